@@ -1,0 +1,115 @@
+//! `backend`: the `Backend` trait — a device that runs a kernel of an AMDGPU
+//! code object — and automatic selection between the HIP device and the
+//! software device. Both backends take the same `Dispatch`: the same code
+//! object bytes, the same kernel, the same buffers and scalar arguments; the
+//! kernarg segment is laid out by `codeobj` from the kernel's metadata.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// Which kind of device a backend drives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    /// A real GPU through libamdhip64.
+    Hip,
+    /// The RDNA3 interpreter (`emu`).
+    Emu,
+}
+
+impl BackendKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendKind::Hip => "hip",
+            BackendKind::Emu => "emu",
+        }
+    }
+}
+
+/// What a backend says about the device it drives; recorded in every result file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeviceInfo {
+    pub backend: BackendKind,
+    /// Marketing or emulator name (`AMD Radeon RX 7900 XTX`, `dsxor emu gfx11`).
+    pub name: String,
+    /// Full target id as the runtime reports it (`gcnArchName`, e.g. `gfx1100`).
+    pub target_id: String,
+    /// Wave sizes the device can run.
+    pub wave_sizes: Vec<u32>,
+    pub compute_units: u32,
+    /// Peak shader clock in kHz (hipDeviceAttributeClockRate's unit), if known.
+    pub clock_khz: Option<u32>,
+    /// Maximum LDS bytes a workgroup may allocate.
+    pub lds_per_block: u32,
+    pub runtime_version: Option<String>,
+    pub driver_version: Option<String>,
+    pub pci_bus_id: Option<String>,
+}
+
+/// One scalar or buffer argument of a kernel, in the kernel's argument order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgValue {
+    /// A global pointer to `Dispatch::buffers[i]`.
+    Buffer(usize),
+    U32(u32),
+    U64(u64),
+}
+
+/// One kernel launch: a 1-D grid of `groups` workgroups of `block` work-items.
+#[derive(Clone, Debug)]
+pub struct Dispatch<'a> {
+    /// The code object (plain ELF or clang offload bundle).
+    pub code_object: &'a [u8],
+    /// Kernel symbol name (without `.kd`).
+    pub kernel: &'a str,
+    pub groups: u32,
+    pub block: u32,
+    /// Dynamic LDS bytes on top of the kernel's static group segment.
+    pub dynamic_lds: u32,
+    /// Global buffers, copied to the device before and back after the launch.
+    pub buffers: Vec<Vec<u8>>,
+    pub args: Vec<ArgValue>,
+    /// A launch not complete by then is a timeout, never a hung run.
+    pub timeout: Duration,
+}
+
+/// The result of a completed launch.
+#[derive(Clone, Debug)]
+pub struct Completion {
+    /// Buffers after the launch, same order and sizes as `Dispatch::buffers`.
+    pub buffers: Vec<Vec<u8>>,
+    /// Device time of the launch (HIP events) or host time (emu).
+    pub elapsed: Duration,
+}
+
+/// Why a launch did not complete. `Timeout` and `Fault` are outcomes of the
+/// case under test (they get a verdict and a repro); the others are
+/// environment or input trouble (exit 3 / exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    /// The launch did not complete within its budget.
+    #[error("timeout: kernel `{kernel}` did not complete within {limit:?}{}", pc.map(|p| format!(" (a wave was at pc {p:#x})")).unwrap_or_default())]
+    Timeout {
+        kernel: String,
+        limit: Duration,
+        pc: Option<u64>,
+    },
+    /// The device reported a memory violation or other wave fault.
+    #[error("fault: {0}")]
+    Fault(String),
+    /// No device, library or kernel: exit 3.
+    #[error("environment: {0}")]
+    Environment(String),
+    /// The dispatch itself is malformed (bad code object, wrong arguments): exit 2.
+    #[error("invalid dispatch: {0}")]
+    Invalid(String),
+}
+
+/// A device that runs kernels of AMDGPU code objects.
+pub trait Backend {
+    /// The device, as recorded in results.
+    fn info(&self) -> &DeviceInfo;
+    /// Run one launch to completion (or timeout / fault).
+    fn dispatch(&mut self, dispatch: &Dispatch<'_>) -> Result<Completion, BackendError>;
+}

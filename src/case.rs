@@ -1,0 +1,108 @@
+//! Plain data shared along the pipeline: one conformance case (what a
+//! backend is asked to run) and one observation (what it saw).
+//!
+//! This module carries no semantics at all — no expectation, no judgement —
+//! so that `backend` (which must not see `model`) and `gen`/`check` can share
+//! it without breaking the independence rule of DESIGN.md. (DESIGN.md puts
+//! `Case` in `gen`; `backend` may not import `gen`, hence this module.)
+
+use serde::{Deserialize, Serialize};
+
+/// Wave size: gfx1100 runs wave32 (HIP's default) and wave64
+/// (`-mwavefrontsize64`), per the RDNA3 ISA guide §"Wave32 and Wave64".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+pub enum WaveSize {
+    #[serde(rename = "32")]
+    Wave32,
+    #[serde(rename = "64")]
+    Wave64,
+}
+
+impl WaveSize {
+    pub fn lanes(self) -> u32 {
+        match self {
+            WaveSize::Wave32 => 32,
+            WaveSize::Wave64 => 64,
+        }
+    }
+    pub fn from_lanes(n: u32) -> Option<WaveSize> {
+        match n {
+            32 => Some(WaveSize::Wave32),
+            64 => Some(WaveSize::Wave64),
+            _ => None,
+        }
+    }
+}
+
+/// Launch geometry: a 1-D grid of `groups` workgroups, each of
+/// `waves_per_group` waves of `wave_size` lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Geometry {
+    pub wave_size: WaveSize,
+    pub waves_per_group: u32,
+    pub groups: u32,
+}
+
+impl Geometry {
+    pub fn lanes_per_group(&self) -> u32 {
+        self.waves_per_group * self.wave_size.lanes()
+    }
+    pub fn total_lanes(&self) -> usize {
+        self.groups as usize * self.lanes_per_group() as usize
+    }
+}
+
+/// One work-item's inputs to the single `ds_xor_rtn_b64` it issues.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaneInput {
+    /// The ADDR VGPR's value (a byte address in the workgroup's LDS,
+    /// before the instruction's offset is added).
+    pub addr: u32,
+    /// DATA0/DATA1 pair.
+    pub data: u64,
+    /// Whether the lane's EXEC bit is set at the instruction.
+    pub active: bool,
+    /// VDST's value before the instruction. An inactive lane must leave it
+    /// unchanged; the kernel writes VDST back for every lane, so a value
+    /// that stays poison on an active lane means the output was never written.
+    pub vdst_init: u64,
+}
+
+/// One conformance case: every workgroup executes one `ds_xor_rtn_b64` per
+/// active lane on its own LDS allocation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Case {
+    /// Pattern family that generated it (e.g. `one-address`).
+    pub pattern: String,
+    /// Index of the case within the run (with the seed, identifies it).
+    pub index: u64,
+    pub geometry: Geometry,
+    /// LDS bytes the dispatch requests (dynamic group segment). A multiple of 8.
+    pub lds_bytes: u32,
+    /// The instruction's 16-bit offset, `{offset1, offset0}`.
+    pub offset: u16,
+    /// Per workgroup, the LDS image before the instruction, `lds_bytes / 8` qwords.
+    pub lds_init: Vec<Vec<u64>>,
+    /// Per lane, group-major, then wave, then lane within the wave.
+    pub lanes: Vec<LaneInput>,
+}
+
+impl Case {
+    pub fn lds_qwords(&self) -> usize {
+        self.lds_bytes as usize / 8
+    }
+    /// Lanes of workgroup `g`.
+    pub fn group_lanes(&self, g: usize) -> &[LaneInput] {
+        let n = self.geometry.lanes_per_group() as usize;
+        &self.lanes[g * n..(g + 1) * n]
+    }
+}
+
+/// What a backend observed for one case.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Observation {
+    /// Per lane (same order as `Case::lanes`), VDST after the instruction.
+    pub ret: Vec<u64>,
+    /// Per workgroup, the LDS image after the instruction (same size as init).
+    pub lds_final: Vec<Vec<u64>>,
+}

@@ -1,0 +1,1 @@
+//! `check`: see DESIGN.md, module map.

@@ -1,0 +1,1 @@
+//! `codeobj`: see DESIGN.md, module map.

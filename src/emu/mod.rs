@@ -1,0 +1,1 @@
+//! `emu`: see DESIGN.md, module map.

@@ -1,0 +1,1 @@
+//! `gen`: see DESIGN.md, module map.

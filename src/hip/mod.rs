@@ -1,0 +1,1 @@
+//! `hip`: see DESIGN.md, module map.

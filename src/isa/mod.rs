@@ -1,0 +1,1 @@
+//! `isa`: see DESIGN.md, module map.

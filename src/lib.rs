@@ -1,0 +1,28 @@
+//! dsxor: a conformance and throughput harness for AMD's LDS atomic
+//! `ds_xor_rtn_b64`, gfx1100 (RDNA3) first. See `../shared/DESIGN.md`
+//! (mirrored in README.md) for the pipeline and the module boundaries.
+
+pub mod backend;
+pub mod bench;
+pub mod case;
+pub mod check;
+pub mod codeobj;
+pub mod emu;
+pub mod gen;
+pub mod hip;
+pub mod isa;
+pub mod model;
+pub mod report;
+
+/// Exit codes, as DESIGN.md fixes them. Infrastructure trouble is never a
+/// conformance failure, nor the reverse.
+pub mod exit {
+    /// Everything judged passed.
+    pub const PASS: u8 = 0;
+    /// At least one conformance failure.
+    pub const FAIL: u8 = 1;
+    /// Bad usage or bad input (a file, an argument).
+    pub const USAGE: u8 = 2;
+    /// Environment: no device, library, compiler or kernel for the target.
+    pub const ENVIRONMENT: u8 = 3;
+}

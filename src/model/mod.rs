@@ -1,0 +1,1 @@
+//! `model`: see DESIGN.md, module map.

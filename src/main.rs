@@ -40,6 +40,33 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     // ---- isa commands ----
+    /// Assemble XOR-family DS instructions; prints what `llvm-mc
+    /// -show-encoding` prints: `TEXT ; encoding: [0x..,...]`.
+    ///
+    /// Without TEXT, reads one instruction per line from standard input and
+    /// answers one line per input line. A refused line is answered with
+    /// `; refused: WHY` (and named on stderr); any refusal exits 2.
+    Asm {
+        /// Target GPU, as LLVM names it (gfx1100, gfx90a, ...).
+        #[arg(long)]
+        target: String,
+        /// One instruction, e.g. `ds_xor_rtn_b64 v[5:6], v1, v[2:3] offset:4`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        text: Vec<String>,
+    },
+    /// Disassemble DS instructions from llvm-mc byte lists to LLVM's canonical
+    /// text, e.g. `[0x00,0x00,0xac,0xd9,0x01,0x02,0x00,0x05]`.
+    ///
+    /// Without BYTES, reads one byte list per line from standard input, as
+    /// `asm` does.
+    Disasm {
+        /// Target GPU, as LLVM names it.
+        #[arg(long)]
+        target: String,
+        /// One instruction's 8 bytes, least significant first.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        bytes: Vec<String>,
+    },
 
     // ---- codeobj commands ----
 
@@ -55,6 +82,12 @@ enum Command {
 fn run(cli: Cli) -> Outcome {
     match cli.command {
         // ---- isa dispatch ----
+        Command::Asm { target, text } => isa_lines(&target, &text, |t, line| {
+            dsxor::isa::assemble_line(t, line).map(|l| l.show_encoding())
+        }),
+        Command::Disasm { target, bytes } => {
+            isa_lines(&target, &bytes, dsxor::isa::disassemble_line)
+        }
 
         // ---- codeobj dispatch ----
 
@@ -69,6 +102,59 @@ fn run(cli: Cli) -> Outcome {
 }
 
 // ---- isa handlers ----
+/// `asm` / `disasm`: one item from the command line, or one per line from
+/// stdin with one answer line per input line. Blank and comment-only lines
+/// are echoed as blank lines, so output line N always answers input line N.
+fn isa_lines(
+    target: &str,
+    item: &[String],
+    answer: impl Fn(dsxor::isa::Target, &str) -> Result<String, dsxor::isa::IsaError>,
+) -> Outcome {
+    use std::io::{BufRead, Write};
+    let target = dsxor::isa::target(target).map_err(bad_input)?;
+    if !item.is_empty() {
+        let line = item.join(" ");
+        let text = answer(target, &line)
+            .map_err(|e| bad_input(anyhow::anyhow!("`{}`: {e}", line.trim())))?;
+        println!("{text}");
+        return Ok(dsxor::exit::PASS);
+    }
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let (mut items, mut refused) = (0usize, 0usize);
+    for (n, line) in stdin.lock().lines().enumerate() {
+        let line = line.map_err(|e| bad_input(anyhow::anyhow!("reading standard input: {e}")))?;
+        let trimmed = line.trim();
+        let reply = if trimmed.is_empty()
+            || trimmed.starts_with(';')
+            || trimmed.starts_with("//")
+            || trimmed.starts_with('#')
+        {
+            String::new()
+        } else {
+            items += 1;
+            match answer(target, &line) {
+                Ok(text) => text,
+                Err(e) => {
+                    refused += 1;
+                    eprintln!("dsxor: line {}: `{trimmed}`: {e}", n + 1);
+                    format!("; refused: {e}")
+                }
+            }
+        };
+        writeln!(out, "{reply}")
+            .map_err(|e| environment(anyhow::anyhow!("writing standard output: {e}")))?;
+    }
+    out.flush()
+        .map_err(|e| environment(anyhow::anyhow!("writing standard output: {e}")))?;
+    if refused > 0 {
+        return Err(bad_input(anyhow::anyhow!(
+            "{refused} of {items} lines refused for {target} (each named above)"
+        )));
+    }
+    Ok(dsxor::exit::PASS)
+}
 
 // ---- codeobj handlers ----
 

@@ -104,8 +104,8 @@ fn kernels() -> Result<(), String> {
     let manifest_dir = PathBuf::from(
         env::var("CARGO_MANIFEST_DIR").map_err(|e| format!("CARGO_MANIFEST_DIR: {e}"))?,
     );
-    let source = fs::read(manifest_dir.join(SOURCE))
-        .map_err(|e| format!("reading {SOURCE}: {e}"))?;
+    let source =
+        fs::read(manifest_dir.join(SOURCE)).map_err(|e| format!("reading {SOURCE}: {e}"))?;
     let source_sha = hex::encode(Sha256::digest(&source));
 
     let force_prebuilt = env::var("DSXOR_KERNELS").is_ok_and(|v| v == "prebuilt");
@@ -142,7 +142,9 @@ fn kernels() -> Result<(), String> {
 
     let entries: Vec<Entry> = match compiled {
         Some(objects) => {
-            let c = clang.as_ref().ok_or("internal: compiled without a compiler")?;
+            let c = clang
+                .as_ref()
+                .ok_or("internal: compiled without a compiler")?;
             if regenerate {
                 write_prebuilt(&manifest_dir, &objects, c, &source_sha)?;
             }
@@ -308,7 +310,8 @@ fn write_prebuilt(
     for (i, o) in objects.iter().enumerate() {
         let name = object_file_name(o.target, o.wave);
         let bytes = fs::read(&o.path).map_err(|e| format!("reading {}: {e}", o.path.display()))?;
-        fs::write(dir.join(&name), &bytes).map_err(|e| format!("writing {PREBUILT}/{name}: {e}"))?;
+        fs::write(dir.join(&name), &bytes)
+            .map_err(|e| format!("writing {PREBUILT}/{name}: {e}"))?;
         let args: Vec<String> = compile_args(o.target, o.wave)
             .iter()
             .map(|a| json_str(a))
@@ -377,7 +380,9 @@ fn prebuilt_entries(manifest_dir: &Path, source_sha: &str) -> Result<Vec<Entry>,
         let bytes = fs::read(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
         let sha = hex::encode(Sha256::digest(&bytes));
         if !manifest.contains(&format!("\"sha256\": \"{sha}\"")) {
-            println!("cargo:warning=dsxor: {PREBUILT}/{name} does not match the sha256 in {MANIFEST}");
+            println!(
+                "cargo:warning=dsxor: {PREBUILT}/{name} does not match the sha256 in {MANIFEST}"
+            );
         }
         entries.push(Entry {
             target,

@@ -61,6 +61,12 @@ DSXOR_DEVICE uint32_t dsxor_block_dim() {
 // (inactive lanes are masked off in EXEC by the branch), wait, store VDST for
 // every lane, barrier, dump the LDS image.
 //
+// The label `<kernel>.ds_xor_site` (a local symbol in .symtab) marks the
+// instruction, so codeobj::patch_ds_offset can check that the one
+// ds_xor_rtn_b64 it finds by decoding is exactly the one the source put
+// there. (An assembler error "symbol already defined" would mean the
+// compiler duplicated the asm: the kernel must hold exactly one.)
+//
 // VDST is an in/out operand ("+v"): it holds ret[lane] before the
 // instruction, so a lane whose EXEC bit is clear must still show its initial
 // value afterwards, and an active lane that never got its result written
@@ -86,7 +92,8 @@ DSXOR_DEVICE uint32_t dsxor_block_dim() {
     const uint64_t d = data[lane];                                             \
     uint64_t vdst = ret[lane];                                                 \
     if (active[lane] != 0) {                                                   \
-      __asm__ volatile("ds_xor_rtn_b64 %0, %1, %2 offset:" DSXOR_STR(N) "\n\t" \
+      __asm__ volatile("dsxor_conformance_off" #N ".ds_xor_site:\n\t"          \
+                       "ds_xor_rtn_b64 %0, %1, %2 offset:" DSXOR_STR(N) "\n\t" \
                        DSXOR_WAIT_DS                                           \
                        : "+v"(vdst)                                            \
                        : "v"(a), "v"(d)                                        \

@@ -73,7 +73,6 @@ fn run(cli: Cli) -> Outcome {
         // ---- codeobj dispatch ----
         Command::Kernels { target } => cmd_kernels(target.as_deref()),
         Command::Inspect { file, target } => cmd_inspect(&file, target.as_deref()),
-
         // ---- hip / backend dispatch ----
 
         // ---- conformance dispatch ----

@@ -44,7 +44,18 @@ enum Command {
     // ---- codeobj commands ----
 
     // ---- hip / backend commands ----
-
+    /// Report the HIP environment: library, versions, devices and their
+    /// targets, or the exact reason there are none. Exits 0 whenever it could
+    /// report (no library and no device included); with --require-device,
+    /// exits 3 when there is no usable device.
+    Info {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Exit 3 (environment) unless a usable HIP device is present.
+        #[arg(long)]
+        require_device: bool,
+    },
     // ---- conformance commands ----
 
     // ---- model / check commands ----
@@ -59,7 +70,10 @@ fn run(cli: Cli) -> Outcome {
         // ---- codeobj dispatch ----
 
         // ---- hip / backend dispatch ----
-
+        Command::Info {
+            json,
+            require_device,
+        } => cmd_info(json, require_device),
         // ---- conformance dispatch ----
 
         // ---- model / check dispatch ----
@@ -73,6 +87,23 @@ fn run(cli: Cli) -> Outcome {
 // ---- codeobj handlers ----
 
 // ---- hip / backend handlers ----
+fn cmd_info(json: bool, require_device: bool) -> Outcome {
+    let info = dsxor::hip::info::Info::gather();
+    if json {
+        let text = serde_json::to_string_pretty(&info).map_err(environment)?;
+        println!("{text}");
+    } else {
+        print!("{}", info.render_text());
+    }
+    if require_device && !info.has_usable_device() {
+        let reason = info
+            .no_device_reason
+            .clone()
+            .unwrap_or_else(|| "no usable HIP device".to_string());
+        return Err(environment(anyhow::anyhow!(reason)));
+    }
+    Ok(dsxor::exit::PASS)
+}
 
 // ---- conformance handlers ----
 

@@ -89,7 +89,18 @@ enum Command {
         target: Option<String>,
     },
     // ---- hip / backend commands ----
-
+    /// Report the HIP environment: library, versions, devices and their
+    /// targets, or the exact reason there are none. Exits 0 whenever it could
+    /// report (no library and no device included); with --require-device,
+    /// exits 3 when there is no usable device.
+    Info {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Exit 3 (environment) unless a usable HIP device is present.
+        #[arg(long)]
+        require_device: bool,
+    },
     // ---- conformance commands ----
 
     // ---- model / check commands ----
@@ -126,7 +137,10 @@ fn run(cli: Cli) -> Outcome {
         Command::Kernels { target } => cmd_kernels(target.as_deref()),
         Command::Inspect { file, target } => cmd_inspect(&file, target.as_deref()),
         // ---- hip / backend dispatch ----
-
+        Command::Info {
+            json,
+            require_device,
+        } => cmd_info(json, require_device),
         // ---- conformance dispatch ----
 
         // ---- model / check dispatch ----
@@ -262,6 +276,23 @@ fn cmd_inspect(file: &std::path::Path, target: Option<&str>) -> Outcome {
 }
 
 // ---- hip / backend handlers ----
+fn cmd_info(json: bool, require_device: bool) -> Outcome {
+    let info = dsxor::hip::info::Info::gather();
+    if json {
+        let text = serde_json::to_string_pretty(&info).map_err(environment)?;
+        println!("{text}");
+    } else {
+        print!("{}", info.render_text());
+    }
+    if require_device && !info.has_usable_device() {
+        let reason = info
+            .no_device_reason
+            .clone()
+            .unwrap_or_else(|| "no usable HIP device".to_string());
+        return Err(environment(anyhow::anyhow!(reason)));
+    }
+    Ok(dsxor::exit::PASS)
+}
 
 // ---- conformance handlers ----
 

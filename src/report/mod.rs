@@ -1,1 +1,3 @@
 //! `report`: see DESIGN.md, module map.
+
+pub mod bench_record;

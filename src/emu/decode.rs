@@ -1754,7 +1754,9 @@ fn decode_ds(w0: u32, w1: u32) -> Inst {
     let op = ((w0 >> 18) & 0xff) as u8;
     let gds = (w0 >> 17) & 1;
     let Some((kind, name)) = ds_opcode(op) else {
-        return unsupported("DS", op as u32, None, "DS opcode not modelled", &[w0, w1]);
+        // Name it as the isa module (LLVM's gfx11 table) does.
+        let name = crate::isa::op_name(crate::isa::Family::Gfx11, op).map(str::to_string);
+        return unsupported("DS", op as u32, name, "DS opcode not modelled", &[w0, w1]);
     };
     if gds != 0 {
         return unsupported(

@@ -166,9 +166,13 @@ pub enum WaveError {
 /// Why a launch on the software device did not complete.
 #[derive(Debug, thiserror::Error)]
 pub enum EmuError {
-    /// The kernel or the launch asks for something this device does not model.
-    #[error("kernel `{kernel}`: {detail}")]
-    Setup { kernel: String, detail: String },
+    /// The kernel asks for something this device does not model (scratch,
+    /// the queue pointer, an instruction it does not know).
+    #[error("kernel `{kernel}`: not supported by the software device: {detail}")]
+    Unsupported { kernel: String, detail: String },
+    /// The launch itself is malformed (LDS over the limit, bad workgroup size).
+    #[error("kernel `{kernel}`: invalid launch: {detail}")]
+    InvalidLaunch { kernel: String, detail: String },
     /// A wave stopped abnormally.
     #[error("kernel `{kernel}`, workgroup {group}, wave {wave}: {error}")]
     Wave {
@@ -217,41 +221,35 @@ pub struct KernelSetup {
 }
 
 impl KernelSetup {
-    /// Read the fields of a 64-byte AMDHSA kernel descriptor located at
-    /// `kd_addr` (AMDGPUUsage table "Kernel Descriptor for GFX6-GFX12").
-    pub fn from_descriptor(name: &str, kd: &[u8], kd_addr: u64) -> Result<KernelSetup, EmuError> {
-        let bad = |d: &str| EmuError::Setup {
-            kernel: name.to_string(),
-            detail: d.to_string(),
-        };
-        if kd.len() < 64 {
-            return Err(bad("kernel descriptor shorter than 64 bytes"));
+    /// The launch requirements of a kernel of a parsed code object.
+    pub fn from_kernel(kernel: &crate::codeobj::Kernel) -> Result<KernelSetup, EmuError> {
+        let kd = &kernel.descriptor;
+        if kd.kernarg_preload != 0 {
+            return Err(EmuError::Unsupported {
+                kernel: kernel.name.clone(),
+                detail: "kernarg preloading (kernarg_preload != 0) is not modelled".into(),
+            });
         }
-        let u32_at = |o: usize| u32::from_le_bytes([kd[o], kd[o + 1], kd[o + 2], kd[o + 3]]);
-        let entry_off = i64::from_le_bytes([
-            kd[16], kd[17], kd[18], kd[19], kd[20], kd[21], kd[22], kd[23],
-        ]);
-        let rsrc2 = u32_at(52);
-        let props = u16::from_le_bytes([kd[56], kd[57]]);
-        let bit = |v: u32, b: u32| v >> b & 1 != 0;
+        let [x, y, z] = kd.enable_sgpr_workgroup_id();
         Ok(KernelSetup {
-            name: name.to_string(),
-            entry: kd_addr.wrapping_add(entry_off as u64),
-            wave64: !bit(props as u32, 10),
-            user_sgpr_count: ((rsrc2 >> 1) & 0x1f) as u8,
-            private_segment_buffer: bit(props as u32, 0),
-            dispatch_ptr: bit(props as u32, 1),
-            queue_ptr: bit(props as u32, 2),
-            kernarg_segment_ptr: bit(props as u32, 3),
-            dispatch_id: bit(props as u32, 4),
-            flat_scratch_init: bit(props as u32, 5),
-            private_segment_size: bit(props as u32, 6),
-            private_segment: bit(rsrc2, 0),
-            workgroup_id: [bit(rsrc2, 7), bit(rsrc2, 8), bit(rsrc2, 9)],
-            workgroup_info: bit(rsrc2, 10),
-            vgpr_workitem_id: ((rsrc2 >> 11) & 3) as u8,
-            group_segment_fixed_size: u32_at(0),
-            private_segment_fixed_size: u32_at(4),
+            name: kernel.name.clone(),
+            entry: kernel.entry_vaddr,
+            wave64: !kd.enable_wavefront_size32(),
+            user_sgpr_count: kd.user_sgpr_count() as u8,
+            private_segment_buffer: kd.enable_sgpr(0),
+            dispatch_ptr: kd.enable_sgpr(1),
+            queue_ptr: kd.enable_sgpr(2),
+            kernarg_segment_ptr: kd.enable_sgpr(3),
+            dispatch_id: kd.enable_sgpr(4),
+            flat_scratch_init: kd.enable_sgpr(5),
+            private_segment_size: kd.enable_sgpr(6),
+            private_segment: kd.enable_private_segment(),
+            workgroup_id: [x, y, z],
+            // COMPUTE_PGM_RSRC2.ENABLE_SGPR_WORKGROUP_INFO (bit 10).
+            workgroup_info: kd.compute_pgm_rsrc2 >> 10 & 1 != 0,
+            vgpr_workitem_id: kd.enable_vgpr_workitem_id() as u8,
+            group_segment_fixed_size: kd.group_segment_fixed_size,
+            private_segment_fixed_size: kd.private_segment_fixed_size,
         })
     }
 
@@ -302,7 +300,7 @@ pub fn lds_allocation(setup: &KernelSetup, dynamic: u32) -> Result<u32, EmuError
     let want = setup.group_segment_fixed_size as u64 + dynamic as u64;
     let rounded = want.div_ceil(LDS_GRANULE as u64) * LDS_GRANULE as u64;
     if rounded > LDS_MAX as u64 {
-        return Err(EmuError::Setup {
+        return Err(EmuError::InvalidLaunch {
             kernel: setup.name.clone(),
             detail: format!("LDS request of {want} bytes (static {} + dynamic {dynamic}) exceeds the {LDS_MAX}-byte limit", setup.group_segment_fixed_size),
         });
@@ -312,7 +310,7 @@ pub fn lds_allocation(setup: &KernelSetup, dynamic: u32) -> Result<u32, EmuError
 
 fn check_setup(l: &Launch<'_>) -> Result<u32, EmuError> {
     let s = l.setup;
-    let bad = |d: String| EmuError::Setup {
+    let bad = |d: String| EmuError::Unsupported {
         kernel: s.name.clone(),
         detail: d,
     };
@@ -338,7 +336,10 @@ fn check_setup(l: &Launch<'_>) -> Result<u32, EmuError> {
         ));
     }
     if l.block == 0 || l.block > 1024 {
-        return Err(bad(format!("workgroup size {} outside 1..=1024", l.block)));
+        return Err(EmuError::InvalidLaunch {
+            kernel: s.name.clone(),
+            detail: format!("workgroup size {} outside 1..=1024", l.block),
+        });
     }
     if l.program.index_at(s.entry).is_none() {
         return Err(bad(format!(

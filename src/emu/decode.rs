@@ -1048,11 +1048,15 @@ impl Inst {
             Inst::Sendmsg { .. } => "s_sendmsg".into(),
             Inst::Smem { dwords, .. } => format!("s_load_b{}", *dwords as u32 * 32),
             Inst::Valu { op, enc, .. } => {
-                if matches!(op, VOp::Nop | VOp::ReadfirstlaneB32) || op.vop3_only() {
-                    op.name().into()
-                } else {
-                    let sfx = if *enc == VEnc::E32 { "_e32" } else { "_e64" };
-                    format!("{}{sfx}", op.name())
+                // llvm-objdump: `_e32`/`_e64` on forms that have both
+                // encodings, none on VOP3-only ones, none on v_nop and e32
+                // v_readfirstlane_b32.
+                match enc {
+                    _ if *op == VOp::Nop => op.name().into(),
+                    VEnc::E32 if *op == VOp::ReadfirstlaneB32 => op.name().into(),
+                    VEnc::E32 => format!("{}_e32", op.name()),
+                    VEnc::E64 if op.vop3_only() => op.name().into(),
+                    VEnc::E64 => format!("{}_e64", op.name()),
                 }
             }
             Inst::Vopc { cmp, cmpx, enc, .. } => {

@@ -133,6 +133,15 @@ impl Family {
         )
     }
 
+    /// Whether a register tuple that starts at or below v255 may run past it
+    /// (`v[254:257]`). Only gfx1250, whose VGPR file is larger than the 8-bit
+    /// field: llvm-mc-22 assembles `ds_load_b128 v[254:257], v1` there and
+    /// refuses it ("register index is out of range") everywhere else; a
+    /// single register past v255 (`v256`) is refused on every family.
+    pub fn tuples_may_end_past_v255(self) -> bool {
+        self == Family::Gfx1250
+    }
+
     /// This family's DS opcode table, sorted by opcode.
     pub fn ops(self) -> &'static [OpInfo] {
         match self {

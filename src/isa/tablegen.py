@@ -9,7 +9,7 @@ LLVM's decoder rejects a nonzero field the opcode does not have, so the
 accepted subsets give the operand fields; the printed text gives the
 mnemonic, operand order, widths, offset syntax, gds and AGPR behaviour.
 
-Usage: python3 src/isa/tablegen.py > src/isa/table.rs   (then cargo fmt)
+Usage: python3 src/isa/tablegen.py   (rewrites src/isa/table.rs)
 Needs llvm-mc-22 on PATH (or LLVM_MC=path).
 tests/isa_llvm_mc.rs re-checks every row against llvm-mc on each run.
 """
@@ -149,19 +149,64 @@ def alignment(cpu, layout, rows):
         need[(op, f)] = need.get((op, f), False) or bad
     return need
 
-HEADER = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'table.rs')).read().split('/// Gfx9:')[0] \
-    if os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'table.rs')) else ''
+HEADER = r'''//! DS opcode tables, one per encoding family, as LLVM 22 names and prints
+//! them.
+//!
+//! Source: LLVM's `llvm/lib/Target/AMDGPU/DSInstructions.td` (the `DS_Real_*`
+//! definitions per generation) and its MC tests (`llvm/test/MC/AMDGPU/ds.s`,
+//! `gfx90a_ldst_acc.s`, `gfx10_asm_ds.s`, `gfx11_asm_ds.s`, `gfx12_asm_ds.s`,
+//! `llvm/test/MC/Disassembler/AMDGPU/gfx11_dasm_ds.txt`). The rows were
+//! transcribed by disassembling every opcode of every family with
+//! `llvm-mc-22 --disassemble` (each field set to a distinct register, with and
+//! without gds/acc; each tuple operand also probed at an odd register and
+//! kept even-only when llvm-mc cannot reassemble what it printed), and
+//! `tests/isa_llvm_mc.rs` re-checks every row against
+//! llvm-mc on each run, so a table that drifts from LLVM fails CI.
+//!
+//! Generated; edit the generator (see `src/isa/tablegen.py`), not the rows.
 
-if __name__ == '__main__':
-    print(HEADER, end='')
+use super::table_types::{AccForm, Field, Field::*, GdsForm::*, OffsetForm::*, OpInfo, Operand};
+
+/// An operand whose tuple may start at any register.
+const fn o(field: Field, dwords: u8) -> Operand {
+    Operand {
+        field,
+        dwords,
+        even: false,
+    }
+}
+
+/// An operand whose tuple must start at an even register (LLVM's `*_Align2`
+/// register classes): found per operand, because a few gfx950/gfx1250 loads
+/// (`ds_read_b96_tr_b6`, `ds_load_tr6_b96`) take unaligned tuples.
+const fn o2(field: Field, dwords: u8) -> Operand {
+    Operand {
+        field,
+        dwords,
+        even: true,
+    }
+}
+
+'''
+
+def main():
+    out = [HEADER]
     for cpu, layout in TARGETS.items():
         rows = rows_of(sweep(cpu, layout))
         need = alignment(cpu, layout, rows)
         fam = FAM[cpu]
-        print(f'/// {fam.capitalize()}: {len(rows)} opcodes.')
-        print('#[rustfmt::skip]')
-        print(f'pub(crate) static {fam}: &[OpInfo] = &[')
+        out.append(f'/// {fam.capitalize()}: {len(rows)} opcodes.\n')
+        out.append('#[rustfmt::skip]\n')
+        out.append(f'pub(crate) static {fam}: &[OpInfo] = &[\n')
         for op, name, ops, off, gds, acc in rows:
             o = ', '.join(f'o2({f}, {w})' if need.get((op, f)) else f'o({f}, {w})' for f, w in ops)
-            print(f'    OpInfo {{ op: {op}, name: "{name}", operands: &[{o}], offset: {off}, gds: {gds}, acc: {acc} }},')
-        print('];\n')
+            out.append(f'    OpInfo {{ op: {op}, name: "{name}", operands: &[{o}], offset: {off}, gds: {gds}, acc: {acc} }},\n')
+        out.append('];\n\n')
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'table.rs')
+    with open(path, 'w') as f:
+        f.write(''.join(out).rstrip('\n') + '\n')
+    print(f'wrote {path}', file=sys.stderr)
+
+
+if __name__ == '__main__':
+    main()

@@ -94,12 +94,9 @@ impl TrailScratch {
     #[inline(always)]
     fn intern(&mut self, v: u64) -> u32 {
         let mut i = hash(v) as usize & self.mask;
-        loop {
-            let Some(slot) = self.slots.get_mut(i) else {
-                // Unreachable: the mask keeps i in bounds. A fresh vertex
-                // (a possibly duplicated value) rather than a panic.
-                break;
-            };
+        // The mask keeps i in bounds, so the loop ends only by `break`
+        // (a new value) or `return` (a known one).
+        while let Some(slot) = self.slots.get_mut(i) {
             if slot.stamp != self.epoch {
                 let id = self.vertices.len() as u32;
                 *slot = Slot {

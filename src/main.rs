@@ -31,7 +31,11 @@ fn environment(error: impl Into<anyhow::Error>) -> Failure {
 type Outcome = Result<u8, Failure>;
 
 #[derive(Parser)]
-#[command(name = "dsxor", version, about = "Conformance and throughput harness for AMD's LDS atomic ds_xor_rtn_b64")]
+#[command(
+    name = "dsxor",
+    version,
+    about = "Conformance and throughput harness for AMD's LDS atomic ds_xor_rtn_b64"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -19,6 +19,12 @@
 //! - `DSXOR_REGENERATE_PREBUILT=1`: after compiling, copy the objects into
 //!   `kernels/prebuilt/` and rewrite its manifest (`kernels/regenerate.sh`).
 
+// ---- hip: bindings hook (HIP helper; feature `bindgen` only) ----
+#[cfg(feature = "bindgen")]
+#[path = "build/hip_bindgen.rs"]
+mod hip_bindgen;
+// ---- end hip ----
+
 use std::env;
 use std::fmt::Write as _;
 use std::fs;
@@ -96,7 +102,10 @@ fn main() {
         panic!("dsxor build.rs (kernels): {e}");
     }
 
-    // ---- hip: bindgen (feature "bindgen") ----
+    // ---- hip: bindings hook ----
+    #[cfg(feature = "bindgen")]
+    hip_bindgen::build_script_hook();
+    // ---- end hip ----
 }
 
 fn kernels() -> Result<(), String> {

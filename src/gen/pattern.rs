@@ -1,0 +1,886 @@
+//! The pattern families: each turns (seed, wave size, ordinal) into one
+//! `Case`. A family has named variants; variant `ordinal % variants.len()`
+//! is used, so every variant is covered as soon as a family gets as many
+//! cases as it has variants, and the rest of the case comes from the stream.
+
+use serde::{Deserialize, Serialize};
+
+use crate::case::{Case, Geometry, LaneInput, WaveSize};
+
+use super::rng::CaseRng;
+
+/// Largest LDS allocation of one workgroup on gfx11: 64 KiB
+/// (RDNA3 ISA guide, "Local Data Share"; AMDGPUUsage.rst, "LDS size").
+pub const LDS_MAX_BYTES: u32 = 65536;
+
+/// Allocation granule used to place "inside the block slack" addresses.
+/// Sources differ for gfx11: AMDGPUUsage.rst (COMPUTE_PGM_RSRC2.LDS_SIZE)
+/// gives `roundup(lds-size / (128 * 4))`, i.e. 512-byte units for
+/// GFX7–GFX11, while LLVM's later TargetParser change says GFX11 encodes in
+/// 512-byte units but allocates 1024-byte blocks. Policy: use the smaller,
+/// 512 bytes, so a slack address is inside the block under either reading.
+pub const LDS_SLACK_GRANULE: u32 = 512;
+
+/// Offsets for which the kernels ship a compiled variant
+/// (`dsxor_conformance_off<N>`, BRIEF/kernels ABI); others are patched.
+pub const SHIPPED_OFFSETS: [u16; 4] = [0, 8, 4096, 65528];
+
+/// A named family of cases.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pattern {
+    /// Uniform random (aligned, in-range) addresses; collisions incidental.
+    Uniform,
+    /// Every active lane of a workgroup on one address.
+    OneAddress,
+    /// Exactly k lanes per address (k = 2, 3, 4, 8, 16), lanes shuffled.
+    KPerAddress,
+    /// Lanes of different waves of one workgroup on the same addresses.
+    CrossWave,
+    /// Distinct addresses at a stride that makes 1/2/4/8/16/32 lanes of a
+    /// wave share an LDS bank.
+    BankStride,
+    /// EXEC masks: random, alternating, single lane, all off.
+    ExecMask,
+    /// The instruction's offset immediate: shipped variants and patched ones.
+    Offset,
+    /// The allocation's edges: the last qword, and the block slack.
+    AllocEdge,
+    /// Data patterns on contended addresses: random, zero, all ones, single
+    /// bits, equal data across contenders.
+    Data,
+    /// Probe (opt-in): misaligned effective addresses.
+    Misaligned,
+    /// Probe (opt-in): effective addresses past the allocation.
+    OutOfRange,
+}
+
+impl Pattern {
+    /// Every family of the default suite, in run order.
+    pub const DEFAULT: [Pattern; 9] = [
+        Pattern::Uniform,
+        Pattern::OneAddress,
+        Pattern::KPerAddress,
+        Pattern::CrossWave,
+        Pattern::BankStride,
+        Pattern::ExecMask,
+        Pattern::Offset,
+        Pattern::AllocEdge,
+        Pattern::Data,
+    ];
+    /// Opt-in probes (`--probe NAME`): off by default because they can
+    /// fault real hardware.
+    pub const PROBES: [Pattern; 2] = [Pattern::Misaligned, Pattern::OutOfRange];
+
+    pub fn all() -> impl Iterator<Item = Pattern> {
+        Self::DEFAULT.into_iter().chain(Self::PROBES)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Pattern::Uniform => "uniform",
+            Pattern::OneAddress => "one-address",
+            Pattern::KPerAddress => "k-per-address",
+            Pattern::CrossWave => "cross-wave",
+            Pattern::BankStride => "bank-stride",
+            Pattern::ExecMask => "exec-mask",
+            Pattern::Offset => "offset",
+            Pattern::AllocEdge => "alloc-edge",
+            Pattern::Data => "data",
+            Pattern::Misaligned => "misaligned",
+            Pattern::OutOfRange => "out-of-range",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Pattern> {
+        Self::all().find(|p| p.name() == name)
+    }
+
+    pub fn is_probe(self) -> bool {
+        Self::PROBES.contains(&self)
+    }
+
+    /// Stable number of the family in the case stream id. Never reuse or
+    /// renumber: it is part of what a seed means.
+    fn stream_tag(self) -> u64 {
+        match self {
+            Pattern::Uniform => 1,
+            Pattern::OneAddress => 2,
+            Pattern::KPerAddress => 3,
+            Pattern::CrossWave => 4,
+            Pattern::BankStride => 5,
+            Pattern::ExecMask => 6,
+            Pattern::Offset => 7,
+            Pattern::AllocEdge => 8,
+            Pattern::Data => 9,
+            Pattern::Misaligned => 10,
+            Pattern::OutOfRange => 11,
+        }
+    }
+
+    pub fn variants(self) -> &'static [&'static str] {
+        match self {
+            Pattern::Uniform => &["all-active", "random-exec"],
+            Pattern::OneAddress => &["random-address", "first-qword"],
+            Pattern::KPerAddress => &["k2", "k3", "k4", "k8", "k16"],
+            Pattern::CrossWave => &["same-lane", "few-addresses"],
+            Pattern::BankStride => &[
+                "conflict-free",
+                "2-way",
+                "4-way",
+                "8-way",
+                "16-way",
+                "32-way",
+            ],
+            Pattern::ExecMask => &["random", "alternating", "single-lane", "all-off"],
+            Pattern::Offset => &["off0", "off8", "off4096", "off65528", "patched"],
+            Pattern::AllocEdge => &["last-qword", "block-slack"],
+            Pattern::Data => &[
+                "random",
+                "zero",
+                "all-ones",
+                "single-bit",
+                "equal-contenders",
+            ],
+            Pattern::Misaligned => &[
+                "addr-4",
+                "addr-odd",
+                "offset-misaligns",
+                "offset-compensated",
+            ],
+            Pattern::OutOfRange => &["past-block", "beyond-64k", "offset-carry"],
+        }
+    }
+}
+
+impl std::fmt::Display for Pattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Which case of a run: its family, wave size and ordinal within that
+/// (family, wave) cell. With the seed it determines the case completely.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CaseId {
+    pub pattern: Pattern,
+    pub wave: WaveSize,
+    pub ordinal: u64,
+}
+
+impl CaseId {
+    /// ChaCha stream number: family tag, wave bit, ordinal. Independent of
+    /// which other families or waves a run selects and of sharding, so
+    /// `--pattern X` regenerates exactly the X cases of the full suite.
+    pub fn stream(&self) -> u64 {
+        let wave_bit = match self.wave {
+            WaveSize::Wave32 => 0,
+            WaveSize::Wave64 => 1,
+        };
+        (self.pattern.stream_tag() << 48) | (wave_bit << 47) | (self.ordinal & ((1 << 47) - 1))
+    }
+
+    pub fn variant(&self) -> &'static str {
+        let v = self.pattern.variants();
+        v.get((self.ordinal % v.len() as u64) as usize)
+            .copied()
+            .unwrap_or("")
+    }
+}
+
+/// A generated case with where it came from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Generated {
+    pub id: CaseId,
+    pub variant: String,
+    pub case: Case,
+}
+
+/// Generate case `id` of the run with `seed`; `index` is its position in
+/// the run (stored in `Case::index`).
+pub fn generate(seed: u64, id: CaseId, index: u64) -> Generated {
+    let mut rng = CaseRng::new(seed, id.stream());
+    let variant = id.variant();
+    let mut b = Draft::new(&mut rng, id.wave);
+    match id.pattern {
+        Pattern::Uniform => uniform(&mut b, variant),
+        Pattern::OneAddress => one_address(&mut b, variant),
+        Pattern::KPerAddress => k_per_address(&mut b, variant),
+        Pattern::CrossWave => cross_wave(&mut b, variant),
+        Pattern::BankStride => bank_stride(&mut b, variant),
+        Pattern::ExecMask => exec_mask(&mut b, variant),
+        Pattern::Offset => offset(&mut b, variant),
+        Pattern::AllocEdge => alloc_edge(&mut b, variant),
+        Pattern::Data => data(&mut b, variant),
+        Pattern::Misaligned => misaligned(&mut b, variant),
+        Pattern::OutOfRange => out_of_range(&mut b, variant),
+    }
+    Generated {
+        id,
+        variant: variant.to_string(),
+        case: b.finish(id.pattern.name(), index),
+    }
+}
+
+/// A case being built: geometry and LDS size first, then per-lane
+/// effective addresses (`ADDR + offset`, as bytes), data and EXEC.
+struct Draft<'r> {
+    rng: &'r mut CaseRng,
+    wave: WaveSize,
+    waves_per_group: u32,
+    groups: u32,
+    lds_bytes: u32,
+    offset: u16,
+    /// Per lane (group-major), the effective byte address.
+    eff: Vec<u32>,
+    data: Vec<u64>,
+    active: Vec<bool>,
+    /// All-zero LDS image instead of random.
+    zero_lds: bool,
+}
+
+impl<'r> Draft<'r> {
+    fn new(rng: &'r mut CaseRng, wave: WaveSize) -> Draft<'r> {
+        Draft {
+            rng,
+            wave,
+            waves_per_group: 1,
+            groups: 1,
+            lds_bytes: 8,
+            offset: 0,
+            eff: Vec::new(),
+            data: Vec::new(),
+            active: Vec::new(),
+            zero_lds: false,
+        }
+    }
+
+    fn lanes_per_group(&self) -> usize {
+        (self.waves_per_group * self.wave.lanes()) as usize
+    }
+
+    /// Fix geometry and LDS size; every lane defaults to active, random
+    /// data, address 0.
+    fn shape(&mut self, groups: u32, waves_per_group: u32, lds_bytes: u32) {
+        self.groups = groups.max(1);
+        self.waves_per_group = waves_per_group.max(1);
+        self.lds_bytes = (lds_bytes.clamp(8, LDS_MAX_BYTES) / 8) * 8;
+        let n = self.groups as usize * self.lanes_per_group();
+        self.eff = vec![0; n];
+        self.active = vec![true; n];
+        self.data = (0..n).map(|_| self.rng.next_u64()).collect();
+    }
+
+    fn lds_qwords(&self) -> u32 {
+        self.lds_bytes / 8
+    }
+
+    /// A random in-range qword address at or above the offset (so that
+    /// `ADDR = eff - offset` does not wrap).
+    fn random_eff(&mut self) -> u32 {
+        let lo = u32::from(self.offset).div_ceil(8);
+        let hi = self.lds_qwords().saturating_sub(1).max(lo);
+        self.rng.range_u32(lo, hi) * 8
+    }
+
+    /// `count` distinct in-range qword addresses (fewer if the allocation
+    /// is smaller), in random order.
+    fn distinct_effs(&mut self, count: usize) -> Vec<u32> {
+        let lo = u32::from(self.offset).div_ceil(8);
+        let mut all: Vec<u32> = (lo..self.lds_qwords().max(lo + 1)).collect();
+        self.rng.shuffle(&mut all);
+        all.truncate(count.max(1));
+        all.into_iter().map(|q| q * 8).collect()
+    }
+
+    /// Lane indices of group `g`.
+    fn group_range(&self, g: usize) -> std::ops::Range<usize> {
+        let n = self.lanes_per_group();
+        g * n..(g + 1) * n
+    }
+
+    /// Random random-size LDS: 1..=max_qwords qwords.
+    fn random_lds(&mut self, min_qwords: u32, max_qwords: u32) -> u32 {
+        self.rng.range_u32(min_qwords.max(1), max_qwords.max(1)) * 8
+    }
+
+    fn finish(self, pattern: &str, index: u64) -> Case {
+        let Draft {
+            rng,
+            wave,
+            waves_per_group,
+            groups,
+            lds_bytes,
+            offset,
+            eff,
+            data,
+            active,
+            zero_lds,
+        } = self;
+        let qwords = (lds_bytes / 8) as usize;
+        let lds_init = (0..groups)
+            .map(|_| {
+                (0..qwords)
+                    .map(|_| if zero_lds { 0 } else { rng.next_u64() })
+                    .collect()
+            })
+            .collect();
+        let lanes = eff
+            .iter()
+            .zip(&data)
+            .zip(&active)
+            .map(|((&e, &d), &a)| LaneInput {
+                addr: e.wrapping_sub(u32::from(offset)),
+                data: d,
+                active: a,
+                // Random per lane: an active lane whose VDST keeps this value
+                // was (with overwhelming probability) never written.
+                vdst_init: rng.next_u64(),
+            })
+            .collect();
+        Case {
+            pattern: pattern.to_string(),
+            index,
+            geometry: Geometry {
+                wave_size: wave,
+                waves_per_group,
+                groups,
+            },
+            lds_bytes,
+            offset,
+            lds_init,
+            lanes,
+        }
+    }
+}
+
+fn uniform(b: &mut Draft, variant: &str) {
+    let groups = b.rng.range_u32(1, 2);
+    let waves = b.rng.range_u32(1, 2);
+    let lds = b.random_lds(1, 2048);
+    b.shape(groups, waves, lds);
+    for i in 0..b.eff.len() {
+        b.eff[i] = b.random_eff();
+    }
+    if variant == "random-exec" {
+        for i in 0..b.active.len() {
+            b.active[i] = b.rng.chance(3, 4);
+        }
+    }
+}
+
+fn one_address(b: &mut Draft, variant: &str) {
+    let groups = b.rng.range_u32(1, 2);
+    let waves = b.rng.range_u32(1, 4);
+    let lds = b.random_lds(1, 512);
+    b.shape(groups, waves, lds);
+    for g in 0..groups as usize {
+        let at = if variant == "first-qword" {
+            0
+        } else {
+            b.random_eff()
+        };
+        for i in b.group_range(g) {
+            b.eff[i] = at;
+        }
+    }
+}
+
+fn k_per_address(b: &mut Draft, variant: &str) {
+    let k: usize = variant.trim_start_matches('k').parse().unwrap_or(2);
+    let groups = b.rng.range_u32(1, 2);
+    let waves = b.rng.range_u32(1, 2);
+    let n = b.lanes_per_group_for(waves);
+    let needed = n.div_ceil(k) as u32;
+    let lds = b.random_lds(needed, needed + 1024);
+    b.shape(groups, waves, lds);
+    for g in 0..groups as usize {
+        let range = b.group_range(g);
+        let mut order: Vec<usize> = range.clone().collect();
+        b.rng.shuffle(&mut order);
+        let addrs = b.distinct_effs(needed as usize);
+        for (j, lane) in order.into_iter().enumerate() {
+            b.eff[lane] = addrs.get(j / k).copied().unwrap_or(0);
+        }
+    }
+}
+
+impl Draft<'_> {
+    fn lanes_per_group_for(&self, waves: u32) -> usize {
+        (waves * self.wave.lanes()) as usize
+    }
+}
+
+fn cross_wave(b: &mut Draft, variant: &str) {
+    let groups = b.rng.range_u32(1, 2);
+    let waves = b.rng.range_u32(2, 4);
+    let wl = b.wave.lanes() as usize;
+    let lds = b.random_lds(wl as u32, 2048);
+    b.shape(groups, waves, lds);
+    for g in 0..groups as usize {
+        let base = b.group_range(g).start;
+        // same-lane: lane l of every wave on the same address (each address
+        // contended only across waves); few-addresses: 1..=4 addresses, each
+        // wave's lanes rotated by a random shift.
+        let m = if variant == "same-lane" {
+            wl
+        } else {
+            b.rng.range(1, 4) as usize
+        };
+        let addrs = b.distinct_effs(m);
+        for w in 0..waves as usize {
+            let shift = if variant == "same-lane" {
+                0
+            } else {
+                b.rng.below(m as u64) as usize
+            };
+            for l in 0..wl {
+                let a = addrs
+                    .get((l + shift) % addrs.len().max(1))
+                    .copied()
+                    .unwrap_or(0);
+                b.eff[base + w * wl + l] = a;
+            }
+        }
+    }
+}
+
+fn bank_stride(b: &mut Draft, variant: &str) {
+    // RDNA3: LDS has 64 DWORD-wide banks per WGP (RDNA3 ISA guide, "LDS";
+    // DESIGN.md). A qword at byte address a occupies banks (a/4) % 64 and
+    // the next. With a stride of 8*w bytes, the 32 lanes of a half-wave use
+    // 32/w bank pairs: a w-way conflict (w = 1: conflict-free).
+    let ways: u32 = match variant {
+        "conflict-free" => 1,
+        v => v.trim_end_matches("-way").parse().unwrap_or(1),
+    };
+    let stride = 8 * ways;
+    let groups = b.rng.range_u32(1, 2);
+    let waves = b.rng.range_u32(1, 2);
+    let wl = b.wave.lanes();
+    let span = waves * wl * stride;
+    let base_q = b.rng.range_u32(0, 64);
+    let lds = (base_q * 8 + span + b.rng.range_u32(0, 64) * 8).min(LDS_MAX_BYTES);
+    b.shape(groups, waves, lds);
+    for g in 0..groups as usize {
+        let start = b.group_range(g).start;
+        for i in 0..b.lanes_per_group() {
+            // Distinct addresses: waves follow each other, no contention.
+            let e = base_q * 8 + i as u32 * stride;
+            b.eff[start + i] = e.min(b.lds_bytes - 8);
+        }
+    }
+}
+
+fn exec_mask(b: &mut Draft, variant: &str) {
+    let groups = b.rng.range_u32(1, 2);
+    let waves = b.rng.range_u32(1, 2);
+    let lds = b.random_lds(1, 64);
+    b.shape(groups, waves, lds);
+    for i in 0..b.eff.len() {
+        b.eff[i] = b.random_eff();
+    }
+    let wl = b.wave.lanes() as usize;
+    let phase = b.rng.below(2) as usize;
+    for wave_start in (0..b.active.len()).step_by(wl) {
+        let chosen = b.rng.below(wl as u64) as usize;
+        for l in 0..wl {
+            let on = match variant {
+                "random" => b.rng.chance(1, 2),
+                "alternating" => l % 2 == phase,
+                "single-lane" => l == chosen,
+                _ => false, // all-off
+            };
+            if let Some(a) = b.active.get_mut(wave_start + l) {
+                *a = on;
+            }
+        }
+    }
+}
+
+fn offset(b: &mut Draft, variant: &str) {
+    let off: u16 = match variant {
+        "off0" => 0,
+        "off8" => 8,
+        "off4096" => 4096,
+        "off65528" => 65528,
+        // Patched: a multiple of 8 that is not shipped (unaligned offsets are
+        // the misaligned probe's business).
+        _ => loop {
+            let o = (b.rng.range(1, 8191) * 8) as u16;
+            if !SHIPPED_OFFSETS.contains(&o) {
+                break o;
+            }
+        },
+    };
+    b.offset = off;
+    let min_q = u32::from(off) / 8 + 1;
+    let max_q = (min_q + 1024).min(LDS_MAX_BYTES / 8);
+    let groups = if min_q > 2048 {
+        1
+    } else {
+        b.rng.range_u32(1, 2)
+    };
+    let waves = b.rng.range_u32(1, 2);
+    let lds = b.random_lds(min_q, max_q);
+    b.shape(groups, waves, lds);
+    for i in 0..b.eff.len() {
+        b.eff[i] = b.random_eff();
+    }
+}
+
+fn alloc_edge(b: &mut Draft, variant: &str) {
+    let groups = b.rng.range_u32(1, 2);
+    let waves = b.rng.range_u32(1, 2);
+    if variant == "block-slack" {
+        // A request that ends inside a granule, lanes spread over the
+        // requested qwords and the slack up to the granule boundary.
+        let blocks = b.rng.range_u32(1, 8);
+        let lds = blocks * LDS_SLACK_GRANULE - b.rng.range_u32(1, LDS_SLACK_GRANULE / 8 - 1) * 8;
+        b.shape(groups, waves, lds);
+        let end = lds.div_ceil(LDS_SLACK_GRANULE) * LDS_SLACK_GRANULE;
+        for i in 0..b.eff.len() {
+            b.eff[i] = if b.rng.chance(1, 2) {
+                b.rng.range_u32(lds / 8, end / 8 - 1) * 8
+            } else {
+                b.random_eff()
+            };
+        }
+    } else {
+        let lds = if b.rng.chance(1, 4) {
+            LDS_MAX_BYTES
+        } else {
+            b.random_lds(1, 4096)
+        };
+        b.shape(if lds == LDS_MAX_BYTES { 1 } else { groups }, waves, lds);
+        let last = b.lds_bytes - 8;
+        for i in 0..b.eff.len() {
+            b.eff[i] = match b.rng.below(3) {
+                0 => last,
+                1 => 0,
+                _ => b.random_eff(),
+            };
+        }
+    }
+}
+
+fn data(b: &mut Draft, variant: &str) {
+    let groups = b.rng.range_u32(1, 2);
+    let waves = b.rng.range_u32(1, 2);
+    let lds = b.random_lds(4, 64);
+    b.shape(groups, waves, lds);
+    // Contended: 1..=4 addresses per group.
+    for g in 0..groups as usize {
+        let m = b.rng.range(1, 4) as usize;
+        let addrs = b.distinct_effs(m);
+        for i in b.group_range(g) {
+            b.eff[i] = *b.rng.pick(&addrs).unwrap_or(&0);
+        }
+    }
+    match variant {
+        "zero" => {
+            b.data.iter_mut().for_each(|d| *d = 0);
+            b.zero_lds = b.rng.chance(1, 2);
+        }
+        "all-ones" => b.data.iter_mut().for_each(|d| *d = u64::MAX),
+        "single-bit" => {
+            for i in 0..b.data.len() {
+                b.data[i] = 1u64 << b.rng.below(64);
+            }
+        }
+        "equal-contenders" => {
+            // One data value per address: every order gives the same final
+            // value, only the returns tell orders apart.
+            let mut by_addr: std::collections::BTreeMap<(usize, u32), u64> = Default::default();
+            let n = b.lanes_per_group();
+            for i in 0..b.data.len() {
+                let key = (i / n, b.eff[i]);
+                let v = match by_addr.get(&key) {
+                    Some(v) => *v,
+                    None => {
+                        let v = b.rng.next_u64();
+                        by_addr.insert(key, v);
+                        v
+                    }
+                };
+                b.data[i] = v;
+            }
+        }
+        _ => {}
+    }
+}
+
+fn misaligned(b: &mut Draft, variant: &str) {
+    let compensated = variant == "offset-compensated";
+    if variant == "offset-misaligns" || compensated {
+        // An offset that is not a multiple of 8.
+        b.offset = (b.rng.range(0, 1023) * 8 + b.rng.range(1, 7)) as u16;
+    }
+    let off = u32::from(b.offset);
+    let min_q = off / 8 + 2;
+    let lds = b.random_lds(min_q, min_q + 256);
+    b.shape(1, 1, lds);
+    for i in 0..b.eff.len() {
+        b.eff[i] = if variant == "offset-misaligns" {
+            // ADDR aligned, so ADDR + offset is not (every lane).
+            let max_q = (b.lds_bytes - off) / 8 - 1;
+            b.rng.range_u32(0, max_q) * 8 + off
+        } else {
+            // Aligned effective address; for the compensated variant ADDR
+            // itself is then unaligned: is alignment judged on ADDR + offset,
+            // as CalcDsAddr says, or on ADDR?
+            b.random_eff()
+        };
+    }
+    // addr-4 / addr-odd: one lane misaligned, the others aligned.
+    let victim = b.rng.below(b.eff.len() as u64) as usize;
+    let by = match variant {
+        "addr-4" => 4,
+        "addr-odd" => b.rng.range_u32(1, 7),
+        _ => 0,
+    };
+    let last = b.lds_bytes - 8;
+    if let Some(e) = b.eff.get_mut(victim) {
+        *e = (*e).min(last) + by;
+    }
+}
+
+fn out_of_range(b: &mut Draft, variant: &str) {
+    let groups = b.rng.range_u32(1, 2);
+    let waves = b.rng.range_u32(1, 2);
+    if variant == "offset-carry" {
+        // ADDR inside the allocation, ADDR + offset at or past its end
+        // (and, for the upper ADDRs, past 64 KiB).
+        b.offset = (b.rng.range(7168, 8191) * 8) as u16;
+        let off = u32::from(b.offset);
+        let lds = LDS_MAX_BYTES - off + b.rng.range_u32(1, 512) * 8;
+        b.shape(groups, waves, lds);
+        for i in 0..b.eff.len() {
+            b.eff[i] = b.rng.range_u32(0, b.lds_qwords() - 1) * 8 + off;
+        }
+        return;
+    }
+    let lds = b.random_lds(1, 1024);
+    b.shape(groups, waves, lds);
+    let block_end = lds.div_ceil(LDS_SLACK_GRANULE) * LDS_SLACK_GRANULE;
+    for i in 0..b.eff.len() {
+        // Half the lanes out of range, half in (their updates must survive).
+        b.eff[i] = if b.rng.chance(1, 2) {
+            b.random_eff()
+        } else if variant == "past-block" {
+            b.rng.range_u32(block_end / 8, LDS_MAX_BYTES / 8 - 1) * 8
+        } else {
+            b.rng.range_u32(LDS_MAX_BYTES / 8, u32::MAX / 8) * 8
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids() -> impl Iterator<Item = CaseId> {
+        Pattern::all().flat_map(|p| {
+            [WaveSize::Wave32, WaveSize::Wave64]
+                .into_iter()
+                .flat_map(move |w| {
+                    (0..12).map(move |o| CaseId {
+                        pattern: p,
+                        wave: w,
+                        ordinal: o,
+                    })
+                })
+        })
+    }
+
+    #[test]
+    fn every_case_is_well_formed() {
+        for id in ids() {
+            let g = generate(42, id, 0);
+            let c = &g.case;
+            assert_eq!(c.lds_bytes % 8, 0, "{id:?}");
+            assert!(c.lds_bytes >= 8 && c.lds_bytes <= LDS_MAX_BYTES, "{id:?}");
+            assert_eq!(c.lanes.len(), c.geometry.total_lanes(), "{id:?}");
+            assert_eq!(c.lds_init.len(), c.geometry.groups as usize, "{id:?}");
+            assert!(
+                c.lds_init.iter().all(|g| g.len() == c.lds_qwords()),
+                "{id:?}"
+            );
+            assert!(c.geometry.lanes_per_group() <= 1024, "{id:?}");
+        }
+    }
+
+    #[test]
+    fn default_families_stay_aligned_and_in_range_except_the_slack() {
+        for id in ids().filter(|i| !i.pattern.is_probe()) {
+            let g = generate(7, id, 0);
+            let c = &g.case;
+            let slack_end = c.lds_bytes.div_ceil(LDS_SLACK_GRANULE) * LDS_SLACK_GRANULE;
+            for l in c.lanes.iter().filter(|l| l.active) {
+                let eff = u64::from(l.addr) + u64::from(c.offset);
+                assert_eq!(eff % 8, 0, "{id:?} lane {l:?}");
+                if g.variant == "block-slack" {
+                    assert!(eff < u64::from(slack_end), "{id:?}");
+                } else {
+                    assert!(
+                        eff < u64::from(c.lds_bytes),
+                        "{id:?} eff {eff} lds {}",
+                        c.lds_bytes
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn families_do_what_their_names_say() {
+        let w = WaveSize::Wave32;
+        for o in 0..6 {
+            let c = generate(
+                3,
+                CaseId {
+                    pattern: Pattern::OneAddress,
+                    wave: w,
+                    ordinal: o,
+                },
+                0,
+            )
+            .case;
+            let n = c.geometry.lanes_per_group() as usize;
+            for g in 0..c.geometry.groups as usize {
+                let lanes = &c.lanes[g * n..(g + 1) * n];
+                assert!(lanes.iter().all(|l| l.addr == lanes[0].addr));
+            }
+        }
+        // k-per-address: every used address has exactly k lanes (but the last).
+        for (o, k) in [(0u64, 2usize), (1, 3), (2, 4), (3, 8), (4, 16)] {
+            let c = generate(
+                3,
+                CaseId {
+                    pattern: Pattern::KPerAddress,
+                    wave: w,
+                    ordinal: o,
+                },
+                0,
+            )
+            .case;
+            let n = c.geometry.lanes_per_group() as usize;
+            let mut counts = std::collections::BTreeMap::new();
+            for l in &c.lanes[..n] {
+                *counts.entry(l.addr).or_insert(0usize) += 1;
+            }
+            let full = counts.values().filter(|&&v| v == k).count();
+            assert_eq!(full, n / k, "k={k} counts={counts:?}");
+        }
+        // exec-mask all-off: nothing active.
+        let c = generate(
+            3,
+            CaseId {
+                pattern: Pattern::ExecMask,
+                wave: w,
+                ordinal: 3,
+            },
+            0,
+        )
+        .case;
+        assert!(c.lanes.iter().all(|l| !l.active));
+        // single-lane: exactly one active lane per wave.
+        let c = generate(
+            3,
+            CaseId {
+                pattern: Pattern::ExecMask,
+                wave: w,
+                ordinal: 2,
+            },
+            0,
+        )
+        .case;
+        for wave in c.lanes.chunks(32) {
+            assert_eq!(wave.iter().filter(|l| l.active).count(), 1);
+        }
+        // offsets: shipped variants use their offset, patched ones never do.
+        for (o, want) in [
+            (0u64, Some(0u16)),
+            (1, Some(8)),
+            (2, Some(4096)),
+            (3, Some(65528)),
+            (4, None),
+        ] {
+            let c = generate(
+                3,
+                CaseId {
+                    pattern: Pattern::Offset,
+                    wave: w,
+                    ordinal: o,
+                },
+                0,
+            )
+            .case;
+            match want {
+                Some(off) => assert_eq!(c.offset, off),
+                None => assert!(!SHIPPED_OFFSETS.contains(&c.offset) && c.offset % 8 == 0),
+            }
+        }
+        // bank-stride 32-way: consecutive lanes 256 bytes apart.
+        let c = generate(
+            3,
+            CaseId {
+                pattern: Pattern::BankStride,
+                wave: w,
+                ordinal: 5,
+            },
+            0,
+        )
+        .case;
+        assert_eq!(c.lanes[1].addr - c.lanes[0].addr, 256);
+        // cross-wave has at least two waves and shares addresses across them.
+        let c = generate(
+            3,
+            CaseId {
+                pattern: Pattern::CrossWave,
+                wave: w,
+                ordinal: 0,
+            },
+            0,
+        )
+        .case;
+        assert!(c.geometry.waves_per_group >= 2);
+        assert_eq!(c.lanes[0].addr, c.lanes[32].addr);
+        // probes leave the allocation or the alignment.
+        let c = generate(
+            3,
+            CaseId {
+                pattern: Pattern::Misaligned,
+                wave: w,
+                ordinal: 0,
+            },
+            0,
+        )
+        .case;
+        assert!(c
+            .lanes
+            .iter()
+            .any(|l| (l.addr + u32::from(c.offset)) % 8 != 0));
+        let c = generate(
+            3,
+            CaseId {
+                pattern: Pattern::OutOfRange,
+                wave: w,
+                ordinal: 1,
+            },
+            0,
+        )
+        .case;
+        assert!(c.lanes.iter().any(|l| l.addr >= LDS_MAX_BYTES));
+    }
+
+    #[test]
+    fn pattern_names_round_trip() {
+        for p in Pattern::all() {
+            assert_eq!(Pattern::from_name(p.name()), Some(p));
+            let json = serde_json::to_string(&p).unwrap();
+            assert_eq!(json, format!("\"{}\"", p.name()));
+        }
+        assert_eq!(Pattern::from_name("nope"), None);
+    }
+}

@@ -1,0 +1,326 @@
+//! A run's selection of cases: which families and wave sizes, how many
+//! cases, and which shard of them this process runs.
+
+use serde::{Deserialize, Serialize};
+
+use crate::case::WaveSize;
+
+use super::pattern::{generate, CaseId, Generated, Pattern};
+
+/// Default size of `dsxor run`: chosen so that the default suite takes about
+/// a minute on the software device on 2 cores (measured, README
+/// "Conformance runs").
+pub const DEFAULT_CASES: u64 = 360;
+
+/// `--shard K/N`: this process runs the cases whose run index `i` has
+/// `i % N == K - 1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// 1-based.
+    pub index: u32,
+    pub count: u32,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SpecError {
+    #[error("bad --shard `{0}`: expected K/N with 1 <= K <= N (e.g. 2/4)")]
+    BadShard(String),
+    #[error("unknown pattern `{name}`; known: {known}")]
+    UnknownPattern { name: String, known: String },
+    #[error("`{0}` is a probe: select it with --probe {0}, not --pattern")]
+    ProbeAsPattern(String),
+    #[error("`{name}` is not a probe; probes: {known}")]
+    UnknownProbe { name: String, known: String },
+    #[error("bad --wave `{0}`: expected 32 or 64")]
+    BadWave(String),
+    #[error("the selection is empty: no pattern or no wave size")]
+    Empty,
+}
+
+impl Shard {
+    pub const WHOLE: Shard = Shard { index: 1, count: 1 };
+
+    pub fn parse(text: &str) -> Result<Shard, SpecError> {
+        let bad = || SpecError::BadShard(text.to_string());
+        let (k, n) = text.split_once('/').ok_or_else(bad)?;
+        let index: u32 = k.trim().parse().map_err(|_| bad())?;
+        let count: u32 = n.trim().parse().map_err(|_| bad())?;
+        if index == 0 || count == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    pub fn contains(&self, run_index: u64) -> bool {
+        run_index % u64::from(self.count) == u64::from(self.index - 1)
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+pub fn parse_wave(text: &str) -> Result<WaveSize, SpecError> {
+    text.trim()
+        .trim_start_matches("wave")
+        .parse::<u32>()
+        .ok()
+        .and_then(WaveSize::from_lanes)
+        .ok_or_else(|| SpecError::BadWave(text.to_string()))
+}
+
+fn known(list: impl Iterator<Item = Pattern>) -> String {
+    list.map(|p| p.name()).collect::<Vec<_>>().join(", ")
+}
+
+pub fn parse_pattern(name: &str) -> Result<Pattern, SpecError> {
+    match Pattern::from_name(name.trim()) {
+        Some(p) if p.is_probe() => Err(SpecError::ProbeAsPattern(p.name().to_string())),
+        Some(p) => Ok(p),
+        None => Err(SpecError::UnknownPattern {
+            name: name.to_string(),
+            known: known(Pattern::DEFAULT.into_iter()),
+        }),
+    }
+}
+
+pub fn parse_probe(name: &str) -> Result<Pattern, SpecError> {
+    match Pattern::from_name(name.trim()) {
+        Some(p) if p.is_probe() => Ok(p),
+        _ => Err(SpecError::UnknownProbe {
+            name: name.to_string(),
+            known: known(Pattern::PROBES.into_iter()),
+        }),
+    }
+}
+
+/// Everything that decides which cases a run contains. Two shards can be
+/// merged only when their specs are equal but for `shard`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuiteSpec {
+    pub seed: u64,
+    pub generator_version: u32,
+    /// Total cases over all cells (before sharding).
+    pub cases: u64,
+    /// Families in run order (default ones, then probes).
+    pub patterns: Vec<Pattern>,
+    pub waves: Vec<WaveSize>,
+    pub shard: Shard,
+}
+
+/// One planned case: its run index and identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Planned {
+    pub index: u64,
+    pub id: CaseId,
+}
+
+impl SuiteSpec {
+    /// `patterns` empty means every default family; probes are added.
+    pub fn new(
+        seed: u64,
+        cases: u64,
+        patterns: &[Pattern],
+        probes: &[Pattern],
+        waves: &[WaveSize],
+        shard: Shard,
+    ) -> Result<SuiteSpec, SpecError> {
+        let mut selected: Vec<Pattern> = if patterns.is_empty() {
+            Pattern::DEFAULT.to_vec()
+        } else {
+            Pattern::DEFAULT
+                .into_iter()
+                .filter(|p| patterns.contains(p))
+                .collect()
+        };
+        selected.extend(Pattern::PROBES.into_iter().filter(|p| probes.contains(p)));
+        let mut w: Vec<WaveSize> = if waves.is_empty() {
+            vec![WaveSize::Wave32, WaveSize::Wave64]
+        } else {
+            waves.to_vec()
+        };
+        w.sort();
+        w.dedup();
+        if selected.is_empty() || w.is_empty() {
+            return Err(SpecError::Empty);
+        }
+        Ok(SuiteSpec {
+            seed,
+            generator_version: super::rng::GENERATOR_VERSION,
+            cases,
+            patterns: selected,
+            waves: w,
+            shard,
+        })
+    }
+
+    /// (family, wave) cells in run order.
+    pub fn cells(&self) -> Vec<(Pattern, WaveSize)> {
+        self.patterns
+            .iter()
+            .flat_map(|&p| self.waves.iter().map(move |&w| (p, w)))
+            .collect()
+    }
+
+    /// How many cases cell `c` gets: the total spread evenly, the first
+    /// cells taking the remainder.
+    fn cell_count(&self, c: usize, cells: usize) -> u64 {
+        let cells = cells.max(1) as u64;
+        self.cases / cells + u64::from((c as u64) < self.cases % cells)
+    }
+
+    /// Every case of the run (all shards), in run order.
+    pub fn plan_all(&self) -> Vec<Planned> {
+        let cells = self.cells();
+        let mut out = Vec::new();
+        let mut index = 0;
+        for (c, &(pattern, wave)) in cells.iter().enumerate() {
+            for ordinal in 0..self.cell_count(c, cells.len()) {
+                out.push(Planned {
+                    index,
+                    id: CaseId {
+                        pattern,
+                        wave,
+                        ordinal,
+                    },
+                });
+                index += 1;
+            }
+        }
+        out
+    }
+
+    /// The cases of this shard.
+    pub fn plan(&self) -> Vec<Planned> {
+        self.plan_all()
+            .into_iter()
+            .filter(|p| self.shard.contains(p.index))
+            .collect()
+    }
+
+    pub fn generate(&self, planned: Planned) -> Generated {
+        generate(self.seed, planned.id, planned.index)
+    }
+
+    /// Equal but for the shard: the condition for merging.
+    pub fn same_run_as(&self, other: &SuiteSpec) -> bool {
+        let mut a = self.clone();
+        a.shard = other.shard;
+        a == *other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sha2::{Digest, Sha256};
+
+    fn spec(cases: u64, shard: Shard) -> SuiteSpec {
+        SuiteSpec::new(1, cases, &[], &[], &[], shard).unwrap()
+    }
+
+    #[test]
+    fn shards_partition_the_run() {
+        let whole = spec(100, Shard::WHOLE).plan();
+        let mut union: Vec<u64> = (1..=3)
+            .flat_map(|k| spec(100, Shard { index: k, count: 3 }).plan())
+            .map(|p| p.index)
+            .collect();
+        union.sort_unstable();
+        assert_eq!(union, whole.iter().map(|p| p.index).collect::<Vec<_>>());
+        assert_eq!(whole.len(), 100);
+    }
+
+    #[test]
+    fn every_cell_gets_cases_and_the_total_is_exact() {
+        let s = spec(DEFAULT_CASES, Shard::WHOLE);
+        let plan = s.plan();
+        assert_eq!(plan.len() as u64, DEFAULT_CASES);
+        for (p, w) in s.cells() {
+            let n = plan
+                .iter()
+                .filter(|c| c.id.pattern == p && c.id.wave == w)
+                .count();
+            assert!(n >= p.variants().len(), "{p} {w:?} has {n} cases");
+        }
+    }
+
+    #[test]
+    fn a_pattern_filter_regenerates_the_same_cases() {
+        let all = spec(90, Shard::WHOLE);
+        let only = SuiteSpec::new(1, 10, &[Pattern::Data], &[], &[], Shard::WHOLE).unwrap();
+        let from_all: Vec<_> = all
+            .plan()
+            .into_iter()
+            .filter(|p| p.id.pattern == Pattern::Data)
+            .map(|p| all.generate(p).case.lanes)
+            .collect();
+        let from_only: Vec<_> = only
+            .plan()
+            .into_iter()
+            .map(|p| only.generate(p).case.lanes)
+            .collect();
+        assert_eq!(from_all, from_only);
+    }
+
+    /// Pins what seed 1 means. If this fails, generation changed: existing
+    /// seeds would name other cases. Bump GENERATOR_VERSION deliberately
+    /// instead, and update this digest in the same commit.
+    #[test]
+    fn seed_one_is_stable_across_versions() {
+        let s = spec(40, Shard::WHOLE);
+        let mut h = Sha256::new();
+        // Raw fields, not a serialization format that could change alone.
+        for p in s.plan() {
+            let c = s.generate(p).case;
+            let g = c.geometry;
+            for v in [
+                g.wave_size.lanes(),
+                g.waves_per_group,
+                g.groups,
+                c.lds_bytes,
+                u32::from(c.offset),
+            ] {
+                h.update(v.to_le_bytes());
+            }
+            for q in c.lds_init.iter().flatten() {
+                h.update(q.to_le_bytes());
+            }
+            for l in &c.lanes {
+                h.update(l.addr.to_le_bytes());
+                h.update(l.data.to_le_bytes());
+                h.update([u8::from(l.active)]);
+                h.update(l.vdst_init.to_le_bytes());
+            }
+        }
+        let digest = hex::encode(h.finalize());
+        assert_eq!(digest, GOLDEN, "generation of seed 1 changed");
+    }
+    const GOLDEN: &str = "659e8d1aefee2a314289071f22d7dbeca17e3f416d53c2b8f7d682bad394b6f0";
+
+    #[test]
+    fn parsing() {
+        assert_eq!(Shard::parse("2/4"), Ok(Shard { index: 2, count: 4 }));
+        for bad in ["0/4", "5/4", "x", "1/0", "1/", "/3"] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_wave("64"), Ok(WaveSize::Wave64));
+        assert_eq!(parse_wave("wave32"), Ok(WaveSize::Wave32));
+        assert!(parse_wave("16").is_err());
+        assert!(matches!(
+            parse_pattern("misaligned"),
+            Err(SpecError::ProbeAsPattern(_))
+        ));
+        assert!(matches!(
+            parse_probe("uniform"),
+            Err(SpecError::UnknownProbe { .. })
+        ));
+        assert_eq!(parse_probe("out-of-range"), Ok(Pattern::OutOfRange));
+        let a = spec(10, Shard { index: 1, count: 2 });
+        let b = spec(10, Shard { index: 2, count: 2 });
+        assert!(a.same_run_as(&b));
+        assert!(!a.same_run_as(&spec(11, Shard::WHOLE)));
+    }
+}

@@ -1,0 +1,192 @@
+//! What a person sees during and after a run: a progress bar on a terminal
+//! (plain lines, one per finished pattern cell, when stdout is not one —
+//! a CI log), and a summary table per pattern.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::results::{Results, Status};
+
+/// Progress of a run over `total` cases.
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    total: u64,
+    done: u64,
+    failed: u64,
+}
+
+impl Progress {
+    /// A bar when stdout is a terminal, plain lines otherwise.
+    pub fn new(total: u64) -> Progress {
+        Self::with_mode(total, std::io::stdout().is_terminal())
+    }
+
+    pub fn with_mode(total: u64, interactive: bool) -> Progress {
+        let bar = interactive.then(|| {
+            let bar = ProgressBar::new(total);
+            if let Ok(style) = ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} {msg} [{elapsed_precise}, eta {eta}]",
+            ) {
+                bar.set_style(style);
+            }
+            bar.enable_steady_tick(Duration::from_millis(200));
+            bar
+        });
+        Progress {
+            bar,
+            total,
+            done: 0,
+            failed: 0,
+        }
+    }
+
+    pub fn is_interactive(&self) -> bool {
+        self.bar.is_some()
+    }
+
+    /// One case finished.
+    pub fn case_done(&mut self, cell: &str, passed: bool) {
+        self.done += 1;
+        self.failed += u64::from(!passed);
+        if let Some(bar) = &self.bar {
+            bar.set_position(self.done);
+            bar.set_message(format!("{cell}, {} failed", self.failed));
+        }
+    }
+
+    /// A (pattern, wave) cell finished: the plain-mode line.
+    pub fn cell_done(&mut self, cell: &str, cases: u64, failed: u64, wall: Duration) {
+        if self.bar.is_none() {
+            println!(
+                "[{:>width$}/{}] {cell}: {cases} cases, {failed} failed ({:.1} s)",
+                self.done,
+                self.total,
+                wall.as_secs_f64(),
+                width = self.total.to_string().len()
+            );
+        }
+    }
+
+    /// A message that must not be torn by the bar.
+    pub fn println(&self, message: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(message),
+            None => println!("{message}"),
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// The per-pattern table and the totals line.
+pub fn summary_table(results: &Results) -> String {
+    let mut rows = vec![[
+        "pattern".to_string(),
+        "wave".to_string(),
+        "cases".to_string(),
+        "passed".to_string(),
+        "failed".to_string(),
+        "time".to_string(),
+    ]];
+    for c in &results.patterns {
+        rows.push([
+            c.pattern.to_string(),
+            c.wave.lanes().to_string(),
+            c.cases.to_string(),
+            c.passed.to_string(),
+            c.failed.to_string(),
+            format!("{:.1} s", c.wall_ms as f64 / 1000.0),
+        ]);
+    }
+    let mut widths = [0usize; 6];
+    for r in &rows {
+        for (w, cell) in widths.iter_mut().zip(r) {
+            *w = (*w).max(cell.len());
+        }
+    }
+    let mut out = String::new();
+    for (i, r) in rows.iter().enumerate() {
+        let line: Vec<String> = r
+            .iter()
+            .zip(widths)
+            .enumerate()
+            .map(|(j, (cell, w))| {
+                if j < 1 {
+                    format!("{cell:<w$}")
+                } else {
+                    format!("{cell:>w$}")
+                }
+            })
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+        if i == 0 {
+            out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)));
+            out.push('\n');
+        }
+    }
+    let verdict = match results.status {
+        Status::Passed => "PASSED".to_string(),
+        Status::Failed => "FAILED".to_string(),
+        Status::Aborted => format!(
+            "ABORTED ({})",
+            results.abort_reason.as_deref().unwrap_or("environment")
+        ),
+    };
+    out.push_str(&format!(
+        "{verdict}: {} cases, {} passed, {} failed in {:.1} s ({:.0} cases/s) — seed {}, {} on {} ({})\n",
+        results.total,
+        results.passed,
+        results.failed,
+        results.wall_ms as f64 / 1000.0,
+        results.total as f64 / (results.wall_ms.max(1) as f64 / 1000.0),
+        results.spec.seed,
+        results.environment.device.backend.name(),
+        results.environment.device.name,
+        results.environment.device.target_id,
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::WaveSize;
+    use crate::gen::{Pattern, Shard, SuiteSpec};
+    use crate::report::results::{tests::sample_results, PatternCounts};
+
+    #[test]
+    fn table_lists_every_cell_and_the_verdict() {
+        let spec = SuiteSpec::new(7, 4, &[], &[], &[], Shard::WHOLE).unwrap();
+        let mut r = sample_results(spec);
+        r.total = 3;
+        r.passed = 2;
+        r.failed = 1;
+        r.status = Status::Failed;
+        r.patterns = vec![PatternCounts {
+            pattern: Pattern::KPerAddress,
+            wave: WaveSize::Wave64,
+            cases: 3,
+            passed: 2,
+            failed: 1,
+            wall_ms: 1500,
+        }];
+        let t = summary_table(&r);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 4, "{t}");
+        assert!(lines[0].starts_with("pattern"));
+        assert!(lines[2].starts_with("k-per-address"));
+        assert!(lines[2].ends_with("1.5 s"), "{t}");
+        assert!(
+            lines[3].starts_with("FAILED: 3 cases, 2 passed, 1 failed"),
+            "{t}"
+        );
+        assert!(lines[3].contains("seed 7"));
+    }
+}

@@ -243,8 +243,8 @@ fn abi_summary(co: &CodeObject) -> Vec<String> {
             .ds_instructions(k)
             .unwrap()
             .iter()
-            .filter(|d| d.fields.op == 107)
-            .map(|d| d.fields.offset())
+            .filter(|d| d.inst.op == dsxor::isa::DS_XOR_RTN_B64)
+            .map(|d| d.inst.offset())
             .collect();
         out.push(format!(
             "{} wave{} [{}] xor offsets {:?}",

@@ -42,7 +42,6 @@ pub const FUNCTIONS: &[&str] = &[
     "hipGetDeviceProperties",
     "hipGetErrorName",
     "hipGetErrorString",
-    "hipInit",
     "hipMalloc",
     "hipMemcpyDtoH",
     "hipMemcpyHtoD",
@@ -55,7 +54,6 @@ pub const FUNCTIONS: &[&str] = &[
     "hipStreamCreateWithFlags",
     "hipStreamDestroy",
     "hipStreamQuery",
-    "hipStreamSynchronize",
 ];
 
 /// Types named directly by the safe layer (the functions pull in the rest).

@@ -15,6 +15,16 @@
 //! finished. While one is still running, dispatches fail with
 //! `BackendError::Environment` saying so, rather than queueing behind it.
 //! HIP has no call that stops a running kernel.
+//!
+//! Faults: a device exception during a kernel (a memory violation, a trap)
+//! makes the HIP runtime itself print "Device::callbackQueue aborting with
+//! error" and call `abort()` (ROCm/clr rocclr/device/rocm/rocdevice.cpp,
+//! `callbackQueue`, registered on every HSA queue): the process dies, no
+//! status reaches `hipStreamQuery`. `BackendError::Fault` here covers only
+//! the faults HIP does report as a status (hipErrorIllegalAddress,
+//! hipErrorLaunchFailure, hipErrorAssert, ...). A case that may fault on
+//! hardware (a misaligned 64-bit LDS atomic raises MEMVIOL) has to run in a
+//! child process to get a verdict instead of a dead run.
 
 use std::collections::HashMap;
 use std::time::Instant;

@@ -439,3 +439,84 @@ impl Drop for HipBackend {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hip::HipStatus;
+
+    fn call(code: u32) -> HipError {
+        HipError::Call {
+            call: "hipX",
+            status: HipStatus {
+                code,
+                name: format!("hipError{code}"),
+                string: String::new(),
+            },
+            doing: "testing".into(),
+        }
+    }
+
+    #[test]
+    fn device_exceptions_while_running_are_faults() {
+        for c in [
+            code::ILLEGAL_ADDRESS,
+            code::LAUNCH_FAILURE,
+            code::ASSERT,
+            code::LAUNCH_TIMEOUT,
+        ] {
+            assert!(matches!(
+                classify(call(c), Phase::Execute),
+                BackendError::Fault(_)
+            ));
+        }
+        // The same code at launch time is a malformed dispatch, not a fault.
+        assert!(matches!(
+            classify(call(code::LAUNCH_FAILURE), Phase::Launch),
+            BackendError::Invalid(_)
+        ));
+    }
+
+    #[test]
+    fn load_failures_split_into_input_and_environment() {
+        assert!(matches!(
+            classify(call(code::INVALID_IMAGE), Phase::Load),
+            BackendError::Invalid(_)
+        ));
+        assert!(matches!(
+            classify(call(code::NOT_FOUND), Phase::Load),
+            BackendError::Invalid(_)
+        ));
+        // hipErrorNoBinaryForGpu: no kernel for this target (exit 3).
+        assert!(matches!(
+            classify(call(code::NO_BINARY_FOR_GPU), Phase::Load),
+            BackendError::Environment(_)
+        ));
+    }
+
+    #[test]
+    fn no_device_and_missing_symbols_are_environment() {
+        assert!(matches!(
+            classify(call(crate::hip::HIP_ERROR_NO_DEVICE), Phase::Setup),
+            BackendError::Environment(_)
+        ));
+        assert!(matches!(
+            classify(call(code::OUT_OF_MEMORY), Phase::Setup),
+            BackendError::Environment(_)
+        ));
+        let missing = HipError::MissingSymbol {
+            library: "libx.so".into(),
+            symbol: "hipMalloc",
+            reason: "undefined symbol".into(),
+            doing: "allocating".into(),
+        };
+        match classify(missing, Phase::Setup) {
+            BackendError::Environment(m) => assert!(m.contains("hipMalloc"), "{m}"),
+            other => panic!("{other}"),
+        }
+        assert!(matches!(
+            classify(HipError::Invalid("x".into()), Phase::Execute),
+            BackendError::Invalid(_)
+        ));
+    }
+}

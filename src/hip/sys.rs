@@ -4,6 +4,7 @@
 // checks that this file matches a fresh generation.
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
 #![allow(dead_code, clippy::all)]
+// HIP headers: 5.2.21153
 
 
 #[repr(C)]

@@ -32,7 +32,10 @@ use std::time::Instant;
 use sha2::{Digest, Sha256};
 
 use crate::backend::{Backend, BackendError, BackendKind, Completion, DeviceInfo, Dispatch};
-use crate::codeobj::{build_kernarg, CodeObject, LaunchDims, TargetId};
+use crate::case::WaveSize;
+use crate::codeobj::{
+    build_kernarg, embedded, find_embedded, CodeObject, EmbeddedObject, LaunchDims, TargetId,
+};
 use crate::hip::{
     probe, DeviceBuffer, DeviceProps, Event, Function, Hip, HipError, HipReport, Module, Stream,
     StreamState,
@@ -193,6 +196,68 @@ pub fn choose_device(report: &HipReport, index: Option<u32>) -> Result<&DevicePr
                 )
             }),
     }
+}
+
+/// The embedded code object to run on `device`: for `wave` if given (the
+/// device must run it), else for the device's default wave size first, then
+/// any other it runs. The error is the one-line reason selection reports
+/// ("no kernel for gfx1101 ...").
+pub fn embedded_for(
+    device: &DeviceProps,
+    wave: Option<WaveSize>,
+) -> Result<(WaveSize, &'static EmbeddedObject), String> {
+    let runs: Vec<WaveSize> = device
+        .wave_sizes()
+        .into_iter()
+        .filter_map(WaveSize::from_lanes)
+        .collect();
+    let order: Vec<WaveSize> = match wave {
+        Some(w) if !runs.contains(&w) => {
+            return Err(format!(
+                "device {} ({}) does not run wave{}",
+                device.index,
+                device.gcn_arch_name,
+                w.lanes()
+            ))
+        }
+        Some(w) => vec![w],
+        None => {
+            let mut o: Vec<WaveSize> = runs
+                .iter()
+                .copied()
+                .filter(|w| w.lanes() == device.wavefront_size)
+                .collect();
+            o.extend(
+                runs.iter()
+                    .copied()
+                    .filter(|w| w.lanes() != device.wavefront_size),
+            );
+            o
+        }
+    };
+    for w in &order {
+        if let Some(obj) = find_embedded(&device.gcn_arch_name, *w) {
+            return Ok((*w, obj));
+        }
+    }
+    let have: Vec<String> = embedded()
+        .iter()
+        .map(|o| format!("{} wave{}", o.target, o.wave.lanes()))
+        .collect();
+    Err(format!(
+        "no kernel for {} ({}) in this binary (embedded: {})",
+        device.gcn_arch_name,
+        order
+            .iter()
+            .map(|w| format!("wave{}", w.lanes()))
+            .collect::<Vec<_>>()
+            .join(" or "),
+        if have.is_empty() {
+            "none".to_string()
+        } else {
+            have.join(", ")
+        }
+    ))
 }
 
 impl HipBackend {
@@ -444,6 +509,51 @@ impl Drop for HipBackend {
 mod tests {
     use super::*;
     use crate::hip::HipStatus;
+
+    fn device(arch: &str, default_wave: u32) -> DeviceProps {
+        DeviceProps {
+            index: 0,
+            name: "made-up".into(),
+            gcn_arch_name: arch.into(),
+            compute_units: 96,
+            clock_khz: 2_500_000,
+            lds_per_block: 65536,
+            wavefront_size: default_wave,
+            pci_bus_id: "0000:03:00.0".into(),
+        }
+    }
+
+    #[test]
+    fn embedded_object_by_wave_size() {
+        let gfx1100 = device("gfx1100", 32);
+        // Whatever build.rs embedded, the answer must agree with the list.
+        for (want, w) in [
+            (None, WaveSize::Wave32),
+            (Some(WaveSize::Wave64), WaveSize::Wave64),
+        ] {
+            match (embedded_for(&gfx1100, want), find_embedded("gfx1100", w)) {
+                (Ok((got, obj)), Some(expected)) => {
+                    assert_eq!(got, w);
+                    assert_eq!(obj.bytes.as_ptr(), expected.bytes.as_ptr());
+                }
+                (Err(e), None) => assert!(e.contains("no kernel for gfx1100"), "{e}"),
+                (r, e) => panic!("embedded_for {r:?} disagrees with find_embedded {e:?}"),
+            }
+        }
+        // gfx9 runs wave64 only.
+        let e = embedded_for(
+            &device("gfx90a:sramecc+:xnack-", 64),
+            Some(WaveSize::Wave32),
+        )
+        .expect_err("gfx90a has no wave32");
+        assert!(e.contains("does not run wave32"), "{e}");
+        // A processor nothing was built for.
+        let e = embedded_for(&device("gfx1101", 32), None).expect_err("no gfx1101 objects");
+        assert!(
+            e.contains("no kernel for gfx1101 (wave32 or wave64)"),
+            "{e}"
+        );
+    }
 
     fn call(code: u32) -> HipError {
         HipError::Call {

@@ -4,6 +4,8 @@
 //! object bytes, the same kernel, the same buffers and scalar arguments; the
 //! kernarg segment is laid out by `codeobj` from the kernel's metadata.
 
+pub mod hip;
+
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};

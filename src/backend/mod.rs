@@ -6,6 +6,8 @@
 
 use std::time::Duration;
 
+pub mod conformance;
+
 use serde::{Deserialize, Serialize};
 
 /// Which kind of device a backend drives.

@@ -31,7 +31,11 @@ fn environment(error: impl Into<anyhow::Error>) -> Failure {
 type Outcome = Result<u8, Failure>;
 
 #[derive(Parser)]
-#[command(name = "dsxor", version, about = "Conformance and throughput harness for AMD's LDS atomic ds_xor_rtn_b64")]
+#[command(
+    name = "dsxor",
+    version,
+    about = "Conformance and throughput harness for AMD's LDS atomic ds_xor_rtn_b64"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -40,45 +44,411 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     // ---- isa commands ----
+    /// Assemble XOR-family DS instructions; prints what `llvm-mc
+    /// -show-encoding` prints: `TEXT ; encoding: [0x..,...]`.
+    ///
+    /// Without TEXT, reads one instruction per line from standard input and
+    /// answers one line per input line. A refused line is answered with
+    /// `; refused: WHY` (and named on stderr); any refusal exits 2.
+    Asm {
+        /// Target GPU, as LLVM names it (gfx1100, gfx90a, ...).
+        #[arg(long)]
+        target: String,
+        /// One instruction, e.g. `ds_xor_rtn_b64 v[5:6], v1, v[2:3] offset:4`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        text: Vec<String>,
+    },
+    /// Disassemble DS instructions from llvm-mc byte lists to LLVM's canonical
+    /// text, e.g. `[0x00,0x00,0xac,0xd9,0x01,0x02,0x00,0x05]`.
+    ///
+    /// Without BYTES, reads one byte list per line from standard input, as
+    /// `asm` does.
+    Disasm {
+        /// Target GPU, as LLVM names it.
+        #[arg(long)]
+        target: String,
+        /// One instruction's 8 bytes, least significant first.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        bytes: Vec<String>,
+    },
 
     // ---- codeobj commands ----
-
+    /// List the embedded code objects (per target and wave size) with their kernels' metadata.
+    Kernels {
+        /// Only objects for this processor (e.g. gfx1100).
+        #[arg(long)]
+        target: Option<String>,
+    },
+    /// Show any AMDGPU code object (ELF or offload bundle): target, kernels,
+    /// descriptors, metadata and the DS instructions of each kernel.
+    Inspect {
+        /// The code object file.
+        file: std::path::PathBuf,
+        /// Bundle entry to read, by target id (e.g. gfx90a:xnack-).
+        #[arg(long)]
+        target: Option<String>,
+    },
     // ---- hip / backend commands ----
-
+    /// Report the HIP environment: library, versions, devices and their
+    /// targets, or the exact reason there are none. Exits 0 whenever it could
+    /// report (no library and no device included); with --require-device,
+    /// exits 3 when there is no usable device.
+    Info {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Exit 3 (environment) unless a usable HIP device is present.
+        #[arg(long)]
+        require_device: bool,
+    },
     // ---- conformance commands ----
 
     // ---- model / check commands ----
-
+    /// Judge a dsxor-observation/1 file without running anything: exit 0
+    /// consistent, 1 inconsistent (with a one-paragraph explanation), 2 malformed.
+    Check {
+        /// The observation file (JSON).
+        file: std::path::PathBuf,
+        /// What an out-of-range returning atomic must return (an assumption):
+        /// zero, vdst-unchanged or any.
+        #[arg(long, default_value = "zero")]
+        out_of_range_return: String,
+        /// LDS allocation block in bytes (512: LLVM's gfx11 granule; 1024: Mesa's).
+        #[arg(long, default_value_t = dsxor::model::policy::LDS_GRANULE_GFX11_LLVM)]
+        lds_granule: u32,
+        /// Print the verdict as JSON instead of the paragraph.
+        #[arg(long)]
+        json: bool,
+    },
     // ---- bench / report commands ----
+    /// Render bench records as an SVG and a Markdown table; with
+    /// --fail-below, exit 1 when a run fell below PCT % of its baseline.
+    Report(ReportArgs),
 }
 
 fn run(cli: Cli) -> Outcome {
     match cli.command {
         // ---- isa dispatch ----
+        Command::Asm { target, text } => isa_lines(&target, &text, |t, line| {
+            dsxor::isa::assemble_line(t, line).map(|l| l.show_encoding())
+        }),
+        Command::Disasm { target, bytes } => {
+            isa_lines(&target, &bytes, dsxor::isa::disassemble_line)
+        }
 
         // ---- codeobj dispatch ----
-
+        Command::Kernels { target } => cmd_kernels(target.as_deref()),
+        Command::Inspect { file, target } => cmd_inspect(&file, target.as_deref()),
         // ---- hip / backend dispatch ----
-
+        Command::Info {
+            json,
+            require_device,
+        } => cmd_info(json, require_device),
         // ---- conformance dispatch ----
 
         // ---- model / check dispatch ----
-
+        Command::Check {
+            file,
+            out_of_range_return,
+            lds_granule,
+            json,
+        } => check_file(&file, &out_of_range_return, lds_granule, json),
         // ---- bench / report dispatch ----
+        Command::Report(args) => report_cmd(args),
     }
 }
 
 // ---- isa handlers ----
+/// `asm` / `disasm`: one item from the command line, or one per line from
+/// stdin with one answer line per input line. Blank and comment-only lines
+/// are echoed as blank lines, so output line N always answers input line N.
+fn isa_lines(
+    target: &str,
+    item: &[String],
+    answer: impl Fn(dsxor::isa::Target, &str) -> Result<String, dsxor::isa::IsaError>,
+) -> Outcome {
+    use std::io::{BufRead, Write};
+    let target = dsxor::isa::target(target).map_err(bad_input)?;
+    if !item.is_empty() {
+        let line = item.join(" ");
+        let text = answer(target, &line)
+            .map_err(|e| bad_input(anyhow::anyhow!("`{}`: {e}", line.trim())))?;
+        println!("{text}");
+        return Ok(dsxor::exit::PASS);
+    }
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let (mut items, mut refused) = (0usize, 0usize);
+    for (n, line) in stdin.lock().lines().enumerate() {
+        let line = line.map_err(|e| bad_input(anyhow::anyhow!("reading standard input: {e}")))?;
+        let trimmed = line.trim();
+        let reply = if trimmed.is_empty()
+            || trimmed.starts_with(';')
+            || trimmed.starts_with("//")
+            || trimmed.starts_with('#')
+        {
+            String::new()
+        } else {
+            items += 1;
+            match answer(target, &line) {
+                Ok(text) => text,
+                Err(e) => {
+                    refused += 1;
+                    eprintln!("dsxor: line {}: `{trimmed}`: {e}", n + 1);
+                    format!("; refused: {e}")
+                }
+            }
+        };
+        writeln!(out, "{reply}")
+            .map_err(|e| environment(anyhow::anyhow!("writing standard output: {e}")))?;
+    }
+    out.flush()
+        .map_err(|e| environment(anyhow::anyhow!("writing standard output: {e}")))?;
+    if refused > 0 {
+        return Err(bad_input(anyhow::anyhow!(
+            "{refused} of {items} lines refused for {target} (each named above)"
+        )));
+    }
+    Ok(dsxor::exit::PASS)
+}
 
 // ---- codeobj handlers ----
+fn cmd_kernels(target: Option<&str>) -> Outcome {
+    use dsxor::codeobj::{describe::describe, embedded, CodeObject};
+    let objects: Vec<_> = embedded()
+        .iter()
+        .filter(|o| target.map_or(true, |t| o.target == t))
+        .collect();
+    if objects.is_empty() {
+        return Err(environment(anyhow::anyhow!(
+            "no embedded code object for target {}",
+            target.unwrap_or("(any)")
+        )));
+    }
+    use std::io::Write;
+    // Write errors (a closed pipe under `| head`) end the listing quietly.
+    let mut so = std::io::stdout().lock();
+    for o in objects {
+        // An embedded object that does not parse is a broken build, not bad input.
+        let co = CodeObject::parse(o.bytes).map_err(|e| {
+            environment(anyhow::Error::new(e).context(format!("embedded {}", o.file_name)))
+        })?;
+        let _ = writeln!(
+            so,
+            "{} wave{}  {}  {} bytes  from {} ({})",
+            o.target,
+            o.wave.lanes(),
+            o.file_name,
+            o.bytes.len(),
+            o.origin.name(),
+            o.compiler
+        );
+        let _ = write!(so, "{}", describe(&co, false).map_err(environment)?);
+    }
+    Ok(dsxor::exit::PASS)
+}
+
+fn cmd_inspect(file: &std::path::Path, target: Option<&str>) -> Outcome {
+    use dsxor::codeobj::{describe::describe, CodeObject, CodeObjectError, TargetId};
+    let data = std::fs::read(file).map_err(|e| {
+        bad_input(CodeObjectError::Io {
+            path: file.to_path_buf(),
+            error: e,
+        })
+    })?;
+    let in_file = |e: CodeObjectError| {
+        bad_input(CodeObjectError::InFile {
+            path: file.to_path_buf(),
+            error: Box::new(e),
+        })
+    };
+    let co = match target {
+        Some(t) => {
+            let t = TargetId::parse(t).map_err(bad_input)?;
+            CodeObject::parse_for_target(&data, &t)
+        }
+        None => CodeObject::parse(&data),
+    }
+    .map_err(in_file)?;
+    use std::io::Write;
+    let text = describe(&co, true).map_err(in_file)?;
+    let mut so = std::io::stdout().lock();
+    let _ = writeln!(so, "{}", file.display());
+    let _ = write!(so, "{text}");
+    Ok(dsxor::exit::PASS)
+}
 
 // ---- hip / backend handlers ----
+fn cmd_info(json: bool, require_device: bool) -> Outcome {
+    let info = dsxor::hip::info::Info::gather();
+    if json {
+        let text = serde_json::to_string_pretty(&info).map_err(environment)?;
+        println!("{text}");
+    } else {
+        print!("{}", info.render_text());
+    }
+    if require_device && !info.has_usable_device() {
+        let reason = info
+            .no_device_reason
+            .clone()
+            .unwrap_or_else(|| "no usable HIP device".to_string());
+        return Err(environment(anyhow::anyhow!(reason)));
+    }
+    Ok(dsxor::exit::PASS)
+}
 
 // ---- conformance handlers ----
 
 // ---- model / check handlers ----
+fn check_file(file: &std::path::Path, oor: &str, lds_granule: u32, json: bool) -> Outcome {
+    use dsxor::model::{OutOfRangeReturn, Policy};
+    let out_of_range_return = OutOfRangeReturn::parse(oor).ok_or_else(|| {
+        bad_input(anyhow::anyhow!(
+            "--out-of-range-return {oor:?}: expected zero, vdst-unchanged or any"
+        ))
+    })?;
+    if !lds_granule.is_power_of_two() {
+        return Err(bad_input(anyhow::anyhow!(
+            "--lds-granule {lds_granule}: expected a power of two"
+        )));
+    }
+    let policy = Policy {
+        lds_granule,
+        out_of_range_return,
+    };
+    let obs = dsxor::check::file::ObservationFile::read(file).map_err(bad_input)?;
+    let verdict = obs.judge(&policy);
+    if json {
+        let text = serde_json::to_string_pretty(&verdict).map_err(bad_input)?;
+        println!("{text}");
+    } else {
+        println!("{}: {}", file.display(), verdict.explain());
+    }
+    Ok(if verdict.passed() {
+        dsxor::exit::PASS
+    } else {
+        dsxor::exit::FAIL
+    })
+}
 
 // ---- bench / report handlers ----
+#[derive(clap::Args)]
+struct ReportArgs {
+    /// Bench records (`dsxor-bench/1` JSON); the newest is the current run,
+    /// the others make the trend.
+    #[arg(required = true)]
+    files: Vec<std::path::PathBuf>,
+    /// Write the SVG picture here.
+    #[arg(long, value_name = "PATH")]
+    svg: Option<std::path::PathBuf>,
+    /// Write the Markdown summary here (default: print it).
+    #[arg(long, value_name = "PATH")]
+    markdown: Option<std::path::PathBuf>,
+    /// Exit 1 when a run of the newest record has a median rate below PCT %
+    /// of the same run in --baseline, or failed its check.
+    #[arg(long, value_name = "PCT", requires = "baseline")]
+    fail_below: Option<f64>,
+    /// The bench record to compare against.
+    #[arg(long, value_name = "FILE", requires = "fail_below")]
+    baseline: Option<std::path::PathBuf>,
+}
+
+fn report_cmd(args: ReportArgs) -> Outcome {
+    use dsxor::report::bench_record::{compare, BenchRecord, Verdict};
+    use dsxor::report::{markdown, svg};
+
+    let records = args
+        .files
+        .iter()
+        .map(|p| BenchRecord::load(p))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(bad_input)?;
+    let baseline = match (&args.baseline, args.fail_below) {
+        (Some(path), Some(pct)) => {
+            if !(pct.is_finite() && pct > 0.0) {
+                return Err(bad_input(anyhow::anyhow!(
+                    "--fail-below must be a positive percentage, not {pct}"
+                )));
+            }
+            Some((BenchRecord::load(path).map_err(bad_input)?, pct))
+        }
+        _ => None,
+    };
+    let latest = records
+        .iter()
+        .max_by(|a, b| a.created_utc.cmp(&b.created_utc))
+        .ok_or_else(|| bad_input(anyhow::anyhow!("no bench record given")))?;
+    let comparisons = match &baseline {
+        Some((base, pct)) => {
+            Some(compare(latest, base, *pct).map_err(|e| bad_input(anyhow::anyhow!(e)))?)
+        }
+        None => None,
+    };
+    let section = match (&baseline, &comparisons) {
+        (Some((base, pct)), Some(c)) => Some(markdown::BaselineSection {
+            baseline: base,
+            fail_below_pct: *pct,
+            comparisons: c,
+        }),
+        _ => None,
+    };
+    if let Some(path) = &args.svg {
+        let picture = svg::render(&records).map_err(bad_input)?;
+        std::fs::write(path, picture)
+            .map_err(|e| environment(anyhow::anyhow!("cannot write {}: {e}", path.display())))?;
+        eprintln!("dsxor: wrote {}", path.display());
+    }
+    let md = markdown::render(&records, section.as_ref());
+    match &args.markdown {
+        Some(path) => {
+            std::fs::write(path, &md).map_err(|e| {
+                environment(anyhow::anyhow!("cannot write {}: {e}", path.display()))
+            })?;
+            eprintln!("dsxor: wrote {}", path.display());
+        }
+        None => print!("{md}"),
+    }
+    if let Some(c) = &comparisons {
+        let bad: Vec<_> = c
+            .iter()
+            .filter(|x| matches!(x.verdict, Verdict::Regressed | Verdict::Failed))
+            .collect();
+        let compared = c
+            .iter()
+            .filter(|x| x.verdict != Verdict::NotCompared)
+            .count();
+        for x in &bad {
+            eprintln!(
+                "dsxor: {} {}: {} of baseline",
+                x.name,
+                if x.verdict == Verdict::Failed {
+                    "FAILED its check"
+                } else {
+                    "REGRESSED"
+                },
+                x.percent
+                    .map(|p| format!("{p:.1} %"))
+                    .unwrap_or_else(|| "-".into())
+            );
+        }
+        eprintln!(
+            "dsxor: {compared} of {} runs compared with the baseline, {} below threshold or failed",
+            c.len(),
+            bad.len()
+        );
+        if !bad.is_empty() {
+            return Ok(dsxor::exit::FAIL);
+        }
+        // A threshold that judged nothing must not pass silently in CI.
+        if compared == 0 {
+            return Err(bad_input(anyhow::anyhow!(
+                "no run of the newest record matches a run of the baseline (name and geometry)"
+            )));
+        }
+    }
+    Ok(dsxor::exit::PASS)
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();

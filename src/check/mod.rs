@@ -1,1 +1,794 @@
-//! `check`: see DESIGN.md, module map.
+//! `check`: verdicts. A device's result for one [`Case`] (or one
+//! `dsxor-observation/1` file) is judged against the model's specification
+//! and its named policies ([`crate::model::policy`]):
+//!
+//! - an address one active lane hit: exact comparison of its return and the
+//!   final qword;
+//! - an address several lanes hit: the serializability check of DESIGN.md
+//!   ([`serial`]): the edges `ret → ret ^ data` must form one trail from the
+//!   initial to the final value, which accepts every legal order and rejects
+//!   lost updates, permuted returns and detached cycles;
+//! - every other qword of the request must be unchanged;
+//! - inactive lanes keep VDST; an active lane whose VDST still holds its
+//!   poison (`vdst_init`) where no serialization would put it was "not written";
+//! - out-of-range lanes return what `Policy::out_of_range_return` says;
+//!   a misaligned active lane must make the dispatch fault (MEMVIOL), and a
+//!   fault without one is a finding too.
+//!
+//! Which order the device used, when unambiguous, is reported as evidence
+//! ([`OrderEvidence`]), never as a verdict.
+
+pub mod file;
+mod serial;
+
+use serde::Serialize;
+
+use crate::case::{Case, Observation};
+use crate::model::{calc_ds_addr16, validate_case, ModelError, Policy};
+use serial::{TrailFailure, TrailScratch};
+
+/// Input the checker cannot judge (never a conformance verdict).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CheckError {
+    #[error(transparent)]
+    Case(#[from] ModelError),
+    #[error("observation does not fit case {pattern}#{index}: {why}")]
+    Shape {
+        pattern: String,
+        index: u64,
+        why: String,
+    },
+}
+
+/// What the device did with the case.
+#[derive(Clone, Copy, Debug)]
+pub enum DeviceOutcome<'a> {
+    Completed(&'a Observation),
+    /// The launch reported a memory violation or wave fault (message kept
+    /// for the explanation).
+    Fault(&'a str),
+}
+
+/// One lane, as findings name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct LaneRef {
+    /// Index into `Case::lanes` (or into the file's `lanes` array).
+    pub index: usize,
+    pub wave: u32,
+    pub lane: u32,
+}
+
+impl std::fmt::Display for LaneRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.wave, self.lane)
+    }
+}
+
+/// The kinds of inconsistency, stable names for counting per pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FindingKind {
+    /// Uncontended: the lane's return is not the qword's initial value.
+    WrongReturn,
+    /// Uncontended: final ≠ initial ⊕ data.
+    WrongFinal,
+    /// Contended: initial ⊕ XOR of all data ≠ final (an update lost or doubled).
+    LostUpdate,
+    /// Contended: the returns do not chain (permuted, duplicated or invented).
+    BrokenChain,
+    /// Contended: some lanes form a cycle of values no read could have seen.
+    DetachedCycle,
+    /// An active lane's VDST still holds its poison.
+    NotWritten,
+    /// An inactive lane's VDST changed.
+    InactiveLaneWritten,
+    /// A qword no active lane addressed changed.
+    UntouchedChanged,
+    /// An out-of-range lane returned other than the policy says.
+    OutOfRangeReturn,
+    /// A misaligned active lane, yet the dispatch completed (policy: MEMVIOL).
+    MisalignedNoFault,
+    /// The dispatch faulted although no lane was misaligned.
+    UnexpectedFault,
+}
+
+impl FindingKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            FindingKind::WrongReturn => "wrong-return",
+            FindingKind::WrongFinal => "wrong-final",
+            FindingKind::LostUpdate => "lost-update",
+            FindingKind::BrokenChain => "broken-chain",
+            FindingKind::DetachedCycle => "detached-cycle",
+            FindingKind::NotWritten => "not-written",
+            FindingKind::InactiveLaneWritten => "inactive-lane-written",
+            FindingKind::UntouchedChanged => "untouched-changed",
+            FindingKind::OutOfRangeReturn => "out-of-range-return",
+            FindingKind::MisalignedNoFault => "misaligned-no-fault",
+            FindingKind::UnexpectedFault => "unexpected-fault",
+        }
+    }
+}
+
+/// One inconsistency: what, where, which lanes, why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub kind: FindingKind,
+    pub group: u32,
+    /// Effective byte address (the first one, for findings spanning several).
+    pub address: Option<u64>,
+    pub lanes: Vec<LaneRef>,
+    /// One sentence: why this is inconsistent.
+    pub why: String,
+}
+
+/// Which serialization order the returns show, over the contended addresses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct OrderEvidence {
+    /// Serializable addresses hit by two or more active lanes.
+    pub contended: u32,
+    /// Of those, how many match lane-ascending order (wave-major).
+    pub ascending: u32,
+    /// … and lane-descending order.
+    pub descending: u32,
+}
+
+/// The order the evidence shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ObservedOrder {
+    NoContention,
+    LaneAscending,
+    LaneDescending,
+    /// Both orders fit every address (e.g. zero or equal data).
+    Ambiguous,
+    /// Serializable, but neither order fits every address.
+    Other,
+}
+
+impl ObservedOrder {
+    pub fn name(self) -> &'static str {
+        match self {
+            ObservedOrder::NoContention => "no-contention",
+            ObservedOrder::LaneAscending => "lane-ascending",
+            ObservedOrder::LaneDescending => "lane-descending",
+            ObservedOrder::Ambiguous => "ambiguous",
+            ObservedOrder::Other => "other",
+        }
+    }
+}
+
+impl OrderEvidence {
+    pub fn observed(&self) -> ObservedOrder {
+        let asc = self.ascending == self.contended;
+        let desc = self.descending == self.contended;
+        match (self.contended, asc, desc) {
+            (0, _, _) => ObservedOrder::NoContention,
+            (_, true, true) => ObservedOrder::Ambiguous,
+            (_, true, false) => ObservedOrder::LaneAscending,
+            (_, false, true) => ObservedOrder::LaneDescending,
+            _ => ObservedOrder::Other,
+        }
+    }
+
+    fn add(&mut self, o: OrderEvidence) {
+        self.contended += o.contended;
+        self.ascending += o.ascending;
+        self.descending += o.descending;
+    }
+}
+
+/// The verdict on one case: passed iff there are no findings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    pub findings: Vec<Finding>,
+    pub order: OrderEvidence,
+    pub device_faulted: bool,
+    /// Lanes judged and addresses touched (for the explanation).
+    pub active_lanes: usize,
+    pub addresses: usize,
+    pub policy: Policy,
+}
+
+fn lane_list(lanes: &[LaneRef]) -> String {
+    const SHOW: usize = 8;
+    let mut s: Vec<String> = lanes.iter().take(SHOW).map(|l| l.to_string()).collect();
+    if lanes.len() > SHOW {
+        s.push(format!("and {} more", lanes.len() - SHOW));
+    }
+    s.join(", ")
+}
+
+impl Verdict {
+    pub fn passed(&self) -> bool {
+        self.findings.is_empty()
+    }
+
+    /// Number of findings of each kind, for per-pattern counts.
+    pub fn kinds(&self) -> Vec<(FindingKind, usize)> {
+        let mut v: Vec<(FindingKind, usize)> = Vec::new();
+        for f in &self.findings {
+            match v.iter_mut().find(|(k, _)| *k == f.kind) {
+                Some((_, n)) => *n += 1,
+                None => v.push((f.kind, 1)),
+            }
+        }
+        v.sort();
+        v
+    }
+
+    /// One paragraph: consistent or not, and for the first finding the
+    /// address, lanes (`wave:lane`) and why; the rest summarised.
+    pub fn explain(&self) -> String {
+        let order = self.order.observed();
+        if self.passed() {
+            let how = if self.device_faulted {
+                "the dispatch faulted, as the MEMVIOL policy requires for a misaligned lane"
+                    .to_string()
+            } else {
+                format!(
+                    "{} active lanes on {} addresses ({} contended, each serializable)",
+                    self.active_lanes, self.addresses, self.order.contended
+                )
+            };
+            return format!(
+                "consistent with ds_xor_rtn_b64: {how}; observed order: {} ({}).",
+                order.name(),
+                self.policy.describe()
+            );
+        }
+        let mut s = format!(
+            "inconsistent with ds_xor_rtn_b64 ({}):",
+            self.policy.describe()
+        );
+        for (i, f) in self.findings.iter().take(4).enumerate() {
+            if i == 1 {
+                s.push_str(" Also:");
+            }
+            let at = f
+                .address
+                .map(|a| format!(" address {a:#x}"))
+                .unwrap_or_default();
+            let lanes = if f.lanes.is_empty() {
+                String::new()
+            } else {
+                format!(", lanes (wave:lane) {}", lane_list(&f.lanes))
+            };
+            s.push_str(&format!(
+                " [{}] group {}{at}{lanes}: {}",
+                f.kind.name(),
+                f.group,
+                f.why
+            ));
+        }
+        if self.findings.len() > 4 {
+            s.push_str(&format!(" ({} more findings.)", self.findings.len() - 4));
+        }
+        s
+    }
+}
+
+/// One lane as the judge sees it, whatever its source.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LaneView {
+    pub r: LaneRef,
+    pub addr: u32,
+    pub data: u64,
+    pub active: bool,
+    /// Unknown for observation files that do not give it.
+    pub vdst_init: Option<u64>,
+    /// Meaningless when the dispatch faulted.
+    pub ret: u64,
+}
+
+/// The final image: a full dump (case) or the claimed qwords (file).
+pub(crate) enum FinalView<'a> {
+    Dense(&'a [u64]),
+    Sparse(&'a [Option<u64>]),
+}
+
+impl FinalView<'_> {
+    fn get(&self, q: usize) -> Option<u64> {
+        match self {
+            FinalView::Dense(v) => v.get(q).copied(),
+            FinalView::Sparse(v) => v.get(q).copied().flatten(),
+        }
+    }
+}
+
+/// One workgroup to judge. `lanes` must be in serialization-key order
+/// (wave-major, then lane), which lane-ascending means.
+pub(crate) struct GroupView<'a> {
+    pub group: u32,
+    pub lds_bytes: u32,
+    pub offset: u16,
+    pub init: &'a [u64],
+    pub final_: FinalView<'a>,
+    pub lanes: &'a [LaneView],
+}
+
+/// Reusable buffers for judging many groups.
+#[derive(Default)]
+pub(crate) struct Judge {
+    trail: TrailScratch,
+    count: Vec<u32>,
+    sorted: Vec<u32>,
+    edges: Vec<(u64, u64)>,
+}
+
+/// Does this group have a misaligned active lane? (The first one.)
+fn first_misaligned(g: &GroupView<'_>) -> Option<(LaneRef, u64)> {
+    g.lanes.iter().find_map(|l| {
+        let a = calc_ds_addr16(l.addr, g.offset);
+        (l.active && a & 7 != 0).then_some((l.r, a))
+    })
+}
+
+impl Judge {
+    /// Judge a whole dispatch (one or more groups).
+    pub(crate) fn judge_groups(
+        &mut self,
+        groups: &[GroupView<'_>],
+        fault: Option<&str>,
+        policy: &Policy,
+    ) -> Verdict {
+        let mut v = Verdict {
+            findings: Vec::new(),
+            order: OrderEvidence::default(),
+            device_faulted: fault.is_some(),
+            active_lanes: 0,
+            addresses: 0,
+            policy: *policy,
+        };
+        // MEMVIOL is a property of the dispatch: decided before any value.
+        let misaligned: Vec<(u32, Vec<LaneRef>, u64)> = groups
+            .iter()
+            .filter_map(|g| {
+                first_misaligned(g).map(|(_, a)| {
+                    let lanes = g
+                        .lanes
+                        .iter()
+                        .filter(|l| l.active && calc_ds_addr16(l.addr, g.offset) & 7 != 0)
+                        .map(|l| l.r)
+                        .collect();
+                    (g.group, lanes, a)
+                })
+            })
+            .collect();
+        match (fault, misaligned.is_empty()) {
+            (Some(_), false) => return v,
+            (None, false) => {
+                for (group, lanes, a) in misaligned {
+                    v.findings.push(Finding {
+                        kind: FindingKind::MisalignedNoFault,
+                        group,
+                        address: Some(a),
+                        lanes,
+                        why: format!(
+                            "effective address {a:#x} is not 8-byte aligned, so the b64 atomic must raise MEMVIOL, but the dispatch completed"
+                        ),
+                    });
+                }
+                return v;
+            }
+            (Some(msg), true) => {
+                v.findings.push(Finding {
+                    kind: FindingKind::UnexpectedFault,
+                    group: groups.first().map_or(0, |g| g.group),
+                    address: None,
+                    lanes: Vec::new(),
+                    why: format!(
+                        "the dispatch faulted ({msg}) although every active lane is 8-byte aligned"
+                    ),
+                });
+                return v;
+            }
+            (None, true) => {}
+        }
+        for g in groups {
+            self.judge_group(g, policy, &mut v);
+        }
+        v
+    }
+
+    fn judge_group(&mut self, g: &GroupView<'_>, policy: &Policy, v: &mut Verdict) {
+        let alloc_q = (policy.allocated_bytes(g.lds_bytes) / 8) as usize;
+        let req_q = g.lds_bytes as usize / 8;
+        let mut inactive_written = Vec::new();
+        let mut oor_bad: Vec<LaneRef> = Vec::new();
+        let mut oor_first: Option<(u64, u64)> = None;
+        // Counting sort of in-range active lanes by qword (stable: keeps
+        // the lane-ascending order inside each bucket).
+        self.count.clear();
+        self.count.resize(alloc_q + 1, 0);
+        for l in g.lanes {
+            if !l.active {
+                if l.vdst_init.is_some_and(|p| p != l.ret) {
+                    inactive_written.push(l.r);
+                }
+                continue;
+            }
+            v.active_lanes += 1;
+            let a = calc_ds_addr16(l.addr, g.offset);
+            if a < alloc_q as u64 * 8 {
+                if let Some(c) = self.count.get_mut((a >> 3) as usize + 1) {
+                    *c += 1;
+                }
+            } else if !policy.out_of_range_return.accepts(l.vdst_init, l.ret) {
+                oor_first.get_or_insert((a, l.ret));
+                oor_bad.push(l.r);
+            }
+        }
+        for i in 1..self.count.len() {
+            let prev = self.count.get(i - 1).copied().unwrap_or(0);
+            if let Some(c) = self.count.get_mut(i) {
+                *c += prev;
+            }
+        }
+        // count[q] is now the start of bucket q; fill, then count[q] is its end.
+        let in_range = self.count.last().copied().unwrap_or(0) as usize;
+        self.sorted.clear();
+        self.sorted.resize(in_range, 0);
+        for (li, l) in g.lanes.iter().enumerate() {
+            let a = calc_ds_addr16(l.addr, g.offset);
+            if l.active && a < alloc_q as u64 * 8 {
+                let q = (a >> 3) as usize;
+                if let Some(c) = self.count.get_mut(q) {
+                    if let Some(slot) = self.sorted.get_mut(*c as usize) {
+                        *slot = li as u32;
+                    }
+                    *c += 1;
+                }
+            }
+        }
+        // Bucket q now spans sorted[count[q-1]..count[q]] (count[-1] = 0).
+        let mut begin = 0usize;
+        let mut untouched_changed: Vec<u64> = Vec::new();
+        let sorted = std::mem::take(&mut self.sorted);
+        for q in 0..alloc_q {
+            let end = self.count.get(q).copied().unwrap_or(0) as usize;
+            let start = if q < req_q {
+                g.init.get(q).copied()
+            } else {
+                None
+            };
+            let fin = if q < req_q { g.final_.get(q) } else { None };
+            if end == begin {
+                if let (Some(s), Some(f)) = (start, fin) {
+                    if s != f {
+                        untouched_changed.push(q as u64 * 8);
+                    }
+                }
+                continue;
+            }
+            v.addresses += 1;
+            let bucket = sorted.get(begin..end).unwrap_or(&[]);
+            begin = end;
+            self.judge_address(g, q as u64 * 8, start, fin, bucket, v);
+        }
+        self.sorted = sorted;
+        if !untouched_changed.is_empty() {
+            let first = untouched_changed[0];
+            let q = (first / 8) as usize;
+            v.findings.push(Finding {
+                kind: FindingKind::UntouchedChanged,
+                group: g.group,
+                address: Some(first),
+                lanes: Vec::new(),
+                why: format!(
+                    "no active lane addressed it, yet it changed from {:#x} to {:#x}{}",
+                    g.init.get(q).copied().unwrap_or(0),
+                    g.final_.get(q).unwrap_or(0),
+                    if untouched_changed.len() > 1 {
+                        format!(" ({} such qwords in this group)", untouched_changed.len())
+                    } else {
+                        String::new()
+                    }
+                ),
+            });
+        }
+        if !inactive_written.is_empty() {
+            v.findings.push(Finding {
+                kind: FindingKind::InactiveLaneWritten,
+                group: g.group,
+                address: None,
+                lanes: inactive_written,
+                why: "these lanes' EXEC bit was clear, so VDST must keep its prior value, but it changed".into(),
+            });
+        }
+        if let Some((a, r)) = oor_first {
+            v.findings.push(Finding {
+                kind: FindingKind::OutOfRangeReturn,
+                group: g.group,
+                address: Some(a),
+                lanes: oor_bad,
+                why: format!(
+                    "the address is past the {}-byte allocation; the policy (an ASSUMPTION) says the return is {}, the device returned {r:#x}",
+                    policy.allocated_bytes(g.lds_bytes),
+                    policy.out_of_range_return.name()
+                ),
+            });
+        }
+    }
+
+    fn judge_address(
+        &mut self,
+        g: &GroupView<'_>,
+        address: u64,
+        start: Option<u64>,
+        fin: Option<u64>,
+        bucket: &[u32],
+        v: &mut Verdict,
+    ) {
+        let lane = |i: u32| g.lanes.get(i as usize);
+        let refs = |idx: &mut dyn Iterator<Item = u32>| -> Vec<LaneRef> {
+            idx.filter_map(|i| g.lanes.get(i as usize).map(|l| l.r))
+                .collect()
+        };
+        let poisoned = |i: &u32| lane(*i).is_some_and(|l| l.vdst_init == Some(l.ret));
+        if let [only] = bucket {
+            let Some(l) = lane(*only) else { return };
+            if let Some(s) = start {
+                if l.ret != s {
+                    let not_written = l.vdst_init == Some(l.ret);
+                    v.findings.push(Finding {
+                        kind: if not_written {
+                            FindingKind::NotWritten
+                        } else {
+                            FindingKind::WrongReturn
+                        },
+                        group: g.group,
+                        address: Some(address),
+                        lanes: vec![l.r],
+                        why: if not_written {
+                            format!("the only lane here must return {s:#x}, but VDST still holds its poison {:#x}", l.ret)
+                        } else {
+                            format!("the only lane here must return the initial {s:#x}, it returned {:#x}", l.ret)
+                        },
+                    });
+                }
+            }
+            if let (Some(s), Some(f)) = (start, fin) {
+                if f != s ^ l.data {
+                    v.findings.push(Finding {
+                        kind: FindingKind::WrongFinal,
+                        group: g.group,
+                        address: Some(address),
+                        lanes: vec![l.r],
+                        why: format!(
+                            "final must be {s:#x} ^ {:#x} = {:#x}, it is {f:#x}",
+                            l.data,
+                            s ^ l.data
+                        ),
+                    });
+                }
+            }
+            return;
+        }
+        self.edges.clear();
+        self.edges.extend(
+            bucket
+                .iter()
+                .filter_map(|&i| lane(i).map(|l| (l.ret, l.data))),
+        );
+        match self.trail.check(start, fin, &self.edges) {
+            Ok(()) => {
+                v.order.add(OrderEvidence {
+                    contended: 1,
+                    ascending: u32::from(chain_fits(start, &self.edges, false)),
+                    descending: u32::from(chain_fits(start, &self.edges, true)),
+                });
+            }
+            Err(fail) => {
+                let n = bucket.len();
+                let poison: Vec<u32> = bucket.iter().copied().filter(poisoned).collect();
+                if !poison.is_empty() {
+                    v.findings.push(Finding {
+                        kind: FindingKind::NotWritten,
+                        group: g.group,
+                        address: Some(address),
+                        lanes: refs(&mut poison.iter().copied()),
+                        why: format!(
+                            "{} of the {n} lanes here still hold their VDST poison and no serialization explains that",
+                            poison.len()
+                        ),
+                    });
+                    return;
+                }
+                let (kind, lanes, why) = match fail {
+                    TrailFailure::LostUpdate { expected_final } => (
+                        FindingKind::LostUpdate,
+                        refs(&mut bucket.iter().copied()),
+                        format!(
+                            "{n} lanes XOR into it, so under any order the final must be {:#x}, it is {:#x}: an update was lost or applied twice",
+                            expected_final,
+                            fin.unwrap_or(0)
+                        ),
+                    ),
+                    TrailFailure::BrokenChain {
+                        value,
+                        leaves,
+                        enters,
+                    } => {
+                        let who: Vec<u32> = bucket
+                            .iter()
+                            .copied()
+                            .filter(|&i| lane(i).is_some_and(|l| l.ret == value || l.ret ^ l.data == value))
+                            .collect();
+                        let ends = match (start == Some(value), fin == Some(value)) {
+                            (true, true) => " (it is both the initial and the final value)",
+                            (true, false) => " (it is the initial value)",
+                            (false, true) => " (it is the final value)",
+                            (false, false) => "",
+                        };
+                        (
+                            FindingKind::BrokenChain,
+                            refs(&mut who.into_iter()),
+                            format!(
+                                "the {n} returns do not chain: value {value:#x}{ends} is returned {leaves} time(s) but left behind {enters} time(s) (by the initial value or a lane's ret ^ data; the final value counts as a return), so no serialization yields these returns (permuted, duplicated or invented)"
+                            ),
+                        )
+                    }
+                    TrailFailure::Detached { edges } => (
+                        FindingKind::DetachedCycle,
+                        refs(&mut edges.iter().filter_map(|&e| bucket.get(e).copied())),
+                        format!(
+                            "these lanes' returns form a cycle of values never reachable from the initial value{}; degrees balance, but no serialization reads them",
+                            start.map(|s| format!(" {s:#x}")).unwrap_or_default()
+                        ),
+                    ),
+                };
+                v.findings.push(Finding {
+                    kind,
+                    group: g.group,
+                    address: Some(address),
+                    lanes,
+                    why,
+                });
+            }
+        }
+    }
+}
+
+/// Do the returns match the lanes applied in ascending (or descending)
+/// order? With an unknown start, the first lane's return starts the chain.
+fn chain_fits(start: Option<u64>, edges: &[(u64, u64)], reverse: bool) -> bool {
+    let mut it: Box<dyn Iterator<Item = &(u64, u64)>> = if reverse {
+        Box::new(edges.iter().rev())
+    } else {
+        Box::new(edges.iter())
+    };
+    let Some(&(r0, d0)) = it.next() else {
+        return true;
+    };
+    if start.is_some_and(|s| s != r0) {
+        return false;
+    }
+    let mut cur = r0 ^ d0;
+    for &(r, d) in it {
+        if r != cur {
+            return false;
+        }
+        cur ^= d;
+    }
+    true
+}
+
+/// Judge one case's outcome under `policy`.
+pub fn judge(
+    case: &Case,
+    outcome: DeviceOutcome<'_>,
+    policy: &Policy,
+) -> Result<Verdict, CheckError> {
+    let mut j = Judge::default();
+    judge_with(&mut j, case, outcome, policy)
+}
+
+pub(crate) fn judge_with(
+    j: &mut Judge,
+    case: &Case,
+    outcome: DeviceOutcome<'_>,
+    policy: &Policy,
+) -> Result<Verdict, CheckError> {
+    validate_case(case)?;
+    let shape = |why: String| CheckError::Shape {
+        pattern: case.pattern.clone(),
+        index: case.index,
+        why,
+    };
+    let (obs, fault) = match outcome {
+        DeviceOutcome::Completed(o) => (Some(o), None),
+        DeviceOutcome::Fault(m) => (None, Some(m)),
+    };
+    if let Some(o) = obs {
+        if o.ret.len() != case.lanes.len() {
+            return Err(shape(format!(
+                "{} returns for {} lanes",
+                o.ret.len(),
+                case.lanes.len()
+            )));
+        }
+        if o.lds_final.len() != case.lds_init.len() {
+            return Err(shape(format!(
+                "{} final LDS images for {} groups",
+                o.lds_final.len(),
+                case.lds_init.len()
+            )));
+        }
+        if let Some((g, img)) = o
+            .lds_final
+            .iter()
+            .enumerate()
+            .find(|(_, img)| img.len() != case.lds_qwords())
+        {
+            return Err(shape(format!(
+                "final LDS of group {g} has {} qwords, the case has {}",
+                img.len(),
+                case.lds_qwords()
+            )));
+        }
+    }
+    let ws = case.geometry.wave_size.lanes() as usize;
+    let per_group = case.geometry.lanes_per_group() as usize;
+    let lanes: Vec<LaneView> = case
+        .lanes
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let local = i % per_group;
+            LaneView {
+                r: LaneRef {
+                    index: i,
+                    wave: (local / ws) as u32,
+                    lane: (local % ws) as u32,
+                },
+                addr: l.addr,
+                data: l.data,
+                active: l.active,
+                vdst_init: Some(l.vdst_init),
+                ret: obs
+                    .and_then(|o| o.ret.get(i).copied())
+                    .unwrap_or(l.vdst_init),
+            }
+        })
+        .collect();
+    let empty: Vec<u64> = Vec::new();
+    let groups: Vec<GroupView<'_>> = case
+        .lds_init
+        .iter()
+        .enumerate()
+        .map(|(g, init)| GroupView {
+            group: g as u32,
+            lds_bytes: case.lds_bytes,
+            offset: case.offset,
+            init,
+            final_: FinalView::Dense(
+                obs.and_then(|o| o.lds_final.get(g))
+                    .map_or(empty.as_slice(), |v| v.as_slice()),
+            ),
+            lanes: lanes.get(g * per_group..(g + 1) * per_group).unwrap_or(&[]),
+        })
+        .collect();
+    Ok(j.judge_groups(&groups, fault, policy))
+}
+
+/// A reusable judge for many cases (keeps its buffers between calls).
+#[derive(Default)]
+pub struct Checker {
+    judge: Judge,
+}
+
+impl Checker {
+    pub fn new() -> Checker {
+        Checker::default()
+    }
+
+    pub fn judge(
+        &mut self,
+        case: &Case,
+        outcome: DeviceOutcome<'_>,
+        policy: &Policy,
+    ) -> Result<Verdict, CheckError> {
+        judge_with(&mut self.judge, case, outcome, policy)
+    }
+}

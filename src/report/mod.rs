@@ -3,3 +3,6 @@
 pub mod console;
 pub mod junit;
 pub mod results;
+pub mod bench_record;
+pub mod markdown;
+pub mod svg;

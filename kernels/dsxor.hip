@@ -1,0 +1,205 @@
+// dsxor kernels: the code under test. Every ds_xor_rtn_b64 below is written
+// by hand in inline assembly, so the instruction, its offset and the wait
+// after it are exactly what dsxor claims (the compiler only allocates the
+// registers and builds the EXEC mask around it).
+//
+// Needs no ROCm header: it builds with LLVM's clang
+//   clang -x hip --cuda-device-only --offload-arch=gfx1100 -nogpulib -nogpuinc
+// as well as with ROCm's hipcc/amdclang. build.rs holds the exact flags; the
+// ABI of every kernel is fixed in the project brief ("Conformance kernel ABI",
+// "Throughput kernel ABI") and restated above each kernel.
+
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+
+// HIP's own spellings of these (hip/amd_detail/host_defines.h) are
+// attribute macros; spelled out here so no header is needed.
+#define DSXOR_GLOBAL extern "C" __attribute__((global))
+#define DSXOR_DEVICE static __attribute__((device)) inline __attribute__((always_inline))
+#define DSXOR_SHARED __attribute__((shared))
+
+// Dynamic LDS. With no static __shared__ variable anywhere in this file the
+// dynamic group segment starts at LDS address 0 (AMDGPUUsage.rst, "Dynamic
+// LDS": it follows the kernel's group_segment_fixed_size), so an ADDR value
+// is a byte offset into this array. The tests check group_segment_fixed_size
+// is 0 in every kernel's metadata.
+extern DSXOR_SHARED uint64_t dsxor_lds[];
+
+// The wait that makes a DS return value usable (RDNA3 ISA guide, "Data
+// dependency resolution": LGKM_CNT counts outstanding LDS instructions).
+// gfx12 split LGKM_CNT into separate counters: DS uses DScnt, waited on with
+// s_wait_dscnt (RDNA4 ISA guide; llvm/test/MC/AMDGPU/gfx12_asm_sopp.s).
+#if defined(__GFX12__)
+#define DSXOR_WAIT_DS "s_wait_dscnt 0x0"
+#else
+#define DSXOR_WAIT_DS "s_waitcnt lgkmcnt(0)"
+#endif
+
+// HIP's __syncthreads (hip/amd_detail/amd_device_functions.h): a workgroup
+// release fence, the barrier, an acquire fence, so LDS writes before it are
+// visible to every wave after it.
+DSXOR_DEVICE void dsxor_barrier() {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
+
+DSXOR_DEVICE uint32_t dsxor_block_dim() {
+  // Reads hidden_group_size_x from the implicit kernarg segment (code object
+  // v5), which the host fills: codeobj's kernarg builder does the same.
+  return __builtin_amdgcn_workgroup_size_x();
+}
+
+// ---------------------------------------------------------------------------
+// Conformance kernels
+//
+//   dsxor_conformance_off<N>(addr, data, active, lds_init, ret, lds_out,
+//                            lds_qwords)
+//
+// 1-D grid; lane = blockIdx.x * blockDim.x + threadIdx.x. Copy this
+// workgroup's LDS image in, barrier, one ds_xor_rtn_b64 per active lane
+// (inactive lanes are masked off in EXEC by the branch), wait, store VDST for
+// every lane, barrier, dump the LDS image.
+//
+// The label `<kernel>.ds_xor_site` (a local symbol in .symtab) marks the
+// instruction, so codeobj::patch_ds_offset can check that the one
+// ds_xor_rtn_b64 it finds by decoding is exactly the one the source put
+// there. (An assembler error "symbol already defined" would mean the
+// compiler duplicated the asm: the kernel must hold exactly one.)
+//
+// VDST is an in/out operand ("+v"): it holds ret[lane] before the
+// instruction, so a lane whose EXEC bit is clear must still show its initial
+// value afterwards, and an active lane that never got its result written
+// shows the host's poison value.
+// ---------------------------------------------------------------------------
+#define DSXOR_STR2(x) #x
+#define DSXOR_STR(x) DSXOR_STR2(x)
+
+#define DSXOR_CONFORMANCE(N)                                                   \
+  DSXOR_GLOBAL void dsxor_conformance_off##N(                                  \
+      const uint32_t *addr, const uint64_t *data, const uint32_t *active,      \
+      const uint64_t *lds_init, uint64_t *ret, uint64_t *lds_out,              \
+      uint32_t lds_qwords) {                                                   \
+    const uint32_t tid = __builtin_amdgcn_workitem_id_x();                     \
+    const uint32_t group = __builtin_amdgcn_workgroup_id_x();                  \
+    const uint32_t block = dsxor_block_dim();                                  \
+    const uint32_t lane = group * block + tid;                                 \
+    const uint64_t base = (uint64_t)group * lds_qwords;                        \
+    for (uint32_t i = tid; i < lds_qwords; i += block)                         \
+      dsxor_lds[i] = lds_init[base + i];                                       \
+    dsxor_barrier();                                                           \
+    const uint32_t a = addr[lane];                                             \
+    const uint64_t d = data[lane];                                             \
+    uint64_t vdst = ret[lane];                                                 \
+    if (active[lane] != 0) {                                                   \
+      __asm__ volatile("dsxor_conformance_off" #N ".ds_xor_site:\n\t"          \
+                       "ds_xor_rtn_b64 %0, %1, %2 offset:" DSXOR_STR(N) "\n\t" \
+                       DSXOR_WAIT_DS                                           \
+                       : "+v"(vdst)                                            \
+                       : "v"(a), "v"(d)                                        \
+                       : "memory");                                            \
+    }                                                                          \
+    ret[lane] = vdst;                                                          \
+    dsxor_barrier();                                                           \
+    for (uint32_t i = tid; i < lds_qwords; i += block)                         \
+      lds_out[base + i] = dsxor_lds[i];                                        \
+  }
+
+DSXOR_CONFORMANCE(0)
+DSXOR_CONFORMANCE(8)
+DSXOR_CONFORMANCE(4096)
+DSXOR_CONFORMANCE(65528)
+
+// ---------------------------------------------------------------------------
+// Throughput kernels
+//
+//   dsxor_throughput_dep / dsxor_throughput_indep(addr, data, fold, lds_out,
+//                                                 iters, dep_mask, lds_qwords)
+//
+// Zero the LDS, barrier, `iters` ds_xor_rtn_b64 per lane on address
+// addr[lane], XOR every returned value into fold[lane], barrier, dump the
+// LDS. data_next = data ^ (ret & dep_mask): the host passes 0, so the data
+// stays fixed (final LDS at a = XOR over lanes at a of data when iters is
+// odd, else 0, under any order) while the compiler must still treat each
+// return as an input of the next data.
+// ---------------------------------------------------------------------------
+
+DSXOR_DEVICE void dsxor_lds_zero(uint32_t tid, uint32_t block,
+                                 uint32_t lds_qwords) {
+  for (uint32_t i = tid; i < lds_qwords; i += block)
+    dsxor_lds[i] = 0;
+}
+
+DSXOR_DEVICE void dsxor_lds_dump(uint64_t *lds_out, uint64_t base,
+                                 uint32_t tid, uint32_t block,
+                                 uint32_t lds_qwords) {
+  for (uint32_t i = tid; i < lds_qwords; i += block)
+    lds_out[base + i] = dsxor_lds[i];
+}
+
+// Dependent: one instruction in flight; its return feeds the next data.
+DSXOR_GLOBAL void dsxor_throughput_dep(const uint32_t *addr,
+                                       const uint64_t *data, uint64_t *fold,
+                                       uint64_t *lds_out, uint32_t iters,
+                                       uint64_t dep_mask,
+                                       uint32_t lds_qwords) {
+  const uint32_t tid = __builtin_amdgcn_workitem_id_x();
+  const uint32_t group = __builtin_amdgcn_workgroup_id_x();
+  const uint32_t block = dsxor_block_dim();
+  const uint32_t lane = group * block + tid;
+  dsxor_lds_zero(tid, block, lds_qwords);
+  dsxor_barrier();
+  const uint32_t a = addr[lane];
+  uint64_t d = data[lane];
+  uint64_t f = 0;
+  for (uint32_t i = 0; i < iters; ++i) {
+    uint64_t r;
+    __asm__ volatile("ds_xor_rtn_b64 %0, %1, %2\n\t" DSXOR_WAIT_DS
+                     : "=&v"(r)
+                     : "v"(a), "v"(d)
+                     : "memory");
+    f ^= r;
+    d ^= r & dep_mask;
+  }
+  fold[lane] = f;
+  dsxor_barrier();
+  dsxor_lds_dump(lds_out, (uint64_t)group * lds_qwords, tid, block,
+                 lds_qwords);
+}
+
+// Independent: four instructions in flight before one wait (iters is a
+// multiple of 4; a remainder is not issued). Early-clobber outputs keep the
+// four VDSTs apart from ADDR and DATA, which the later instructions still
+// read while earlier ones are outstanding.
+DSXOR_GLOBAL void dsxor_throughput_indep(const uint32_t *addr,
+                                         const uint64_t *data, uint64_t *fold,
+                                         uint64_t *lds_out, uint32_t iters,
+                                         uint64_t dep_mask,
+                                         uint32_t lds_qwords) {
+  const uint32_t tid = __builtin_amdgcn_workitem_id_x();
+  const uint32_t group = __builtin_amdgcn_workgroup_id_x();
+  const uint32_t block = dsxor_block_dim();
+  const uint32_t lane = group * block + tid;
+  dsxor_lds_zero(tid, block, lds_qwords);
+  dsxor_barrier();
+  const uint32_t a = addr[lane];
+  uint64_t d = data[lane];
+  uint64_t f = 0;
+  for (uint32_t i = 0; i + 4 <= iters; i += 4) {
+    uint64_t r0, r1, r2, r3;
+    __asm__ volatile("ds_xor_rtn_b64 %0, %4, %5\n\t"
+                     "ds_xor_rtn_b64 %1, %4, %5\n\t"
+                     "ds_xor_rtn_b64 %2, %4, %5\n\t"
+                     "ds_xor_rtn_b64 %3, %4, %5\n\t" DSXOR_WAIT_DS
+                     : "=&v"(r0), "=&v"(r1), "=&v"(r2), "=&v"(r3)
+                     : "v"(a), "v"(d)
+                     : "memory");
+    const uint64_t r = r0 ^ r1 ^ r2 ^ r3;
+    f ^= r;
+    d ^= r & dep_mask;
+  }
+  fold[lane] = f;
+  dsxor_barrier();
+  dsxor_lds_dump(lds_out, (uint64_t)group * lds_qwords, tid, block,
+                 lds_qwords);
+}

@@ -1,0 +1,358 @@
+//! Executing a plan on a backend: launch, check, time, summarise, record.
+
+use std::time::{Duration, SystemTime};
+
+use sha2::{Digest, Sha256};
+
+use crate::backend::{ArgValue, Backend, BackendError, BackendKind, DeviceInfo, Dispatch};
+use crate::bench::expect::{self, CheckOutcome, POISON};
+use crate::bench::pattern::{lane_data, Layout};
+use crate::bench::plan::{plan, RunSpec, Settings};
+use crate::bench::stats::Summary;
+use crate::bench::{ceiling, BenchError};
+use crate::case::WaveSize;
+use crate::report::bench_record::{
+    BenchRecord, CeilingRecord, CheckRecord, CodeObjectRecord, DeviceRecord, Environment, Rate,
+    RunRecord, Skipped, Spread, BENCH_FORMAT, METRIC_EMULATED, METRIC_GPU,
+};
+
+/// A code object holding the throughput kernels for one (target, wave size).
+#[derive(Clone, Debug)]
+pub struct KernelObject<'a> {
+    pub target: String,
+    pub wave: WaveSize,
+    /// `source` or `prebuilt`.
+    pub origin: String,
+    pub bytes: &'a [u8],
+}
+
+/// What else a record should say about how it was made.
+#[derive(Clone, Debug, Default)]
+pub struct Provenance {
+    pub command: Vec<String>,
+    /// Per launch; a launch still running then is a timeout.
+    pub timeout: Option<Duration>,
+}
+
+/// Default launch budget: generous, since the software device is slow.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Run every run of `settings`' plan on `backend`, calling `on_run` after
+/// each (for progress output), and return the record.
+///
+/// A run that times out, faults or returns a wrong result is recorded with
+/// that outcome and no rate; the bench goes on. Environment trouble (no
+/// device, library) and invalid dispatches end it with an error.
+pub fn run_bench(
+    backend: &mut dyn Backend,
+    objects: &[KernelObject<'_>],
+    settings: &Settings,
+    provenance: &Provenance,
+    on_run: &mut dyn FnMut(&RunRecord),
+) -> Result<BenchRecord, BenchError> {
+    let info = backend.info().clone();
+    let specs = plan(settings, info.compute_units)?;
+    if objects.is_empty() {
+        return Err(BenchError::Environment(format!(
+            "no code object with the throughput kernels for target `{}`",
+            info.target_id
+        )));
+    }
+    let ceiling = ceiling::for_device(&info);
+    let ceiling_rate = ceiling.as_ref().ok().map(|c| c.lane_ops_per_second);
+    let timeout = provenance.timeout.unwrap_or(DEFAULT_TIMEOUT);
+    let mut runs = Vec::new();
+    let mut skipped = Vec::new();
+    for spec in &specs {
+        let Some(object) = objects.iter().find(|o| o.wave == spec.wave) else {
+            skipped.push(Skipped {
+                name: spec.name.clone(),
+                reason: format!("no code object for wave{}", spec.wave.lanes()),
+            });
+            continue;
+        };
+        if !info.wave_sizes.contains(&spec.wave.lanes()) {
+            skipped.push(Skipped {
+                name: spec.name.clone(),
+                reason: format!("device does not run wave{}", spec.wave.lanes()),
+            });
+            continue;
+        }
+        let layout = match Layout::new(spec.pattern, spec.lanes_per_group(), info.lds_per_block) {
+            Ok(l) => l,
+            Err(BenchError::Plan(reason)) => {
+                skipped.push(Skipped {
+                    name: spec.name.clone(),
+                    reason,
+                });
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let run = run_one(
+            backend,
+            object,
+            spec,
+            &layout,
+            settings,
+            timeout,
+            ceiling_rate,
+        )?;
+        on_run(&run);
+        runs.push(run);
+    }
+    let all_passed = !runs.is_empty() && runs.iter().all(|r| r.outcome == "pass");
+    let emulated = info.backend == BackendKind::Emu;
+    Ok(BenchRecord {
+        format: BENCH_FORMAT.to_string(),
+        created_utc: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+        environment: environment(&info, objects, provenance),
+        settings: crate::report::bench_record::Settings {
+            quick: settings.quick,
+            seed: settings.seed,
+            warmup: settings.warmup,
+            reps: settings.reps,
+            timing: if emulated { "host-clock" } else { "hip-events" }.to_string(),
+        },
+        metric: if emulated {
+            METRIC_EMULATED
+        } else {
+            METRIC_GPU
+        }
+        .to_string(),
+        no_ceiling_reason: ceiling.as_ref().err().map(|e| e.to_string()),
+        ceiling: ceiling.ok().map(|c| CeilingRecord {
+            lane_ops_per_second: c.lane_ops_per_second,
+            lds_bytes_per_second: c.lds_bytes_per_second,
+            compute_units: c.compute_units,
+            clock_khz: c.clock_khz,
+            lanes_per_clock_per_cu: c.lanes_per_clock_per_cu,
+            formula: c.formula,
+            sources: c.sources,
+        }),
+        runs,
+        skipped,
+        all_passed,
+        extra: Default::default(),
+    })
+}
+
+fn environment(
+    info: &DeviceInfo,
+    objects: &[KernelObject<'_>],
+    provenance: &Provenance,
+) -> Environment {
+    Environment {
+        dsxor_version: env!("CARGO_PKG_VERSION").to_string(),
+        host_os: std::env::consts::OS.to_string(),
+        host_arch: std::env::consts::ARCH.to_string(),
+        host_cpus: std::thread::available_parallelism()
+            .ok()
+            .and_then(|n| u32::try_from(n.get()).ok()),
+        device: DeviceRecord {
+            backend: info.backend.name().to_string(),
+            name: info.name.clone(),
+            target_id: info.target_id.clone(),
+            wave_sizes: info.wave_sizes.clone(),
+            compute_units: info.compute_units,
+            clock_khz: info.clock_khz,
+            lds_per_block: info.lds_per_block,
+            runtime_version: info.runtime_version.clone(),
+            driver_version: info.driver_version.clone(),
+            pci_bus_id: info.pci_bus_id.clone(),
+        },
+        code_objects: objects
+            .iter()
+            .map(|o| CodeObjectRecord {
+                target: o.target.clone(),
+                wave: o.wave.lanes(),
+                origin: o.origin.clone(),
+                sha256: hex::encode(Sha256::digest(o.bytes)),
+            })
+            .collect(),
+        command: provenance.command.clone(),
+        extra: Default::default(),
+    }
+}
+
+/// A stable per-run seed, so every run's DATA differs but a seed fixes all.
+fn run_seed(seed: u64, name: &str) -> u64 {
+    // FNV-1a: tiny, stable across platforms and Rust versions.
+    name.bytes().fold(0xcbf2_9ce4_8422_2325u64 ^ seed, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+fn u64s_to_bytes(v: impl IntoIterator<Item = u64>) -> Vec<u8> {
+    v.into_iter().flat_map(u64::to_le_bytes).collect()
+}
+
+fn bytes_to_u64s(b: &[u8]) -> Vec<u64> {
+    b.chunks_exact(8)
+        .map(|c| {
+            let mut q = [0u8; 8];
+            q.copy_from_slice(c);
+            u64::from_le_bytes(q)
+        })
+        .collect()
+}
+
+fn run_one(
+    backend: &mut dyn Backend,
+    object: &KernelObject<'_>,
+    spec: &RunSpec,
+    layout: &Layout,
+    settings: &Settings,
+    timeout: Duration,
+    ceiling_rate: Option<f64>,
+) -> Result<RunRecord, BenchError> {
+    let groups = spec.groups as usize;
+    let n_lanes = groups * layout.lanes_per_group();
+    let data = lane_data(run_seed(settings.seed, &spec.name), n_lanes);
+    let qwords = layout.lds_qwords as usize;
+    let issued = spec.chain.issued(spec.iters);
+    // Inputs are built once; each launch gets a copy (the Dispatch owns its
+    // buffers), so memory does not grow with the repetition count.
+    let addr_bytes: Vec<u8> = (0..groups)
+        .flat_map(|_| layout.addr.iter().flat_map(|a| a.to_le_bytes()))
+        .collect();
+    let data_bytes = u64s_to_bytes(data.iter().copied());
+    let fold_poison = u64s_to_bytes(std::iter::repeat(POISON).take(n_lanes));
+    let lds_poison = u64s_to_bytes(std::iter::repeat(POISON).take(groups * qwords));
+    let kernel = spec.chain.kernel();
+
+    let mut check = CheckRecord::default();
+    let mut samples = Vec::with_capacity(settings.reps as usize);
+    let mut outcome = "pass";
+    let mut error = None;
+    for launch in 0..settings.warmup + settings.reps {
+        let dispatch = Dispatch {
+            code_object: object.bytes,
+            kernel,
+            groups: spec.groups,
+            block: spec.lanes_per_group(),
+            dynamic_lds: layout.lds_qwords * 8,
+            buffers: vec![
+                addr_bytes.clone(),
+                data_bytes.clone(),
+                fold_poison.clone(),
+                lds_poison.clone(),
+            ],
+            args: vec![
+                ArgValue::Buffer(0),
+                ArgValue::Buffer(1),
+                ArgValue::Buffer(2),
+                ArgValue::Buffer(3),
+                ArgValue::U32(spec.iters),
+                // dep_mask: the ABI's host passes 0 (DATA stays fixed).
+                ArgValue::U64(0),
+                ArgValue::U32(layout.lds_qwords),
+            ],
+            timeout,
+        };
+        let completion = match backend.dispatch(&dispatch) {
+            Ok(c) => c,
+            Err(e @ BackendError::Timeout { .. }) => {
+                outcome = "timeout";
+                error = Some(e.to_string());
+                break;
+            }
+            Err(e @ BackendError::Fault(_)) => {
+                outcome = "fault";
+                error = Some(e.to_string());
+                break;
+            }
+            Err(source) => {
+                return Err(BenchError::Backend {
+                    run: spec.name.clone(),
+                    kernel: kernel.to_string(),
+                    source,
+                });
+            }
+        };
+        let (fold, lds_out) = match completion.buffers.as_slice() {
+            [_, _, fold, lds] => (bytes_to_u64s(fold), bytes_to_u64s(lds)),
+            other => {
+                return Err(BenchError::Backend {
+                    run: spec.name.clone(),
+                    kernel: kernel.to_string(),
+                    source: BackendError::Invalid(format!(
+                        "backend returned {} buffers, 4 were sent",
+                        other.len()
+                    )),
+                })
+            }
+        };
+        let c: CheckOutcome = expect::check(layout, groups, &data, issued, &fold, &lds_out);
+        check.launches_checked += 1;
+        check.lds_qwords_checked += c.lds_qwords_checked;
+        check.folds_exact += c.folds_exact;
+        check.folds_in_span += c.folds_in_span;
+        check.mismatches += c.mismatches;
+        let passed = c.passed();
+        for m in c.first_mismatches {
+            if check.first_mismatches.len() < 8 {
+                check.first_mismatches.push(format!("launch {launch}: {m}"));
+            }
+        }
+        if !passed {
+            outcome = "wrong-result";
+            error = Some(format!(
+                "{} output values differ from the expected ones",
+                c.mismatches
+            ));
+            break;
+        }
+        if launch >= settings.warmup {
+            samples.push(completion.elapsed.as_secs_f64());
+        }
+    }
+
+    let lane_ops = n_lanes as u64 * issued as u64;
+    let summary = Summary::of(&samples);
+    // A rate counts only for a run that passed every check, with a nonzero
+    // median time (a timer that cannot resolve the launch gives no rate).
+    let rate = summary
+        .filter(|s| outcome == "pass" && s.median > 0.0 && s.min > 0.0)
+        .map(|s| Rate {
+            median: lane_ops as f64 / s.median,
+            min: lane_ops as f64 / s.max,
+            max: lane_ops as f64 / s.min,
+        });
+    if outcome == "pass" && rate.is_none() {
+        error = Some("launch time below the timer's resolution: no rate".into());
+    }
+    Ok(RunRecord {
+        name: spec.name.clone(),
+        sweep: spec.sweep.to_string(),
+        pattern: spec.pattern.name(),
+        conflict_ways: spec.pattern.conflict_ways(),
+        chain: spec.chain.name().to_string(),
+        kernel: kernel.to_string(),
+        wave: spec.wave.lanes(),
+        groups: spec.groups,
+        waves_per_group: spec.waves_per_group,
+        workgroups_per_cu: spec.workgroups_per_cu,
+        iters: spec.iters,
+        issued_per_lane: issued,
+        lanes: n_lanes as u64,
+        lane_ops_per_launch: lane_ops,
+        lds_bytes_per_group: layout.lds_qwords * 8,
+        outcome: outcome.to_string(),
+        error,
+        check,
+        seconds: summary.map(|s| Spread {
+            count: s.count,
+            median: s.median,
+            min: s.min,
+            max: s.max,
+            q1: s.q1,
+            q3: s.q3,
+            mad: s.mad,
+        }),
+        samples_seconds: samples,
+        lds_bytes_per_second: rate.map(|r| r.median * ceiling::BYTES_PER_LANE_OP as f64),
+        fraction_of_ceiling: rate.and_then(|r| ceiling_rate.map(|c| r.median / c)),
+        lane_ops_per_second: rate,
+    })
+}

@@ -1,0 +1,100 @@
+//! Kernel descriptors: the 64-byte `<kernel>.kd` object (AMDGPUUsage.rst,
+//! "Kernel Descriptor"; field offsets from llvm/Support/AMDHSAKernelDescriptor.h).
+
+use super::elf::Bytes;
+use super::CodeObjectError;
+
+/// Size of a kernel descriptor (`sizeof(kernel_descriptor_t)`).
+pub const KERNEL_DESCRIPTOR_SIZE: u64 = 64;
+
+/// The fields of one kernel descriptor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelDescriptor {
+    /// Static LDS bytes (dynamic LDS comes after it).
+    pub group_segment_fixed_size: u32,
+    /// Scratch bytes per work-item.
+    pub private_segment_fixed_size: u32,
+    pub kernarg_size: u32,
+    /// Entry point minus the descriptor's own address (may be negative).
+    pub kernel_code_entry_byte_offset: i64,
+    /// GFX10+ and GFX90A+ (zero before).
+    pub compute_pgm_rsrc3: u32,
+    pub compute_pgm_rsrc1: u32,
+    pub compute_pgm_rsrc2: u32,
+    pub kernel_code_properties: u16,
+    pub kernarg_preload: u16,
+}
+
+fn bits(v: u32, shift: u32, width: u32) -> u32 {
+    (v >> shift) & ((1u32 << width) - 1)
+}
+
+impl KernelDescriptor {
+    pub fn parse(raw: &[u8]) -> Result<KernelDescriptor, CodeObjectError> {
+        let b = Bytes::new(raw);
+        let what = "kernel descriptor";
+        b.slice(0, KERNEL_DESCRIPTOR_SIZE, what)?;
+        Ok(KernelDescriptor {
+            group_segment_fixed_size: b.u32(0, what)?,
+            private_segment_fixed_size: b.u32(4, what)?,
+            kernarg_size: b.u32(8, what)?,
+            kernel_code_entry_byte_offset: b.u64(16, what)? as i64,
+            compute_pgm_rsrc3: b.u32(44, what)?,
+            compute_pgm_rsrc1: b.u32(48, what)?,
+            compute_pgm_rsrc2: b.u32(52, what)?,
+            kernel_code_properties: b.u16(56, what)?,
+            kernarg_preload: b.u16(58, what)?,
+        })
+    }
+
+    /// COMPUTE_PGM_RSRC1.GRANULATED_WORKITEM_VGPR_COUNT (bits 5:0).
+    pub fn granulated_workitem_vgpr_count(&self) -> u32 {
+        bits(self.compute_pgm_rsrc1, 0, 6)
+    }
+    /// COMPUTE_PGM_RSRC1.GRANULATED_WAVEFRONT_SGPR_COUNT (bits 9:6).
+    pub fn granulated_wavefront_sgpr_count(&self) -> u32 {
+        bits(self.compute_pgm_rsrc1, 6, 4)
+    }
+    /// COMPUTE_PGM_RSRC2.ENABLE_PRIVATE_SEGMENT (bit 0).
+    pub fn enable_private_segment(&self) -> bool {
+        bits(self.compute_pgm_rsrc2, 0, 1) != 0
+    }
+    /// COMPUTE_PGM_RSRC2.USER_SGPR_COUNT (bits 5:1, GFX6–GFX12.0).
+    pub fn user_sgpr_count(&self) -> u32 {
+        bits(self.compute_pgm_rsrc2, 1, 5)
+    }
+    /// COMPUTE_PGM_RSRC2.ENABLE_SGPR_WORKGROUP_ID_X/Y/Z (bits 7, 8, 9).
+    pub fn enable_sgpr_workgroup_id(&self) -> [bool; 3] {
+        [7, 8, 9].map(|s| bits(self.compute_pgm_rsrc2, s, 1) != 0)
+    }
+    /// COMPUTE_PGM_RSRC2.ENABLE_VGPR_WORKITEM_ID (bits 12:11): 0 = X, 1 = X,Y, 2 = X,Y,Z.
+    pub fn enable_vgpr_workitem_id(&self) -> u32 {
+        bits(self.compute_pgm_rsrc2, 11, 2)
+    }
+    /// COMPUTE_PGM_RSRC2.GRANULATED_LDS_SIZE (bits 23:15; the CP sets it from the dispatch).
+    pub fn granulated_lds_size(&self) -> u32 {
+        bits(self.compute_pgm_rsrc2, 15, 9)
+    }
+    /// KERNEL_CODE_PROPERTY.ENABLE_SGPR_* (bits 6:0) in user-SGPR order:
+    /// private segment buffer, dispatch ptr, queue ptr, kernarg segment ptr,
+    /// dispatch id, flat scratch init, private segment size.
+    pub fn enable_sgpr(&self, bit: u32) -> bool {
+        bit < 7 && (self.kernel_code_properties >> bit) & 1 != 0
+    }
+    /// KERNEL_CODE_PROPERTY.ENABLE_SGPR_KERNARG_SEGMENT_PTR (bit 3).
+    pub fn enable_sgpr_kernarg_segment_ptr(&self) -> bool {
+        self.enable_sgpr(3)
+    }
+    /// KERNEL_CODE_PROPERTY.ENABLE_WAVEFRONT_SIZE32 (bit 10, GFX10+).
+    pub fn enable_wavefront_size32(&self) -> bool {
+        (self.kernel_code_properties >> 10) & 1 != 0
+    }
+    /// KERNEL_CODE_PROPERTY.USES_DYNAMIC_STACK (bit 11).
+    pub fn uses_dynamic_stack(&self) -> bool {
+        (self.kernel_code_properties >> 11) & 1 != 0
+    }
+    /// COMPUTE_PGM_RSRC1.WGP_MODE (bit 29, GFX10+).
+    pub fn wgp_mode(&self) -> bool {
+        bits(self.compute_pgm_rsrc1, 29, 1) != 0
+    }
+}

@@ -1,0 +1,80 @@
+//! Rewriting the 16-bit offset of a kernel's `ds_xor_rtn_b64`, so any offset
+//! can be tested from the `_off0` conformance kernel without a compiler
+//! (kernels/dsxor.hip, "Conformance kernels").
+//!
+//! The instruction is found by decoding the kernel's code (`CodeObject::
+//! ds_instructions`); the patch is refused unless exactly one
+//! `ds_xor_rtn_b64` is there, and — when the object carries the
+//! `<kernel>.ds_xor_site` label dsxor's kernels plant — unless that one
+//! sits exactly at the label.
+
+use super::ds::{self, OP_DS_XOR_RTN_B64};
+use super::{CodeObject, CodeObjectError, Container};
+
+/// The label kernels/dsxor.hip puts on a conformance kernel's instruction.
+pub fn site_symbol(kernel: &str) -> String {
+    format!("{kernel}.ds_xor_site")
+}
+
+/// The vaddr of `kernel`'s one `ds_xor_rtn_b64` (checked as described above).
+pub fn find_ds_xor_site(co: &CodeObject, kernel: &str) -> Result<u64, CodeObjectError> {
+    let perr = |why: String| CodeObjectError::Patch {
+        kernel: kernel.to_string(),
+        why,
+    };
+    let k = co.kernel(kernel)?;
+    let hits: Vec<_> = co
+        .ds_instructions(k)?
+        .into_iter()
+        .filter(|d| d.fields.op == OP_DS_XOR_RTN_B64)
+        .collect();
+    let [hit] = hits.as_slice() else {
+        return Err(perr(format!(
+            "expected exactly one ds_xor_rtn_b64 in its code, found {} (at {:x?})",
+            hits.len(),
+            hits.iter().map(|h| h.vaddr).collect::<Vec<_>>()
+        )));
+    };
+    if let Some(site) = co.symbol_vaddr(&site_symbol(kernel)) {
+        if site != hit.vaddr {
+            return Err(perr(format!(
+                "the ds_xor_rtn_b64 found at {:#x} is not at the label {} ({site:#x})",
+                hit.vaddr,
+                site_symbol(kernel)
+            )));
+        }
+    }
+    Ok(hit.vaddr)
+}
+
+/// A copy of the code object `bytes` (plain ELF) whose `kernel` issues its
+/// `ds_xor_rtn_b64` with `{offset1, offset0} = new_offset`. Nothing else
+/// changes (the kernel descriptor and metadata do not depend on the offset).
+pub fn patch_ds_offset(
+    bytes: &[u8],
+    kernel: &str,
+    new_offset: u16,
+) -> Result<Vec<u8>, CodeObjectError> {
+    let co = CodeObject::parse(bytes)?;
+    if co.container != Container::Elf {
+        return Err(CodeObjectError::Patch {
+            kernel: kernel.to_string(),
+            why: "the input is an offload bundle; patch its ELF entry (CodeObject::elf_bytes)"
+                .into(),
+        });
+    }
+    let vaddr = find_ds_xor_site(&co, kernel)?;
+    let off = co.file_offset(vaddr, 8)? as usize;
+    let mut out = bytes.to_vec();
+    let slot = out
+        .get_mut(off..off + 8)
+        .ok_or_else(|| CodeObjectError::Patch {
+            kernel: kernel.to_string(),
+            why: format!("instruction at file offset {off:#x} is outside the input"),
+        })?;
+    let mut w = [0u8; 8];
+    w.copy_from_slice(slot);
+    let word = ds::with_offset(u64::from_le_bytes(w), new_offset);
+    slot.copy_from_slice(&word.to_le_bytes());
+    Ok(out)
+}

@@ -1,0 +1,197 @@
+//! `dsxor info`: the HIP environment as a user reads it (text) or a script
+//! does (JSON). Built from `probe`; main.rs only prints it.
+
+use serde::Serialize;
+
+use super::{probe, Devices, HipError, HipReport};
+
+/// One device as `info` shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct InfoDevice {
+    pub index: u32,
+    /// Set when the device's properties could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Full target id (`gcnArchName`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compute_units: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock_khz: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lds_per_block: Option<u32>,
+    /// The runtime's default wavefront size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wavefront_size: Option<u32>,
+    /// Wave sizes the target can run.
+    pub wave_sizes: Vec<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pci_bus_id: Option<String>,
+}
+
+/// Everything `info` reports.
+#[derive(Clone, Debug, Serialize)]
+pub struct Info {
+    /// The library that loaded, or null.
+    pub library: Option<String>,
+    /// The candidate that loaded it (a path, or a soname the loader resolved).
+    pub library_loaded_as: Option<String>,
+    /// Why no library loaded: every candidate and its failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub library_error: Option<String>,
+    pub runtime_version: Option<String>,
+    pub driver_version: Option<String>,
+    /// Device-visibility variables that are set.
+    pub visibility: Vec<(String, String)>,
+    pub devices: Vec<InfoDevice>,
+    /// Why there is no usable device (HIP's own error name included), or null.
+    pub no_device_reason: Option<String>,
+    /// HIP's error name for the no-device case (`hipErrorNoDevice`), or null.
+    pub hip_error: Option<String>,
+}
+
+impl Info {
+    /// Probe the environment and summarise it.
+    pub fn gather() -> Info {
+        match probe() {
+            Ok(r) => Info::from_report(&r),
+            Err(e) => Info::from_load_error(&e),
+        }
+    }
+
+    pub fn from_load_error(e: &HipError) -> Info {
+        let one_line = match e {
+            HipError::LibraryNotFound { attempts } => format!(
+                "libamdhip64 could not be loaded (tried {})",
+                attempts
+                    .iter()
+                    .map(|a| a.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+            other => other.to_string(),
+        };
+        Info {
+            library_loaded_as: None,
+            library: None,
+            library_error: Some(e.to_string()),
+            runtime_version: None,
+            driver_version: None,
+            visibility: Vec::new(),
+            devices: Vec::new(),
+            no_device_reason: Some(format!("no HIP runtime: {one_line}")),
+            hip_error: None,
+        }
+    }
+
+    pub fn from_report(r: &HipReport) -> Info {
+        let mut devices = Vec::new();
+        let mut hip_error = None;
+        match &r.devices {
+            Devices::Found(list) => {
+                for (i, d) in list.iter().enumerate() {
+                    let index = u32::try_from(i).unwrap_or(u32::MAX);
+                    devices.push(match d {
+                        Ok(p) => InfoDevice {
+                            index: p.index,
+                            error: None,
+                            name: Some(p.name.clone()),
+                            target_id: Some(p.gcn_arch_name.clone()),
+                            compute_units: Some(p.compute_units),
+                            clock_khz: Some(p.clock_khz),
+                            lds_per_block: Some(p.lds_per_block),
+                            wavefront_size: Some(p.wavefront_size),
+                            wave_sizes: p.wave_sizes(),
+                            pci_bus_id: Some(p.pci_bus_id.clone()),
+                        },
+                        Err(e) => InfoDevice {
+                            index,
+                            error: Some(e.to_string()),
+                            name: None,
+                            target_id: None,
+                            compute_units: None,
+                            clock_khz: None,
+                            lds_per_block: None,
+                            wavefront_size: None,
+                            wave_sizes: Vec::new(),
+                            pci_bus_id: None,
+                        },
+                    });
+                }
+            }
+            Devices::None { error, .. } => {
+                hip_error = error
+                    .as_ref()
+                    .and_then(|e| e.status())
+                    .map(|s| s.name.clone());
+            }
+        }
+        Info {
+            library: Some(r.library.display_path()),
+            library_loaded_as: Some(r.library.candidate.clone()),
+            library_error: None,
+            runtime_version: r.runtime_version.as_ref().ok().map(|v| v.to_string()),
+            driver_version: r.driver_version.as_ref().ok().map(|v| v.to_string()),
+            visibility: r.visibility.clone(),
+            devices,
+            no_device_reason: r.no_device_reason(),
+            hip_error,
+        }
+    }
+
+    /// True when at least one device's properties were read.
+    pub fn has_usable_device(&self) -> bool {
+        self.devices.iter().any(|d| d.error.is_none())
+    }
+
+    /// The human-readable report.
+    pub fn render_text(&self) -> String {
+        let mut s = String::new();
+        match (&self.library, &self.library_error) {
+            (Some(lib), _) => match &self.library_loaded_as {
+                Some(c) if c != lib => s.push_str(&format!("HIP library: {lib} (loaded as {c})\n")),
+                _ => s.push_str(&format!("HIP library: {lib}\n")),
+            },
+            (None, Some(e)) => s.push_str(&format!("HIP library: not found\n{e}\n")),
+            (None, None) => s.push_str("HIP library: not found\n"),
+        }
+        if self.library.is_some() {
+            s.push_str(&format!(
+                "HIP runtime version: {}\nHIP driver version: {}\n",
+                self.runtime_version.as_deref().unwrap_or("unknown"),
+                self.driver_version.as_deref().unwrap_or("unknown"),
+            ));
+        }
+        for (k, v) in &self.visibility {
+            s.push_str(&format!("{k}={v}\n"));
+        }
+        if let Some(reason) = &self.no_device_reason {
+            s.push_str(&format!("devices: none — {reason}\n"));
+        }
+        for d in &self.devices {
+            match &d.error {
+                Some(e) => s.push_str(&format!("device {}: unusable: {e}\n", d.index)),
+                None => s.push_str(&format!(
+                    "device {}: {} — target {}, {} CUs, {} MHz, {} bytes LDS per workgroup, default wave{} (runs {}), PCI {}\n",
+                    d.index,
+                    d.name.as_deref().unwrap_or("?"),
+                    d.target_id.as_deref().unwrap_or("?"),
+                    d.compute_units.unwrap_or(0),
+                    d.clock_khz.unwrap_or(0) / 1000,
+                    d.lds_per_block.unwrap_or(0),
+                    d.wavefront_size.unwrap_or(0),
+                    d.wave_sizes
+                        .iter()
+                        .map(|w| format!("wave{w}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    d.pci_bus_id.as_deref().unwrap_or("?"),
+                )),
+            }
+        }
+        s
+    }
+}

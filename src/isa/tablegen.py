@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Regenerate src/isa/table.rs from llvm-mc (LLVM 22).
+
+How the table is made: for each family's representative target, every
+opcode 0..255 is disassembled with each register field set to a distinct
+value (addr=10, data0=20, data1=30, vdst=40) or zero (all 16 subsets), with
+offset0=1/offset1=2, with and without gds, with and without acc (VI layout).
+LLVM's decoder rejects a nonzero field the opcode does not have, so the
+accepted subsets give the operand fields; the printed text gives the
+mnemonic, operand order, widths, offset syntax, gds and AGPR behaviour.
+
+Usage: python3 src/isa/tablegen.py > src/isa/table.rs   (then cargo fmt)
+Needs llvm-mc-22 on PATH (or LLVM_MC=path).
+tests/isa_llvm_mc.rs re-checks every row against llvm-mc on each run.
+"""
+import json, os, re, subprocess, sys
+
+LLVM_MC = os.environ.get("LLVM_MC", "llvm-mc-22")
+TARGETS = {'gfx900': 'old', 'gfx90a': 'old', 'gfx942': 'old', 'gfx950': 'old',
+           'gfx1030': 'new', 'gfx1100': 'new', 'gfx1200': 'new', 'gfx1250': 'new'}
+FAM = {'gfx900': 'GFX9', 'gfx90a': 'GFX90A', 'gfx942': 'GFX942', 'gfx950': 'GFX950',
+       'gfx1030': 'GFX10', 'gfx1100': 'GFX11', 'gfx1200': 'GFX12', 'gfx1250': 'GFX1250'}
+FIELD = {10: 'Addr', 20: 'Data0', 30: 'Data1', 40: 'Vdst'}
+BIT = {'Addr': 1, 'Data0': 2, 'Data1': 4, 'Vdst': 8}
+def word(layout, op, a, d0, d1, vd, off0=0, off1=0, gds=0, acc=0, b16=0):
+    if layout=='new':
+        w = (0b110110<<26) | (op<<18) | (gds<<17) | (b16<<16)
+    else:
+        w = (0b110110<<26) | (op<<17) | (gds<<16) | (acc<<25)
+    w |= off0 | (off1<<8)
+    b=[w&0xff,(w>>8)&0xff,(w>>16)&0xff,(w>>24)&0xff,a,d0,d1,vd]
+    return '['+','.join('0x%02x'%x for x in b)+']'
+def dis(cpu, lines):
+    r = subprocess.run([LLVM_MC,'-arch=amdgcn','-mcpu='+cpu,'--disassemble','-show-encoding'],input='\n'.join(lines)+'\n',capture_output=True,text=True)
+    bad={int(m.group(1)) for m in re.finditer(r'<stdin>:(\d+):\d+: warning: invalid instruction encoding', r.stderr)}
+    outs=[l.strip() for l in r.stdout.splitlines() if l.strip() and not l.strip().startswith('.text')]
+    res=[]; it=iter(outs)
+    for i in range(1,len(lines)+1):
+        if i in bad: res.append(None)
+        else:
+            t,_,enc=next(it).partition('; encoding: ')
+            res.append((t.strip(),enc.strip()))
+    assert next(it,None) is None
+    return res
+
+def sweep(cpu, layout):
+    lines = []; keys = []
+    for op in range(256):
+        for m in range(16):
+            for g in (0, 1):
+                for acc in ((0, 1) if layout == 'old' else (0,)):
+                    a = 10 if m & 1 else 0; d0 = 20 if m & 2 else 0
+                    d1 = 30 if m & 4 else 0; vd = 40 if m & 8 else 0
+                    lines.append(word(layout, op, a, d0, d1, vd, 1, 2, g, acc))
+                    keys.append((op, m, g, acc, 0, lines[-1]))
+    t = {}
+    for k, r in zip(keys, dis(cpu, lines)):
+        if r:
+            t.setdefault(k[0], []).append(list(k[1:]) + list(r))
+    return t
+
+def parse_ops(rest):
+    ops = []
+    for tok in re.finditer(r'\b([va])(\d+)\b|\b([va])\[(\d+):(\d+)\]', rest):
+        if tok.group(1): k = tok.group(1); lo = int(tok.group(2)); w = 1
+        else: k = tok.group(3); lo = int(tok.group(4)); w = int(tok.group(5)) - lo + 1
+        ops.append((FIELD[lo], w, k))
+    return ops
+
+def rows_of(t):
+    out = []
+    for op in sorted(t):
+        rows = t[op]
+        g0 = [r for r in rows if r[1] == 0 and r[2] == 0]
+        gsel = 0 if g0 else 1
+        base = [r for r in rows if r[1] == gsel and r[2] == 0]
+        mx = max(r[0] for r in base)
+        txt = [r for r in base if r[0] == mx][0][5]
+        name, _, rest = txt.partition(' ')
+        ops = parse_ops(rest)
+        assert sum(BIT[f] for f, _, _ in ops) == mx, (op, txt)
+        if 'offset0:1 offset1:2' in rest: off = 'Pair'
+        elif 'offset:swizzle' in rest: off = 'Swizzle'
+        elif 'offset:513' in rest: off = 'Single'
+        else: raise SystemExit('unknown offset form: ' + txt)
+        if not g0: gds = 'Required'
+        else:
+            g1 = [r for r in rows if r[1] == 1 and r[2] == 0 and r[0] == mx]
+            gds = 'NotAllowed' if not g1 else ('Optional' if ' gds' in g1[0][5] else 'Ignored')
+        accok = [r for r in rows if r[2] == 1 and r[1] == gsel and 'Invalid' not in r[5]]
+        if accok:
+            at = [r for r in accok if r[0] == mx][0][5]
+            mask = sum(BIT[f] for f, _, k in parse_ops(at.partition(' ')[2]) if k == 'a')
+            acc = f'AccForm::Fields({mask:#06b})'
+        else:
+            acc = 'AccForm::None'
+        out.append((op, name, [(f, w) for f, w, _ in ops], off, gds, acc))
+    return out
+
+HEADER = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'table.rs')).read().split('/// Gfx9:')[0] \
+    if os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'table.rs')) else ''
+
+if __name__ == '__main__':
+    print(HEADER, end='')
+    for cpu, layout in TARGETS.items():
+        rows = rows_of(sweep(cpu, layout))
+        fam = FAM[cpu]
+        print(f'/// {fam.capitalize()}: {len(rows)} opcodes.')
+        print('#[rustfmt::skip]')
+        print(f'pub(crate) static {fam}: &[OpInfo] = &[')
+        for op, name, ops, off, gds, acc in rows:
+            o = ', '.join(f'o({f}, {w})' for f, w in ops)
+            print(f'    OpInfo {{ op: {op}, name: "{name}", operands: &[{o}], offset: {off}, gds: {gds}, acc: {acc} }},')
+        print('];\n')

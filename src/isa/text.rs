@@ -1,0 +1,593 @@
+//! Text ⇄ bits in LLVM's AMDGPU assembly syntax.
+//!
+//! Printing covers every opcode of every family's table; parsing covers the
+//! XOR family. Both follow llvm-mc-22 (checked in `tests/isa_llvm_mc.rs`).
+//!
+//! Named policies, where dsxor deliberately differs from llvm-mc:
+//!
+//! * **Round-trip policy (disassembly).** dsxor prints a word only when the
+//!   text it prints assembles back to exactly that word. llvm-mc's
+//!   disassembler also prints words its own assembler refuses or re-encodes
+//!   differently: an odd register tuple where tuples must be even
+//!   (`v[5:6]/*Invalid register, operand has 'VReg_64_Align2' ...*/`), a
+//!   tuple past register 255 (`v[255:256]`), the gds bit on gfx90a/gfx942/
+//!   gfx950 (silently dropped), bit 16 on gfx10+ (ignored). dsxor refuses
+//!   those words and names the rule, so a disassembly never hides a set bit.
+//! * **Syntax subset (assembly).** dsxor reads LLVM's syntax for the XOR
+//!   family: case-insensitive mnemonic; registers `v5`, `v[5]`, `v[5:5]`,
+//!   `v[4:5]` (and `a…` forms); `offset:N` with N decimal, `0x` hex, `0b`
+//!   binary or leading-`0` octal (as LLVM's lexer reads integers); then
+//!   `gds`; comments after `;` or `//`. Expressions (`offset:1+2`), register
+//!   lists (`[v4,v5]`) and symbols, which llvm-mc also accepts, are refused
+//!   as syntax errors: everything dsxor accepts, llvm-mc accepts with the
+//!   same encoding.
+
+use super::{
+    op_by_name, op_info, AccForm, DsInst, Family, Field, GdsForm, IsaError, OffsetForm, OpInfo,
+    Target,
+};
+
+/// The mnemonics `parse` reads (the XOR family of DSInstructions.td).
+pub const XOR_FAMILY: [&str; 4] = [
+    "ds_xor_b32",
+    "ds_xor_rtn_b32",
+    "ds_xor_b64",
+    "ds_xor_rtn_b64",
+];
+
+/// LLVM's comment column for `-show-encoding` (MCAsmInfo::CommentColumn).
+const COMMENT_COLUMN: usize = 40;
+
+/// A register operand as written: `v5`, `a[4:5]`.
+fn reg_text(agpr: bool, reg: u8, dwords: u8) -> String {
+    let prefix = if agpr { 'a' } else { 'v' };
+    if dwords <= 1 {
+        format!("{prefix}{reg}")
+    } else {
+        let hi = u32::from(reg) + u32::from(dwords) - 1;
+        format!("{prefix}[{reg}:{hi}]")
+    }
+}
+
+/// The canonical LLVM text of a decoded DS instruction, or why it has none
+/// (round-trip policy, module docs).
+pub fn print(family: Family, inst: &DsInst) -> Result<String, IsaError> {
+    let word = inst.encode(family)?;
+    let invalid = |why: String| IsaError::InvalidEncoding { word, why };
+    let info = op_info(family, inst.op).ok_or(IsaError::UnknownOpcode {
+        family,
+        op: inst.op,
+    })?;
+    for field in [Field::Addr, Field::Data0, Field::Data1, Field::Vdst] {
+        if info.operand(field).is_none() && inst.field(field) != 0 {
+            return Err(invalid(format!(
+                "{} has no {} operand but the field holds {}",
+                info.name,
+                field.name(),
+                inst.field(field)
+            )));
+        }
+    }
+    match (info.gds, inst.gds) {
+        (GdsForm::Required, false) => {
+            return Err(invalid(format!("{} requires the gds bit", info.name)))
+        }
+        (GdsForm::NotAllowed, true) => {
+            return Err(invalid(format!("{} on {family} cannot set gds", info.name)))
+        }
+        (GdsForm::Ignored, true) => {
+            return Err(invalid(format!(
+                "the gds bit is set but {family} has no GDS (rule no-gds; llvm-mc drops the bit)"
+            )))
+        }
+        _ => {}
+    }
+    let acc_mask = match (info.acc, inst.acc) {
+        (_, false) => 0,
+        (AccForm::Fields(mask), true) => mask,
+        (AccForm::None, true) => {
+            return Err(invalid(format!(
+                "the acc bit is set but {} has no AGPR form on {family}",
+                info.name
+            )))
+        }
+    };
+    let mut operands = Vec::with_capacity(info.operands.len());
+    for o in info.operands {
+        let reg = inst.field(o.field);
+        let agpr = acc_mask & o.field.mask_bit() != 0;
+        let text = reg_text(agpr, reg, o.dwords);
+        if u32::from(reg) + u32::from(o.dwords) > 256 {
+            return Err(IsaError::RegisterRange {
+                operand: o.field.name(),
+                reg: text,
+            });
+        }
+        if o.dwords >= 2 && reg % 2 == 1 && family.needs_even_tuples() {
+            return Err(IsaError::OddTuple {
+                family,
+                operand: o.field.name(),
+                reg: text,
+            });
+        }
+        operands.push(text);
+    }
+    let mut out = String::from(info.name);
+    if !operands.is_empty() {
+        out.push(' ');
+        out.push_str(&operands.join(", "));
+    }
+    match info.offset {
+        OffsetForm::Single => {
+            if inst.offset() != 0 {
+                out.push_str(&format!(" offset:{}", inst.offset()));
+            }
+        }
+        OffsetForm::Pair => {
+            if inst.offset0 != 0 {
+                out.push_str(&format!(" offset0:{}", inst.offset0));
+            }
+            if inst.offset1 != 0 {
+                out.push_str(&format!(" offset1:{}", inst.offset1));
+            }
+        }
+        OffsetForm::Swizzle => {
+            if inst.offset() != 0 {
+                out.push_str(" offset:");
+                out.push_str(&swizzle_text(inst.offset()));
+            }
+        }
+    }
+    if inst.gds && info.gds != GdsForm::Ignored {
+        out.push_str(" gds");
+    }
+    Ok(out)
+}
+
+/// The `ds_swizzle_b32` offset as LLVM prints it: a transcription of
+/// AMDGPUInstPrinter::printSwizzle and printSwizzleBitmask
+/// (llvm/lib/Target/AMDGPU/MCTargetDesc/AMDGPUInstPrinter.cpp), with the
+/// constants of `llvm::AMDGPU::Swizzle` (SIDefines.h). Every family here is
+/// gfx9+, so the FFT and ROTATE modes always apply.
+fn swizzle_text(imm: u16) -> String {
+    const QUAD_PERM_ENC: u16 = 0x8000;
+    const QUAD_PERM_ENC_MASK: u16 = 0xff00;
+    const BITMASK_PERM_ENC: u16 = 0x0000;
+    const BITMASK_PERM_ENC_MASK: u16 = 0x8000;
+    const ROTATE_MODE_LO: u16 = 0xc000;
+    const FFT_MODE_LO: u16 = 0xe000;
+    const FFT_SWIZZLE_MASK: u16 = 0x1f;
+    const ROTATE_DIR_SHIFT: u16 = 10;
+    const ROTATE_DIR_MASK: u16 = 0x1;
+    const ROTATE_SIZE_SHIFT: u16 = 5;
+    const ROTATE_SIZE_MASK: u16 = 0x1f;
+    const LANE_MASK: u16 = 0x3;
+    const LANE_SHIFT: u16 = 2;
+    const BITMASK_MASK: u16 = 0x1f;
+    const BITMASK_MAX: u16 = BITMASK_MASK;
+    const BITMASK_WIDTH: u16 = 5;
+    const BITMASK_AND_SHIFT: u16 = 0;
+    const BITMASK_OR_SHIFT: u16 = 5;
+    const BITMASK_XOR_SHIFT: u16 = 10;
+
+    if imm >= ROTATE_MODE_LO {
+        return if imm >= FFT_MODE_LO {
+            format!("swizzle(FFT,{})", imm & FFT_SWIZZLE_MASK)
+        } else {
+            format!(
+                "swizzle(ROTATE,{},{})",
+                (imm >> ROTATE_DIR_SHIFT) & ROTATE_DIR_MASK,
+                (imm >> ROTATE_SIZE_SHIFT) & ROTATE_SIZE_MASK
+            )
+        };
+    }
+    if imm & QUAD_PERM_ENC_MASK == QUAD_PERM_ENC {
+        let lanes: Vec<String> = (0..4)
+            .map(|i| ((imm >> (LANE_SHIFT * i)) & LANE_MASK).to_string())
+            .collect();
+        return format!("swizzle(QUAD_PERM,{})", lanes.join(","));
+    }
+    if imm & BITMASK_PERM_ENC_MASK == BITMASK_PERM_ENC {
+        let and_mask = (imm >> BITMASK_AND_SHIFT) & BITMASK_MASK;
+        let or_mask = (imm >> BITMASK_OR_SHIFT) & BITMASK_MASK;
+        let xor_mask = (imm >> BITMASK_XOR_SHIFT) & BITMASK_MASK;
+        if and_mask == BITMASK_MAX && or_mask == 0 && xor_mask.count_ones() == 1 {
+            return format!("swizzle(SWAP,{xor_mask})");
+        }
+        if and_mask == BITMASK_MAX
+            && or_mask == 0
+            && xor_mask > 0
+            && (xor_mask + 1).is_power_of_two()
+        {
+            return format!("swizzle(REVERSE,{})", xor_mask + 1);
+        }
+        let group_size = BITMASK_MAX - and_mask + 1;
+        if group_size > 1 && group_size.is_power_of_two() && or_mask < group_size && xor_mask == 0 {
+            return format!("swizzle(BROADCAST,{group_size},{or_mask})");
+        }
+        let probe0 = (or_mask) ^ xor_mask;
+        let probe1 = ((BITMASK_MASK & and_mask) | or_mask) ^ xor_mask;
+        let mut bits = String::with_capacity(BITMASK_WIDTH as usize);
+        for i in (0..BITMASK_WIDTH).rev() {
+            let mask = 1 << i;
+            let (p0, p1) = (probe0 & mask, probe1 & mask);
+            bits.push(match (p0 == p1, p0 == 0) {
+                (true, true) => '0',
+                (true, false) => '1',
+                (false, true) => 'p',
+                (false, false) => 'i',
+            });
+        }
+        return format!("swizzle(BITMASK_PERM,\"{bits}\")");
+    }
+    // Unreachable for a u16 (every value below 0xc000 is QUAD_PERM or
+    // BITMASK_PERM), kept as LLVM's own fallback: the decimal value.
+    imm.to_string()
+}
+
+/// A cursor over one line of assembly.
+struct Cursor<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn rest(&self) -> &'a str {
+        self.text.get(self.pos..).unwrap_or("")
+    }
+    fn skip_ws(&mut self) {
+        let rest = self.rest();
+        self.pos += rest.len() - rest.trim_start().len();
+    }
+    fn eat(&mut self, s: &str) -> bool {
+        if self.rest().starts_with(s) {
+            self.pos += s.len();
+            true
+        } else {
+            false
+        }
+    }
+    fn peek(&self) -> Option<char> {
+        self.rest().chars().next()
+    }
+    fn at_end(&self) -> bool {
+        self.rest().is_empty()
+    }
+    /// A run of ASCII alphanumerics (a number as the lexer sees it).
+    fn word(&mut self) -> &'a str {
+        let rest = self.rest();
+        let n = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        self.pos += n;
+        rest.get(..n).unwrap_or("")
+    }
+}
+
+/// An integer as LLVM's assembler lexer reads it: `0x` hex, `0b` binary,
+/// leading-`0` octal, else decimal. `None` if it is not one.
+fn parse_int(s: &str) -> Option<u64> {
+    let (digits, radix) = if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        (h, 16)
+    } else if let Some(b) = s.strip_prefix("0b").or_else(|| s.strip_prefix("0B")) {
+        (b, 2)
+    } else if s.len() > 1 && s.starts_with('0') {
+        (&s[1..], 8)
+    } else {
+        (s, 10)
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    u64::from_str_radix(digits, radix).ok()
+}
+
+/// A register as written: kind (AGPR?), first register, width in dwords.
+#[derive(Clone, Copy, Debug)]
+struct Reg {
+    agpr: bool,
+    lo: u32,
+    dwords: u32,
+}
+
+impl Reg {
+    fn text(&self) -> String {
+        let p = if self.agpr { 'a' } else { 'v' };
+        if self.dwords == 1 {
+            format!("{p}{}", self.lo)
+        } else {
+            format!("{p}[{}:{}]", self.lo, self.lo + self.dwords - 1)
+        }
+    }
+}
+
+fn syntax(line: &str, why: impl Into<String>) -> IsaError {
+    IsaError::Syntax {
+        text: line.trim().to_owned(),
+        why: why.into(),
+    }
+}
+
+fn parse_reg(c: &mut Cursor<'_>, line: &str, operand: &'static str) -> Result<Reg, IsaError> {
+    let agpr = match c.peek() {
+        Some('v') => false,
+        Some('a') => true,
+        _ => return Err(syntax(line, format!("expected a register for {operand}"))),
+    };
+    c.pos += 1;
+    let number = |c: &mut Cursor<'_>| -> Result<u32, IsaError> {
+        let w = c.word();
+        if w.is_empty() || !w.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(syntax(
+                line,
+                format!("expected a register number for {operand}"),
+            ));
+        }
+        // Register numbers are decimal (v010 is v10 for LLVM).
+        w.parse::<u32>()
+            .map_err(|_| syntax(line, format!("register number too long for {operand}")))
+    };
+    let (lo, hi) = if c.eat("[") {
+        let lo = number(c)?;
+        let hi = if c.eat(":") { number(c)? } else { lo };
+        if !c.eat("]") {
+            return Err(syntax(line, format!("expected `]` in {operand}")));
+        }
+        if hi < lo {
+            return Err(syntax(
+                line,
+                format!("register range {lo}:{hi} is reversed in {operand}"),
+            ));
+        }
+        (lo, hi)
+    } else {
+        let lo = number(c)?;
+        (lo, lo)
+    };
+    let reg = Reg {
+        agpr,
+        lo,
+        dwords: hi - lo + 1,
+    };
+    if hi > 255 {
+        return Err(IsaError::RegisterRange {
+            operand,
+            reg: reg.text(),
+        });
+    }
+    Ok(reg)
+}
+
+/// Strip a trailing `;` or `//` comment.
+fn strip_comment(line: &str) -> &str {
+    let cut = [line.find(';'), line.find("//")]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(line.len());
+    line.get(..cut).unwrap_or(line)
+}
+
+/// Parse one XOR-family instruction for `target`, applying llvm-mc's
+/// verdicts (offset range, gds, AGPRs, tuple alignment, register range).
+pub fn parse(target: Target, line: &str) -> Result<DsInst, IsaError> {
+    let family = target.family;
+    let body = strip_comment(line);
+    let mut c = Cursor { text: body, pos: 0 };
+    c.skip_ws();
+    let mnemonic = c.word().to_ascii_lowercase();
+    if mnemonic.is_empty() {
+        return Err(syntax(line, "expected a mnemonic"));
+    }
+    let info: &OpInfo = XOR_FAMILY
+        .contains(&mnemonic.as_str())
+        .then(|| op_by_name(family, &mnemonic))
+        .flatten()
+        .ok_or_else(|| IsaError::UnknownMnemonic {
+            mnemonic: mnemonic.clone(),
+            target: target.name,
+            known: XOR_FAMILY.join(", "),
+        })?;
+    let mut inst = DsInst {
+        op: info.op,
+        ..DsInst::default()
+    };
+    if !c.at_end() && !c.rest().starts_with(char::is_whitespace) {
+        return Err(syntax(line, "expected whitespace after the mnemonic"));
+    }
+    let mut regs = Vec::with_capacity(info.operands.len());
+    for (i, o) in info.operands.iter().enumerate() {
+        c.skip_ws();
+        if i > 0 && !c.eat(",") {
+            return Err(syntax(
+                line,
+                format!("expected `,` before {}", o.field.name()),
+            ));
+        }
+        c.skip_ws();
+        let reg = parse_reg(&mut c, line, o.field.name())?;
+        if reg.dwords != u32::from(o.dwords) {
+            let expected = if o.dwords == 1 {
+                "one register (v5)".to_owned()
+            } else {
+                format!("a {}-register tuple (v[N:N+{}])", o.dwords, o.dwords - 1)
+            };
+            return Err(IsaError::OperandWidth {
+                mnemonic: info.name,
+                operand: o.field.name(),
+                expected,
+                reg: reg.text(),
+            });
+        }
+        regs.push((o.field, reg));
+    }
+    let mut offset: Option<u16> = None;
+    loop {
+        let before = c.pos;
+        c.skip_ws();
+        if c.at_end() {
+            break;
+        }
+        if c.pos == before {
+            return Err(syntax(line, format!("unexpected `{}`", c.rest().trim())));
+        }
+        let word = c.word();
+        match word {
+            "offset" if offset.is_none() && !inst.gds => {
+                c.skip_ws();
+                if !c.eat(":") {
+                    return Err(syntax(line, "expected `:` after offset"));
+                }
+                c.skip_ws();
+                if c.eat("-") {
+                    let v = c.word();
+                    return Err(IsaError::OffsetRange {
+                        offset: format!("-{v}"),
+                    });
+                }
+                let v = c.word();
+                let n = parse_int(v)
+                    .ok_or_else(|| syntax(line, format!("`{v}` is not an integer offset")))?;
+                let n = u16::try_from(n).map_err(|_| IsaError::OffsetRange {
+                    offset: v.to_owned(),
+                })?;
+                offset = Some(n);
+            }
+            "gds" if !inst.gds => {
+                if !family.has_gds() {
+                    return Err(IsaError::NoGds { target: target.name });
+                }
+                inst.gds = true;
+            }
+            "offset" | "gds" => {
+                return Err(syntax(
+                    line,
+                    format!("`{word}` repeated or out of order (LLVM takes `offset:N` then `gds`, once each)"),
+                ))
+            }
+            "" => return Err(syntax(line, format!("unexpected `{}`", c.rest().trim()))),
+            other => return Err(syntax(line, format!("unknown modifier `{other}`"))),
+        }
+    }
+    inst.set_offset(offset.unwrap_or(0));
+
+    // AGPRs: addr is always a VGPR; data and vdst all AGPR (acc) or all VGPR.
+    let mut kinds = regs
+        .iter()
+        .filter(|(f, _)| *f != Field::Addr)
+        .map(|(_, r)| r.agpr);
+    let first = kinds.next();
+    let mixed = first.is_some_and(|k| kinds.any(|x| x != k));
+    for (field, reg) in &regs {
+        if reg.agpr && *field == Field::Addr {
+            return Err(IsaError::AddrNotVgpr { reg: reg.text() });
+        }
+        if reg.agpr && !family.has_agprs() {
+            return Err(IsaError::NoAgprs {
+                family,
+                what: reg.text(),
+            });
+        }
+    }
+    if mixed {
+        let all: Vec<String> = regs
+            .iter()
+            .filter(|(f, _)| *f != Field::Addr)
+            .map(|(f, r)| format!("{} {}", f.name(), r.text()))
+            .collect();
+        return Err(IsaError::MixedAgprVgpr {
+            what: all.join(", "),
+        });
+    }
+    inst.acc = first.unwrap_or(false);
+    for (field, reg) in &regs {
+        if reg.dwords >= 2 && reg.lo % 2 == 1 && family.needs_even_tuples() {
+            return Err(IsaError::OddTuple {
+                family,
+                operand: field.name(),
+                reg: reg.text(),
+            });
+        }
+        // `parse_reg` checked hi <= 255, so lo fits a byte.
+        inst.set_field(*field, u8::try_from(reg.lo).unwrap_or(u8::MAX));
+    }
+    Ok(inst)
+}
+
+/// One assembled line: the instruction, its word, its canonical text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AsmLine {
+    pub inst: DsInst,
+    pub word: u64,
+    pub text: String,
+}
+
+impl AsmLine {
+    /// The line as `llvm-mc -show-encoding` prints it (without its leading
+    /// tab): canonical text padded to the comment column, then the bytes.
+    pub fn show_encoding(&self) -> String {
+        let pad = COMMENT_COLUMN.saturating_sub(self.text.len()).max(1);
+        format!(
+            "{}{}; encoding: {}",
+            self.text,
+            " ".repeat(pad),
+            format_bytes(self.word)
+        )
+    }
+}
+
+/// `dsxor asm` for one line: parse, validate, encode, print canonically.
+pub fn assemble_line(target: Target, line: &str) -> Result<AsmLine, IsaError> {
+    let inst = parse(target, line)?;
+    let word = inst.encode(target.family)?;
+    let text = print(target.family, &inst)?;
+    Ok(AsmLine { inst, word, text })
+}
+
+/// `dsxor disasm` for one line: an llvm-mc byte list to canonical text.
+pub fn disassemble_line(target: Target, line: &str) -> Result<String, IsaError> {
+    let word = parse_bytes(line)?;
+    let inst = DsInst::decode(target.family, word)?;
+    print(target.family, &inst)
+}
+
+/// llvm-mc's byte list of a 64-bit word: `[0x00,0x00,0xac,0xd9,...]`,
+/// least significant byte first.
+pub fn format_bytes(word: u64) -> String {
+    let bytes: Vec<String> = word
+        .to_le_bytes()
+        .iter()
+        .map(|b| format!("0x{b:02x}"))
+        .collect();
+    format!("[{}]", bytes.join(","))
+}
+
+/// Read an 8-byte llvm-mc byte list (`[0x00,0x00,0xac,0xd9,0x01,0x02,0x00,0x05]`;
+/// brackets optional, commas or spaces between bytes, hex `0x..` or decimal).
+pub fn parse_bytes(line: &str) -> Result<u64, IsaError> {
+    let body = strip_comment(line).trim();
+    let err = |why: String| IsaError::ByteList {
+        text: body.to_owned(),
+        why,
+    };
+    let inner = body.strip_prefix('[').unwrap_or(body);
+    let inner = match inner.strip_suffix(']') {
+        Some(i) => i,
+        None if body.starts_with('[') => return Err(err("missing `]`".to_owned())),
+        None => inner,
+    };
+    let mut bytes = Vec::with_capacity(8);
+    for tok in inner
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|t| !t.is_empty())
+    {
+        let v = parse_int(tok).ok_or_else(|| err(format!("`{tok}` is not a byte")))?;
+        let b = u8::try_from(v).map_err(|_| err(format!("`{tok}` does not fit a byte")))?;
+        bytes.push(b);
+    }
+    let arr: [u8; 8] = bytes
+        .as_slice()
+        .try_into()
+        .map_err(|_| err(format!("a DS instruction is 8 bytes, got {}", bytes.len())))?;
+    Ok(u64::from_le_bytes(arr))
+}

@@ -1,0 +1,142 @@
+//! One workgroup's LDS allocation and the DS address calculation.
+
+use super::policy::{Policy, LDS_MAX_BYTES_PER_GROUP};
+use super::ModelError;
+
+/// CalcDsAddr for single-address DS instructions on gfx11:
+/// `LDS_BASE + VGPR[ADDR] + {offset1, offset0}`, relative to the
+/// workgroup's allocation (LDS_BASE is the allocation's hidden base, so the
+/// group sees its LDS from 0).
+///
+/// Sources: RDNA3 ISA guide, "Data Share Operations" (DS address is
+/// LDS_BASE plus ADDR plus the instruction offset; for single-address ops OFFSET1:OFFSET0 form
+/// one 16-bit offset — LLVM `DSInstructions.td`, `offset` operand, and MC
+/// test `ds_xor_rtn_b64 v[5:6], v1, v[2:3] offset:65535` encoding
+/// `[0xff,0xff,0xac,0xd9,...]`; llvm-mc-22 encodes `offset:264` as
+/// `[0x08,0x01,...]`: offset0 low, offset1 high). M0 plays no part: LLVM `GCNSubtarget.h`,
+/// `ldsRequiresM0Init()` is `getGeneration() < GFX9`.
+///
+/// ASSUMPTION: the sum is exact (no 32-bit wrap); an ADDR near 2^32 plus an
+/// offset is simply out of range.
+pub fn calc_ds_addr(addr: u32, offset0: u8, offset1: u8) -> u64 {
+    u64::from(addr) + u64::from(u16::from_le_bytes([offset0, offset1]))
+}
+
+/// [`calc_ds_addr`] with the 16-bit `{offset1, offset0}` already combined.
+#[inline(always)]
+pub fn calc_ds_addr16(addr: u32, offset: u16) -> u64 {
+    u64::from(addr) + u64::from(offset)
+}
+
+/// What a 64-bit access to an effective address resolves to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Aligned and inside the allocation: qword index.
+    InRange(usize),
+    /// Aligned, at or past the allocation's end: writes dropped, reads 0.
+    OutOfRange,
+    /// Not 8-byte aligned: MEMVIOL.
+    Misaligned,
+}
+
+/// One workgroup's LDS: a byte-addressed allocation of `requested` bytes,
+/// rounded up to the policy's granule. Stored as little-endian qwords since
+/// the only access modelled is the aligned 64-bit one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lds {
+    requested: u32,
+    qwords: Vec<u64>,
+}
+
+impl Lds {
+    /// A zeroed allocation. `requested` must be a multiple of 8 and at most
+    /// 64 KiB once rounded up.
+    pub fn new(requested: u32, policy: &Policy) -> Result<Lds, ModelError> {
+        Lds::with_image(requested, &[], policy)
+    }
+
+    /// An allocation whose first bytes hold `image` (qwords from address 0);
+    /// the rest (including the slack past the request) is 0.
+    pub fn with_image(requested: u32, image: &[u64], policy: &Policy) -> Result<Lds, ModelError> {
+        if requested % 8 != 0 {
+            return Err(ModelError::LdsSize {
+                requested,
+                why: "not a multiple of 8 bytes".into(),
+            });
+        }
+        if !policy.lds_granule.is_power_of_two() {
+            return Err(ModelError::Granule(policy.lds_granule));
+        }
+        let allocated = policy.allocated_bytes(requested);
+        if allocated > u64::from(LDS_MAX_BYTES_PER_GROUP) {
+            return Err(ModelError::LdsSize {
+                requested,
+                why: format!(
+                    "rounds up to {allocated} bytes, more than the {LDS_MAX_BYTES_PER_GROUP} a gfx11 workgroup may allocate"
+                ),
+            });
+        }
+        let n_req = requested as usize / 8;
+        if image.len() > n_req {
+            return Err(ModelError::ImageSize {
+                qwords: image.len(),
+                requested,
+            });
+        }
+        let mut qwords = vec![0u64; allocated as usize / 8];
+        qwords[..image.len()].copy_from_slice(image);
+        Ok(Lds { requested, qwords })
+    }
+
+    /// Bytes the dispatch asked for.
+    pub fn requested_bytes(&self) -> u32 {
+        self.requested
+    }
+
+    /// Bytes in range: the request rounded up to the granule.
+    pub fn allocated_bytes(&self) -> u64 {
+        self.qwords.len() as u64 * 8
+    }
+
+    /// The requested part (what the conformance kernel copies in and dumps).
+    pub fn image(&self) -> &[u64] {
+        &self.qwords[..self.requested as usize / 8]
+    }
+
+    /// The slack between the request and the block end (in range, but no
+    /// kernel initialises or dumps it).
+    pub fn slack(&self) -> &[u64] {
+        &self.qwords[self.requested as usize / 8..]
+    }
+
+    /// Every qword in range, slack included.
+    pub fn qwords(&self) -> &[u64] {
+        &self.qwords
+    }
+
+    /// Resolve an effective byte address for a 64-bit access.
+    #[inline(always)]
+    pub fn access_b64(&self, address: u64) -> Access {
+        if address & 7 != 0 {
+            Access::Misaligned
+        } else if address < self.allocated_bytes() {
+            Access::InRange((address >> 3) as usize)
+        } else {
+            Access::OutOfRange
+        }
+    }
+
+    /// A 64-bit load: the qword, or 0 out of range; `None` if misaligned.
+    pub fn read_b64(&self, address: u64) -> Option<u64> {
+        match self.access_b64(address) {
+            Access::InRange(q) => self.qwords.get(q).copied(),
+            Access::OutOfRange => Some(0),
+            Access::Misaligned => None,
+        }
+    }
+
+    /// Mutable view of every qword in range (for test set-up).
+    pub fn qwords_mut(&mut self) -> &mut [u64] {
+        &mut self.qwords
+    }
+}

@@ -1,0 +1,395 @@
+//! Bench records, `dsxor-bench/1`: one JSON file per `dsxor bench` run
+//! (`results/bench-<UTC time>-<backend>-<target>.json`). Plain data with
+//! serde, so `report` renders records from anywhere without running
+//! anything; the schema is documented in results/README.md ("Bench records").
+//!
+//! Rates are `null` for a run whose outputs failed their check: a fast
+//! wrong answer never counts. Unknown fields are kept, never rejected (as
+//! for observation files, DESIGN.md).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The `format` field of every bench record.
+pub const BENCH_FORMAT: &str = "dsxor-bench/1";
+/// `metric` on a GPU: real lane-operations per second.
+pub const METRIC_GPU: &str = "lane-ops-per-second";
+/// `metric` on the software device: the emulator's own speed.
+pub const METRIC_EMULATED: &str = "emulated-lane-ops-per-second";
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BenchRecord {
+    pub format: String,
+    /// RFC 3339, UTC, seconds (`2026-12-01T20:15:00Z`).
+    pub created_utc: String,
+    pub environment: Environment,
+    pub settings: Settings,
+    /// `lane-ops-per-second` (GPU) or `emulated-lane-ops-per-second`.
+    pub metric: String,
+    /// The hardware ceiling, when one applies (never on the software device).
+    pub ceiling: Option<CeilingRecord>,
+    /// Why `ceiling` is null.
+    pub no_ceiling_reason: Option<String>,
+    pub runs: Vec<RunRecord>,
+    /// Runs of the plan that were not run (wave size without a code object…).
+    #[serde(default)]
+    pub skipped: Vec<Skipped>,
+    /// True when every run completed and passed its check.
+    pub all_passed: bool,
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+/// Where and with what the record was made (the same facts a conformance
+/// result records: tool version, host, device, code objects).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Environment {
+    pub dsxor_version: String,
+    pub host_os: String,
+    pub host_arch: String,
+    /// Logical CPUs of the host (the software device's speed depends on it).
+    pub host_cpus: Option<u32>,
+    pub device: DeviceRecord,
+    pub code_objects: Vec<CodeObjectRecord>,
+    /// The command line that made the record.
+    pub command: Vec<String>,
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+/// The device as its backend describes it (`backend::DeviceInfo`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeviceRecord {
+    /// `hip` or `emu`.
+    pub backend: String,
+    pub name: String,
+    pub target_id: String,
+    pub wave_sizes: Vec<u32>,
+    pub compute_units: u32,
+    pub clock_khz: Option<u32>,
+    pub lds_per_block: u32,
+    pub runtime_version: Option<String>,
+    pub driver_version: Option<String>,
+    pub pci_bus_id: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CodeObjectRecord {
+    pub target: String,
+    pub wave: u32,
+    /// `source` (built by build.rs) or `prebuilt` (kernels/prebuilt).
+    pub origin: String,
+    pub sha256: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    pub quick: bool,
+    pub seed: u64,
+    /// Launches per run before timing starts (checked, not timed).
+    pub warmup: u32,
+    /// Timed launches per run (each checked).
+    pub reps: u32,
+    /// `hip-events` (device time) or `host-clock` (software device).
+    pub timing: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CeilingRecord {
+    pub lane_ops_per_second: f64,
+    pub lds_bytes_per_second: f64,
+    pub compute_units: u32,
+    pub clock_khz: u32,
+    pub lanes_per_clock_per_cu: u32,
+    pub formula: String,
+    pub sources: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Skipped {
+    pub name: String,
+    pub reason: String,
+}
+
+/// One configuration, launched `warmup + reps` times.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// Unique within a record; the key for trends and baselines
+    /// (`conflict-free/indep/wave32`, `occupancy/wave64/2wg-per-cu/4waves`).
+    pub name: String,
+    /// `patterns` or `occupancy`.
+    pub sweep: String,
+    pub pattern: String,
+    pub conflict_ways: u32,
+    /// `dep` or `indep`.
+    pub chain: String,
+    pub kernel: String,
+    pub wave: u32,
+    pub groups: u32,
+    pub waves_per_group: u32,
+    pub workgroups_per_cu: u32,
+    /// `iters` kernel argument, and the instructions each lane issues.
+    pub iters: u32,
+    pub issued_per_lane: u32,
+    pub lanes: u64,
+    /// lanes × issued_per_lane.
+    pub lane_ops_per_launch: u64,
+    pub lds_bytes_per_group: u32,
+    /// `pass`, `wrong-result`, `timeout` or `fault`.
+    pub outcome: String,
+    pub error: Option<String>,
+    pub check: CheckRecord,
+    /// Launch time over the timed repetitions (seconds).
+    pub seconds: Option<Spread>,
+    /// Every timed repetition, in order (seconds).
+    pub samples_seconds: Vec<f64>,
+    /// Null unless `outcome` is `pass`.
+    pub lane_ops_per_second: Option<Rate>,
+    /// lane_ops_per_second.median × 8 bytes; null unless `pass`.
+    pub lds_bytes_per_second: Option<f64>,
+    /// lane_ops_per_second.median / ceiling; null without a ceiling.
+    pub fraction_of_ceiling: Option<f64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CheckRecord {
+    /// Launches whose outputs were checked (warm-up and timed).
+    pub launches_checked: u32,
+    pub lds_qwords_checked: u64,
+    pub folds_exact: u64,
+    pub folds_in_span: u64,
+    pub mismatches: u64,
+    pub first_mismatches: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    pub count: usize,
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    pub q1: f64,
+    pub q3: f64,
+    pub mad: f64,
+}
+
+/// A rate from the launch-time spread: `median` from the median time, `min`
+/// from the slowest launch, `max` from the fastest.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rate {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("cannot read bench record {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path} is not a bench record: {source}")]
+    Parse {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("{path}: format `{found}`, expected `{BENCH_FORMAT}`")]
+    Format { path: PathBuf, found: String },
+    #[error("{path}: {what}")]
+    Invalid { path: PathBuf, what: String },
+    #[error("cannot write bench record {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl BenchRecord {
+    /// Parse and validate a record from JSON text (`path` names it in errors).
+    pub fn from_json(text: &str, path: &Path) -> Result<BenchRecord, RecordError> {
+        let r: BenchRecord = serde_json::from_str(text).map_err(|source| RecordError::Parse {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if r.format != BENCH_FORMAT {
+            return Err(RecordError::Format {
+                path: path.to_path_buf(),
+                found: r.format,
+            });
+        }
+        let invalid = |what: String| RecordError::Invalid {
+            path: path.to_path_buf(),
+            what,
+        };
+        if r.metric != METRIC_GPU && r.metric != METRIC_EMULATED {
+            return Err(invalid(format!("unknown metric `{}`", r.metric)));
+        }
+        if humantime::parse_rfc3339(&r.created_utc).is_err() {
+            return Err(invalid(format!(
+                "created_utc `{}` is not RFC 3339",
+                r.created_utc
+            )));
+        }
+        let mut names = std::collections::BTreeSet::new();
+        for run in &r.runs {
+            if !names.insert(run.name.as_str()) {
+                return Err(invalid(format!("run `{}` appears twice", run.name)));
+            }
+            let rates = [
+                run.lane_ops_per_second.map(|x| x.median),
+                run.lds_bytes_per_second,
+            ];
+            if rates.iter().flatten().any(|x| !x.is_finite() || *x < 0.0) {
+                return Err(invalid(format!(
+                    "run `{}` has a negative or non-finite rate",
+                    run.name
+                )));
+            }
+            if run.outcome != "pass" && run.lane_ops_per_second.is_some() {
+                return Err(invalid(format!(
+                    "run `{}` has outcome `{}` but a rate: a failed run never counts",
+                    run.name, run.outcome
+                )));
+            }
+        }
+        Ok(r)
+    }
+
+    pub fn load(path: &Path) -> Result<BenchRecord, RecordError> {
+        let text = std::fs::read_to_string(path).map_err(|source| RecordError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        BenchRecord::from_json(&text, path)
+    }
+
+    /// Write as pretty JSON to `path`.
+    pub fn save(&self, path: &Path) -> Result<(), RecordError> {
+        let write_err = |source| RecordError::Write {
+            path: path.to_path_buf(),
+            source,
+        };
+        let text =
+            serde_json::to_string_pretty(self).map_err(|e| write_err(std::io::Error::other(e)))?;
+        std::fs::write(path, text + "\n").map_err(write_err)
+    }
+
+    /// True when the rates are the software device's, not a GPU's.
+    pub fn is_emulated(&self) -> bool {
+        self.metric == METRIC_EMULATED
+    }
+
+    /// The file name the record is saved under:
+    /// `bench-<created_utc without separators>-<backend>-<target>.json`.
+    pub fn file_name(&self) -> String {
+        let stamp: String = self
+            .created_utc
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect();
+        let target: String = self
+            .environment
+            .device
+            .target_id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        format!(
+            "bench-{stamp}-{}-{target}.json",
+            self.environment.device.backend
+        )
+    }
+
+    pub fn run(&self, name: &str) -> Option<&RunRecord> {
+        self.runs.iter().find(|r| r.name == name)
+    }
+}
+
+/// One run's comparison with a baseline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    pub name: String,
+    pub baseline: Option<f64>,
+    pub current: Option<f64>,
+    /// current / baseline × 100, when both rates exist.
+    pub percent: Option<f64>,
+    pub verdict: Verdict,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// At or above the threshold.
+    Ok,
+    /// Below `PCT` % of the baseline.
+    Regressed,
+    /// The current run did not pass its check (never a pass).
+    Failed,
+    /// Not comparable (absent from one side, other geometry, or the baseline run failed).
+    NotCompared,
+}
+
+/// Compare `current` against `baseline`, run by run (same name and
+/// geometry): a run whose median rate is below `fail_below_pct` % of the
+/// baseline's regressed; a current run that failed its check fails.
+/// An error when the two records measure different things (emulated
+/// against GPU rates).
+pub fn compare(
+    current: &BenchRecord,
+    baseline: &BenchRecord,
+    fail_below_pct: f64,
+) -> Result<Vec<Comparison>, String> {
+    if current.metric != baseline.metric {
+        return Err(format!(
+            "cannot compare `{}` with a baseline of `{}`: the emulator's speed is no GPU figure",
+            current.metric, baseline.metric
+        ));
+    }
+    let mut out = Vec::new();
+    for run in &current.runs {
+        let current_rate = run.lane_ops_per_second.map(|r| r.median);
+        let base = baseline.run(&run.name);
+        let same_geometry = base.is_some_and(|b| {
+            (b.groups, b.waves_per_group, b.wave, b.iters, &b.kernel)
+                == (
+                    run.groups,
+                    run.waves_per_group,
+                    run.wave,
+                    run.iters,
+                    &run.kernel,
+                )
+        });
+        let baseline_rate = base
+            .filter(|_| same_geometry)
+            .and_then(|b| b.lane_ops_per_second.map(|r| r.median));
+        let percent = match (current_rate, baseline_rate) {
+            (Some(c), Some(b)) if b > 0.0 => Some(c / b * 100.0),
+            _ => None,
+        };
+        let verdict = if run.outcome != "pass" {
+            Verdict::Failed
+        } else {
+            match percent {
+                Some(p) if p < fail_below_pct => Verdict::Regressed,
+                Some(_) => Verdict::Ok,
+                None => Verdict::NotCompared,
+            }
+        };
+        out.push(Comparison {
+            name: run.name.clone(),
+            baseline: baseline_rate,
+            current: current_rate,
+            percent,
+            verdict,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,218 @@
+//! A Markdown summary of bench records: the latest record's runs in one
+//! table, a run-by-record table when given several records, and the
+//! comparison with a baseline when one was asked for.
+
+use std::fmt::Write;
+
+use crate::report::bench_record::{BenchRecord, Comparison, Verdict};
+use crate::report::svg::{percent, si};
+
+/// A baseline comparison to include: the baseline, the threshold in percent,
+/// and the per-run verdicts (`bench_record::compare`).
+pub struct BaselineSection<'a> {
+    pub baseline: &'a BenchRecord,
+    pub fail_below_pct: f64,
+    pub comparisons: &'a [Comparison],
+}
+
+fn escape(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+fn opt_si(x: Option<f64>) -> String {
+    x.map(si).unwrap_or_else(|| "—".to_string())
+}
+
+/// Render `records` (sorted by creation time here; the newest is "latest").
+pub fn render(records: &[BenchRecord], baseline: Option<&BaselineSection<'_>>) -> String {
+    let mut sorted: Vec<&BenchRecord> = records.iter().collect();
+    sorted.sort_by(|a, b| a.created_utc.cmp(&b.created_utc));
+    let mut md = String::from("# dsxor bench report\n\n");
+    let Some(latest) = sorted.last().copied() else {
+        md.push_str("No bench record given.\n");
+        return md;
+    };
+    let d = &latest.environment.device;
+    let unit = if latest.is_emulated() {
+        "emulated lane-ops/s"
+    } else {
+        "lane-ops/s"
+    };
+    let _ = writeln!(md, "## Latest record, {}\n", latest.created_utc);
+    let _ = writeln!(
+        md,
+        "- device: {} (`{}`), backend `{}`, {} CUs, clock {}",
+        escape(&d.name),
+        escape(&d.target_id),
+        escape(&d.backend),
+        d.compute_units,
+        d.clock_khz
+            .map(|c| format!("{c} kHz"))
+            .unwrap_or_else(|| "unknown".into())
+    );
+    if latest.is_emulated() {
+        md.push_str(
+            "- metric: **emulated lane-operations per second** — the software device's own speed on this host, \
+             never a GPU figure\n",
+        );
+    } else {
+        md.push_str(
+            "- metric: `ds_xor_rtn_b64` lane-operations per second on the GPU (HIP event time)\n",
+        );
+    }
+    let s = &latest.settings;
+    let _ = writeln!(
+        md,
+        "- settings: {}, seed {}, {} warm-up + {} timed launches per run, timing `{}`",
+        if s.quick { "quick" } else { "full" },
+        s.seed,
+        s.warmup,
+        s.reps,
+        escape(&s.timing)
+    );
+    match (&latest.ceiling, &latest.no_ceiling_reason) {
+        (Some(c), _) => {
+            let _ = writeln!(
+                md,
+                "- ceiling: {} lane-ops/s = {} CUs × {} kHz × {} lanes/clock/CU ({})",
+                si(c.lane_ops_per_second),
+                c.compute_units,
+                c.clock_khz,
+                c.lanes_per_clock_per_cu,
+                escape(&c.formula)
+            );
+            for src in &c.sources {
+                let _ = writeln!(md, "  - source: {}", escape(src));
+            }
+        }
+        (None, Some(why)) => {
+            let _ = writeln!(md, "- ceiling: none — {}", escape(why));
+        }
+        (None, None) => md.push_str("- ceiling: none\n"),
+    }
+    let _ = writeln!(
+        md,
+        "- verdict: {}\n",
+        if latest.all_passed {
+            "every run completed and passed its check"
+        } else {
+            "**some run failed** (its rate is not counted)"
+        }
+    );
+    let _ = writeln!(
+        md,
+        "| run | groups × waves | lane-ops/launch | median {unit} | min | max | IQR/median time | LDS bytes/s | % of ceiling | check |"
+    );
+    md.push_str("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+    for run in &latest.runs {
+        let rate = run.lane_ops_per_second;
+        let spread = run
+            .seconds
+            .filter(|t| t.median > 0.0)
+            .map(|t| format!("{:.1} %", (t.q3 - t.q1) / t.median * 100.0))
+            .unwrap_or_else(|| "—".into());
+        let check = if run.outcome == "pass" {
+            format!(
+                "pass ({} launches, {} folds exact, {} in span)",
+                run.check.launches_checked, run.check.folds_exact, run.check.folds_in_span
+            )
+        } else {
+            format!(
+                "**{}**: {}",
+                run.outcome,
+                escape(run.error.as_deref().unwrap_or(""))
+            )
+        };
+        let _ = writeln!(
+            md,
+            "| `{}` | {} × {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            escape(&run.name),
+            run.groups,
+            run.waves_per_group,
+            run.lane_ops_per_launch,
+            opt_si(rate.map(|r| r.median)),
+            opt_si(rate.map(|r| r.min)),
+            opt_si(rate.map(|r| r.max)),
+            spread,
+            opt_si(run.lds_bytes_per_second),
+            run.fraction_of_ceiling
+                .map(percent)
+                .unwrap_or_else(|| "—".into()),
+            check
+        );
+    }
+    for sk in &latest.skipped {
+        let _ = writeln!(
+            md,
+            "\nSkipped `{}`: {}",
+            escape(&sk.name),
+            escape(&sk.reason)
+        );
+    }
+    if sorted.len() > 1 {
+        let _ = writeln!(
+            md,
+            "\n## Across {} records (median {unit}, oldest to newest)\n",
+            sorted.len()
+        );
+        md.push_str("| run |");
+        for r in &sorted {
+            let _ = write!(md, " {} |", escape(&r.created_utc));
+        }
+        md.push_str(" newest / oldest |\n| --- |");
+        for _ in &sorted {
+            md.push_str(" ---: |");
+        }
+        md.push_str(" ---: |\n");
+        for run in &latest.runs {
+            let series: Vec<Option<f64>> = sorted
+                .iter()
+                .map(|r| {
+                    r.run(&run.name)
+                        .and_then(|x| x.lane_ops_per_second)
+                        .map(|x| x.median)
+                })
+                .collect();
+            let _ = write!(md, "| `{}` |", escape(&run.name));
+            for v in &series {
+                let _ = write!(md, " {} |", opt_si(*v));
+            }
+            let change = match (
+                series.first().copied().flatten(),
+                series.last().copied().flatten(),
+            ) {
+                (Some(a), Some(b)) if a > 0.0 => format!("{:.1} %", b / a * 100.0),
+                _ => "—".into(),
+            };
+            let _ = writeln!(md, " {change} |");
+        }
+    }
+    if let Some(b) = baseline {
+        let _ = writeln!(
+            md,
+            "\n## Against baseline {} (fail below {} %)\n",
+            escape(&b.baseline.created_utc),
+            b.fail_below_pct
+        );
+        md.push_str("| run | baseline | current | % of baseline | verdict |\n| --- | ---: | ---: | ---: | --- |\n");
+        for c in b.comparisons {
+            let verdict = match c.verdict {
+                Verdict::Ok => "ok",
+                Verdict::Regressed => "**regressed**",
+                Verdict::Failed => "**failed its check**",
+                Verdict::NotCompared => "not compared",
+            };
+            let _ = writeln!(
+                md,
+                "| `{}` | {} | {} | {} | {verdict} |",
+                escape(&c.name),
+                opt_si(c.baseline),
+                opt_si(c.current),
+                c.percent
+                    .map(|p| format!("{p:.1} %"))
+                    .unwrap_or_else(|| "—".into())
+            );
+        }
+    }
+    md
+}

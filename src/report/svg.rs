@@ -1,0 +1,517 @@
+//! SVG pictures of bench records, drawn with plotters' SVG backend only.
+//!
+//! Text needs no font: with neither the `ttf` nor the `ab_glyph` feature,
+//! plotters sizes labels with its built-in estimate (`style::font::naive`)
+//! and the SVG backend writes each label as an SVG `<text>` element
+//! (`font-family="sans-serif"`), which the viewer renders with its own
+//! fonts. No font file, no system library, no rasterisation.
+//!
+//! The picture has three panels:
+//! 1. the latest record's pattern runs: one bar per run at its median rate,
+//!    a whisker from the slowest to the fastest launch, the ceiling when the
+//!    device has one; a run that failed its check has no bar, only its
+//!    outcome;
+//! 2. the latest record's occupancy sweep: rate against waves per workgroup,
+//!    one line per (wave size, workgroups per CU);
+//! 3. across records (oldest to newest, several files): the median rate of
+//!    each independent-chain pattern run, so a nightly's trend and a
+//!    regression are visible at a glance.
+//!
+//! Rates are on a log axis: one address and conflict-free differ by orders
+//! of magnitude. Records of the software device say on every panel that the
+//! rate is the emulator's speed, never a GPU figure.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::report::bench_record::{BenchRecord, RunRecord};
+
+const WIDTH: u32 = 1200;
+const ROW: u32 = 22;
+const LABEL_AREA: i32 = 330;
+const LEGEND_WIDTH: i32 = 280;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SvgError {
+    #[error("no bench record to draw")]
+    NoRecords,
+    #[error("records mix emulated and GPU rates (`{0}` and `{1}`): the emulator's speed is no GPU figure; draw them separately")]
+    MixedMetrics(String, String),
+    #[error("drawing failed: {0}")]
+    Draw(String),
+}
+
+fn draw_err<E: std::fmt::Debug>(e: E) -> SvgError {
+    SvgError::Draw(format!("{e:?}"))
+}
+
+/// `1.23 G` style: three significant digits and an SI prefix.
+pub fn si(x: f64) -> String {
+    if !x.is_finite() || x <= 0.0 {
+        return format!("{x}");
+    }
+    let prefixes = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
+    for (scale, p) in prefixes {
+        if x >= scale {
+            return format!("{:.3} {p}", x / scale);
+        }
+    }
+    format!("{x:.3}")
+}
+
+/// A percentage with three significant digits at most (`52.1 %`, `0.0521 %`).
+pub fn percent(fraction: f64) -> String {
+    let p = fraction * 100.0;
+    let digits = if p >= 10.0 {
+        1
+    } else if p >= 1.0 {
+        2
+    } else if p >= 0.1 {
+        3
+    } else {
+        4
+    };
+    format!("{p:.digits$} %")
+}
+
+fn rate_axis_label(r: &BenchRecord) -> String {
+    if r.is_emulated() {
+        "EMULATED lane-ops/s: the software device's own speed, not a GPU figure (log scale)"
+            .to_string()
+    } else {
+        "ds_xor_rtn_b64 lane-ops/s on the GPU (log scale)".to_string()
+    }
+}
+
+/// A chart's backend pixel as a coordinate of `area` (which may not start
+/// at the picture's origin).
+fn to_area(area: &DrawingArea<SVGBackend, Shift>, (x, y): (i32, i32)) -> (i32, i32) {
+    let (bx, by) = area.get_base_pixel();
+    (x - bx, y - by)
+}
+
+fn passing(run: &RunRecord) -> Option<(f64, f64, f64)> {
+    let r = run.lane_ops_per_second?;
+    (run.outcome == "pass").then_some((r.median, r.min, r.max))
+}
+
+/// A log range covering `values` with some room on both sides.
+fn log_bounds(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    if hi <= 0.0 {
+        return (1.0, 10.0);
+    }
+    (lo / 2.0, hi * 2.0)
+}
+
+/// Render `records` (any order; sorted by creation time here) as one SVG.
+pub fn render(records: &[BenchRecord]) -> Result<String, SvgError> {
+    let mut sorted: Vec<&BenchRecord> = records.iter().collect();
+    sorted.sort_by(|a, b| a.created_utc.cmp(&b.created_utc));
+    let latest = *sorted.last().ok_or(SvgError::NoRecords)?;
+    if let Some(other) = sorted.iter().find(|r| r.metric != latest.metric) {
+        return Err(SvgError::MixedMetrics(
+            latest.metric.clone(),
+            other.metric.clone(),
+        ));
+    }
+    let patterns: Vec<&RunRecord> = latest
+        .runs
+        .iter()
+        .filter(|r| r.sweep == "patterns")
+        .collect();
+    let occupancy: Vec<&RunRecord> = latest
+        .runs
+        .iter()
+        .filter(|r| r.sweep == "occupancy")
+        .collect();
+    let h1 = 110 + ROW * patterns.len().max(1) as u32;
+    let h2 = 420;
+    let h3 = 460;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, h1 + h2 + h3)).into_drawing_area();
+        root.fill(&WHITE).map_err(draw_err)?;
+        let (top, rest) = root.split_vertically(h1);
+        let (middle, bottom) = rest.split_vertically(h2);
+        draw_patterns(&top, latest, &patterns)?;
+        draw_occupancy(&middle, latest, &occupancy)?;
+        draw_trend(&bottom, &sorted)?;
+        root.present().map_err(draw_err)?;
+    }
+    Ok(svg)
+}
+
+fn title(r: &BenchRecord, what: &str) -> String {
+    let d = &r.environment.device;
+    format!(
+        "{what}: {} ({}, {} backend), {}",
+        d.name, d.target_id, d.backend, r.created_utc
+    )
+}
+
+fn draw_patterns(
+    area: &DrawingArea<SVGBackend, Shift>,
+    r: &BenchRecord,
+    runs: &[&RunRecord],
+) -> Result<(), SvgError> {
+    let mut values: Vec<f64> = runs
+        .iter()
+        .filter_map(|x| passing(x))
+        .flat_map(|(m, lo, hi)| [m, lo, hi])
+        .collect();
+    if let Some(c) = &r.ceiling {
+        values.push(c.lane_ops_per_second);
+    }
+    let (lo, hi) = log_bounds(values.into_iter());
+    let n = runs.len().max(1) as f64;
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            title(r, "ds_xor_rtn_b64 throughput per pattern"),
+            ("sans-serif", 20),
+        )
+        .margin(10)
+        .x_label_area_size(45)
+        .y_label_area_size(LABEL_AREA)
+        .build_cartesian_2d((lo..hi).log_scale(), 0.0..n)
+        .map_err(draw_err)?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(0)
+        .x_label_formatter(&|v| si(*v))
+        .x_desc(rate_axis_label(r))
+        .draw()
+        .map_err(draw_err)?;
+    let palette = |run: &RunRecord| {
+        if run.chain == "dep" {
+            RGBColor(70, 110, 200)
+        } else {
+            RGBColor(230, 140, 40)
+        }
+    };
+    for (i, run) in runs.iter().enumerate() {
+        let y = n - i as f64 - 0.5;
+        let (px, py) = to_area(area, chart.backend_coord(&(lo, y)));
+        let label = match &run.fraction_of_ceiling {
+            Some(f) => format!("{}  ({} of ceiling)", run.name, percent(*f)),
+            None => run.name.clone(),
+        };
+        area.draw(&Text::new(
+            label,
+            (px - 8, py),
+            ("sans-serif", 13)
+                .into_font()
+                .into_text_style(area)
+                .pos(Pos::new(HPos::Right, VPos::Center)),
+        ))
+        .map_err(draw_err)?;
+        match passing(run) {
+            Some((median, min, max)) => {
+                chart
+                    .draw_series(std::iter::once(Rectangle::new(
+                        [(lo, y - 0.35), (median, y + 0.35)],
+                        palette(run).filled(),
+                    )))
+                    .map_err(draw_err)?;
+                chart
+                    .draw_series(std::iter::once(PathElement::new(
+                        vec![(min, y), (max, y)],
+                        BLACK.stroke_width(2),
+                    )))
+                    .map_err(draw_err)?;
+                chart
+                    .draw_series(std::iter::once(Text::new(
+                        si(median),
+                        (max, y),
+                        ("sans-serif", 12)
+                            .into_font()
+                            .into_text_style(area)
+                            .pos(Pos::new(HPos::Left, VPos::Center)),
+                    )))
+                    .map_err(draw_err)?;
+            }
+            None => {
+                let why = run.error.clone().unwrap_or_default();
+                chart
+                    .draw_series(std::iter::once(Text::new(
+                        format!("{}: no rate counted {why}", run.outcome.to_uppercase()),
+                        (lo, y),
+                        ("sans-serif", 13)
+                            .into_font()
+                            .into_text_style(area)
+                            .color(&RED)
+                            .pos(Pos::new(HPos::Left, VPos::Center)),
+                    )))
+                    .map_err(draw_err)?;
+            }
+        }
+    }
+    if let Some(c) = &r.ceiling {
+        let x = c.lane_ops_per_second;
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(x, 0.0), (x, n)],
+                RED.stroke_width(2),
+            )))
+            .map_err(draw_err)?;
+        chart
+            .draw_series(std::iter::once(Text::new(
+                format!(
+                    "ceiling {} ({} CUs x {} kHz x {}/clk/CU)",
+                    si(x),
+                    c.compute_units,
+                    c.clock_khz,
+                    c.lanes_per_clock_per_cu
+                ),
+                (x, n),
+                ("sans-serif", 12)
+                    .into_font()
+                    .into_text_style(area)
+                    .color(&RED)
+                    .pos(Pos::new(HPos::Right, VPos::Top)),
+            )))
+            .map_err(draw_err)?;
+    } else if let Some(why) = &r.no_ceiling_reason {
+        let (px, py) = to_area(area, chart.backend_coord(&(hi, n)));
+        area.draw(&Text::new(
+            format!("no ceiling: {why}"),
+            (px - 4, py + 4),
+            ("sans-serif", 12)
+                .into_font()
+                .into_text_style(area)
+                .pos(Pos::new(HPos::Right, VPos::Top)),
+        ))
+        .map_err(draw_err)?;
+    }
+    Ok(())
+}
+
+fn draw_occupancy(
+    area: &DrawingArea<SVGBackend, Shift>,
+    r: &BenchRecord,
+    runs: &[&RunRecord],
+) -> Result<(), SvgError> {
+    let (lo, hi) = log_bounds(runs.iter().filter_map(|x| passing(x)).map(|(m, _, _)| m));
+    let max_waves = runs
+        .iter()
+        .map(|x| x.waves_per_group)
+        .max()
+        .unwrap_or(1)
+        .max(2);
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            "occupancy sweep: conflict-free, independent chain (median of each run)",
+            ("sans-serif", 18),
+        )
+        .margin(10)
+        .x_label_area_size(45)
+        .y_label_area_size(90)
+        .build_cartesian_2d(
+            (0.5f64..max_waves as f64 * 1.5).log_scale(),
+            (lo..hi).log_scale(),
+        )
+        .map_err(draw_err)?;
+    chart
+        .configure_mesh()
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| si(*v))
+        .x_desc("waves per workgroup")
+        .y_desc(if r.is_emulated() {
+            "EMULATED lane-ops/s (not a GPU figure)"
+        } else {
+            "lane-ops/s"
+        })
+        .draw()
+        .map_err(draw_err)?;
+    // One line per (wave size, workgroups per CU), in first-seen order.
+    let mut keys: Vec<(u32, u32)> = Vec::new();
+    for run in runs {
+        if !keys.contains(&(run.wave, run.workgroups_per_cu)) {
+            keys.push((run.wave, run.workgroups_per_cu));
+        }
+    }
+    if keys.is_empty() || runs.iter().all(|x| passing(x).is_none()) {
+        let (px, py) = to_area(area, chart.backend_coord(&(1.0, hi)));
+        area.draw(&Text::new(
+            "no passing occupancy run in the latest record",
+            (px + 10, py + 10),
+            ("sans-serif", 14).into_font().into_text_style(area),
+        ))
+        .map_err(draw_err)?;
+    }
+    for (k, &(wave, per_cu)) in keys.iter().enumerate() {
+        let color = Palette99::pick(k).to_rgba();
+        let mut points: Vec<(f64, f64)> = runs
+            .iter()
+            .filter(|x| (x.wave, x.workgroups_per_cu) == (wave, per_cu))
+            .filter_map(|x| passing(x).map(|(m, _, _)| (x.waves_per_group as f64, m)))
+            .collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        chart
+            .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
+            .map_err(draw_err)?
+            .label(format!("wave{wave}, {per_cu} workgroups/CU"))
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+        chart
+            .draw_series(points.iter().map(|&p| Circle::new(p, 4, color.filled())))
+            .map_err(draw_err)?;
+    }
+    if !keys.is_empty() {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 13))
+            .draw()
+            .map_err(draw_err)?;
+    }
+    Ok(())
+}
+
+/// Short label of a record on the time axis: `MM-DD HH:MM`.
+fn time_label(created_utc: &str) -> String {
+    created_utc
+        .get(5..16)
+        .map(|s| s.replace('T', " "))
+        .unwrap_or_else(|| created_utc.to_string())
+}
+
+fn draw_trend(
+    area: &DrawingArea<SVGBackend, Shift>,
+    records: &[&BenchRecord],
+) -> Result<(), SvgError> {
+    let Some(latest) = records.last() else {
+        return Err(SvgError::NoRecords);
+    };
+    // The series: the latest record's independent-chain pattern runs.
+    let names: Vec<&str> = latest
+        .runs
+        .iter()
+        .filter(|r| r.sweep == "patterns" && r.chain == "indep")
+        .map(|r| r.name.as_str())
+        .collect();
+    let values = records.iter().flat_map(|rec| {
+        names
+            .iter()
+            .filter_map(move |n| rec.run(n).and_then(passing).map(|(m, _, _)| m))
+    });
+    let (lo, hi) = log_bounds(values);
+    let k = records.len();
+    let labels: Vec<String> = records.iter().map(|r| time_label(&r.created_utc)).collect();
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            format!("across {k} record(s), oldest to newest: median rate of each independent-chain pattern run"),
+            ("sans-serif", 18),
+        )
+        .margin(10)
+        .x_label_area_size(45)
+        .y_label_area_size(90)
+        .margin_right(LEGEND_WIDTH)
+        .build_cartesian_2d(-0.5f64..(k as f64 - 0.5).max(0.5), (lo..hi).log_scale())
+        .map_err(draw_err)?;
+    chart
+        .configure_mesh()
+        .x_labels(k.clamp(1, 12))
+        .x_label_formatter(&|v| {
+            let i = v.round();
+            if (v - i).abs() < 1e-6 && i >= 0.0 {
+                labels.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        })
+        .y_label_formatter(&|v| si(*v))
+        .x_desc("record (UTC creation time)")
+        .y_desc(if latest.is_emulated() {
+            "EMULATED lane-ops/s (not a GPU figure)"
+        } else {
+            "lane-ops/s"
+        })
+        .draw()
+        .map_err(draw_err)?;
+    if k < 2 {
+        let (px, py) = to_area(area, chart.backend_coord(&(-0.5, hi)));
+        area.draw(&Text::new(
+            "one record: give dsxor report several files to see a trend",
+            (px + 10, py + 10),
+            ("sans-serif", 14).into_font().into_text_style(area),
+        ))
+        .map_err(draw_err)?;
+    }
+    for (s, name) in names.iter().enumerate() {
+        let color = Palette99::pick(s).to_rgba();
+        let points: Vec<(f64, f64)> = records
+            .iter()
+            .enumerate()
+            .filter_map(|(i, rec)| {
+                rec.run(name)
+                    .and_then(passing)
+                    .map(|(m, _, _)| (i as f64, m))
+            })
+            .collect();
+        chart
+            .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
+            .map_err(draw_err)?;
+        chart
+            .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .map_err(draw_err)?;
+        // The legend, right of the plot (never over the lines).
+        let (x0, y0) = to_area(area, chart.backend_coord(&((k as f64 - 0.5).max(0.5), hi)));
+        let y = y0 + 10 + 18 * s as i32;
+        area.draw(&PathElement::new(
+            vec![(x0 + 16, y), (x0 + 40, y)],
+            color.stroke_width(3),
+        ))
+        .map_err(draw_err)?;
+        area.draw(&Text::new(
+            name.to_string(),
+            (x0 + 46, y),
+            ("sans-serif", 12)
+                .into_font()
+                .into_text_style(area)
+                .pos(Pos::new(HPos::Left, VPos::Center)),
+        ))
+        .map_err(draw_err)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn si_prefixes() {
+        assert_eq!(si(3.84e12), "3.840 T");
+        assert_eq!(si(1.5e6), "1.500 M");
+        assert_eq!(si(999.0), "999.000");
+        assert_eq!(si(0.0), "0");
+    }
+
+    #[test]
+    fn percents() {
+        assert_eq!(percent(0.521), "52.1 %");
+        assert_eq!(percent(0.0521), "5.21 %");
+        assert_eq!(percent(0.000521), "0.0521 %");
+    }
+
+    #[test]
+    fn time_labels() {
+        assert_eq!(time_label("2026-12-01T20:15:00Z"), "12-01 20:15");
+        assert_eq!(time_label("odd"), "odd");
+    }
+
+    #[test]
+    fn no_records_is_an_error() {
+        assert!(matches!(render(&[]), Err(SvgError::NoRecords)));
+    }
+}

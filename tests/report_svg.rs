@@ -1,0 +1,176 @@
+//! `report::svg` against hand-made records: the SVG is well-formed XML (an
+//! external parser, quick-xml, is the oracle) and carries the expected
+//! labels and series as text, drawn without any font.
+
+mod bench_support;
+
+use bench_support::record;
+use dsxor::report::svg::{render, SvgError};
+use quick_xml::events::Event;
+use quick_xml::Reader;
+
+/// Parse the whole document; return every `<text>` element's content and
+/// the count of each element name. Panics when the XML is malformed.
+fn parse(svg: &str) -> (Vec<String>, std::collections::HashMap<String, usize>) {
+    let mut reader = Reader::from_str(svg);
+    reader.config_mut().check_end_names = true;
+    let mut texts = Vec::new();
+    let mut counts = std::collections::HashMap::new();
+    let mut in_text = false;
+    let mut depth = 0i32;
+    let mut roots = 0;
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(e)) => {
+                if depth == 0 {
+                    roots += 1;
+                }
+                depth += 1;
+                let name = String::from_utf8(e.name().as_ref().to_vec()).unwrap();
+                in_text = name == "text";
+                if in_text {
+                    texts.push(String::new());
+                }
+                *counts.entry(name).or_insert(0) += 1;
+            }
+            Ok(Event::Empty(e)) => {
+                let name = String::from_utf8(e.name().as_ref().to_vec()).unwrap();
+                *counts.entry(name).or_insert(0) += 1;
+            }
+            Ok(Event::End(_)) => {
+                depth -= 1;
+                in_text = false;
+            }
+            Ok(Event::Text(t)) if in_text => {
+                let s = t.decode().unwrap();
+                let s = quick_xml::escape::unescape(&s).unwrap().to_string();
+                texts.last_mut().unwrap().push_str(s.trim());
+            }
+            Ok(Event::Eof) => break,
+            Ok(_) => {}
+            Err(e) => panic!("malformed SVG at {}: {e}", reader.buffer_position()),
+        }
+    }
+    assert_eq!(depth, 0, "unclosed elements");
+    assert_eq!(roots, 1, "one root element");
+    (texts, counts)
+}
+
+fn has(texts: &[String], needle: &str) -> bool {
+    texts.iter().any(|t| t.contains(needle))
+}
+
+#[test]
+fn one_emulated_record() {
+    let rec = record("2026-12-01T20:00:00Z", "emu", 1.0);
+    let svg = render(std::slice::from_ref(&rec)).unwrap();
+    assert!(svg.starts_with("<svg"));
+    let (texts, counts) = parse(&svg);
+    for r in rec.runs.iter().filter(|r| r.sweep == "patterns") {
+        assert!(has(&texts, &r.name), "label {} missing", r.name);
+    }
+    assert!(has(&texts, "EMULATED lane-ops/s"));
+    assert!(has(&texts, "not a GPU figure"));
+    assert!(has(&texts, "no ceiling"));
+    assert!(!has(&texts, "% of ceiling"));
+    assert!(has(&texts, "dsxor emu gfx11"));
+    assert!(has(&texts, "waves per workgroup"));
+    assert!(has(&texts, "wave32, 2 workgroups/CU"));
+    assert!(has(&texts, "one record: give dsxor report several files"));
+    // One filled bar per pattern run (plus the background and frames).
+    assert!(counts["rect"] >= 16, "{counts:?}");
+    // Median labels in SI units.
+    assert!(has(&texts, "2.000 G"));
+}
+
+#[test]
+fn several_records_show_a_trend_with_one_series_per_indep_pattern_run() {
+    let recs = vec![
+        record("2026-11-29T02:00:00Z", "emu", 1.0),
+        record("2026-11-30T02:00:00Z", "emu", 1.1),
+        record("2026-12-01T02:00:00Z", "emu", 0.5),
+    ];
+    let svg = render(&recs).unwrap();
+    let (texts, counts) = parse(&svg);
+    assert!(has(&texts, "across 3 record(s)"));
+    for day in ["11-29 02:00", "11-30 02:00", "12-01 02:00"] {
+        assert!(has(&texts, day), "x label {day} missing");
+    }
+    // Legend entries: the 8 independent-chain pattern runs.
+    let legend: Vec<_> = texts
+        .iter()
+        .filter(|t| t.contains("/indep/wave") && !t.contains("ceiling"))
+        .collect();
+    assert!(
+        legend.len() >= 16,
+        "bar labels + legend entries: {legend:?}"
+    );
+    assert!(!has(&texts, "one record: give"));
+    // Trend lines are polylines.
+    assert!(
+        counts.get("polyline").copied().unwrap_or(0) >= 8,
+        "{counts:?}"
+    );
+    // The newest record is the one drawn per pattern: 0.5 x 2e9 = 1 G.
+    assert!(has(&texts, "1.000 G"));
+}
+
+#[test]
+fn gpu_record_shows_the_ceiling() {
+    let rec = record("2026-12-01T20:00:00Z", "hip", 1.0);
+    let (texts, _) = parse(&render(&[rec]).unwrap());
+    assert!(has(
+        &texts,
+        "ceiling 3.840 T (96 CUs x 2500000 kHz x 16/clk/CU)"
+    ));
+    assert!(has(&texts, "% of ceiling"));
+    assert!(has(&texts, "lane-ops/s on the GPU"));
+    assert!(!has(&texts, "EMULATED"));
+}
+
+#[test]
+fn failed_run_has_no_bar_but_its_outcome() {
+    let mut rec = record("2026-12-01T20:00:00Z", "emu", 1.0);
+    let good = render(std::slice::from_ref(&rec)).unwrap();
+    let (_, good_counts) = parse(&good);
+    let victim = rec
+        .runs
+        .iter_mut()
+        .find(|r| r.name == "conflict-free/indep/wave32")
+        .unwrap();
+    victim.outcome = "wrong-result".into();
+    victim.error = Some("3 output values differ".into());
+    victim.lane_ops_per_second = None;
+    let (texts, counts) = parse(&render(&[rec]).unwrap());
+    assert!(has(
+        &texts,
+        "WRONG-RESULT: no rate counted 3 output values differ"
+    ));
+    assert_eq!(counts["rect"] + 1, good_counts["rect"]);
+}
+
+#[test]
+fn mixing_emulated_and_gpu_records_is_refused() {
+    let recs = vec![
+        record("2026-12-01T20:00:00Z", "emu", 1.0),
+        record("2026-12-02T20:00:00Z", "hip", 1.0),
+    ];
+    assert!(matches!(render(&recs), Err(SvgError::MixedMetrics(_, _))));
+}
+
+#[test]
+fn text_needs_no_font_feature() {
+    // No font crate in the dependency graph (the `ttf`/`ab_glyph` features
+    // pull in font-kit / ab_glyph): labels are plain SVG <text>.
+    let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.lock")).unwrap();
+    for font_crate in [
+        "name = \"font-kit\"",
+        "name = \"ab_glyph\"",
+        "name = \"ttf-parser\"",
+        "name = \"freetype",
+    ] {
+        assert!(!lock.contains(font_crate), "{font_crate} is in Cargo.lock");
+    }
+    let svg = render(&[record("2026-12-01T20:00:00Z", "emu", 1.0)]).unwrap();
+    assert!(svg.contains("font-family=\"sans-serif\""));
+}

@@ -378,9 +378,14 @@ fn a_lost_update_fails_and_is_minimized_to_two_lanes() {
         let good = replay(&mut device(Misbehave::None), &AscendingJudge, &r).unwrap();
         assert!(good.judgement.passed, "{:?}", good.judgement);
         // Exported as an observation of its one group.
-        let obs = r.to_observation(0).unwrap();
+        let obs = r.to_observation(0).unwrap().to_value();
         assert_eq!(obs["format"], "dsxor-observation/1");
-        assert_eq!(obs["lanes"].as_array().unwrap().len(), active);
+        let lanes = obs["lanes"].as_array().unwrap();
+        assert_eq!(
+            lanes.iter().filter(|l| l["active"] != false).count(),
+            active
+        );
+        assert_eq!(obs["source"]["seed"], 3);
         assert!(r.to_observation(1).is_err());
     }
 }
@@ -424,10 +429,9 @@ fn faults_and_returns_are_judged_and_minimized_by_kind() {
         assert_eq!(r.failure.kind, "unexpected-fault");
         assert!(matches!(r.observed, DeviceOutcome::Fault { .. }));
         assert_eq!(r.case.lanes.iter().filter(|l| l.active).count(), 1);
-        assert!(
-            r.to_observation(0).is_err(),
-            "a fault has no values to export"
-        );
+        // A fault exports as an observation that records the fault.
+        let obs = r.to_observation(0).unwrap().to_value();
+        assert!(obs["fault"].as_str().unwrap().contains("injected"), "{obs}");
     }
 }
 
@@ -526,4 +530,61 @@ fn shards_partition_the_run_and_merge_back() {
         dsxor::suite::merge::merge(&[m]),
         Err(MergeError::AlreadyMerged { .. })
     ));
+}
+
+#[test]
+fn the_model_judge_accepts_the_correct_device_and_names_its_faults() {
+    use dsxor::model::Policy;
+    use dsxor::suite::judge::ModelJudge;
+    let judge = ModelJudge::new(Policy::GFX11);
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_suite(
+        &mut device(Misbehave::None),
+        &judge,
+        &options(dir.path(), all_spec(21, 110, Shard::WHOLE)),
+    )
+    .unwrap();
+    assert_eq!(out.exit_code, 0, "{:#?}", out.results.failures);
+    // The contended families report the order the fake used.
+    let lines = jsonl_lines(&dir.path().join(out.results.cases_file.as_ref().unwrap()));
+    assert!(lines[1..]
+        .iter()
+        .any(|l| l["pattern"] == "one-address" && l["notes"][0] == "order: lane-ascending"));
+    assert!(lines[1..]
+        .iter()
+        .any(|l| l["pattern"] == "misaligned" && l["outcome"] == "fault"));
+
+    let dir = tempfile::tempdir().unwrap();
+    let spec = SuiteSpec::new(
+        4,
+        2,
+        &[Pattern::KPerAddress],
+        &[],
+        &[WaveSize::Wave32],
+        Shard::WHOLE,
+    )
+    .unwrap();
+    let out = run_suite(
+        &mut device(Misbehave::LoseSecondUpdate),
+        &judge,
+        &options(dir.path(), spec),
+    )
+    .unwrap();
+    assert_eq!(out.exit_code, 1);
+    for path in &out.repros {
+        let r = Repro::read(path).unwrap();
+        assert_eq!(r.failure.kind, "lost-update", "{}", r.failure.explanation);
+        assert_eq!(r.case.lanes.iter().filter(|l| l.active).count(), 2);
+        assert!(r.expected["ret_by_lane"].is_object());
+        // The exported observation is judged inconsistent by the checker.
+        let file = r.to_observation(0).unwrap();
+        let v = file.judge(&Policy::GFX11);
+        assert!(
+            !v.passed(),
+            "{}\n{}\n{}",
+            file.to_json(),
+            serde_json::to_string(&r.case).unwrap(),
+            v.explain()
+        );
+    }
 }

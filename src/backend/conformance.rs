@@ -197,6 +197,64 @@ pub type PatchOffset = fn(&[u8], &str, u16) -> Result<Vec<u8>, String>;
 /// Lists the kernel symbols of a code object.
 pub type ListKernels = fn(&[u8]) -> Result<Vec<String>, String>;
 
+/// `ListKernels` over a real code object (`codeobj`).
+pub fn codeobj_kernels(bytes: &[u8]) -> Result<Vec<String>, String> {
+    crate::codeobj::CodeObject::parse(bytes)
+        .map(|co| co.kernels.into_iter().map(|k| k.name).collect())
+        .map_err(|e| e.to_string())
+}
+
+/// `PatchOffset` over a real code object (`codeobj::patch_ds_offset`).
+pub fn codeobj_patch(bytes: &[u8], kernel: &str, offset: u16) -> Result<Vec<u8>, String> {
+    crate::codeobj::patch_ds_offset(bytes, kernel, offset).map_err(|e| e.to_string())
+}
+
+/// The embedded conformance objects for a processor (`gfx1100`), one per
+/// wave size built for it.
+pub fn embedded_objects(target: &str) -> Vec<KernelObject> {
+    [WaveSize::Wave32, WaveSize::Wave64]
+        .into_iter()
+        .filter_map(|w| crate::codeobj::find_embedded(target, w))
+        .map(|o| KernelObject {
+            wave: o.wave,
+            bytes: o.bytes.to_vec(),
+            source: format!("embedded:{}", o.file_name),
+            origin: o.origin.name().to_string(),
+            compiler: Some(o.compiler.to_string()),
+        })
+        .collect()
+}
+
+/// A user's code object (`--code-object FILE`: plain ELF or offload
+/// bundle, the entry for `target` taken): its wave size is that of its
+/// `dsxor_conformance_off0` kernel.
+pub fn file_object(path: &std::path::Path, target: &str) -> Result<KernelObject, String> {
+    let data = std::fs::read(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    let target_id =
+        crate::codeobj::TargetId::parse(target).map_err(|e| format!("target `{target}`: {e}"))?;
+    let co = crate::codeobj::CodeObject::parse_for_target(&data, &target_id)
+        .or_else(|_| crate::codeobj::CodeObject::parse(&data))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let base = kernel_name(0);
+    let k = co
+        .kernel(&base)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let wave = WaveSize::from_lanes(co.wave_size(k)).ok_or_else(|| {
+        format!(
+            "{}: `{base}` has wave size {}",
+            path.display(),
+            co.wave_size(k)
+        )
+    })?;
+    Ok(KernelObject {
+        wave,
+        bytes: co.elf_bytes().to_vec(),
+        source: path.display().to_string(),
+        origin: "file".into(),
+        compiler: None,
+    })
+}
+
 /// Something that runs conformance cases: a backend plus the kernels.
 pub trait CaseDevice {
     fn info(&self) -> &DeviceInfo;
@@ -239,6 +297,15 @@ impl<B: Backend> ConformanceDevice<B> {
             patched: HashMap::new(),
             timeout,
         }
+    }
+
+    /// With the real code-object hooks.
+    pub fn with_codeobj(
+        backend: B,
+        objects: Vec<KernelObject>,
+        timeout: Duration,
+    ) -> ConformanceDevice<B> {
+        Self::new(backend, objects, codeobj_kernels, codeobj_patch, timeout)
     }
 
     pub fn backend(&self) -> &B {

@@ -3,7 +3,6 @@
 //! expected, what the device did, the device and kernel, the seed — and
 //! their export as a `dsxor-observation/1` file (DESIGN.md).
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -12,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::backend::conformance::{DeviceOutcome, KernelIdentity};
 use crate::backend::DeviceInfo;
 use crate::case::Case;
+use crate::check::file::ObservationFile;
 use crate::gen::minimize::MinimizeStats;
 use crate::gen::CaseId;
 use crate::report::results::{write_atomic, ResultsError};
@@ -19,7 +19,6 @@ use crate::report::results::{write_atomic, ResultsError};
 use super::Judgement;
 
 pub const REPRO_FORMAT: &str = "dsxor-repro/1";
-pub const OBSERVATION_FORMAT: &str = "dsxor-observation/1";
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReproError {
@@ -176,18 +175,11 @@ impl Repro {
         self.case.geometry.groups
     }
 
-    /// The recorded observation of workgroup `group` as a
-    /// `dsxor-observation/1` document: active lanes only (one instruction
-    /// per active lane), `init` the nonzero qwords of the LDS image before,
-    /// `final` every qword the kernel dumped after. 64-bit values and
-    /// addresses as hex strings.
-    pub fn to_observation(&self, group: u32) -> Result<serde_json::Value, ReproError> {
-        let DeviceOutcome::Completed { observation, .. } = &self.observed else {
-            return Err(ReproError::Export(format!(
-                "the device did not complete this case ({}): there are no values to export",
-                self.observed.name()
-            )));
-        };
+    /// The recorded outcome of workgroup `group` as a `dsxor-observation/1`
+    /// document (`check::file::ObservationFile`, the model helper's type,
+    /// so `dsxor check` reads back exactly what is written), with where it
+    /// came from in extra fields.
+    pub fn to_observation(&self, group: u32) -> Result<ObservationFile, ReproError> {
         let c = &self.case;
         if group >= c.geometry.groups {
             return Err(ReproError::Export(format!(
@@ -195,73 +187,47 @@ impl Repro {
                 c.geometry.groups
             )));
         }
-        let g = group as usize;
-        let lpg = c.geometry.lanes_per_group() as usize;
-        let wl = c.geometry.wave_size.lanes() as usize;
-        let hex = |v: u64| format!("{v:#x}");
-        let init: BTreeMap<u64, String> = c
-            .lds_init
-            .get(g)
-            .map(|img| {
-                img.iter()
-                    .enumerate()
-                    .filter(|(_, v)| **v != 0)
-                    .map(|(q, v)| (q as u64 * 8, hex(*v)))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let fin: BTreeMap<u64, String> = observation
-            .lds_final
-            .get(g)
-            .map(|img| {
-                img.iter()
-                    .enumerate()
-                    .map(|(q, v)| (q as u64 * 8, hex(*v)))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let as_obj = |m: BTreeMap<u64, String>| -> serde_json::Map<String, serde_json::Value> {
-            m.into_iter()
-                .map(|(a, v)| (hex(a), serde_json::Value::String(v)))
-                .collect()
-        };
-        let mut lanes = Vec::new();
-        for (i, lane) in c.lanes.iter().enumerate().skip(g * lpg).take(lpg) {
-            if !lane.active {
-                continue;
+        let (obs, fault) = match &self.observed {
+            DeviceOutcome::Completed { observation, .. } => (Some(observation), None),
+            DeviceOutcome::Fault { message } => (None, Some(message.as_str())),
+            DeviceOutcome::Timeout { message } => {
+                return Err(ReproError::Export(format!(
+                    "the launch timed out ({message}): there is no observation to export"
+                )))
             }
-            let local = i - g * lpg;
-            let ret = observation.ret.get(i).copied().ok_or_else(|| {
-                ReproError::Export(format!("the observation has no return value for lane {i}"))
-            })?;
-            lanes.push(serde_json::json!({
-                "wave": local / wl,
-                "lane": local % wl,
-                "addr": hex(u64::from(lane.addr)),
-                "data": hex(lane.data),
-                "ret": hex(ret),
-            }));
+        };
+        let mut file = ObservationFile::from_case_group(c, obs, fault, group as usize)
+            .map_err(|e| ReproError::Export(e.to_string()))?;
+        // `from_case_group` claims only qwords nonzero before or after, so a
+        // lost update that leaves 0 where 0 was would vanish from the file.
+        // Claim every qword an active lane addressed, as the kernel dumped it.
+        if let Some(img) = obs.and_then(|o| o.lds_final.get(group as usize)) {
+            let lpg = c.geometry.lanes_per_group() as usize;
+            for l in c
+                .lanes
+                .iter()
+                .skip(group as usize * lpg)
+                .take(lpg)
+                .filter(|l| l.active)
+            {
+                let eff = u64::from(l.addr) + u64::from(c.offset);
+                if let Some(v) = img.get((eff / 8) as usize).filter(|_| eff % 8 == 0) {
+                    file.final_.insert(eff, *v);
+                }
+            }
         }
-        Ok(serde_json::json!({
-            "format": OBSERVATION_FORMAT,
-            "instruction": "ds_xor_rtn_b64",
-            "lds_bytes": c.lds_bytes,
-            "offset": c.offset,
-            "init": as_obj(init),
-            "lanes": lanes,
-            "final": as_obj(fin),
-            // Not part of the format's required fields; kept by readers.
-            "source": {
-                "tool": format!("dsxor {}", self.dsxor_version),
-                "repro": REPRO_FORMAT,
-                "seed": self.seed,
-                "case": self.case_id,
-                "group": group,
-                "wave_size": c.geometry.wave_size.lanes(),
-                "device": self.device.name,
-                "target": self.device.target_id,
-                "failure": self.failure.summary,
-            },
-        }))
+        let source = serde_json::json!({
+            "tool": format!("dsxor {}", self.dsxor_version),
+            "repro": REPRO_FORMAT,
+            "seed": self.seed,
+            "case": self.case_id,
+            "variant": self.variant,
+            "device": self.device.name,
+            "target": self.device.target_id,
+            "kernel_sha256": self.kernel.code_object_sha256,
+            "failure": self.failure.summary,
+        });
+        file.extra.insert("source".into(), source);
+        Ok(file)
     }
 }

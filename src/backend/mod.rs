@@ -7,6 +7,7 @@
 use std::time::Duration;
 
 pub mod conformance;
+pub mod select;
 
 use serde::{Deserialize, Serialize};
 

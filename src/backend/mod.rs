@@ -8,6 +8,9 @@ pub mod hip;
 
 use std::time::Duration;
 
+pub mod conformance;
+pub mod select;
+
 use serde::{Deserialize, Serialize};
 
 /// Which kind of device a backend drives.

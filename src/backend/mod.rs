@@ -4,7 +4,10 @@
 //! object bytes, the same kernel, the same buffers and scalar arguments; the
 //! kernarg segment is laid out by `codeobj` from the kernel's metadata.
 
+pub mod conformance;
 pub mod emu;
+pub mod hip;
+pub mod select;
 
 use std::time::Duration;
 

@@ -306,3 +306,45 @@ fn throughput_kernels_leave_the_checkable_lds_image() {
         }
     }
 }
+
+#[test]
+fn a_global_access_past_a_buffer_is_a_fault_not_host_memory() {
+    let obj = find_embedded("gfx1100", WaveSize::Wave32).expect("shipped");
+    let c = contended_case(1, 32, 8);
+    let mut dev = EmuBackend::new(EmuConfig::default()).expect("emu");
+    let d = Dispatch {
+        code_object: obj.bytes,
+        kernel: "dsxor_conformance_off0",
+        groups: 1,
+        block: 32,
+        dynamic_lds: 64,
+        buffers: vec![
+            u32s(&c.addr),
+            u64s(&c.data),
+            u32s(&c.active),
+            u64s(&c.lds_init),
+            // ret holds 31 of the 32 lanes' values: lane 31 reads past its end.
+            u64s(&c.ret_init[..31]),
+            vec![0u8; 64],
+        ],
+        args: (0..6)
+            .map(ArgValue::Buffer)
+            .chain([ArgValue::U32(8)])
+            .collect(),
+        timeout: Duration::from_secs(20),
+    };
+    match dev.dispatch(&d) {
+        Err(BackendError::Fault(m)) => {
+            assert!(
+                m.contains("global memory fault")
+                    && m.contains("lane 31")
+                    && m.contains("no buffer"),
+                "{m}"
+            )
+        }
+        other => panic!(
+            "expected a global memory fault, got {:?}",
+            other.map(|_| ())
+        ),
+    }
+}

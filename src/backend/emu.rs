@@ -13,8 +13,16 @@ use crate::emu::{self, EmuConfig, EmuError, KernelSetup, Launch, RunStats, WaveE
 
 /// Processors whose code the interpreter runs (gfx11: RDNA3 and RDNA3.5;
 /// same ISA, LLVM's GFX11 encodings).
-pub const GFX11_PROCESSORS: [&str; 6] = [
-    "gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151",
+pub const GFX11_PROCESSORS: [&str; 9] = [
+    "gfx1100",
+    "gfx1101",
+    "gfx1102",
+    "gfx1103",
+    "gfx1150",
+    "gfx1151",
+    "gfx1152",
+    "gfx1153",
+    "gfx11-generic",
 ];
 
 /// The software device.

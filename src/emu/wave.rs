@@ -375,7 +375,7 @@ impl Wave {
                     sdst,
                     src,
                     ..
-                } => self.valu(*op, *vdst, *sdst, src, prog, i)?,
+                } => self.valu(*op, *vdst, *sdst, src)?,
                 Inst::Vopc {
                     cmp,
                     cmpx,
@@ -815,15 +815,7 @@ impl Wave {
         }
     }
 
-    fn valu(
-        &mut self,
-        op: VOp,
-        vdst: u8,
-        sdst: u8,
-        src: &[Src; 3],
-        prog: &Decoded,
-        i: u32,
-    ) -> Result<(), WaveError> {
+    fn valu(&mut self, op: VOp, vdst: u8, sdst: u8, src: &[Src; 3]) -> Result<(), WaveError> {
         use VOp::*;
         let exec = self.exec();
         let n = self.lanes as usize;
@@ -1056,7 +1048,6 @@ impl Wave {
                 self.write_mask(sdst, cout & exec);
             }
         }
-        let _ = (prog, i);
         Ok(())
     }
 

@@ -105,7 +105,8 @@ impl Wave {
     #[inline]
     pub fn write_mask(&mut self, r: u8, m: u64) {
         self.sw(r, m as u32);
-        if self.lanes == 64 {
+        // A 64-bit `null` is one register: its "high half" is not m0.
+        if self.lanes == 64 && r != NULL {
             self.sw(r.wrapping_add(1), (m >> 32) as u32);
         }
     }
@@ -149,6 +150,8 @@ impl Wave {
     #[inline]
     pub fn s64(&self, src: Src) -> u64 {
         match src {
+            // A 64-bit `null` reads 0 (not m0 in the high half).
+            Src::S(NULL) => 0,
             Src::S(r) => self.s[r as usize] as u64 | (self.s[r as usize + 1] as u64) << 32,
             Src::Const(c) => inline_const64(c),
             Src::Lit(v) => v as u64,

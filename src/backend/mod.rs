@@ -4,10 +4,12 @@
 //! object bytes, the same kernel, the same buffers and scalar arguments; the
 //! kernarg segment is laid out by `codeobj` from the kernel's metadata.
 
-use std::time::Duration;
-
 pub mod conformance;
+pub mod emu;
+pub mod hip;
 pub mod select;
+
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 

@@ -40,7 +40,10 @@ pub fn tool(what: &str, env_var: &str, candidates: &[&str]) -> Option<PathBuf> {
             return Some(p);
         }
     }
-    missing(what, &format!("none of {candidates:?} found (or set {env_var})"));
+    missing(
+        what,
+        &format!("none of {candidates:?} found (or set {env_var})"),
+    );
     None
 }
 
@@ -53,7 +56,11 @@ fn runs(p: &std::path::Path) -> bool {
 
 /// llvm-mc with the AMDGPU target (LLVM 22 preferred; `DSXOR_LLVM_MC` overrides).
 pub fn llvm_mc() -> Option<PathBuf> {
-    tool("llvm-mc", "DSXOR_LLVM_MC", &["llvm-mc-22", "/usr/lib/llvm-22/bin/llvm-mc"])
+    tool(
+        "llvm-mc",
+        "DSXOR_LLVM_MC",
+        &["llvm-mc-22", "/usr/lib/llvm-22/bin/llvm-mc"],
+    )
 }
 
 /// llvm-objdump (`DSXOR_LLVM_OBJDUMP` overrides).
@@ -76,7 +83,11 @@ pub fn llvm_readelf() -> Option<PathBuf> {
 
 /// clang with the AMDGPU target (`DSXOR_CLANG` overrides).
 pub fn clang() -> Option<PathBuf> {
-    tool("clang (AMDGPU)", "DSXOR_CLANG", &["clang-22", "/usr/lib/llvm-22/bin/clang"])
+    tool(
+        "clang (AMDGPU)",
+        "DSXOR_CLANG",
+        &["clang-22", "/usr/lib/llvm-22/bin/clang"],
+    )
 }
 
 /// Run the dsxor binary built for this test run.
@@ -101,6 +112,9 @@ pub fn dsxor_stdin(args: &[&str], stdin: &str) -> Output {
     let data = stdin.to_owned();
     let writer = std::thread::spawn(move || input.write_all(data.as_bytes()));
     let out = child.wait_with_output().expect("the dsxor binary runs");
-    writer.join().expect("writer thread").expect("stdin written");
+    writer
+        .join()
+        .expect("writer thread")
+        .expect("stdin written");
     out
 }

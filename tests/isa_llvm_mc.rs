@@ -495,3 +495,33 @@ fn every_invalid_form_is_refused_by_both() {
     }
     eprintln!("isa_llvm_mc: {checked} invalid forms refused by both llvm-mc and dsxor");
 }
+
+/// The family rules dsxor states (gds, AGPR forms, even tuples, tuples past
+/// v255) are llvm-mc's, probed directly on every target.
+#[test]
+fn family_rules_are_llvm_mcs() {
+    let Some(mc) = common::llvm_mc() else { return };
+    for t in isa::TARGETS {
+        let f = t.family;
+        // A 4-dword load of the table, whichever name the family uses.
+        let b128 = f
+            .ops()
+            .iter()
+            .find(|i| i.name == "ds_read_b128" || i.name == "ds_load_b128")
+            .expect("every family has a 128-bit load");
+        let probes = [
+            ("ds_xor_b32 v1, v2 gds".to_owned(), f.has_gds()),
+            ("ds_xor_b32 v1, a2".to_owned(), f.has_agprs()),
+            ("ds_xor_b64 v1, v[3:4]".to_owned(), !f.needs_even_tuples()),
+            (
+                format!("{} v[254:257], v1", b128.name),
+                f.tuples_may_end_past_v255(),
+            ),
+        ];
+        let lines: Vec<String> = probes.iter().map(|(l, _)| l.clone()).collect();
+        let theirs = llvm_mc(&mc, t.name, false, &lines);
+        for ((l, expected), a) in probes.iter().zip(&theirs) {
+            assert_eq!(a.is_some(), *expected, "{}: llvm-mc on `{l}`", t.name);
+        }
+    }
+}

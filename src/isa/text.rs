@@ -77,7 +77,7 @@ pub fn print(family: Family, inst: &DsInst) -> Result<String, IsaError> {
         }
         (GdsForm::Ignored, true) => {
             return Err(invalid(format!(
-                "the gds bit is set but {family} has no GDS (rule no-gds; llvm-mc drops the bit)"
+                "the gds bit is set but {family} has no GDS (llvm-mc drops the bit)"
             )))
         }
         _ => {}

@@ -13,7 +13,7 @@
 //!   [`DsInst::decode`] convert to and from the 64-bit word (byte 0 of the
 //!   little-endian word is `offset0`, as llvm-mc's byte lists show).
 //! * [`is_ds`], [`op_name`], [`op_info`] look opcodes up.
-//! * [`print`] (or [`DsInst::text`], [`disassemble`]) turns any decoded DS
+//! * [`print()`] (or [`DsInst::text`], [`disassemble`]) turns any decoded DS
 //!   instruction of the family's table into LLVM's canonical text;
 //!   [`parse`] reads the XOR family (`ds_xor_b32`, `ds_xor_rtn_b32`,
 //!   `ds_xor_b64`, `ds_xor_rtn_b64`) and validates it with llvm-mc's verdicts.
@@ -368,7 +368,7 @@ impl DsInst {
         }
     }
 
-    /// LLVM's canonical text of this instruction on `family` (see [`print`]).
+    /// LLVM's canonical text of this instruction on `family` (see [`print()`]).
     pub fn text(&self, family: Family) -> Result<String, IsaError> {
         print(family, self)
     }
@@ -402,7 +402,7 @@ impl DsInst {
 
     /// The fields of `word` in `family`'s layout. Fails when the word is not
     /// DS or sets bit 16 on gfx10+ (no field there; LLVM ignores it).
-    /// Does not look at the opcode table: see [`print`] for that.
+    /// Does not look at the opcode table: see [`print()`] for that.
     pub fn decode(family: Family, word: u64) -> Result<DsInst, IsaError> {
         if !is_ds(family, word) {
             return Err(IsaError::NotDs { word });

@@ -44,8 +44,9 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     // ---- isa commands ----
-    /// Assemble XOR-family DS instructions; prints what `llvm-mc
-    /// -show-encoding` prints: `TEXT ; encoding: [0x..,...]`.
+    /// Assemble DS instructions (the ds_xor family and every other DS opcode
+    /// of the target); prints what `llvm-mc -show-encoding` prints:
+    /// `TEXT ; encoding: [0x..,...]`.
     ///
     /// Without TEXT, reads one instruction per line from standard input and
     /// answers one line per input line. A refused line is answered with

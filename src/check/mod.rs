@@ -190,6 +190,14 @@ pub struct Verdict {
     pub policy: Policy,
 }
 
+fn plural(n: usize, what: &str) -> String {
+    match (n, what.ends_with('s')) {
+        (1, _) => format!("1 {what}"),
+        (_, true) => format!("{n} {what}es"),
+        _ => format!("{n} {what}s"),
+    }
+}
+
 fn lane_list(lanes: &[LaneRef]) -> String {
     const SHOW: usize = 8;
     let mut s: Vec<String> = lanes.iter().take(SHOW).map(|l| l.to_string()).collect();
@@ -227,8 +235,10 @@ impl Verdict {
                     .to_string()
             } else {
                 format!(
-                    "{} active lanes on {} addresses ({} contended, each serializable)",
-                    self.active_lanes, self.addresses, self.order.contended
+                    "{} on {} ({} contended, each serializable)",
+                    plural(self.active_lanes, "active lane"),
+                    plural(self.addresses, "address"),
+                    self.order.contended
                 )
             };
             return format!(
@@ -617,16 +627,25 @@ impl Judge {
                             .filter(|&i| lane(i).is_some_and(|l| l.ret == value || l.ret ^ l.data == value))
                             .collect();
                         let ends = match (start == Some(value), fin == Some(value)) {
-                            (true, true) => " (it is both the initial and the final value)",
-                            (true, false) => " (it is the initial value)",
-                            (false, true) => " (it is the final value)",
+                            (true, true) => " (the initial and the final value)",
+                            (true, false) => " (the initial value)",
+                            (false, true) => " (the final value)",
                             (false, false) => "",
+                        };
+                        let how = if leaves > enters {
+                            format!(
+                                "is read {leaves} time(s) (lanes returning it, plus the final value's claim) but left behind only {enters} time(s) (by the initial value or some lane's ret ^ data)"
+                            )
+                        } else {
+                            format!(
+                                "is left behind {enters} time(s) (by the initial value or some lane's ret ^ data) but read only {leaves} time(s) (lanes returning it, plus the final value's claim)"
+                            )
                         };
                         (
                             FindingKind::BrokenChain,
                             refs(&mut who.into_iter()),
                             format!(
-                                "the {n} returns do not chain: value {value:#x}{ends} is returned {leaves} time(s) but left behind {enters} time(s) (by the initial value or a lane's ret ^ data; the final value counts as a return), so no serialization yields these returns (permuted, duplicated or invented)"
+                                "the {n} returns do not chain: value {value:#x}{ends} {how}, so no serialization yields these returns (permuted, duplicated or invented)"
                             ),
                         )
                     }

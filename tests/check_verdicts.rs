@@ -229,7 +229,7 @@ fn trail_check_agrees_with_brute_force_on_small_addresses() {
                 extra: Default::default(),
             });
         }
-        let v = file.judge(&Policy::GFX11);
+        let v = file.judge(&Policy::GFX11).unwrap();
         assert_eq!(
             v.passed(),
             want,

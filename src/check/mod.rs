@@ -713,6 +713,7 @@ pub(crate) fn judge_with(
     policy: &Policy,
 ) -> Result<Verdict, CheckError> {
     validate_case(case)?;
+    policy.validate()?;
     let shape = |why: String| CheckError::Shape {
         pattern: case.pattern.clone(),
         index: case.index,

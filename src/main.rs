@@ -324,17 +324,15 @@ fn check_file(file: &std::path::Path, oor: &str, lds_granule: u32, json: bool) -
             "--out-of-range-return {oor:?}: expected zero, vdst-unchanged or any"
         ))
     })?;
-    if !lds_granule.is_power_of_two() {
-        return Err(bad_input(anyhow::anyhow!(
-            "--lds-granule {lds_granule}: expected a power of two"
-        )));
-    }
     let policy = Policy {
         lds_granule,
         out_of_range_return,
     };
+    policy
+        .validate()
+        .map_err(|e| bad_input(anyhow::anyhow!("--lds-granule: {e}")))?;
     let obs = dsxor::check::file::ObservationFile::read(file).map_err(bad_input)?;
-    let verdict = obs.judge(&policy);
+    let verdict = obs.judge(&policy).map_err(bad_input)?;
     if json {
         let text = serde_json::to_string_pretty(&verdict).map_err(bad_input)?;
         println!("{text}");

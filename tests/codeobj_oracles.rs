@@ -18,6 +18,18 @@ use dsxor::codeobj::{
     TargetId,
 };
 
+/// clang-offload-bundler (Debian: package clang-tools-22).
+fn bundler() -> Option<PathBuf> {
+    common::tool(
+        "clang-offload-bundler (package clang-tools-22)",
+        "DSXOR_CLANG_OFFLOAD_BUNDLER",
+        &[
+            "clang-offload-bundler-22",
+            "/usr/lib/llvm-22/bin/clang-offload-bundler",
+        ],
+    )
+}
+
 fn shipped() -> Vec<PathBuf> {
     embedded()
         .iter()
@@ -355,14 +367,7 @@ fn ds_instructions_match_llvm_objdump() {
 
 #[test]
 fn bundles_made_by_clang_offload_bundler_pick_the_right_entry() {
-    let Some(bundler) = common::tool(
-        "clang-offload-bundler",
-        "DSXOR_CLANG_OFFLOAD_BUNDLER",
-        &[
-            "clang-offload-bundler-22",
-            "/usr/lib/llvm-22/bin/clang-offload-bundler",
-        ],
-    ) else {
+    let Some(bundler) = bundler() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -582,7 +587,8 @@ fn patched_offsets_disassemble_as_asked() {
 /// `inspect` reads it (entry chosen by `--target`).
 #[test]
 fn host_objects_are_read_through_their_hip_fatbin() {
-    let Some(clang) = common::clang() else {
+    // clang runs clang-offload-bundler to make the .hip_fatbin.
+    let (Some(clang), Some(_)) = (common::clang(), bundler()) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

@@ -91,8 +91,8 @@ enum Command {
     // ---- hip / backend commands ----
     /// Report the HIP environment: library, versions, devices and their
     /// targets, or the exact reason there are none. Exits 0 whenever it could
-    /// report (no library and no device included); with --require-device,
-    /// exits 3 when there is no usable device.
+    /// report (no library and no device included); with --require-device or
+    /// --device N, exits 3 when that device is not usable.
     Info {
         /// Print JSON instead of text.
         #[arg(long)]
@@ -100,6 +100,10 @@ enum Command {
         /// Exit 3 (environment) unless a usable HIP device is present.
         #[arg(long)]
         require_device: bool,
+        /// Also open HIP device N (an ordinal after HIP_VISIBLE_DEVICES) as the
+        /// HIP backend would, and exit 3 with the reason if that fails.
+        #[arg(long)]
+        device: Option<u32>,
     },
     // ---- conformance commands ----
 
@@ -143,7 +147,8 @@ fn run(cli: Cli) -> Outcome {
         Command::Info {
             json,
             require_device,
-        } => cmd_info(json, require_device),
+            device,
+        } => cmd_info(json, require_device, device),
         // ---- conformance dispatch ----
 
         // ---- model / check dispatch ----
@@ -280,7 +285,7 @@ fn cmd_inspect(file: &std::path::Path, target: Option<&str>) -> Outcome {
 }
 
 // ---- hip / backend handlers ----
-fn cmd_info(json: bool, require_device: bool) -> Outcome {
+fn cmd_info(json: bool, require_device: bool, device: Option<u32>) -> Outcome {
     let info = dsxor::hip::info::Info::gather();
     if json {
         let text = serde_json::to_string_pretty(&info).map_err(environment)?;
@@ -288,7 +293,17 @@ fn cmd_info(json: bool, require_device: bool) -> Outcome {
     } else {
         print!("{}", info.render_text());
     }
-    if require_device && !info.has_usable_device() {
+    if let Some(n) = device {
+        use dsxor::backend::Backend;
+        let backend = dsxor::backend::hip::HipBackend::open(Some(n)).map_err(environment)?;
+        let d = backend.info();
+        if !json {
+            println!(
+                "device {n} opened: {} ({}), runs {:?}",
+                d.name, d.target_id, d.wave_sizes
+            );
+        }
+    } else if require_device && !info.has_usable_device() {
         let reason = info
             .no_device_reason
             .clone()

@@ -18,7 +18,9 @@ fn objects() -> Vec<KernelObject<'static>> {
         .map(|wave| KernelObject {
             target: "gfx1100".into(),
             wave,
-            origin: "test".into(),
+            origin: "file".into(),
+            source: "test".into(),
+            compiler: None,
             bytes: FAKE_OBJECT,
         })
         .collect()

@@ -27,10 +27,7 @@ pub const INSTRUCTION: &str = "ds_xor_rtn_b64";
 #[derive(Debug, thiserror::Error)]
 pub enum FileError {
     #[error("{path}: cannot read: {error}")]
-    Io {
-        path: String,
-        error: std::io::Error,
-    },
+    Io { path: String, error: std::io::Error },
     #[error("{path}: not valid JSON: {error}")]
     Json {
         path: String,

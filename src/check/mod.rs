@@ -310,6 +310,7 @@ pub(crate) struct GroupView<'a> {
 /// Reusable buffers for judging many groups.
 #[derive(Default)]
 pub(crate) struct Judge {
+    lanes: Vec<LaneView>,
     trail: TrailScratch,
     count: Vec<u32>,
     sorted: Vec<u32>,
@@ -653,25 +654,27 @@ impl Judge {
 /// Do the returns match the lanes applied in ascending (or descending)
 /// order? With an unknown start, the first lane's return starts the chain.
 fn chain_fits(start: Option<u64>, edges: &[(u64, u64)], reverse: bool) -> bool {
-    let mut it: Box<dyn Iterator<Item = &(u64, u64)>> = if reverse {
-        Box::new(edges.iter().rev())
-    } else {
-        Box::new(edges.iter())
-    };
-    let Some(&(r0, d0)) = it.next() else {
-        return true;
-    };
-    if start.is_some_and(|s| s != r0) {
-        return false;
-    }
-    let mut cur = r0 ^ d0;
-    for &(r, d) in it {
-        if r != cur {
+    fn fits<'a>(start: Option<u64>, mut it: impl Iterator<Item = &'a (u64, u64)>) -> bool {
+        let Some(&(r0, d0)) = it.next() else {
+            return true;
+        };
+        if start.is_some_and(|s| s != r0) {
             return false;
         }
-        cur ^= d;
+        let mut cur = r0 ^ d0;
+        for &(r, d) in it {
+            if r != cur {
+                return false;
+            }
+            cur ^= d;
+        }
+        true
     }
-    true
+    if reverse {
+        fits(start, edges.iter().rev())
+    } else {
+        fits(start, edges.iter())
+    }
 }
 
 /// Judge one case's outcome under `policy`.
@@ -730,28 +733,25 @@ pub(crate) fn judge_with(
     }
     let ws = case.geometry.wave_size.lanes() as usize;
     let per_group = case.geometry.lanes_per_group() as usize;
-    let lanes: Vec<LaneView> = case
-        .lanes
-        .iter()
-        .enumerate()
-        .map(|(i, l)| {
-            let local = i % per_group;
-            LaneView {
-                r: LaneRef {
-                    index: i,
-                    wave: (local / ws) as u32,
-                    lane: (local % ws) as u32,
-                },
-                addr: l.addr,
-                data: l.data,
-                active: l.active,
-                vdst_init: Some(l.vdst_init),
-                ret: obs
-                    .and_then(|o| o.ret.get(i).copied())
-                    .unwrap_or(l.vdst_init),
-            }
-        })
-        .collect();
+    let mut lanes = std::mem::take(&mut j.lanes);
+    lanes.clear();
+    lanes.extend(case.lanes.iter().enumerate().map(|(i, l)| {
+        let local = i % per_group;
+        LaneView {
+            r: LaneRef {
+                index: i,
+                wave: (local / ws) as u32,
+                lane: (local % ws) as u32,
+            },
+            addr: l.addr,
+            data: l.data,
+            active: l.active,
+            vdst_init: Some(l.vdst_init),
+            ret: obs
+                .and_then(|o| o.ret.get(i).copied())
+                .unwrap_or(l.vdst_init),
+        }
+    }));
     let empty: Vec<u64> = Vec::new();
     let groups: Vec<GroupView<'_>> = case
         .lds_init
@@ -769,7 +769,10 @@ pub(crate) fn judge_with(
             lanes: lanes.get(g * per_group..(g + 1) * per_group).unwrap_or(&[]),
         })
         .collect();
-    Ok(j.judge_groups(&groups, fault, policy))
+    let verdict = j.judge_groups(&groups, fault, policy);
+    drop(groups);
+    j.lanes = lanes;
+    Ok(verdict)
 }
 
 /// A reusable judge for many cases (keeps its buffers between calls).

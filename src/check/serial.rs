@@ -33,26 +33,39 @@ pub(crate) enum TrailFailure {
 }
 
 /// Reusable buffers, so judging many addresses allocates once.
+/// One open-addressing slot: key, the epoch that makes it live, vertex id
+/// (one cache line access per probe).
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    key: u64,
+    stamp: u32,
+    id: u32,
+}
+
+/// One value in the graph: how many lanes leave it (return it), how many
+/// enter it (leave it behind), and its union-find parent.
+#[derive(Clone, Copy)]
+struct Vertex {
+    value: u64,
+    leaves: u32,
+    enters: u32,
+    parent: u32,
+}
+
 #[derive(Default)]
 pub(crate) struct TrailScratch {
-    keys: Vec<u64>,
-    stamp: Vec<u32>,
-    slot_id: Vec<u32>,
+    slots: Vec<Slot>,
     epoch: u32,
     mask: usize,
-    // Per vertex.
-    outs: Vec<u32>,
-    ins: Vec<u32>,
-    parent: Vec<u32>,
-    values: Vec<u64>,
-    // Per edge: vertex of ret (for connectivity).
+    vertices: Vec<Vertex>,
+    /// Per edge: vertex of its `ret` (for the connectivity pass).
     edge_from: Vec<u32>,
 }
 
 #[inline(always)]
 fn hash(v: u64) -> u64 {
-    // A multiplicative mix (splitmix64 finaliser): values are adversarial
-    // only in the sense of being structured (xor chains), not hostile.
+    // A multiplicative mix (splitmix64 finaliser): values are structured
+    // (xor chains), never hostile, so a fast mix suffices.
     let mut z = v.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -61,61 +74,50 @@ fn hash(v: u64) -> u64 {
 
 impl TrailScratch {
     fn reset(&mut self, max_vertices: usize) {
+        // More slots than vertices can ever exist, so probing terminates;
+        // load factor about 1/2 for a passing trail.
         let cap = (max_vertices * 2).next_power_of_two().max(16);
-        if self.keys.len() < cap {
-            self.keys = vec![0; cap];
-            self.stamp = vec![0; cap];
-            self.slot_id = vec![0; cap];
+        if self.slots.len() < cap {
+            self.slots = vec![Slot::default(); cap];
             self.epoch = 0;
         }
         self.mask = cap - 1;
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
-            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.slots.iter_mut().for_each(|s| s.stamp = 0);
             self.epoch = 1;
         }
-        self.outs.clear();
-        self.ins.clear();
-        self.parent.clear();
-        self.values.clear();
+        self.vertices.clear();
         self.edge_from.clear();
     }
 
     #[inline(always)]
     fn intern(&mut self, v: u64) -> u32 {
         let mut i = hash(v) as usize & self.mask;
-        loop {
-            let (Some(st), Some(k)) = (self.stamp.get(i), self.keys.get(i)) else {
-                // Unreachable: the mask keeps i in bounds. Fall back to a
-                // fresh vertex rather than panic.
-                return self.push_vertex(v);
-            };
-            if *st != self.epoch {
-                let id = self.push_vertex(v);
-                if let (Some(s), Some(k), Some(d)) = (
-                    self.stamp.get_mut(i),
-                    self.keys.get_mut(i),
-                    self.slot_id.get_mut(i),
-                ) {
-                    *s = self.epoch;
-                    *k = v;
-                    *d = id;
-                }
-                return id;
+        // The mask keeps i in bounds, so the loop ends only by `break`
+        // (a new value) or `return` (a known one).
+        while let Some(slot) = self.slots.get_mut(i) {
+            if slot.stamp != self.epoch {
+                let id = self.vertices.len() as u32;
+                *slot = Slot {
+                    key: v,
+                    stamp: self.epoch,
+                    id,
+                };
+                break;
             }
-            if *k == v {
-                return self.slot_id.get(i).copied().unwrap_or(0);
+            if slot.key == v {
+                return slot.id;
             }
             i = (i + 1) & self.mask;
         }
-    }
-
-    fn push_vertex(&mut self, v: u64) -> u32 {
-        let id = self.values.len() as u32;
-        self.values.push(v);
-        self.outs.push(0);
-        self.ins.push(0);
-        self.parent.push(id);
+        let id = self.vertices.len() as u32;
+        self.vertices.push(Vertex {
+            value: v,
+            leaves: 0,
+            enters: 0,
+            parent: id,
+        });
         id
     }
 
@@ -123,13 +125,13 @@ impl TrailScratch {
     fn find(&mut self, mut x: u32) -> u32 {
         // Path halving.
         loop {
-            let p = self.parent.get(x as usize).copied().unwrap_or(x);
+            let p = self.vertices.get(x as usize).map_or(x, |v| v.parent);
             if p == x {
                 return x;
             }
-            let gp = self.parent.get(p as usize).copied().unwrap_or(p);
-            if let Some(slot) = self.parent.get_mut(x as usize) {
-                *slot = gp;
+            let gp = self.vertices.get(p as usize).map_or(p, |v| v.parent);
+            if let Some(v) = self.vertices.get_mut(x as usize) {
+                v.parent = gp;
             }
             x = gp;
         }
@@ -139,11 +141,11 @@ impl TrailScratch {
     fn union(&mut self, a: u32, b: u32) {
         let (ra, rb) = (self.find(a), self.find(b));
         if ra != rb {
-            // Attach the larger id under the smaller: ids are dense and
-            // path halving keeps trees shallow enough for linear behaviour.
+            // The larger id under the smaller; path halving keeps the trees
+            // shallow (a trail adds its vertices in chain order).
             let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
-            if let Some(slot) = self.parent.get_mut(hi as usize) {
-                *slot = lo;
+            if let Some(v) = self.vertices.get_mut(hi as usize) {
+                v.parent = lo;
             }
         }
     }
@@ -162,99 +164,83 @@ impl TrailScratch {
                 return Err(TrailFailure::LostUpdate { expected_final: x });
             }
         }
+        // At most two new vertices per edge plus the two endpoints.
         self.reset(edges.len() * 2 + 2);
         let s_id = start.map(|s| self.intern(s));
         let t_id = end.map(|t| self.intern(t));
+        // The virtual edge t → s closes the trail: then every vertex
+        // balances. A free endpoint leaves one vertex off by one.
+        if let Some(v) = s_id.and_then(|s| self.vertices.get_mut(s as usize)) {
+            v.enters += 1;
+        }
+        if let Some(v) = t_id.and_then(|t| self.vertices.get_mut(t as usize)) {
+            v.leaves += 1;
+        }
         for &(ret, data) in edges {
             let u = self.intern(ret);
-            let v = self.intern(ret ^ data);
-            if let Some(o) = self.outs.get_mut(u as usize) {
-                *o += 1;
+            let w = self.intern(ret ^ data);
+            if let Some(x) = self.vertices.get_mut(u as usize) {
+                x.leaves += 1;
             }
-            if let Some(i) = self.ins.get_mut(v as usize) {
-                *i += 1;
+            if let Some(x) = self.vertices.get_mut(w as usize) {
+                x.enters += 1;
             }
             self.edge_from.push(u);
-            self.union(u, v);
+            self.union(u, w);
         }
-        // Virtual edge t → s closes the trail: then every vertex balances.
-        // With a free endpoint, exactly one vertex may be off by one.
-        let mut ins_adj = std::mem::take(&mut self.ins);
-        let mut outs_adj = std::mem::take(&mut self.outs);
-        if let Some(s) = s_id {
-            if let Some(i) = ins_adj.get_mut(s as usize) {
-                *i += 1;
-            }
-        }
-        if let Some(t) = t_id {
-            if let Some(o) = outs_adj.get_mut(t as usize) {
-                *o += 1;
-            }
-        }
-        // After the virtual edges, out − in must be 0 everywhere, except that
-        // a free end leaves one vertex at −1 (the end) and a free start one at
-        // +1 (the start); with both free, both or neither.
-        let mut plus: Vec<u32> = Vec::new();
-        let mut minus: Vec<u32> = Vec::new();
+        // out − in must be 0 everywhere, except that a free end leaves one
+        // vertex at −1 (the end) and a free start one at +1 (the start);
+        // with both free, both or neither.
+        let mut plus: Option<u32> = None;
+        let mut minus: Option<u32> = None;
+        let (mut n_plus, mut n_minus) = (0usize, 0usize);
         let mut bad: Option<u32> = None;
-        for (id, (&o, &i)) in outs_adj.iter().zip(&ins_adj).enumerate() {
+        for (id, x) in self.vertices.iter().enumerate() {
             let id = id as u32;
-            if o == i + 1 {
-                plus.push(id);
-            } else if i == o + 1 {
-                minus.push(id);
-            } else if o != i {
+            if x.leaves == x.enters + 1 {
+                n_plus += 1;
+                plus = plus.or(Some(id));
+            } else if x.enters == x.leaves + 1 {
+                n_minus += 1;
+                minus = minus.or(Some(id));
+            } else if x.leaves != x.enters {
                 bad = bad.or(Some(id));
             }
         }
         let shape_ok = match (start.is_some(), end.is_some()) {
-            (true, true) => plus.is_empty() && minus.is_empty(),
-            (true, false) => plus.is_empty() && minus.len() == 1,
-            (false, true) => plus.len() == 1 && minus.is_empty(),
-            (false, false) => plus.len() == minus.len() && plus.len() <= 1,
+            (true, true) => n_plus == 0 && n_minus == 0,
+            (true, false) => n_plus == 0 && n_minus == 1,
+            (false, true) => n_plus == 1 && n_minus == 0,
+            (false, false) => n_plus == n_minus && n_plus <= 1,
         };
-        // Degrees sum to the number of virtual edges, so a wrong shape always
-        // has some vertex to blame; prefer the plainly broken one.
-        let blame = bad.or(if shape_ok {
-            None
-        } else {
-            plus.first().or(minus.first()).copied()
-        });
-        let result = if let Some(id) = blame {
-            Err(TrailFailure::BrokenChain {
-                value: self.values.get(id as usize).copied().unwrap_or(0),
-                leaves: outs_adj.get(id as usize).copied().unwrap_or(0),
-                enters: ins_adj.get(id as usize).copied().unwrap_or(0),
-            })
-        } else {
-            // Connectivity: every edge in one component, the start's if known.
-            let anchor = match s_id {
-                Some(s) => Some(s),
-                None => self.edge_from.first().copied(),
-            };
-            match anchor {
-                None => Ok(()),
-                Some(a) => {
-                    let root = self.find(a);
-                    let froms = std::mem::take(&mut self.edge_from);
-                    let detached: Vec<usize> = froms
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, &u)| self.find(u) != root)
-                        .map(|(e, _)| e)
-                        .collect();
-                    self.edge_from = froms;
-                    if detached.is_empty() {
-                        Ok(())
-                    } else {
-                        Err(TrailFailure::Detached { edges: detached })
-                    }
-                }
-            }
+        // Degrees sum to the number of virtual edges, so a wrong shape
+        // always has a vertex to blame; prefer the plainly broken one.
+        let blame = bad.or(if shape_ok { None } else { plus.or(minus) });
+        if let Some(x) = blame.and_then(|id| self.vertices.get(id as usize)) {
+            return Err(TrailFailure::BrokenChain {
+                value: x.value,
+                leaves: x.leaves,
+                enters: x.enters,
+            });
+        }
+        // Connectivity: every edge in one component, the start's if known.
+        let Some(anchor) = s_id.or(self.edge_from.first().copied()) else {
+            return Ok(());
         };
-        self.ins = ins_adj;
-        self.outs = outs_adj;
-        result
+        let root = self.find(anchor);
+        let froms = std::mem::take(&mut self.edge_from);
+        let detached: Vec<usize> = froms
+            .iter()
+            .enumerate()
+            .filter(|(_, &u)| self.find(u) != root)
+            .map(|(e, _)| e)
+            .collect();
+        self.edge_from = froms;
+        if detached.is_empty() {
+            Ok(())
+        } else {
+            Err(TrailFailure::Detached { edges: detached })
+        }
     }
 }
 

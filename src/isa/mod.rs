@@ -13,7 +13,8 @@
 //!   [`DsInst::decode`] convert to and from the 64-bit word (byte 0 of the
 //!   little-endian word is `offset0`, as llvm-mc's byte lists show).
 //! * [`is_ds`], [`op_name`], [`op_info`] look opcodes up.
-//! * [`print`] turns any decoded DS instruction into LLVM's canonical text;
+//! * [`print`] (or [`DsInst::text`], [`disassemble`]) turns any decoded DS
+//!   instruction of the family's table into LLVM's canonical text;
 //!   [`parse`] reads the XOR family (`ds_xor_b32`, `ds_xor_rtn_b32`,
 //!   `ds_xor_b64`, `ds_xor_rtn_b64`) and validates it with llvm-mc's verdicts.
 //! * [`assemble_line`] / [`disassemble_line`] are what `dsxor asm` and
@@ -52,9 +53,10 @@ pub enum Layout {
 }
 
 /// An encoding family: targets that share one DS opcode table and one set of
-/// rules. LLVM 22 gives each of these its own table (the CDNA chips differ in
-/// a few opcodes: gfx942 adds e.g. `ds_read_b64_tr_b4`-class ops only in
-/// gfx950, and so on), so they are separate families here.
+/// rules. LLVM 22 gives the CDNA chips different tables (gfx942 adds
+/// `ds_pk_add_f16`/`_bf16` and their `_rtn` forms to gfx90a's; gfx950 adds
+/// the `ds_read_b64_tr_b4`-class transpose loads), so they are separate
+/// families here, each with [`Layout::Vi`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Family {
     /// gfx900, gfx906, gfx908.
@@ -125,12 +127,23 @@ impl Family {
     }
 
     /// Whether register tuples must start at an even register
-    /// (`VReg_64_Align2` in LLVM): gfx90a+ CDNA and gfx1250.
+    /// (`VReg_64_Align2` in LLVM): gfx90a+ CDNA and gfx1250. The opcode
+    /// tables carry the exact rule per operand ([`Operand::even`]): a few
+    /// gfx950/gfx1250 96-bit transpose loads take odd tuples.
     pub fn needs_even_tuples(self) -> bool {
         matches!(
             self,
             Family::Gfx90a | Family::Gfx942 | Family::Gfx950 | Family::Gfx1250
         )
+    }
+
+    /// Whether a register tuple that starts at or below v255 may run past it
+    /// (`v[254:257]`). Only gfx1250, whose VGPR file is larger than the 8-bit
+    /// field: llvm-mc-22 assembles `ds_load_b128 v[254:257], v1` there and
+    /// refuses it ("register index is out of range") everywhere else; a
+    /// single register past v255 (`v256`) is refused on every family.
+    pub fn tuples_may_end_past_v255(self) -> bool {
+        self == Family::Gfx1250
     }
 
     /// This family's DS opcode table, sorted by opcode.
@@ -289,6 +302,11 @@ pub fn op_by_name(family: Family, name: &str) -> Option<&'static OpInfo> {
     family.ops().iter().find(|i| i.name == name)
 }
 
+/// Decode and print one 64-bit DS word: what `dsxor disasm` prints for it.
+pub fn disassemble(family: Family, word: u64) -> Result<String, IsaError> {
+    print(family, &DsInst::decode(family, word)?)
+}
+
 /// One DS instruction as its encoding fields (the ISA's names).
 ///
 /// `decode` followed by `encode` gives back the same word and vice versa:
@@ -348,6 +366,11 @@ impl DsInst {
             Field::Data1 => self.data1 = reg,
             Field::Vdst => self.vdst = reg,
         }
+    }
+
+    /// LLVM's canonical text of this instruction on `family` (see [`print`]).
+    pub fn text(&self, family: Family) -> Result<String, IsaError> {
+        print(family, self)
     }
 
     /// The 64-bit word in `family`'s layout. Fails only for `acc` on a

@@ -42,6 +42,9 @@ pub struct Operand {
     pub field: Field,
     /// Width of the register tuple in dwords (1 = `v5`, 2 = `v[5:6]`, ...).
     pub dwords: u8,
+    /// The tuple must start at an even register (LLVM `*_Align2` classes,
+    /// gfx90a+ CDNA and gfx1250).
+    pub even: bool,
 }
 
 /// How the 16 offset bits are written in LLVM syntax.
@@ -55,6 +58,8 @@ pub enum OffsetForm {
     /// `ds_swizzle_b32`: the 16 bits are a swizzle pattern, printed as
     /// `offset:swizzle(...)` the way LLVM's AMDGPUInstPrinter::printSwizzle does.
     Swizzle,
+    /// No offset field (`ds_nop`): the 16 bits must be zero.
+    NoOffset,
 }
 
 /// What the `gds` bit means for an opcode on a family (as LLVM 22 decodes it).

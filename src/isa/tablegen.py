@@ -9,7 +9,7 @@ LLVM's decoder rejects a nonzero field the opcode does not have, so the
 accepted subsets give the operand fields; the printed text gives the
 mnemonic, operand order, widths, offset syntax, gds and AGPR behaviour.
 
-Usage: python3 src/isa/tablegen.py > src/isa/table.rs   (then cargo fmt)
+Usage: python3 src/isa/tablegen.py   (rewrites src/isa/table.rs)
 Needs llvm-mc-22 on PATH (or LLVM_MC=path).
 tests/isa_llvm_mc.rs re-checks every row against llvm-mc on each run.
 """
@@ -44,15 +44,20 @@ def dis(cpu, lines):
     return res
 
 def sweep(cpu, layout):
+    """{op: [[mask, gds, acc, offsets, input, text, encoding], ...]} of every
+    word llvm-mc decodes. offsets is 'both' (offset0=1, offset1=2), 'lo'
+    (1, 0), 'hi' (0, 2) or 'none' (0, 0)."""
+    offs = {'both': (1, 2), 'lo': (1, 0), 'hi': (0, 2), 'none': (0, 0)}
     lines = []; keys = []
     for op in range(256):
         for m in range(16):
             for g in (0, 1):
                 for acc in ((0, 1) if layout == 'old' else (0,)):
-                    a = 10 if m & 1 else 0; d0 = 20 if m & 2 else 0
-                    d1 = 30 if m & 4 else 0; vd = 40 if m & 8 else 0
-                    lines.append(word(layout, op, a, d0, d1, vd, 1, 2, g, acc))
-                    keys.append((op, m, g, acc, 0, lines[-1]))
+                    for oname, (o0, o1) in offs.items():
+                        a = 10 if m & 1 else 0; d0 = 20 if m & 2 else 0
+                        d1 = 30 if m & 4 else 0; vd = 40 if m & 8 else 0
+                        lines.append(word(layout, op, a, d0, d1, vd, o0, o1, g, acc))
+                        keys.append((op, m, g, acc, oname, lines[-1]))
     t = {}
     for k, r in zip(keys, dis(cpu, lines)):
         if r:
@@ -70,16 +75,25 @@ def parse_ops(rest):
 def rows_of(t):
     out = []
     for op in sorted(t):
-        rows = t[op]
+        allrows = t[op]
+        offsets = {r[3] for r in allrows}
+        if 'both' in offsets: ok = 'both'
+        elif offsets == {'none'}: ok = 'none'
+        else: raise SystemExit(f'op {op}: partial offset support {offsets}')
+        rows = [r for r in allrows if r[3] == ok]
         g0 = [r for r in rows if r[1] == 0 and r[2] == 0]
         gsel = 0 if g0 else 1
         base = [r for r in rows if r[1] == gsel and r[2] == 0]
         mx = max(r[0] for r in base)
+        masks = sorted({r[0] for r in base})
+        assert masks == [m for m in range(16) if m & mx == m], (op, masks)
         txt = [r for r in base if r[0] == mx][0][5]
+        assert 'Invalid' not in txt, txt
         name, _, rest = txt.partition(' ')
         ops = parse_ops(rest)
         assert sum(BIT[f] for f, _, _ in ops) == mx, (op, txt)
-        if 'offset0:1 offset1:2' in rest: off = 'Pair'
+        if ok == 'none': off = 'NoOffset'
+        elif 'offset0:1 offset1:2' in rest: off = 'Pair'
         elif 'offset:swizzle' in rest: off = 'Swizzle'
         elif 'offset:513' in rest: off = 'Single'
         else: raise SystemExit('unknown offset form: ' + txt)
@@ -97,18 +111,102 @@ def rows_of(t):
         out.append((op, name, [(f, w) for f, w, _ in ops], off, gds, acc))
     return out
 
-HEADER = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'table.rs')).read().split('/// Gfx9:')[0] \
-    if os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'table.rs')) else ''
+def asm(cpu, lines):
+    """llvm-mc's assembler on each line: its encoding string, or None."""
+    r = subprocess.run([LLVM_MC, '-arch=amdgcn', '-mcpu=' + cpu, '-show-encoding'],
+                       input='\n'.join(lines) + '\n', capture_output=True, text=True)
+    bad = {int(m.group(1)) for m in re.finditer(r'<stdin>:(\d+):\d+: error:', r.stderr)}
+    outs = [l for l in r.stdout.splitlines() if l.startswith('\t') and not l.strip().startswith('.')]
+    it = iter(outs); res = []
+    for i in range(1, len(lines) + 1):
+        res.append(None if i in bad else next(it).partition('; encoding: ')[2].strip())
+    assert next(it, None) is None
+    return res
 
-if __name__ == '__main__':
-    print(HEADER, end='')
+def alignment(cpu, layout, rows):
+    """For each (op, field): whether a tuple there must start at an even
+    register, by LLVM's round trip: the word with that one operand odd must
+    disassemble to text that llvm-mc assembles back to the same word."""
+    base = {'Addr': 10, 'Data0': 20, 'Data1': 30, 'Vdst': 40}
+    probes = []
+    for op, name, ops, off, gds, acc in rows:
+        accmask = int(acc.split('(')[1].rstrip(')'), 2) if 'Fields' in acc else 0
+        for f, w in ops:
+            if w < 2:
+                continue
+            for a in ((0, 1) if accmask & BIT[f] else (0,)):
+                regs = {k: (base[k] if any(k == g for g, _ in ops) else 0) for k in base}
+                regs[f] += 1
+                wd = word(layout, op, regs['Addr'], regs['Data0'], regs['Data1'], regs['Vdst'],
+                          0, 0, 1 if gds == 'Required' else 0, a if accmask else 0)
+                probes.append((op, f, wd))
+    texts = dis(cpu, [p[2] for p in probes])
+    plain = [re.sub(r'/\*.*?\*/', '', t[0]) if t else 'ds_nop_invalid' for t in texts]
+    again = asm(cpu, plain)
+    need = {}
+    for (op, f, wd), t, enc in zip(probes, texts, again):
+        bad = t is None or enc != wd
+        need[(op, f)] = need.get((op, f), False) or bad
+    return need
+
+HEADER = r'''//! DS opcode tables, one per encoding family, as LLVM 22 names and prints
+//! them.
+//!
+//! Source: LLVM's `llvm/lib/Target/AMDGPU/DSInstructions.td` (the `DS_Real_*`
+//! definitions per generation) and its MC tests (`llvm/test/MC/AMDGPU/ds.s`,
+//! `gfx90a_ldst_acc.s`, `gfx10_asm_ds.s`, `gfx11_asm_ds.s`, `gfx12_asm_ds.s`,
+//! `llvm/test/MC/Disassembler/AMDGPU/gfx11_dasm_ds.txt`). The rows were
+//! transcribed by disassembling every opcode of every family with
+//! `llvm-mc-22 --disassemble` (each field set to a distinct register, with and
+//! without gds/acc; each tuple operand also probed at an odd register and
+//! kept even-only when llvm-mc cannot reassemble what it printed), and
+//! `tests/isa_llvm_mc.rs` re-checks every row against
+//! llvm-mc on each run, so a table that drifts from LLVM fails CI.
+//!
+//! Generated; edit the generator (see `src/isa/tablegen.py`), not the rows.
+
+use super::table_types::{AccForm, Field, Field::*, GdsForm::*, OffsetForm::*, OpInfo, Operand};
+
+/// An operand whose tuple may start at any register.
+const fn o(field: Field, dwords: u8) -> Operand {
+    Operand {
+        field,
+        dwords,
+        even: false,
+    }
+}
+
+/// An operand whose tuple must start at an even register (LLVM's `*_Align2`
+/// register classes): found per operand, because a few gfx950/gfx1250 loads
+/// (`ds_read_b96_tr_b6`, `ds_load_tr6_b96`) take unaligned tuples.
+const fn o2(field: Field, dwords: u8) -> Operand {
+    Operand {
+        field,
+        dwords,
+        even: true,
+    }
+}
+
+'''
+
+def main():
+    out = [HEADER]
     for cpu, layout in TARGETS.items():
         rows = rows_of(sweep(cpu, layout))
+        need = alignment(cpu, layout, rows)
         fam = FAM[cpu]
-        print(f'/// {fam.capitalize()}: {len(rows)} opcodes.')
-        print('#[rustfmt::skip]')
-        print(f'pub(crate) static {fam}: &[OpInfo] = &[')
+        out.append(f'/// {fam.capitalize()}: {len(rows)} opcodes.\n')
+        out.append('#[rustfmt::skip]\n')
+        out.append(f'pub(crate) static {fam}: &[OpInfo] = &[\n')
         for op, name, ops, off, gds, acc in rows:
-            o = ', '.join(f'o({f}, {w})' for f, w in ops)
-            print(f'    OpInfo {{ op: {op}, name: "{name}", operands: &[{o}], offset: {off}, gds: {gds}, acc: {acc} }},')
-        print('];\n')
+            o = ', '.join(f'o2({f}, {w})' if need.get((op, f)) else f'o({f}, {w})' for f, w in ops)
+            out.append(f'    OpInfo {{ op: {op}, name: "{name}", operands: &[{o}], offset: {off}, gds: {gds}, acc: {acc} }},\n')
+        out.append('];\n\n')
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'table.rs')
+    with open(path, 'w') as f:
+        f.write(''.join(out).rstrip('\n') + '\n')
+    print(f'wrote {path}', file=sys.stderr)
+
+
+if __name__ == '__main__':
+    main()

@@ -215,6 +215,47 @@ fn gfx9_vectors() {
     }
 }
 
+// llvm/test/MC/AMDGPU/gfx1250_asm_ds.s (GFX1250 check lines).
+#[test]
+fn gfx1250_vectors() {
+    let v: &[(&str, [u8; 8])] = &[
+        ("ds_nop", [0x00, 0x00, 0x50, 0xd8, 0x00, 0x00, 0x00, 0x00]),
+        (
+            "ds_add_rtn_u64 v[6:7], v1, v[2:3] offset:65535",
+            [0xff, 0xff, 0x80, 0xd9, 0x01, 0x02, 0x00, 0x06],
+        ),
+        (
+            "ds_and_rtn_b64 v[254:255], v255, v[254:255] offset:4",
+            [0x04, 0x00, 0xa4, 0xd9, 0xff, 0xfe, 0x00, 0xfe],
+        ),
+        (
+            "ds_append v255 offset:4",
+            [0x04, 0x00, 0xf8, 0xd8, 0x00, 0x00, 0x00, 0xff],
+        ),
+        (
+            "ds_cmpstore_rtn_b64 v[6:7], v1, v[2:3], v[4:5] offset:65535",
+            [0xff, 0xff, 0xc0, 0xd9, 0x01, 0x02, 0x04, 0x06],
+        ),
+        (
+            "ds_condxchg32_rtn_b64 v[254:255], v255, v[254:255] offset:4",
+            [0x04, 0x00, 0xf8, 0xd9, 0xff, 0xfe, 0x00, 0xfe],
+        ),
+        (
+            "ds_load_2addr_b32 v[6:7], v1 offset0:127 offset1:255",
+            [0x7f, 0xff, 0xdc, 0xd8, 0x01, 0x00, 0x00, 0x06],
+        ),
+    ];
+    for (text, bytes) in v {
+        check("gfx1250", text, *bytes);
+    }
+    // The same file's ds_add_rtn_u64 with v[6:7]: gfx1250 tuples are even.
+    let odd = disassemble(
+        Family::Gfx1250,
+        u64::from_le_bytes([0, 0, 0x80, 0xd9, 1, 2, 0, 5]),
+    );
+    assert_eq!(odd.map_err(|e| e.rule()), Err("even-tuples"));
+}
+
 // The AGPR forms tested in llvm/test/MC/AMDGPU/gfx90a_ldst_acc.s; the
 // bytes here are llvm-mc-22 -mcpu=gfx90a -show-encoding output (the file's
 // DS section lies beyond what the reference index searched).

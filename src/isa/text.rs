@@ -97,13 +97,13 @@ pub fn print(family: Family, inst: &DsInst) -> Result<String, IsaError> {
         let reg = inst.field(o.field);
         let agpr = acc_mask & o.field.mask_bit() != 0;
         let text = reg_text(agpr, reg, o.dwords);
-        if u32::from(reg) + u32::from(o.dwords) > 256 {
+        if u32::from(reg) + u32::from(o.dwords) > 256 && !family.tuples_may_end_past_v255() {
             return Err(IsaError::RegisterRange {
                 operand: o.field.name(),
                 reg: text,
             });
         }
-        if o.dwords >= 2 && reg % 2 == 1 && family.needs_even_tuples() {
+        if o.even && reg % 2 == 1 {
             return Err(IsaError::OddTuple {
                 family,
                 operand: o.field.name(),
@@ -118,6 +118,14 @@ pub fn print(family: Family, inst: &DsInst) -> Result<String, IsaError> {
         out.push_str(&operands.join(", "));
     }
     match info.offset {
+        OffsetForm::NoOffset => {
+            if inst.offset() != 0 {
+                return Err(invalid(format!(
+                    "{} has no offset but the offset bits are set",
+                    info.name
+                )));
+            }
+        }
         OffsetForm::Single => {
             if inst.offset() != 0 {
                 out.push_str(&format!(" offset:{}", inst.offset()));
@@ -308,7 +316,12 @@ fn syntax(line: &str, why: impl Into<String>) -> IsaError {
     }
 }
 
-fn parse_reg(c: &mut Cursor<'_>, line: &str, operand: &'static str) -> Result<Reg, IsaError> {
+fn parse_reg(
+    c: &mut Cursor<'_>,
+    line: &str,
+    operand: &'static str,
+    family: Family,
+) -> Result<Reg, IsaError> {
     let agpr = match c.peek() {
         Some('v') => false,
         Some('a') => true,
@@ -349,7 +362,12 @@ fn parse_reg(c: &mut Cursor<'_>, line: &str, operand: &'static str) -> Result<Re
         lo,
         dwords: hi - lo + 1,
     };
-    if hi > 255 {
+    let past = if lo < hi && family.tuples_may_end_past_v255() {
+        lo
+    } else {
+        hi
+    };
+    if past > 255 {
         return Err(IsaError::RegisterRange {
             operand,
             reg: reg.text(),
@@ -405,7 +423,7 @@ pub fn parse(target: Target, line: &str) -> Result<DsInst, IsaError> {
             ));
         }
         c.skip_ws();
-        let reg = parse_reg(&mut c, line, o.field.name())?;
+        let reg = parse_reg(&mut c, line, o.field.name(), family)?;
         if reg.dwords != u32::from(o.dwords) {
             let expected = if o.dwords == 1 {
                 "one register (v5)".to_owned()
@@ -501,14 +519,15 @@ pub fn parse(target: Target, line: &str) -> Result<DsInst, IsaError> {
     }
     inst.acc = first.unwrap_or(false);
     for (field, reg) in &regs {
-        if reg.dwords >= 2 && reg.lo % 2 == 1 && family.needs_even_tuples() {
+        let even = info.operand(*field).is_some_and(|o| o.even);
+        if even && reg.lo % 2 == 1 {
             return Err(IsaError::OddTuple {
                 family,
                 operand: field.name(),
                 reg: reg.text(),
             });
         }
-        // `parse_reg` checked hi <= 255, so lo fits a byte.
+        // `parse_reg` checked lo <= 255, so it fits a byte.
         inst.set_field(*field, u8::try_from(reg.lo).unwrap_or(u8::MAX));
     }
     Ok(inst)

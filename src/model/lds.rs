@@ -45,7 +45,11 @@ pub enum Access {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lds {
     requested: u32,
+    /// Qwords in range (`allocated` of them), then one "sink" qword that
+    /// absorbs the dropped writes of the model's branch-free lane loop and
+    /// is never visible.
     qwords: Vec<u64>,
+    allocated: usize,
 }
 
 impl Lds {
@@ -83,9 +87,14 @@ impl Lds {
                 requested,
             });
         }
-        let mut qwords = vec![0u64; allocated as usize / 8];
+        let allocated = allocated as usize / 8;
+        let mut qwords = vec![0u64; allocated + 1];
         qwords[..image.len()].copy_from_slice(image);
-        Ok(Lds { requested, qwords })
+        Ok(Lds {
+            requested,
+            qwords,
+            allocated,
+        })
     }
 
     /// Bytes the dispatch asked for.
@@ -95,7 +104,7 @@ impl Lds {
 
     /// Bytes in range: the request rounded up to the granule.
     pub fn allocated_bytes(&self) -> u64 {
-        self.qwords.len() as u64 * 8
+        self.allocated as u64 * 8
     }
 
     /// The requested part (what the conformance kernel copies in and dumps).
@@ -106,12 +115,12 @@ impl Lds {
     /// The slack between the request and the block end (in range, but no
     /// kernel initialises or dumps it).
     pub fn slack(&self) -> &[u64] {
-        &self.qwords[self.requested as usize / 8..]
+        &self.qwords[self.requested as usize / 8..self.allocated]
     }
 
     /// Every qword in range, slack included.
     pub fn qwords(&self) -> &[u64] {
-        &self.qwords
+        &self.qwords[..self.allocated]
     }
 
     /// Resolve an effective byte address for a 64-bit access.
@@ -137,6 +146,11 @@ impl Lds {
 
     /// Mutable view of every qword in range (for test set-up).
     pub fn qwords_mut(&mut self) -> &mut [u64] {
+        &mut self.qwords[..self.allocated]
+    }
+
+    /// Qwords in range plus the sink at index `allocated_bytes() / 8`.
+    pub(super) fn with_sink_mut(&mut self) -> &mut [u64] {
         &mut self.qwords
     }
 }

@@ -181,10 +181,16 @@ pub fn ds_xor_rtn_b64_group(
         });
     }
     order.validate(lanes.len())?;
-    // MEMVIOL is decided for the instruction before any lane's update.
-    for (i, l) in lanes.iter().enumerate() {
-        let address = calc_ds_addr16(l.addr, offset);
-        if l.active && address & 7 != 0 {
+    // MEMVIOL is decided for the instruction before any lane's update. A
+    // branch-free OR over all lanes first; the slow search only on a hit.
+    let misaligned = lanes.iter().fold(0u64, |acc, l| {
+        acc | ((calc_ds_addr16(l.addr, offset) & 7) * u64::from(l.active))
+    });
+    if misaligned != 0 {
+        if let Some((i, address)) = lanes.iter().enumerate().find_map(|(i, l)| {
+            let a = calc_ds_addr16(l.addr, offset);
+            (l.active && a & 7 != 0).then_some((i, a))
+        }) {
             let ws = wave_size.lanes() as usize;
             return Ok(Executed::Memviol(Memviol {
                 group: 0,
@@ -195,37 +201,48 @@ pub fn ds_xor_rtn_b64_group(
             }));
         }
     }
-    let oor = policy.out_of_range_return;
+    let oor_keeps_vdst = policy.out_of_range_return == OutOfRangeReturn::VdstUnchanged;
     let size = lds.allocated_bytes();
-    let mem = lds.qwords_mut();
-    // Misalignment is excluded above, so each step is the in-range or
-    // out-of-range case of `ds_xor_rtn_b64`.
-    let mut step = |i: usize| {
-        let (Some(l), Some(r)) = (lanes.get(i), ret.get_mut(i)) else {
-            return;
-        };
-        if !l.active {
-            *r = l.vdst_init;
-            return;
-        }
+    let sink = (size / 8) as usize;
+    let Some(mem) = lds.with_sink_mut().get_mut(..=sink) else {
+        // The sink always exists (Lds invariant); nothing to do otherwise.
+        return Ok(Executed::Completed);
+    };
+    // Misalignment is excluded above, so each lane is the in-range or
+    // out-of-range case of `ds_xor_rtn_b64`. Branch-free: an out-of-range
+    // lane reads and writes the sink, an inactive lane XORs 0, and VDST is
+    // selected with masks (`OutOfRangeReturn::model_value`, spelled out).
+    let step = |mem: &mut [u64], l: &LaneInput, r: &mut u64| {
         let address = calc_ds_addr16(l.addr, offset);
-        *r = if address < size {
-            match mem.get_mut((address >> 3) as usize) {
-                Some(m) => {
-                    let tmp = *m;
-                    *m = tmp ^ l.data;
-                    tmp
-                }
-                None => oor.model_value(l.vdst_init),
-            }
-        } else {
-            oor.model_value(l.vdst_init)
-        };
+        let in_range = address < size;
+        let q = ((address >> 3) as usize).min(sink);
+        let live = 0u64.wrapping_sub(u64::from(l.active));
+        let hit = 0u64.wrapping_sub(u64::from(l.active & in_range));
+        let keep = 0u64.wrapping_sub(u64::from(!l.active | (!in_range & oor_keeps_vdst)));
+        if let Some(m) = mem.get_mut(q) {
+            let tmp = *m;
+            *m = tmp ^ (l.data & live);
+            *r = (tmp & hit) | (l.vdst_init & keep);
+        }
     };
     match order {
-        Order::LaneAscending => (0..lanes.len()).for_each(&mut step),
-        Order::LaneDescending => (0..lanes.len()).rev().for_each(&mut step),
-        Order::Explicit(perm) => perm.iter().for_each(|&i| step(i as usize)),
+        Order::LaneAscending => {
+            for (l, r) in lanes.iter().zip(ret.iter_mut()) {
+                step(mem, l, r);
+            }
+        }
+        Order::LaneDescending => {
+            for (l, r) in lanes.iter().zip(ret.iter_mut()).rev() {
+                step(mem, l, r);
+            }
+        }
+        Order::Explicit(perm) => {
+            for &i in perm {
+                if let (Some(l), Some(r)) = (lanes.get(i as usize), ret.get_mut(i as usize)) {
+                    step(mem, l, r);
+                }
+            }
+        }
     }
     Ok(Executed::Completed)
 }

@@ -44,7 +44,7 @@ pub fn render(records: &[BenchRecord], baseline: Option<&BaselineSection<'_>>) -
         "- device: {} (`{}`), backend `{}`, {} CUs, clock {}",
         escape(&d.name),
         escape(&d.target_id),
-        escape(&d.backend),
+        d.backend.name(),
         d.compute_units,
         d.clock_khz
             .map(|c| format!("{c} kHz"))

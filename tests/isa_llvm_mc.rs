@@ -1,0 +1,497 @@
+//! Differential test of `dsxor asm` / `dsxor disasm` against llvm-mc (LLVM 22;
+//! `DSXOR_LLVM_MC` overrides the path). External truth only: dsxor's output
+//! is compared with llvm-mc's, never with itself.
+//!
+//! For every known target, in one batched llvm-mc call and one batched dsxor
+//! call per step:
+//! 1. ≥1000 random XOR-family instructions (random registers, offsets, gds
+//!    and AGPR forms where legal, ~15% mutated into an invalid form): the
+//!    verdict (accepted / refused) must agree line by line, and accepted
+//!    lines must print identically (text and encoding).
+//! 2. The encodings from step 1 disassembled by both: identical text.
+//! 3. Every invalid form of the issue, for every target where it is invalid:
+//!    refused by both.
+//! 4. Every opcode of the target's table, with random operands, disassembled
+//!    by both: identical text (the table is LLVM's).
+//! 5. Random DS-shaped words (stray fields, gds/acc/bit 16, odd and
+//!    overflowing tuples): where dsxor prints, it prints what llvm-mc prints;
+//!    where dsxor refuses, llvm-mc also refuses or prints text that does not
+//!    reassemble to the word (round-trip policy, src/isa/text.rs).
+//! 6. All 65536 `ds_swizzle_b32` offsets on gfx1100 (one family's printer
+//!    suffices: every family here shares LLVM's gfx9+ swizzle printer; the
+//!    others get 2000 random ones).
+//!
+//! Seeded ChaCha8, so a failure reproduces.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use dsxor::isa::{self, DsInst, Family, Field, GdsForm, OffsetForm, Target};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// What llvm-mc said about each input line: `Some(output)` or `None` (refused).
+fn llvm_mc(mc: &Path, target: &str, disassemble: bool, input: &[String]) -> Vec<Option<String>> {
+    let mut cmd = Command::new(mc);
+    cmd.args(["-arch=amdgcn", &format!("-mcpu={target}"), "-show-encoding"]);
+    if disassemble {
+        cmd.arg("--disassemble");
+    }
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("llvm-mc starts");
+    let mut stdin = child.stdin.take().expect("piped");
+    let text = input.join("\n") + "\n";
+    let writer = std::thread::spawn(move || stdin.write_all(text.as_bytes()));
+    let out = child.wait_with_output().expect("llvm-mc runs");
+    writer.join().expect("writer").expect("stdin written");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Diagnostics name the line: "<stdin>:N:C: error: ..." (assembler) or
+    // "<stdin>:N:C: warning: invalid instruction encoding" (disassembler).
+    let refused: BTreeSet<usize> = stderr
+        .lines()
+        .filter(|l| l.contains(": error:") || l.contains("invalid instruction encoding"))
+        .filter_map(|l| l.strip_prefix("<stdin>:")?.split(':').next()?.parse().ok())
+        .collect();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut printed = stdout
+        .lines()
+        .filter(|l| l.starts_with('\t') && !l.trim_start().starts_with('.'))
+        .map(|l| l.trim_start_matches('\t').to_owned());
+    let answers: Vec<Option<String>> = (1..=input.len())
+        .map(|n| {
+            if refused.contains(&n) {
+                None
+            } else {
+                printed.next()
+            }
+        })
+        .collect();
+    assert!(
+        printed.next().is_none(),
+        "llvm-mc printed more lines than it accepted"
+    );
+    answers
+}
+
+/// What dsxor said about each input line (stdin mode), and its exit code.
+fn dsxor(args: &[&str], input: &[String]) -> (Vec<Option<String>>, Option<i32>) {
+    let out = common::dsxor_stdin(args, &(input.join("\n") + "\n"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<Option<String>> = stdout
+        .lines()
+        .map(|l| (!l.starts_with("; refused:")).then(|| l.to_owned()))
+        .collect();
+    assert_eq!(
+        lines.len(),
+        input.len(),
+        "dsxor answers one line per input line"
+    );
+    (lines, out.status.code())
+}
+
+fn offset_text(rng: &mut ChaCha8Rng, offset: u32) -> String {
+    match rng.random_range(0..10) {
+        0 => format!("offset:{offset:#x}"),
+        1 => format!("offset : {offset}"),
+        _ => format!("offset:{offset}"),
+    }
+}
+
+/// One random XOR-family line for `t` and whether it was made invalid.
+fn xor_line(rng: &mut ChaCha8Rng, t: Target) -> (String, bool) {
+    let f = t.family;
+    let mnemonic = isa::XOR_FAMILY[rng.random_range(0..4)];
+    let wide = mnemonic.ends_with("b64");
+    let rtn = mnemonic.contains("rtn");
+    let dwords = if wide { 2 } else { 1 };
+    let agpr = f.has_agprs() && rng.random_bool(0.3);
+    let pick = |rng: &mut ChaCha8Rng| -> u32 {
+        let hi = 256 - dwords;
+        let r = rng.random_range(0..hi);
+        if dwords == 2 && f.needs_even_tuples() {
+            r & !1
+        } else {
+            r
+        }
+    };
+    let mut vdst = pick(rng);
+    let addr: u32 = rng.random_range(0..256);
+    let mut data = pick(rng);
+    let mut offset: u32 = match rng.random_range(0..4) {
+        0 => 0,
+        1 => 65535,
+        _ => rng.random_range(0..65536),
+    };
+    let mut gds = f.has_gds() && rng.random_bool(0.3);
+    let (mut vdst_agpr, mut addr_agpr, mut data_agpr) = (agpr, false, agpr);
+    let mut overflow = false;
+    let mut invalid = false;
+    if rng.random_bool(0.15) {
+        invalid = true;
+        match rng.random_range(0..7) {
+            0 => offset = rng.random_range(65536..200_000),
+            1 if !f.has_gds() => gds = true,
+            2 if f.needs_even_tuples() && wide => data |= 1,
+            3 if !f.has_agprs() => {
+                vdst_agpr = rtn;
+                data_agpr = true;
+            }
+            4 if f.has_agprs() && rtn => {
+                vdst_agpr = !data_agpr;
+            }
+            5 => overflow = true,
+            6 => addr_agpr = true,
+            _ => invalid = false,
+        }
+    }
+    let reg = |a: bool, lo: u32, w: u32| {
+        let p = if a { 'a' } else { 'v' };
+        if w == 1 {
+            format!("{p}{lo}")
+        } else {
+            format!("{p}[{lo}:{}]", lo + w - 1)
+        }
+    };
+    if overflow {
+        vdst = if wide {
+            255
+        } else {
+            rng.random_range(256..300)
+        };
+        if !rtn {
+            data = vdst;
+        }
+    }
+    let mut ops = Vec::new();
+    if rtn {
+        ops.push(reg(vdst_agpr, vdst, dwords));
+    }
+    ops.push(reg(addr_agpr, addr, 1));
+    ops.push(reg(
+        data_agpr,
+        if overflow && !rtn { vdst } else { data },
+        dwords,
+    ));
+    let mut line = format!("{mnemonic} {}", ops.join(", "));
+    if offset != 0 || rng.random_bool(0.1) {
+        line.push(' ');
+        line.push_str(&offset_text(rng, offset));
+    }
+    if gds {
+        line.push_str(" gds");
+    }
+    (line, invalid)
+}
+
+fn byte_list(word: u64) -> String {
+    isa::format_bytes(word)
+}
+
+/// A random, valid-by-the-table instance of `info` on `f`.
+fn table_word(rng: &mut ChaCha8Rng, f: Family, info: &isa::OpInfo) -> u64 {
+    let mut inst = DsInst {
+        op: info.op,
+        ..DsInst::default()
+    };
+    for o in info.operands {
+        let hi = 256 - u32::from(o.dwords);
+        let mut r = rng.random_range(0..=hi);
+        if o.dwords >= 2 && f.needs_even_tuples() {
+            r &= !1;
+        }
+        inst.set_field(o.field, u8::try_from(r).unwrap_or(0));
+    }
+    inst.gds = match info.gds {
+        GdsForm::Optional => rng.random_bool(0.3),
+        GdsForm::Required => true,
+        GdsForm::NotAllowed | GdsForm::Ignored => false,
+    };
+    inst.acc = matches!(info.acc, isa::AccForm::Fields(_)) && rng.random_bool(0.4);
+    let off: u16 = if rng.random_bool(0.2) {
+        0
+    } else {
+        rng.random()
+    };
+    inst.set_offset(off);
+    if info.offset == OffsetForm::Pair && rng.random_bool(0.2) {
+        inst.offset0 = 0;
+    }
+    inst.encode(f).expect("VI acc or no acc")
+}
+
+/// A random DS-shaped word near the table: mostly right, sometimes not.
+fn fuzz_word(rng: &mut ChaCha8Rng, f: Family) -> u64 {
+    let ops = f.ops();
+    let mut inst = if rng.random_bool(0.9) {
+        let info = &ops[rng.random_range(0..ops.len())];
+        let mut i = DsInst::decode(f, table_word(rng, f, info)).expect("decodes");
+        for field in [Field::Addr, Field::Data0, Field::Data1, Field::Vdst] {
+            if info.operand(field).is_some() {
+                if rng.random_bool(0.3) {
+                    i.set_field(field, rng.random());
+                }
+            } else if rng.random_bool(0.05) {
+                i.set_field(field, rng.random());
+            }
+        }
+        i
+    } else {
+        DsInst {
+            op: rng.random(),
+            ..DsInst::default()
+        }
+    };
+    if rng.random_bool(0.1) {
+        inst.gds = !inst.gds;
+    }
+    if f.layout() == isa::Layout::Vi && rng.random_bool(0.1) {
+        inst.acc = !inst.acc;
+    }
+    let mut w = inst.encode(f).expect("encodes");
+    if f.layout() == isa::Layout::Gfx10 && rng.random_bool(0.05) {
+        w |= 1 << 16;
+    }
+    w
+}
+
+#[test]
+fn dsxor_agrees_with_llvm_mc_on_every_target() {
+    let Some(mc) = common::llvm_mc() else { return };
+    let mut totals = [0usize; 7];
+    for (ti, t) in isa::TARGETS.iter().enumerate() {
+        let mut rng = ChaCha8Rng::seed_from_u64(0xd5_0000 + ti as u64);
+        let name = t.name;
+
+        // 1. Random XOR-family instructions, encoded by both.
+        let mut lines = Vec::new();
+        let mut invalid = 0;
+        while lines.len() < 1200 {
+            let (l, bad) = xor_line(&mut rng, *t);
+            invalid += usize::from(bad);
+            lines.push(l);
+        }
+        let theirs = llvm_mc(&mc, name, false, &lines);
+        let (ours, code) = dsxor(&["asm", "--target", name], &lines);
+        let mut accepted = Vec::new();
+        for ((l, a), b) in lines.iter().zip(&theirs).zip(&ours) {
+            assert_eq!(a, b, "{name}: `{l}`: llvm-mc vs dsxor");
+            if let Some(out) = a {
+                accepted.push(out.clone());
+            }
+        }
+        assert!(
+            accepted.len() >= 1000,
+            "{name}: {} valid instructions",
+            accepted.len()
+        );
+        assert!(invalid >= 50, "{name}: {invalid} invalid forms");
+        let any_refused = theirs.iter().any(Option::is_none);
+        assert_eq!(
+            code,
+            Some(if any_refused { 2 } else { 0 }),
+            "{name}: exit code"
+        );
+        totals[0] += accepted.len();
+        totals[1] += theirs.iter().filter(|x| x.is_none()).count();
+
+        // 2. The encodings, decoded back by both.
+        let bytes: Vec<String> = accepted
+            .iter()
+            .map(|l| {
+                l.split("; encoding: ")
+                    .nth(1)
+                    .expect("has an encoding")
+                    .to_owned()
+            })
+            .collect();
+        let theirs = llvm_mc(&mc, name, true, &bytes);
+        let (ours, code) = dsxor(&["disasm", "--target", name], &bytes);
+        for ((b, a), o) in bytes.iter().zip(&theirs).zip(&ours) {
+            let a = a
+                .as_ref()
+                .map(|s| s.split(" ;").next().unwrap_or("").trim_end().to_owned());
+            assert_eq!(&a, o, "{name}: disassembling {b}");
+        }
+        assert_eq!(code, Some(0), "{name}: disasm exit code");
+        totals[2] += bytes.len();
+
+        // 4. Every opcode of the table, random operands.
+        let f = t.family;
+        let mut words = Vec::new();
+        for info in f.ops() {
+            for _ in 0..8 {
+                words.push(byte_list(table_word(&mut rng, f, info)));
+            }
+        }
+        let theirs = llvm_mc(&mc, name, true, &words);
+        let (ours, _) = dsxor(&["disasm", "--target", name], &words);
+        for ((w, a), o) in words.iter().zip(&theirs).zip(&ours) {
+            let a = a
+                .as_ref()
+                .map(|s| s.split(" ;").next().unwrap_or("").trim_end().to_owned());
+            assert_eq!(&a, o, "{name}: table word {w}");
+        }
+        totals[3] += words.len();
+
+        // 5. Fuzzed words.
+        let words: Vec<String> = (0..2000)
+            .map(|_| byte_list(fuzz_word(&mut rng, f)))
+            .collect();
+        let theirs = llvm_mc(&mc, name, true, &words);
+        let (ours, _) = dsxor(&["disasm", "--target", name], &words);
+        // dsxor refusals that llvm-mc printed: llvm-mc's own assembler must
+        // refuse that text or encode it differently.
+        let mut printed_but_refused = Vec::new();
+        for ((w, a), o) in words.iter().zip(&theirs).zip(&ours) {
+            match (a, o) {
+                (Some(a), Some(o)) => {
+                    let text = a.split(" ;").next().unwrap_or("").trim_end();
+                    assert_eq!(text, o, "{name}: fuzz word {w}");
+                }
+                (None, None) => {}
+                (None, Some(o)) => panic!("{name}: llvm-mc refuses {w}, dsxor prints `{o}`"),
+                (Some(a), None) => {
+                    let text = a.split(" ;").next().unwrap_or("").trim_end();
+                    printed_but_refused.push((w.clone(), text.to_owned()));
+                }
+            }
+        }
+        let texts: Vec<String> = printed_but_refused.iter().map(|(_, t)| t.clone()).collect();
+        let again = llvm_mc(&mc, name, false, &texts);
+        for ((w, text), re) in printed_but_refused.iter().zip(&again) {
+            if let Some(re) = re {
+                let enc = re.split("; encoding: ").nth(1).unwrap_or("").trim();
+                assert_ne!(
+                    enc, w,
+                    "{name}: dsxor refuses {w}; llvm-mc prints `{text}`, which round-trips"
+                );
+            }
+        }
+        totals[6] += printed_but_refused.len();
+        totals[4] += words.len();
+
+        // 6. Swizzle offsets.
+        let swz = isa::op_by_name(f, "ds_swizzle_b32").expect("every family has ds_swizzle_b32");
+        let offsets: Vec<u16> = if name == "gfx1100" {
+            (0..=u16::MAX).collect()
+        } else {
+            (0..2000).map(|_| rng.random()).collect()
+        };
+        let words: Vec<String> = offsets
+            .iter()
+            .map(|&off| {
+                let mut i = DsInst {
+                    op: swz.op,
+                    addr: 2,
+                    vdst: 8,
+                    ..DsInst::default()
+                };
+                i.set_offset(off);
+                byte_list(i.encode(f).expect("encodes"))
+            })
+            .collect();
+        let theirs = llvm_mc(&mc, name, true, &words);
+        let (ours, code) = dsxor(&["disasm", "--target", name], &words);
+        for ((w, a), o) in words.iter().zip(&theirs).zip(&ours) {
+            let a = a
+                .as_ref()
+                .map(|s| s.split(" ;").next().unwrap_or("").trim_end().to_owned());
+            assert_eq!(&a, o, "{name}: swizzle {w}");
+        }
+        assert_eq!(code, Some(0));
+        totals[5] += words.len();
+    }
+    eprintln!(
+        "isa_llvm_mc: {} targets; asm accepted {} + refused {} (agreeing); disasm {} round trips, {} table words, {} fuzz words ({} of them printed by llvm-mc but not reassemblable, refused by dsxor), {} swizzle offsets",
+        isa::TARGETS.len(),
+        totals[0],
+        totals[1],
+        totals[2],
+        totals[3],
+        totals[4],
+        totals[6],
+        totals[5]
+    );
+}
+
+/// Step 3: the invalid forms the issue lists, each on every target where it is
+/// invalid: both refuse, and dsxor names the rule.
+#[test]
+fn every_invalid_form_is_refused_by_both() {
+    let Some(mc) = common::llvm_mc() else { return };
+    let mut checked = 0;
+    for t in isa::TARGETS {
+        let f = t.family;
+        let mut cases: Vec<(String, &str)> = vec![
+            (
+                "ds_xor_rtn_b64 v[4:5], v1, v[2:3] offset:65536".into(),
+                "offset-range",
+            ),
+            ("ds_xor_b32 v1, v2 offset:1000000".into(), "offset-range"),
+            ("ds_xor_rtn_b32 v256, v1, v2".into(), "register-range"),
+            ("ds_xor_b32 v300, v2".into(), "register-range"),
+            // gfx1250 tuples may end past v255, so there the odd start is the fault.
+            (
+                "ds_xor_rtn_b64 v[4:5], v1, v[255:256]".into(),
+                if f.tuples_may_end_past_v255() {
+                    "even-tuples"
+                } else {
+                    "register-range"
+                },
+            ),
+            ("ds_xor_rtn_b32 a256, v1, a2".into(), "register-range"),
+            ("ds_xor_rtn_b32 v5, a1, v2".into(), "addr-vgpr"),
+        ];
+        if !f.has_gds() {
+            cases.push((
+                "ds_xor_rtn_b64 v[4:5], v1, v[2:3] offset:4 gds".into(),
+                "no-gds",
+            ));
+            cases.push(("ds_xor_b32 v1, v2 gds".into(), "no-gds"));
+        }
+        if f.needs_even_tuples() {
+            cases.push(("ds_xor_rtn_b64 v[5:6], v1, v[2:3]".into(), "even-tuples"));
+            cases.push(("ds_xor_b64 v1, v[3:4]".into(), "even-tuples"));
+        }
+        if f.has_agprs() {
+            cases.push((
+                "ds_xor_rtn_b64 a[4:5], v1, v[2:3]".into(),
+                "mixed-agpr-vgpr",
+            ));
+            cases.push((
+                "ds_xor_rtn_b64 v[4:5], v1, a[2:3]".into(),
+                "mixed-agpr-vgpr",
+            ));
+            cases.push(("ds_xor_rtn_b32 a5, v1, v2".into(), "mixed-agpr-vgpr"));
+            cases.push(("ds_xor_rtn_b64 a[5:6], v1, a[2:3]".into(), "even-tuples"));
+        } else {
+            cases.push(("ds_xor_rtn_b64 a[4:5], v1, a[2:3]".into(), "no-agprs"));
+            cases.push(("ds_xor_b64 v1, a[2:3]".into(), "no-agprs"));
+            cases.push(("ds_xor_b32 v1, a2".into(), "no-agprs"));
+        }
+        let lines: Vec<String> = cases.iter().map(|(l, _)| l.clone()).collect();
+        let theirs = llvm_mc(&mc, t.name, false, &lines);
+        let (ours, code) = dsxor(&["asm", "--target", t.name], &lines);
+        for (((l, rule), a), o) in cases.iter().zip(&theirs).zip(&ours) {
+            assert_eq!(a, &None, "{}: llvm-mc refuses `{l}`", t.name);
+            assert_eq!(o, &None, "{}: dsxor refuses `{l}`", t.name);
+            let e = isa::assemble_line(*t, l).expect_err("refused");
+            assert_eq!(e.rule(), *rule, "{}: `{l}`: {e}", t.name);
+            assert!(
+                e.to_string().contains(rule),
+                "the message names the rule: {e}"
+            );
+            checked += 1;
+        }
+        assert_eq!(code, Some(2), "{}: refusals exit 2", t.name);
+    }
+    eprintln!("isa_llvm_mc: {checked} invalid forms refused by both llvm-mc and dsxor");
+}

@@ -115,7 +115,8 @@ impl Family {
 
     /// Whether DS instructions may address GDS (the `gds` modifier).
     /// llvm-mc-22: "gds modifier is not supported on this GPU" on gfx90a,
-    /// gfx942, gfx950, gfx12 and gfx1250.
+    /// gfx942, gfx950, gfx12 and gfx1250. Exception: the GWS ops
+    /// ([`GdsForm::Required`]) keep their gds bit on gfx90a/gfx942/gfx950.
     pub fn has_gds(self) -> bool {
         matches!(self, Family::Gfx9 | Family::Gfx10 | Family::Gfx11)
     }

@@ -106,7 +106,6 @@ fn render(family: Family, inst: &DsInst, round_trip: bool) -> Result<String, Isa
                 what: format!("the acc bit of {}", info.name),
             })
         }
-
         (AccForm::Fields(mask), true) => mask,
         (AccForm::None, true) => {
             return Err(invalid(format!(
@@ -745,8 +744,11 @@ fn parse_swizzle(c: &mut Cursor<'_>, line: &str) -> Result<u16, IsaError> {
 /// One assembled line: the instruction, its word, its canonical text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AsmLine {
+    /// The instruction's fields.
     pub inst: DsInst,
+    /// Its 64-bit word in the target's layout.
     pub word: u64,
+    /// LLVM's canonical text of it (what llvm-mc echoes).
     pub text: String,
 }
 

@@ -13,6 +13,7 @@ pub mod hip;
 pub mod isa;
 pub mod model;
 pub mod report;
+pub mod suite;
 
 /// Exit codes, as DESIGN.md fixes them. Infrastructure trouble is never a
 /// conformance failure, nor the reverse.

@@ -4,6 +4,11 @@
 //! object bytes, the same kernel, the same buffers and scalar arguments; the
 //! kernarg segment is laid out by `codeobj` from the kernel's metadata.
 
+pub mod conformance;
+pub mod emu;
+pub mod hip;
+pub mod select;
+
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};

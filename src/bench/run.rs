@@ -12,8 +12,8 @@ use crate::bench::stats::Summary;
 use crate::bench::{ceiling, BenchError};
 use crate::case::WaveSize;
 use crate::report::bench_record::{
-    BenchRecord, CeilingRecord, CheckRecord, CodeObjectRecord, DeviceRecord, Environment, Rate,
-    RunRecord, Skipped, Spread, BENCH_FORMAT, METRIC_EMULATED, METRIC_GPU,
+    BenchRecord, CeilingRecord, CheckRecord, CodeObjectRecord, Environment, Rate, RunRecord,
+    Skipped, Spread, BENCH_FORMAT, METRIC_EMULATED, METRIC_GPU,
 };
 
 /// A code object holding the throughput kernels for one (target, wave size).
@@ -21,8 +21,12 @@ use crate::report::bench_record::{
 pub struct KernelObject<'a> {
     pub target: String,
     pub wave: WaveSize,
-    /// `source` or `prebuilt`.
+    /// `source`, `prebuilt` or `file`.
     pub origin: String,
+    /// `embedded:<file>` or a path.
+    pub source: String,
+    /// The compiler's version line, when known.
+    pub compiler: Option<String>,
     pub bytes: &'a [u8],
 }
 
@@ -30,6 +34,8 @@ pub struct KernelObject<'a> {
 #[derive(Clone, Debug, Default)]
 pub struct Provenance {
     pub command: Vec<String>,
+    /// Why this backend was chosen (backend selection's notice).
+    pub selection: String,
     /// Per launch; a launch still running then is a timeout.
     pub timeout: Option<Duration>,
 }
@@ -105,7 +111,9 @@ pub fn run_bench(
     let emulated = info.backend == BackendKind::Emu;
     Ok(BenchRecord {
         format: BENCH_FORMAT.to_string(),
+        dsxor_version: env!("CARGO_PKG_VERSION").to_string(),
         created_utc: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+        command: provenance.command.clone(),
         environment: environment(&info, objects, provenance),
         settings: crate::report::bench_record::Settings {
             quick: settings.quick,
@@ -143,35 +151,23 @@ fn environment(
     provenance: &Provenance,
 ) -> Environment {
     Environment {
-        dsxor_version: env!("CARGO_PKG_VERSION").to_string(),
-        host_os: std::env::consts::OS.to_string(),
-        host_arch: std::env::consts::ARCH.to_string(),
-        host_cpus: std::thread::available_parallelism()
-            .ok()
-            .and_then(|n| u32::try_from(n.get()).ok()),
-        device: DeviceRecord {
-            backend: info.backend.name().to_string(),
-            name: info.name.clone(),
-            target_id: info.target_id.clone(),
-            wave_sizes: info.wave_sizes.clone(),
-            compute_units: info.compute_units,
-            clock_khz: info.clock_khz,
-            lds_per_block: info.lds_per_block,
-            runtime_version: info.runtime_version.clone(),
-            driver_version: info.driver_version.clone(),
-            pci_bus_id: info.pci_bus_id.clone(),
-        },
+        device: info.clone(),
+        selection: provenance.selection.clone(),
         code_objects: objects
             .iter()
             .map(|o| CodeObjectRecord {
-                target: o.target.clone(),
-                wave: o.wave.lanes(),
-                origin: o.origin.clone(),
+                wave: o.wave,
+                source: o.source.clone(),
                 sha256: hex::encode(Sha256::digest(o.bytes)),
+                origin: o.origin.clone(),
+                compiler: o.compiler.clone(),
             })
             .collect(),
-        command: provenance.command.clone(),
-        extra: Default::default(),
+        host_os: std::env::consts::OS.to_string(),
+        host_arch: std::env::consts::ARCH.to_string(),
+        host_cpus: std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
     }
 }
 
@@ -221,7 +217,10 @@ fn run_one(
     let lds_poison = u64s_to_bytes(std::iter::repeat(POISON).take(groups * qwords));
     let kernel = spec.chain.kernel();
 
-    let mut check = CheckRecord::default();
+    let mut check = CheckRecord {
+        expected_all_zero: issued % 4 == 0,
+        ..CheckRecord::default()
+    };
     let mut samples = Vec::with_capacity(settings.reps as usize);
     let mut outcome = "pass";
     let mut error = None;

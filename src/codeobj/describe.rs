@@ -63,6 +63,12 @@ fn header(out: &mut String, co: &CodeObject) {
         Container::Bundle { entry_id, offset } => {
             format!("offload bundle entry {entry_id} at {offset:#x}")
         }
+        Container::HostFatbin {
+            e_machine,
+            entry_id,
+        } => {
+            format!("host ELF (e_machine {e_machine}) .hip_fatbin entry {entry_id}")
+        }
     };
     let _ = writeln!(
         out,
@@ -84,21 +90,18 @@ pub fn describe(co: &CodeObject, ds: bool) -> Result<String, CodeObjectError> {
     for k in &co.kernels {
         describe_kernel(&mut out, co, k);
         if ds {
-            for i in co.ds_instructions(k)? {
-                let f = &i.fields;
-                let text = match (f.mnemonic(), f.operands()) {
-                    (Some(m), Some(ops)) => format!("{m} {ops}"),
-                    _ => format!(
-                        "ds op {} (vdst v{}, addr v{}, data0 v{}, data1 v{}, offset0 {}, offset1 {}{})",
-                        f.op,
-                        f.vdst,
-                        f.addr,
-                        f.data0,
-                        f.data1,
-                        f.offset0,
-                        f.offset1,
-                        if f.gds { ", gds" } else { "" }
-                    ),
+            let found = match co.ds_instructions(k) {
+                Ok(found) => found,
+                Err(e) => {
+                    // An object for a processor `isa` does not know still lists.
+                    let _ = writeln!(out, "    DS instructions: not decoded ({e})");
+                    continue;
+                }
+            };
+            for i in found {
+                let text = match &i.text {
+                    Ok(t) => t.clone(),
+                    Err(e) => format!("<op {}: {e}>", i.inst.op),
                 };
                 // Dwords in memory order, as llvm-objdump prints them.
                 let _ = writeln!(

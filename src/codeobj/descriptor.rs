@@ -93,6 +93,11 @@ impl KernelDescriptor {
     pub fn uses_dynamic_stack(&self) -> bool {
         (self.kernel_code_properties >> 11) & 1 != 0
     }
+    /// COMPUTE_PGM_RSRC3_GFX90A.ACCUM_OFFSET (bits 5:0): the first AGPR-free
+    /// VGPR, in units of 4 minus 1 (gfx90a/gfx942 only).
+    pub fn accum_offset(&self) -> u32 {
+        (bits(self.compute_pgm_rsrc3, 0, 6) + 1) * 4
+    }
     /// COMPUTE_PGM_RSRC1.WGP_MODE (bit 29, GFX10+).
     pub fn wgp_mode(&self) -> bool {
         bits(self.compute_pgm_rsrc1, 29, 1) != 0

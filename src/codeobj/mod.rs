@@ -25,7 +25,7 @@ pub mod target;
 use std::path::{Path, PathBuf};
 
 pub use descriptor::KernelDescriptor;
-pub use ds::{DsFields, DsLayout};
+pub use ds::DsInstruction;
 pub use embedded::{embedded, find_embedded, EmbeddedObject, Origin};
 pub use kernarg::{build_kernarg, Kernarg, LaunchDims};
 pub use metadata::{KernelArg, KernelMetadata, Metadata, ValueKind};
@@ -99,6 +99,12 @@ pub enum Container {
         entry_id: String,
         offset: u64,
     },
+    /// The first offload bundle in a host ELF's `.hip_fatbin` section (a
+    /// program or object built by clang/hipcc); the entry read.
+    HostFatbin {
+        e_machine: u16,
+        entry_id: String,
+    },
 }
 
 /// One kernel: its descriptor, where its code is, its metadata.
@@ -124,15 +130,6 @@ pub struct Text<'a> {
     pub name: &'a str,
     pub vaddr: u64,
     pub bytes: &'a [u8],
-}
-
-/// One DS instruction found in a kernel's code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DsInstruction {
-    pub vaddr: u64,
-    /// Both dwords, low dword first in memory.
-    pub word: u64,
-    pub fields: DsFields,
 }
 
 /// A parsed AMDGPU code object.
@@ -197,7 +194,27 @@ impl CodeObject {
         if !data.starts_with(elf::ELF_MAGIC) {
             return Err(CodeObjectError::NotElf);
         }
-        Self::parse_elf(data)
+        match Self::parse_elf(data) {
+            Err(CodeObjectError::WrongMachine { e_machine }) => {
+                // A host binary: its device code, if any, is in .hip_fatbin.
+                // Several translation units give several bundles, each
+                // 4096-aligned; the first is read (policy: inspect one).
+                let Some(fatbin) = elf::host_fatbin(data)? else {
+                    return Err(CodeObjectError::WrongMachine { e_machine });
+                };
+                let mut co = Self::parse_inner(fatbin, target)?;
+                let entry_id = match co.container {
+                    Container::Bundle { entry_id, .. } => entry_id,
+                    _ => String::new(),
+                };
+                co.container = Container::HostFatbin {
+                    e_machine,
+                    entry_id,
+                };
+                Ok(co)
+            }
+            other => other,
+        }
     }
 
     fn parse_elf(data: &[u8]) -> Result<CodeObject, CodeObjectError> {
@@ -402,33 +419,19 @@ impl CodeObject {
         self.read_vaddr(kernel.entry_vaddr, kernel.code_size)
     }
 
-    /// The DS field layout of this object's generation.
-    pub fn ds_layout(&self) -> DsLayout {
-        DsLayout::for_processor(&self.target.processor)
+    /// The `isa` encoding family of this object's processor.
+    pub fn isa_family(&self) -> Result<crate::isa::Family, CodeObjectError> {
+        ds::family_for(&self.target)
     }
 
-    /// DS instructions in a kernel's code, by a dword scan (see `ds`).
+    /// DS instructions in a kernel's code (see `ds` for how they are found).
     pub fn ds_instructions(&self, kernel: &Kernel) -> Result<Vec<DsInstruction>, CodeObjectError> {
-        let code = self.kernel_code(kernel)?;
-        let layout = self.ds_layout();
-        let mut out = Vec::new();
-        let mut i = 0usize;
-        while i + 8 <= code.len() {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&code[i..i + 8]);
-            let word = u64::from_le_bytes(w);
-            if let Some(fields) = ds::decode(word, layout) {
-                out.push(DsInstruction {
-                    vaddr: kernel.entry_vaddr + i as u64,
-                    word,
-                    fields,
-                });
-                i += 8;
-            } else {
-                i += 4;
-            }
-        }
-        Ok(out)
+        let family = self.isa_family()?;
+        Ok(ds::scan(
+            self.kernel_code(kernel)?,
+            kernel.entry_vaddr,
+            family,
+        ))
     }
 
     /// A local (or any) symbol's address, by exact name.

@@ -8,7 +8,9 @@
 //! `<kernel>.ds_xor_site` label dsxor's kernels plant — unless that one
 //! sits exactly at the label.
 
-use super::ds::{self, OP_DS_XOR_RTN_B64};
+use crate::isa::DS_XOR_RTN_B64;
+
+use super::ds;
 use super::{CodeObject, CodeObjectError, Container};
 
 /// The label kernels/dsxor.hip puts on a conformance kernel's instruction.
@@ -26,7 +28,7 @@ pub fn find_ds_xor_site(co: &CodeObject, kernel: &str) -> Result<u64, CodeObject
     let hits: Vec<_> = co
         .ds_instructions(k)?
         .into_iter()
-        .filter(|d| d.fields.op == OP_DS_XOR_RTN_B64)
+        .filter(|d| d.inst.op == DS_XOR_RTN_B64)
         .collect();
     let [hit] = hits.as_slice() else {
         return Err(perr(format!(
@@ -74,7 +76,13 @@ pub fn patch_ds_offset(
         })?;
     let mut w = [0u8; 8];
     w.copy_from_slice(slot);
-    let word = ds::with_offset(u64::from_le_bytes(w), new_offset);
+    let word =
+        ds::with_offset(co.isa_family()?, u64::from_le_bytes(w), new_offset).map_err(|e| {
+            CodeObjectError::Patch {
+                kernel: kernel.to_string(),
+                why: format!("re-encoding the instruction: {e}"),
+            }
+        })?;
     slot.copy_from_slice(&word.to_le_bytes());
     Ok(out)
 }

@@ -1,1 +1,595 @@
-//! `emu`: see DESIGN.md, module map.
+//! `emu`: the software device — an RDNA3 (gfx11) wave interpreter that runs
+//! the same compiled code object a GPU would.
+//!
+//! - `decode`: `.text` → a compact instruction form, decoded once.
+//! - `wave`: one wave's registers and the scalar/vector/memory interpreter.
+//! - `ds`: LDS instructions from the ISA pseudocode (never `model`).
+//! - `mem`: bounds-checked global memory at fake device addresses.
+//! - this file: configuration, fault injection, the initial wave state of the
+//!   AMDHSA ABI, workgroups with `s_barrier`, the seeded scheduler and the
+//!   thread pool that spreads workgroups over the host's cores.
+
+pub mod decode;
+pub mod disasm;
+pub mod ds;
+pub mod mem;
+pub mod wave;
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use decode::Decoded;
+use ds::Lds;
+use mem::GlobalMem;
+use wave::{Env, Status, Wave};
+
+/// One named way to make the software device misbehave, as real hardware or
+/// a compiler could. Each applies to the DS atomic instructions (the family
+/// under test); every other instruction runs correctly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Fault {
+    /// The read-modify-write is not atomic across the lanes of one
+    /// instruction: every lane reads the old value before any lane writes,
+    /// so lanes sharing an address lose all updates but the last.
+    LostUpdate,
+    /// The returning forms give back the new value instead of the old one.
+    ReturnNew,
+    /// Lanes whose EXEC bit is clear execute the atomic anyway.
+    IgnoreExec,
+    /// The high offset byte (offset1) is ignored: the address is ADDR + offset0.
+    DropOffset1,
+    /// The returned 64-bit value has its two dwords swapped.
+    SwapDwords,
+    /// 64-bit atomics update only the low dword of memory; the high dword keeps its old value.
+    LowDwordOnly,
+}
+
+impl Fault {
+    pub const ALL: [Fault; 6] = [
+        Fault::LostUpdate,
+        Fault::ReturnNew,
+        Fault::IgnoreExec,
+        Fault::DropOffset1,
+        Fault::SwapDwords,
+        Fault::LowDwordOnly,
+    ];
+
+    /// The name used on the command line (`--fault NAME`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Fault::LostUpdate => "lost-update",
+            Fault::ReturnNew => "return-new",
+            Fault::IgnoreExec => "ignore-exec",
+            Fault::DropOffset1 => "drop-offset1",
+            Fault::SwapDwords => "swap-dwords",
+            Fault::LowDwordOnly => "low-dword-only",
+        }
+    }
+
+    /// One-line description (for `--help` and reports).
+    pub fn doc(self) -> &'static str {
+        match self {
+            Fault::LostUpdate => "read-modify-write not atomic across contending lanes: all lanes read, then all write",
+            Fault::ReturnNew => "returning atomics give back the new value instead of the old one",
+            Fault::IgnoreExec => "lanes with EXEC clear execute the atomic too",
+            Fault::DropOffset1 => "the high offset byte (offset1) is ignored",
+            Fault::SwapDwords => "the returned qword has its two dwords swapped",
+            Fault::LowDwordOnly => "64-bit atomics update only the low 32 bits of memory",
+        }
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown fault name.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown fault `{given}`; known faults: {}", Fault::ALL.iter().map(|f| f.name()).collect::<Vec<_>>().join(", "))]
+pub struct UnknownFault {
+    pub given: String,
+}
+
+impl FromStr for Fault {
+    type Err = UnknownFault;
+    fn from_str(s: &str) -> Result<Fault, UnknownFault> {
+        Fault::ALL
+            .iter()
+            .copied()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| UnknownFault {
+                given: s.to_string(),
+            })
+    }
+}
+
+/// How the software device runs a dispatch.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EmuConfig {
+    /// Inject one named misbehaviour (None: behave as the ISA says).
+    pub fault: Option<Fault>,
+    /// Seed of the scheduler that orders contending lanes within one DS
+    /// instruction and interleaves the waves of a workgroup between barriers.
+    /// None: deterministic order (ascending lanes; each wave runs until it
+    /// reaches a barrier or ends, in wave order).
+    pub interleave_seed: Option<u64>,
+    /// Maximum instructions one wave may execute before the launch is a
+    /// timeout. None: derived from the dispatch's timeout
+    /// ([`budget_for_timeout`]). The dispatch's wall-clock timeout applies too.
+    pub instruction_budget: Option<u64>,
+    /// Host threads to spread workgroups over (None: all cores).
+    pub threads: Option<usize>,
+}
+
+/// Instructions per wave allowed for a wall-clock `timeout`: a generous
+/// 200 million per second (well above what the interpreter achieves), so the
+/// budget never cuts a run the timeout would allow, and at least 10 million.
+pub fn budget_for_timeout(timeout: Duration) -> u64 {
+    ((timeout.as_secs_f64() * 200e6) as u64).max(10_000_000)
+}
+
+/// Why a wave stopped abnormally.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WaveError {
+    #[error("unsupported instruction at pc {pc:#x}: {detail}")]
+    Unsupported { pc: u64, detail: String },
+    #[error("MEMVIOL at pc {pc:#x}, lane {lane}, LDS address {addr:#x}: {what}")]
+    MemViol {
+        pc: u64,
+        lane: u32,
+        addr: u64,
+        what: String,
+    },
+    #[error("global memory fault at pc {pc:#x}{}: {len} bytes at {addr:#x} ({region})", lane.map(|l| format!(", lane {l}")).unwrap_or_default())]
+    Global {
+        pc: u64,
+        lane: Option<u32>,
+        addr: u64,
+        len: u64,
+        region: String,
+    },
+    #[error("trap at pc {pc:#x}: {what}")]
+    Trap { pc: u64, what: String },
+    #[error("branch at pc {pc:#x} to an address that is not an instruction")]
+    BadBranch { pc: u64 },
+    #[error("pc {pc:#x} is outside the decoded .text")]
+    PcOutsideText { pc: u64 },
+}
+
+/// Why a launch on the software device did not complete.
+#[derive(Debug, thiserror::Error)]
+pub enum EmuError {
+    /// The kernel asks for something this device does not model (scratch,
+    /// the queue pointer, an instruction it does not know).
+    #[error("kernel `{kernel}`: not supported by the software device: {detail}")]
+    Unsupported { kernel: String, detail: String },
+    /// The launch itself is malformed (LDS over the limit, bad workgroup size).
+    #[error("kernel `{kernel}`: invalid launch: {detail}")]
+    InvalidLaunch { kernel: String, detail: String },
+    /// A wave stopped abnormally.
+    #[error("kernel `{kernel}`, workgroup {group}, wave {wave}: {error}")]
+    Wave {
+        kernel: String,
+        group: u32,
+        wave: u32,
+        error: WaveError,
+    },
+    /// A wave exceeded the instruction budget or the launch ran past its timeout.
+    #[error("kernel `{kernel}`, workgroup {group}, wave {wave}: timeout at pc {pc:#x} after {executed} instructions ({limit})")]
+    Timeout {
+        kernel: String,
+        group: u32,
+        wave: u32,
+        pc: u64,
+        executed: u64,
+        limit: String,
+    },
+}
+
+/// What the kernel descriptor asks of the launch (AMDGPUUsage §"Kernel
+/// Descriptor", compute_pgm_rsrc2 and kernel_code_properties).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelSetup {
+    pub name: String,
+    /// Address of the first instruction (same address space as `Decoded::base`).
+    pub entry: u64,
+    pub wave64: bool,
+    /// compute_pgm_rsrc2.USER_SGPR_COUNT: system SGPRs start here.
+    pub user_sgpr_count: u8,
+    pub private_segment_buffer: bool,
+    pub dispatch_ptr: bool,
+    pub queue_ptr: bool,
+    pub kernarg_segment_ptr: bool,
+    pub dispatch_id: bool,
+    pub flat_scratch_init: bool,
+    pub private_segment_size: bool,
+    /// compute_pgm_rsrc2.ENABLE_PRIVATE_SEGMENT (scratch).
+    pub private_segment: bool,
+    pub workgroup_id: [bool; 3],
+    pub workgroup_info: bool,
+    /// compute_pgm_rsrc2.ENABLE_VGPR_WORKITEM_ID (0: X, 1: X Y, 2: X Y Z).
+    pub vgpr_workitem_id: u8,
+    pub group_segment_fixed_size: u32,
+    pub private_segment_fixed_size: u32,
+}
+
+impl KernelSetup {
+    /// The launch requirements of a kernel of a parsed code object.
+    pub fn from_kernel(kernel: &crate::codeobj::Kernel) -> Result<KernelSetup, EmuError> {
+        let kd = &kernel.descriptor;
+        if kd.kernarg_preload != 0 {
+            return Err(EmuError::Unsupported {
+                kernel: kernel.name.clone(),
+                detail: "kernarg preloading (kernarg_preload != 0) is not modelled".into(),
+            });
+        }
+        let [x, y, z] = kd.enable_sgpr_workgroup_id();
+        Ok(KernelSetup {
+            name: kernel.name.clone(),
+            entry: kernel.entry_vaddr,
+            wave64: !kd.enable_wavefront_size32(),
+            user_sgpr_count: kd.user_sgpr_count() as u8,
+            private_segment_buffer: kd.enable_sgpr(0),
+            dispatch_ptr: kd.enable_sgpr(1),
+            queue_ptr: kd.enable_sgpr(2),
+            kernarg_segment_ptr: kd.enable_sgpr(3),
+            dispatch_id: kd.enable_sgpr(4),
+            flat_scratch_init: kd.enable_sgpr(5),
+            private_segment_size: kd.enable_sgpr(6),
+            private_segment: kd.enable_private_segment(),
+            workgroup_id: [x, y, z],
+            // COMPUTE_PGM_RSRC2.ENABLE_SGPR_WORKGROUP_INFO (bit 10).
+            workgroup_info: kd.compute_pgm_rsrc2 >> 10 & 1 != 0,
+            vgpr_workitem_id: kd.enable_vgpr_workitem_id() as u8,
+            group_segment_fixed_size: kd.group_segment_fixed_size,
+            private_segment_fixed_size: kd.private_segment_fixed_size,
+        })
+    }
+
+    pub fn wave_size(&self) -> u32 {
+        if self.wave64 {
+            64
+        } else {
+            32
+        }
+    }
+}
+
+/// LDS is allocated to a workgroup in blocks of this many bytes: the
+/// compute_pgm_rsrc2.LDS_SIZE granule for GFX7–GFX11 (AMDGPUUsage:
+/// roundup(lds-size / (128 * 4))). Policy: the range check uses the size
+/// rounded up to this granule. (LLVM PR 224852 notes gfx11 *allocates* in
+/// 1024-byte blocks while encoding in 512-byte units; the dispatch encodes
+/// 512-byte units, which is what this device honours.)
+pub const LDS_GRANULE: u32 = 512;
+/// Maximum LDS per workgroup on gfx11 (AMDGPUUsage: 64 KiB).
+pub const LDS_MAX: u32 = 65536;
+
+/// One launch on the software device.
+pub struct Launch<'a> {
+    pub program: &'a Decoded,
+    pub setup: &'a KernelSetup,
+    pub groups: u32,
+    pub block: u32,
+    pub dynamic_lds: u32,
+    /// Device address of the kernarg segment (mapped in the `GlobalMem`).
+    pub kernarg_addr: u64,
+    /// Device address of an hsa_kernel_dispatch_packet_t, when mapped.
+    pub dispatch_packet_addr: Option<u64>,
+    pub timeout: Duration,
+}
+
+/// Counters of a completed launch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunStats {
+    pub instructions: u64,
+    /// Active-lane DS atomic operations (each lane of each DS atomic once).
+    pub ds_atomic_lane_ops: u64,
+    pub waves: u64,
+}
+
+/// LDS bytes a workgroup gets: static + dynamic rounded up to the granule.
+pub fn lds_allocation(setup: &KernelSetup, dynamic: u32) -> Result<u32, EmuError> {
+    let want = setup.group_segment_fixed_size as u64 + dynamic as u64;
+    let rounded = want.div_ceil(LDS_GRANULE as u64) * LDS_GRANULE as u64;
+    if rounded > LDS_MAX as u64 {
+        return Err(EmuError::InvalidLaunch {
+            kernel: setup.name.clone(),
+            detail: format!("LDS request of {want} bytes (static {} + dynamic {dynamic}) exceeds the {LDS_MAX}-byte limit", setup.group_segment_fixed_size),
+        });
+    }
+    Ok(rounded as u32)
+}
+
+fn check_setup(l: &Launch<'_>) -> Result<u32, EmuError> {
+    let s = l.setup;
+    let bad = |d: String| EmuError::Unsupported {
+        kernel: s.name.clone(),
+        detail: d,
+    };
+    if s.private_segment
+        || s.private_segment_buffer
+        || s.flat_scratch_init
+        || s.private_segment_fixed_size > 0
+    {
+        return Err(bad(
+            "the kernel uses scratch (private segment), which the software device does not provide"
+                .into(),
+        ));
+    }
+    if s.queue_ptr {
+        return Err(bad(
+            "the kernel requests the queue pointer, which the software device does not provide"
+                .into(),
+        ));
+    }
+    if s.dispatch_ptr && l.dispatch_packet_addr.is_none() {
+        return Err(bad(
+            "the kernel requests the dispatch pointer but no dispatch packet is mapped".into(),
+        ));
+    }
+    if l.block == 0 || l.block > 1024 {
+        return Err(EmuError::InvalidLaunch {
+            kernel: s.name.clone(),
+            detail: format!("workgroup size {} outside 1..=1024", l.block),
+        });
+    }
+    if l.program.index_at(s.entry).is_none() {
+        return Err(bad(format!(
+            "entry point {:#x} is not an instruction of .text",
+            s.entry
+        )));
+    }
+    lds_allocation(s, l.dynamic_lds)
+}
+
+/// The initial state of wave `w` of workgroup `g` (AMDGPUUsage §"Initial
+/// Kernel Execution State"): user SGPRs from s0 in the ABI's order, system
+/// SGPRs from USER_SGPR_COUNT, work-item ids packed in v0 (gfx11: X 9:0,
+/// Y 19:10, Z 29:20), EXEC = the lanes that exist.
+fn init_wave(wave: &mut Wave, l: &Launch<'_>, g: u32, w: u32, entry: u32) {
+    let s = l.setup;
+    let ws = s.wave_size();
+    wave.s.fill(0);
+    wave.v.fill(0);
+    wave.scc = false;
+    wave.pc = entry;
+    wave.status = Status::Running;
+    wave.executed = 0;
+    wave.ds_atomic_lane_ops = 0;
+    let mut r: u8 = 0;
+    let put64 = |wave: &mut Wave, r: &mut u8, v: u64| {
+        wave.sw(*r, v as u32);
+        wave.sw(*r + 1, (v >> 32) as u32);
+        *r += 2;
+    };
+    if s.dispatch_ptr {
+        put64(wave, &mut r, l.dispatch_packet_addr.unwrap_or(0));
+    }
+    if s.kernarg_segment_ptr {
+        put64(wave, &mut r, l.kernarg_addr);
+    }
+    if s.dispatch_id {
+        put64(wave, &mut r, 0);
+    }
+    if s.private_segment_size {
+        wave.sw(r, 0);
+    }
+    let mut r = s.user_sgpr_count;
+    if s.workgroup_id[0] {
+        wave.sw(r, g);
+        r += 1;
+    }
+    // 1-D grids: workgroup ids Y and Z are 0.
+    if s.workgroup_id[1] {
+        wave.sw(r, 0);
+        r += 1;
+    }
+    if s.workgroup_id[2] {
+        wave.sw(r, 0);
+        r += 1;
+    }
+    if s.workgroup_info {
+        // Workgroup info: bits 5:0 wave count of the workgroup (AMDGPUUsage).
+        wave.sw(r, l.block.div_ceil(ws) & 0x3f);
+    }
+    let first = w * ws;
+    let count = (l.block - first).min(ws);
+    for lane in 0..ws {
+        // X only: a 1-D workgroup has Y = Z = 0.
+        wave.set_vgpr(
+            0,
+            lane as usize,
+            if lane < count { first + lane } else { 0 },
+        );
+    }
+    let exec = if count >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << count) - 1
+    };
+    wave.set_exec(exec);
+}
+
+struct GroupCtx<'a> {
+    launch: &'a Launch<'a>,
+    env: Env<'a>,
+    cfg: &'a EmuConfig,
+    budget: u64,
+    deadline: Instant,
+    entry: u32,
+}
+
+/// Run workgroup `g` to completion on this thread.
+fn run_group(
+    c: &GroupCtx<'_>,
+    g: u32,
+    waves: &mut Vec<Wave>,
+    lds: &mut Lds,
+) -> Result<RunStats, EmuError> {
+    let l = c.launch;
+    let ws = l.setup.wave_size();
+    let nwaves = l.block.div_ceil(ws) as usize;
+    while waves.len() < nwaves {
+        waves.push(Wave::new(l.setup.wave64));
+    }
+    for (w, wave) in waves.iter_mut().enumerate().take(nwaves) {
+        init_wave(wave, l, g, w as u32, c.entry);
+    }
+    lds.bytes.fill(0);
+    let mut rng = c.cfg.interleave_seed.map(|seed| {
+        // One stream per workgroup, so parallel runs stay reproducible.
+        let mut r = ChaCha8Rng::seed_from_u64(seed);
+        r.set_stream(g as u64);
+        r
+    });
+    // Check the wall clock every this many instructions.
+    const SLICE: u64 = 1 << 16;
+    let mut calls: u64 = 0;
+    loop {
+        calls += 1;
+        let runnable: Vec<usize> = (0..nwaves)
+            .filter(|&i| waves[i].status == Status::Running)
+            .collect();
+        if runnable.is_empty() {
+            if waves[..nwaves].iter().all(|w| w.status == Status::Ended) {
+                break;
+            }
+            // Every wave that has not ended waits at the barrier: release it.
+            for w in waves[..nwaves].iter_mut() {
+                if w.status == Status::AtBarrier {
+                    w.status = Status::Running;
+                }
+            }
+            continue;
+        }
+        let (wi, quantum) = match rng.as_mut() {
+            Some(r) => (
+                runnable[r.random_range(0..runnable.len())],
+                r.random_range(1..=8u64),
+            ),
+            None => (runnable[0], SLICE),
+        };
+        let wave = &mut waves[wi];
+        let left = c.budget.saturating_sub(wave.executed);
+        let q = quantum.min(left.max(1));
+        let res = wave.run(&c.env, lds, rng.as_mut(), q);
+        let wave = &waves[wi];
+        if let Err(error) = res {
+            return Err(EmuError::Wave {
+                kernel: l.setup.name.clone(),
+                group: g,
+                wave: wi as u32,
+                error,
+            });
+        }
+        let timeout = |limit: String| EmuError::Timeout {
+            kernel: l.setup.name.clone(),
+            group: g,
+            wave: wi as u32,
+            pc: Wave::pc_addr(c.env.prog, wave.pc),
+            executed: wave.executed,
+            limit,
+        };
+        if wave.status != Status::Ended && wave.executed >= c.budget {
+            return Err(timeout(format!("instruction budget {}", c.budget)));
+        }
+        if (rng.is_none() || calls % 4096 == 0) && Instant::now() > c.deadline {
+            return Err(timeout(format!("wall-clock timeout {:?}", l.timeout)));
+        }
+    }
+    let mut st = RunStats::default();
+    for w in &waves[..nwaves] {
+        st.instructions += w.executed;
+        st.ds_atomic_lane_ops += w.ds_atomic_lane_ops;
+        st.waves += 1;
+    }
+    Ok(st)
+}
+
+/// Run a launch: every workgroup, spread over host threads (one workgroup
+/// at a time per thread). On failure the error of the lowest-numbered failing
+/// workgroup is returned, so the result does not depend on thread timing.
+pub fn run(launch: &Launch<'_>, mem: &GlobalMem, cfg: &EmuConfig) -> Result<RunStats, EmuError> {
+    let lds_size = check_setup(launch)?;
+    let entry = launch.program.index_at(launch.setup.entry).unwrap_or(0);
+    let ctx = GroupCtx {
+        launch,
+        env: Env {
+            prog: launch.program,
+            mem,
+            fault: cfg.fault,
+        },
+        cfg,
+        budget: cfg
+            .instruction_budget
+            .unwrap_or_else(|| budget_for_timeout(launch.timeout)),
+        deadline: Instant::now() + launch.timeout,
+        entry,
+    };
+    let threads = cfg
+        .threads
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
+        .clamp(1, launch.groups.max(1) as usize);
+    let next = AtomicUsize::new(0);
+    // Lowest failing group so far (u64::MAX: none); groups above it are skipped.
+    let first_fail = AtomicU64::new(u64::MAX);
+    let failure: Mutex<Option<(u32, EmuError)>> = Mutex::new(None);
+    let totals: Mutex<RunStats> = Mutex::new(RunStats::default());
+    let worker = || {
+        let mut waves = Vec::new();
+        let mut lds = Lds::new(lds_size);
+        let mut local = RunStats::default();
+        loop {
+            let g = next.fetch_add(1, Ordering::Relaxed);
+            if g >= launch.groups as usize || g as u64 > first_fail.load(Ordering::Relaxed) {
+                break;
+            }
+            match run_group(&ctx, g as u32, &mut waves, &mut lds) {
+                Ok(st) => {
+                    local.instructions += st.instructions;
+                    local.ds_atomic_lane_ops += st.ds_atomic_lane_ops;
+                    local.waves += st.waves;
+                }
+                Err(e) => {
+                    first_fail.fetch_min(g as u64, Ordering::Relaxed);
+                    if let Ok(mut f) = failure.lock() {
+                        if f.as_ref().map_or(true, |(fg, _)| g as u32 <= *fg) {
+                            *f = Some((g as u32, e));
+                        }
+                    }
+                }
+            }
+        }
+        if let Ok(mut t) = totals.lock() {
+            t.instructions += local.instructions;
+            t.ds_atomic_lane_ops += local.ds_atomic_lane_ops;
+            t.waves += local.waves;
+        }
+    };
+    if threads == 1 {
+        worker();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(worker);
+            }
+        });
+    }
+    if let Some((_, e)) = failure.into_inner().ok().flatten() {
+        return Err(e);
+    }
+    Ok(totals.into_inner().unwrap_or_default())
+}

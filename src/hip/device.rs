@@ -61,9 +61,10 @@ impl DeviceProps {
     }
 
     /// Wave sizes the device can run: gfx10 and later (RDNA) run wave32 and
-    /// wave64 (`wavefrontsize64` target feature); GCN/CDNA (gfx9 and
-    /// earlier) wave64 only. Source: LLVM AMDGPUUsage.rst, "Target
-    /// Features" (wavefrontsize64: "GFX10-GFX11 ... wave64 mode").
+    /// wave64 (the `wavefrontsize32`/`wavefrontsize64` target features,
+    /// LLVM AMDGPUUsage.rst "Target Features"; exercised for gfx1010 by
+    /// llvm/test/CodeGen/AMDGPU/hsa-metadata-wavefrontsize.ll); GCN/CDNA
+    /// (gfx9 and earlier) are wave64 only.
     pub fn wave_sizes(&self) -> Vec<u32> {
         match processor_generation(self.processor()) {
             Some(g) if g >= 10 => vec![32, 64],

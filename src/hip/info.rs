@@ -4,6 +4,44 @@
 use serde::Serialize;
 
 use super::{probe, Devices, HipError, HipReport};
+use crate::case::WaveSize;
+use crate::codeobj::{embedded, find_embedded, CodeObject};
+
+/// One code object embedded in the binary (`codeobj::embedded`).
+#[derive(Clone, Debug, Serialize)]
+pub struct InfoEmbedded {
+    pub target: String,
+    pub wave: u32,
+    /// `source` (compiled by this build) or `prebuilt` (kernels/prebuilt/).
+    pub origin: String,
+    /// Kernel names in it, or why it could not be read.
+    pub kernels: Result<Vec<String>, String>,
+}
+
+fn embedded_list() -> Vec<InfoEmbedded> {
+    embedded()
+        .iter()
+        .map(|o| InfoEmbedded {
+            target: o.target.to_string(),
+            wave: o.wave.lanes(),
+            origin: o.origin.name().to_string(),
+            kernels: CodeObject::parse(o.bytes)
+                .map(|c| c.kernels.iter().map(|k| k.name.clone()).collect())
+                .map_err(|e| e.to_string()),
+        })
+        .collect()
+}
+
+/// Wave sizes among `waves` for which an embedded object runs on `target_id`.
+fn embedded_waves(target_id: &str, waves: &[u32]) -> Vec<u32> {
+    waves
+        .iter()
+        .copied()
+        .filter(|&w| {
+            WaveSize::from_lanes(w).is_some_and(|ws| find_embedded(target_id, ws).is_some())
+        })
+        .collect()
+}
 
 /// One device as `info` shows it.
 #[derive(Clone, Debug, Serialize)]
@@ -30,6 +68,8 @@ pub struct InfoDevice {
     pub wave_sizes: Vec<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pci_bus_id: Option<String>,
+    /// Wave sizes this binary has an embedded code object for, on this target.
+    pub embedded_waves: Vec<u32>,
 }
 
 /// Everything `info` reports.
@@ -51,6 +91,8 @@ pub struct Info {
     pub no_device_reason: Option<String>,
     /// HIP's error name for the no-device case (`hipErrorNoDevice`), or null.
     pub hip_error: Option<String>,
+    /// The code objects embedded in this binary, per target and wave size.
+    pub embedded: Vec<InfoEmbedded>,
 }
 
 impl Info {
@@ -84,6 +126,7 @@ impl Info {
             devices: Vec::new(),
             no_device_reason: Some(format!("no HIP runtime: {one_line}")),
             hip_error: None,
+            embedded: embedded_list(),
         }
     }
 
@@ -106,6 +149,7 @@ impl Info {
                             wavefront_size: Some(p.wavefront_size),
                             wave_sizes: p.wave_sizes(),
                             pci_bus_id: Some(p.pci_bus_id.clone()),
+                            embedded_waves: embedded_waves(&p.gcn_arch_name, &p.wave_sizes()),
                         },
                         Err(e) => InfoDevice {
                             index,
@@ -118,6 +162,7 @@ impl Info {
                             wavefront_size: None,
                             wave_sizes: Vec::new(),
                             pci_bus_id: None,
+                            embedded_waves: Vec::new(),
                         },
                     });
                 }
@@ -139,6 +184,7 @@ impl Info {
             devices,
             no_device_reason: r.no_device_reason(),
             hip_error,
+            embedded: embedded_list(),
         }
     }
 
@@ -189,6 +235,42 @@ impl Info {
                         .collect::<Vec<_>>()
                         .join(", "),
                     d.pci_bus_id.as_deref().unwrap_or("?"),
+                )),
+            }
+            if d.error.is_none() {
+                let target = d.target_id.as_deref().unwrap_or("?");
+                if d.embedded_waves.is_empty() {
+                    s.push_str(&format!(
+                        "  no embedded kernel for {target} (see `embedded kernels` below)\n"
+                    ));
+                } else {
+                    s.push_str(&format!(
+                        "  embedded kernels for {target}: {}\n",
+                        d.embedded_waves
+                            .iter()
+                            .map(|w| format!("wave{w}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+            }
+        }
+        s.push_str("embedded kernels:\n");
+        if self.embedded.is_empty() {
+            s.push_str("  none\n");
+        }
+        for e in &self.embedded {
+            match &e.kernels {
+                Ok(k) => s.push_str(&format!(
+                    "  {} wave{} ({}): {}\n",
+                    e.target,
+                    e.wave,
+                    e.origin,
+                    k.join(", ")
+                )),
+                Err(err) => s.push_str(&format!(
+                    "  {} wave{} ({}): unreadable: {err}\n",
+                    e.target, e.wave, e.origin
                 )),
             }
         }

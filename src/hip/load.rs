@@ -114,7 +114,7 @@ pub(super) fn load(candidates: &[Candidate]) -> Result<Hip, HipError> {
                 });
                 return Ok(Hip {
                     inner: Arc::new(Inner {
-                        lib,
+                        lib: std::mem::ManuallyDrop::new(lib),
                         loaded: LoadedLibrary {
                             candidate,
                             resolved,

@@ -64,7 +64,11 @@ impl LoadedLibrary {
 }
 
 pub(crate) struct Inner {
-    pub(crate) lib: sys::HipLib,
+    /// Never closed: once a device is used the runtime runs threads of its
+    /// own (ROCr's async-event thread), which a dlclose would leave
+    /// executing unmapped code. One mapping per process is all a repeated
+    /// `Hip::load` costs (dlopen of the same file is refcounted).
+    pub(crate) lib: std::mem::ManuallyDrop<sys::HipLib>,
     pub(crate) loaded: LoadedLibrary,
 }
 

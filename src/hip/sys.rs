@@ -4,6 +4,7 @@
 // checks that this file matches a fresh generation.
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
 #![allow(dead_code, clippy::all)]
+// HIP headers: 5.2.21153
 
 
 #[repr(C)]
@@ -2084,10 +2085,6 @@ pub struct ihipEvent_t {
 pub type hipEvent_t = *mut ihipEvent_t;
 pub struct HipLib {
     __library: ::libloading::Library,
-    pub hipInit: Result<
-        unsafe extern "C" fn(flags: ::std::os::raw::c_uint) -> hipError_t,
-        ::libloading::Error,
-    >,
     pub hipDriverGetVersion: Result<
         unsafe extern "C" fn(driverVersion: *mut ::std::os::raw::c_int) -> hipError_t,
         ::libloading::Error,
@@ -2155,10 +2152,6 @@ pub struct HipLib {
         ::libloading::Error,
     >,
     pub hipStreamQuery: Result<
-        unsafe extern "C" fn(stream: hipStream_t) -> hipError_t,
-        ::libloading::Error,
-    >,
-    pub hipStreamSynchronize: Result<
         unsafe extern "C" fn(stream: hipStream_t) -> hipError_t,
         ::libloading::Error,
     >,
@@ -2262,7 +2255,6 @@ impl HipLib {
         L: Into<::libloading::Library>,
     {
         let __library = library.into();
-        let hipInit = __library.get(b"hipInit\0").map(|sym| *sym);
         let hipDriverGetVersion = __library
             .get(b"hipDriverGetVersion\0")
             .map(|sym| *sym);
@@ -2288,9 +2280,6 @@ impl HipLib {
             .map(|sym| *sym);
         let hipStreamDestroy = __library.get(b"hipStreamDestroy\0").map(|sym| *sym);
         let hipStreamQuery = __library.get(b"hipStreamQuery\0").map(|sym| *sym);
-        let hipStreamSynchronize = __library
-            .get(b"hipStreamSynchronize\0")
-            .map(|sym| *sym);
         let hipEventCreate = __library.get(b"hipEventCreate\0").map(|sym| *sym);
         let hipEventRecord = __library.get(b"hipEventRecord\0").map(|sym| *sym);
         let hipEventDestroy = __library.get(b"hipEventDestroy\0").map(|sym| *sym);
@@ -2314,7 +2303,6 @@ impl HipLib {
             .map(|sym| *sym);
         Ok(HipLib {
             __library,
-            hipInit,
             hipDriverGetVersion,
             hipRuntimeGetVersion,
             hipDeviceGetName,
@@ -2328,7 +2316,6 @@ impl HipLib {
             hipStreamCreateWithFlags,
             hipStreamDestroy,
             hipStreamQuery,
-            hipStreamSynchronize,
             hipEventCreate,
             hipEventRecord,
             hipEventDestroy,
@@ -2343,9 +2330,6 @@ impl HipLib {
             hipModuleLoadData,
             hipModuleLaunchKernel,
         })
-    }
-    pub unsafe fn hipInit(&self, flags: ::std::os::raw::c_uint) -> hipError_t {
-        (self.hipInit.as_ref().expect("Expected function, got error."))(flags)
     }
     pub unsafe fn hipDriverGetVersion(
         &self,
@@ -2450,12 +2434,6 @@ impl HipLib {
     }
     pub unsafe fn hipStreamQuery(&self, stream: hipStream_t) -> hipError_t {
         (self.hipStreamQuery.as_ref().expect("Expected function, got error."))(stream)
-    }
-    pub unsafe fn hipStreamSynchronize(&self, stream: hipStream_t) -> hipError_t {
-        (self
-            .hipStreamSynchronize
-            .as_ref()
-            .expect("Expected function, got error."))(stream)
     }
     pub unsafe fn hipEventCreate(&self, event: *mut hipEvent_t) -> hipError_t {
         (self.hipEventCreate.as_ref().expect("Expected function, got error."))(event)

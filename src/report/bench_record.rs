@@ -12,6 +12,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+/// The environment block is the conformance results' own
+/// (`report::results::Environment`): device, backend selection, code
+/// objects with their sha256, host.
+pub use crate::report::results::{CodeObjectRecord, Environment};
+
 /// The `format` field of every bench record.
 pub const BENCH_FORMAT: &str = "dsxor-bench/1";
 /// `metric` on a GPU: real lane-operations per second.
@@ -22,8 +27,11 @@ pub const METRIC_EMULATED: &str = "emulated-lane-ops-per-second";
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BenchRecord {
     pub format: String,
+    pub dsxor_version: String,
     /// RFC 3339, UTC, seconds (`2026-12-01T20:15:00Z`).
     pub created_utc: String,
+    /// The command line that made the record.
+    pub command: Vec<String>,
     pub environment: Environment,
     pub settings: Settings,
     /// `lane-ops-per-second` (GPU) or `emulated-lane-ops-per-second`.
@@ -40,48 +48,6 @@ pub struct BenchRecord {
     pub all_passed: bool,
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
-}
-
-/// Where and with what the record was made (the same facts a conformance
-/// result records: tool version, host, device, code objects).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Environment {
-    pub dsxor_version: String,
-    pub host_os: String,
-    pub host_arch: String,
-    /// Logical CPUs of the host (the software device's speed depends on it).
-    pub host_cpus: Option<u32>,
-    pub device: DeviceRecord,
-    pub code_objects: Vec<CodeObjectRecord>,
-    /// The command line that made the record.
-    pub command: Vec<String>,
-    #[serde(flatten)]
-    pub extra: BTreeMap<String, serde_json::Value>,
-}
-
-/// The device as its backend describes it (`backend::DeviceInfo`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DeviceRecord {
-    /// `hip` or `emu`.
-    pub backend: String,
-    pub name: String,
-    pub target_id: String,
-    pub wave_sizes: Vec<u32>,
-    pub compute_units: u32,
-    pub clock_khz: Option<u32>,
-    pub lds_per_block: u32,
-    pub runtime_version: Option<String>,
-    pub driver_version: Option<String>,
-    pub pci_bus_id: Option<String>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CodeObjectRecord {
-    pub target: String,
-    pub wave: u32,
-    /// `source` (built by build.rs) or `prebuilt` (kernels/prebuilt).
-    pub origin: String,
-    pub sha256: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -157,6 +123,12 @@ pub struct RunRecord {
 pub struct CheckRecord {
     /// Launches whose outputs were checked (warm-up and timed).
     pub launches_checked: u32,
+    /// True when every exactly-expected value is 0 (4k instructions per
+    /// lane, always so for `_indep`): the check then proves every output was
+    /// written and every contended fold consistent, but a kernel writing
+    /// zeros without issuing an atomic would pass it.
+    #[serde(default)]
+    pub expected_all_zero: bool,
     pub lds_qwords_checked: u64,
     pub folds_exact: u64,
     pub folds_in_span: u64,
@@ -305,7 +277,7 @@ impl BenchRecord {
             .collect();
         format!(
             "bench-{stamp}-{}-{target}.json",
-            self.environment.device.backend
+            self.environment.device.backend.name()
         )
     }
 

@@ -151,7 +151,10 @@ fn title(r: &BenchRecord, what: &str) -> String {
     let d = &r.environment.device;
     format!(
         "{what}: {} ({}, {} backend), {}",
-        d.name, d.target_id, d.backend, r.created_utc
+        d.name,
+        d.target_id,
+        d.backend.name(),
+        r.created_utc
     )
 }
 

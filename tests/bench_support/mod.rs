@@ -12,22 +12,23 @@ use dsxor::backend::{
 };
 use dsxor::report::bench_record::*;
 
-pub fn device(backend: &str) -> DeviceRecord {
-    DeviceRecord {
-        backend: backend.into(),
-        name: if backend == "emu" {
+pub fn device(backend: &str) -> DeviceInfo {
+    let emu = backend == "emu";
+    DeviceInfo {
+        backend: if emu {
+            BackendKind::Emu
+        } else {
+            BackendKind::Hip
+        },
+        name: if emu {
             "dsxor emu gfx11".into()
         } else {
             "AMD Radeon RX 7900 XTX".into()
         },
         target_id: "gfx1100".into(),
         wave_sizes: vec![32, 64],
-        compute_units: if backend == "emu" { 1 } else { 96 },
-        clock_khz: if backend == "emu" {
-            None
-        } else {
-            Some(2_500_000)
-        },
+        compute_units: if emu { 1 } else { 96 },
+        clock_khz: if emu { None } else { Some(2_500_000) },
         lds_per_block: 65536,
         runtime_version: None,
         driver_version: None,
@@ -163,16 +164,16 @@ pub fn record(created: &str, backend: &str, scale: f64) -> BenchRecord {
     }
     BenchRecord {
         format: BENCH_FORMAT.into(),
+        dsxor_version: "0.1.0".into(),
         created_utc: created.into(),
+        command: vec!["dsxor".into(), "bench".into()],
         environment: Environment {
-            dsxor_version: "0.1.0".into(),
+            device: device(backend),
+            selection: "test".into(),
+            code_objects: vec![],
             host_os: "linux".into(),
             host_arch: "x86_64".into(),
-            host_cpus: Some(2),
-            device: device(backend),
-            code_objects: vec![],
-            command: vec!["dsxor".into(), "bench".into()],
-            extra: BTreeMap::new(),
+            host_cpus: 2,
         },
         settings: Settings {
             quick: true,

@@ -1,0 +1,495 @@
+//! A `Case` as a launch of the conformance kernel, and the launch's buffers
+//! back as an `Observation`. The kernel ABI (kernels/dsxor.hip, BRIEF.md):
+//!
+//! ```text
+//! dsxor_conformance_off<N>(const uint32_t* addr, const uint64_t* data,
+//!     const uint32_t* active, const uint64_t* lds_init, uint64_t* ret,
+//!     uint64_t* lds_out, uint32_t lds_qwords)
+//! ```
+//! 1-D grid of `groups` workgroups of `waves_per_group * wave_size`
+//! work-items, dynamic LDS = `lds_qwords * 8` bytes. `ret` carries VDST's
+//! initial value in and VDST out; `lds_out` is poisoned before the launch so
+//! that an image the kernel never wrote cannot pass for one it did.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::case::{Case, Observation, WaveSize};
+
+use super::{ArgValue, Backend, BackendError, Completion, DeviceInfo, Dispatch};
+
+/// Buffer order of the ABI.
+pub const BUF_ADDR: usize = 0;
+pub const BUF_DATA: usize = 1;
+pub const BUF_ACTIVE: usize = 2;
+pub const BUF_LDS_INIT: usize = 3;
+pub const BUF_RET: usize = 4;
+pub const BUF_LDS_OUT: usize = 5;
+
+/// Kernel symbol prefix; the shipped variants append their offset.
+pub const KERNEL_PREFIX: &str = "dsxor_conformance_off";
+
+/// What `lds_out` holds before the launch: qword `i` of the buffer is
+/// `LDS_OUT_POISON ^ i`, so a missing write is visible and never equal to a
+/// neighbour's poison.
+pub const LDS_OUT_POISON: u64 = 0xbad0_1d5b_bad0_1d5b;
+
+/// The symbol of the shipped kernel for an offset.
+pub fn kernel_name(offset: u16) -> String {
+    format!("{KERNEL_PREFIX}{offset}")
+}
+
+fn u64s(values: impl Iterator<Item = u64>) -> Vec<u8> {
+    values.flat_map(u64::to_le_bytes).collect()
+}
+
+fn u32s(values: impl Iterator<Item = u32>) -> Vec<u8> {
+    values.flat_map(u32::to_le_bytes).collect()
+}
+
+/// The launch of `kernel` (from `code_object`) that runs `case`.
+pub fn dispatch_for<'a>(
+    case: &Case,
+    code_object: &'a [u8],
+    kernel: &'a str,
+    timeout: Duration,
+) -> Dispatch<'a> {
+    let q = case.lds_qwords();
+    let groups = case.geometry.groups as usize;
+    let buffers = vec![
+        u32s(case.lanes.iter().map(|l| l.addr)),
+        u64s(case.lanes.iter().map(|l| l.data)),
+        u32s(case.lanes.iter().map(|l| u32::from(l.active))),
+        u64s((0..groups).flat_map(|g| {
+            // Missing qwords (a malformed case) read as 0 rather than panic;
+            // `model::validate_case` rejects such cases before they get here.
+            let img = case.lds_init.get(g);
+            (0..q).map(move |i| img.and_then(|v| v.get(i)).copied().unwrap_or(0))
+        })),
+        u64s(case.lanes.iter().map(|l| l.vdst_init)),
+        u64s((0..(groups * q) as u64).map(|i| LDS_OUT_POISON ^ i)),
+    ];
+    Dispatch {
+        code_object,
+        kernel,
+        groups: case.geometry.groups,
+        block: case.geometry.lanes_per_group(),
+        dynamic_lds: case.lds_bytes,
+        buffers,
+        args: vec![
+            ArgValue::Buffer(BUF_ADDR),
+            ArgValue::Buffer(BUF_DATA),
+            ArgValue::Buffer(BUF_ACTIVE),
+            ArgValue::Buffer(BUF_LDS_INIT),
+            ArgValue::Buffer(BUF_RET),
+            ArgValue::Buffer(BUF_LDS_OUT),
+            ArgValue::U32(q as u32),
+        ],
+        timeout,
+    }
+}
+
+fn read_u64s(bytes: &[u8]) -> Vec<u64> {
+    bytes
+        .chunks_exact(8)
+        .map(|c| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(c);
+            u64::from_le_bytes(b)
+        })
+        .collect()
+}
+
+/// The observation in a completed launch's buffers.
+pub fn observation(case: &Case, completion: &Completion) -> Result<Observation, BackendError> {
+    let n = case.lanes.len();
+    let q = case.lds_qwords();
+    let groups = case.geometry.groups as usize;
+    let get = |i: usize, want: usize, what: &str| -> Result<Vec<u64>, BackendError> {
+        let b = completion.buffers.get(i).ok_or_else(|| {
+            BackendError::Invalid(format!("the backend returned no `{what}` buffer (#{i})"))
+        })?;
+        if b.len() != want * 8 {
+            return Err(BackendError::Invalid(format!(
+                "the backend returned {} bytes for `{what}`, the launch had {}",
+                b.len(),
+                want * 8
+            )));
+        }
+        Ok(read_u64s(b))
+    };
+    let ret = get(BUF_RET, n, "ret")?;
+    let lds = get(BUF_LDS_OUT, groups * q, "lds_out")?;
+    let lds_final = if q == 0 {
+        vec![Vec::new(); groups]
+    } else {
+        lds.chunks_exact(q).map(<[u64]>::to_vec).collect()
+    };
+    Ok(Observation { ret, lds_final })
+}
+
+/// What the device did with one case: the outcome of the case under test
+/// (a fault or a timeout is judged, like values are).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "lowercase")]
+pub enum DeviceOutcome {
+    Completed {
+        observation: Observation,
+        device_us: u64,
+    },
+    Fault {
+        message: String,
+    },
+    Timeout {
+        message: String,
+    },
+}
+
+impl DeviceOutcome {
+    pub fn name(&self) -> &'static str {
+        match self {
+            DeviceOutcome::Completed { .. } => "completed",
+            DeviceOutcome::Fault { .. } => "fault",
+            DeviceOutcome::Timeout { .. } => "timeout",
+        }
+    }
+}
+
+/// A code object holding the conformance kernels for one wave size.
+#[derive(Clone, Debug)]
+pub struct KernelObject {
+    pub wave: WaveSize,
+    pub bytes: Vec<u8>,
+    /// `embedded:<file>` or the path it was read from.
+    pub source: String,
+    /// `source`, `prebuilt` or `file`.
+    pub origin: String,
+    pub compiler: Option<String>,
+}
+
+impl KernelObject {
+    pub fn sha256(&self) -> String {
+        hex::encode(Sha256::digest(&self.bytes))
+    }
+}
+
+/// Which kernel ran a case, for repro files.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KernelIdentity {
+    pub kernel: String,
+    pub wave: WaveSize,
+    /// sha256 of the code object as launched (after patching, if patched).
+    pub code_object_sha256: String,
+    /// sha256 of the code object it came from.
+    pub base_sha256: String,
+    pub source: String,
+    /// Set when the offset was patched into `dsxor_conformance_off0`.
+    pub patched_offset: Option<u16>,
+}
+
+/// Makes a code object whose `_off0` kernel carries another offset
+/// (`codeobj::patch_ds_offset` in the real pipeline).
+pub type PatchOffset = fn(&[u8], &str, u16) -> Result<Vec<u8>, String>;
+
+/// Lists the kernel symbols of a code object.
+pub type ListKernels = fn(&[u8]) -> Result<Vec<String>, String>;
+
+/// `ListKernels` over a real code object (`codeobj`).
+pub fn codeobj_kernels(bytes: &[u8]) -> Result<Vec<String>, String> {
+    crate::codeobj::CodeObject::parse(bytes)
+        .map(|co| co.kernels.into_iter().map(|k| k.name).collect())
+        .map_err(|e| e.to_string())
+}
+
+/// `PatchOffset` over a real code object (`codeobj::patch_ds_offset`).
+pub fn codeobj_patch(bytes: &[u8], kernel: &str, offset: u16) -> Result<Vec<u8>, String> {
+    crate::codeobj::patch_ds_offset(bytes, kernel, offset).map_err(|e| e.to_string())
+}
+
+/// The embedded conformance objects for a processor (`gfx1100`), one per
+/// wave size built for it.
+pub fn embedded_objects(target: &str) -> Vec<KernelObject> {
+    [WaveSize::Wave32, WaveSize::Wave64]
+        .into_iter()
+        .filter_map(|w| crate::codeobj::find_embedded(target, w))
+        .map(|o| KernelObject {
+            wave: o.wave,
+            bytes: o.bytes.to_vec(),
+            source: format!("embedded:{}", o.file_name),
+            origin: o.origin.name().to_string(),
+            compiler: Some(o.compiler.to_string()),
+        })
+        .collect()
+}
+
+/// A user's code object (`--code-object FILE`: plain ELF or offload
+/// bundle, the entry for `target` taken): its wave size is that of its
+/// `dsxor_conformance_off0` kernel.
+pub fn file_object(path: &std::path::Path, target: &str) -> Result<KernelObject, String> {
+    let data = std::fs::read(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    let target_id =
+        crate::codeobj::TargetId::parse(target).map_err(|e| format!("target `{target}`: {e}"))?;
+    let co = crate::codeobj::CodeObject::parse_for_target(&data, &target_id)
+        .or_else(|_| crate::codeobj::CodeObject::parse(&data))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let base = kernel_name(0);
+    let k = co
+        .kernel(&base)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let wave = WaveSize::from_lanes(co.wave_size(k)).ok_or_else(|| {
+        format!(
+            "{}: `{base}` has wave size {}",
+            path.display(),
+            co.wave_size(k)
+        )
+    })?;
+    Ok(KernelObject {
+        wave,
+        bytes: co.elf_bytes().to_vec(),
+        source: path.display().to_string(),
+        origin: "file".into(),
+        compiler: None,
+    })
+}
+
+/// Something that runs conformance cases: a backend plus the kernels.
+pub trait CaseDevice {
+    fn info(&self) -> &DeviceInfo;
+    /// Run one case. `Err` only for environment or dispatch trouble
+    /// (`Environment`, `Invalid`); faults and timeouts are outcomes.
+    fn run_case(&mut self, case: &Case) -> Result<DeviceOutcome, BackendError>;
+    /// The kernel that runs (or ran) `case`.
+    fn kernel_identity(&mut self, case: &Case) -> Result<KernelIdentity, BackendError>;
+    /// The code objects in use.
+    fn kernel_objects(&self) -> &[KernelObject];
+}
+
+/// The conformance kernels on a `Backend`.
+pub struct ConformanceDevice<B: Backend> {
+    backend: B,
+    objects: Vec<KernelObject>,
+    list_kernels: ListKernels,
+    patch: PatchOffset,
+    /// Kernel names per object (index into `objects`).
+    kernels: HashMap<usize, Vec<String>>,
+    /// Patched objects by (object, offset), with their sha256.
+    patched: HashMap<(usize, u16), (Vec<u8>, String)>,
+    timeout: Duration,
+}
+
+impl<B: Backend> ConformanceDevice<B> {
+    pub fn new(
+        backend: B,
+        objects: Vec<KernelObject>,
+        list_kernels: ListKernels,
+        patch: PatchOffset,
+        timeout: Duration,
+    ) -> ConformanceDevice<B> {
+        ConformanceDevice {
+            backend,
+            objects,
+            list_kernels,
+            patch,
+            kernels: HashMap::new(),
+            patched: HashMap::new(),
+            timeout,
+        }
+    }
+
+    /// With the real code-object hooks.
+    pub fn with_codeobj(
+        backend: B,
+        objects: Vec<KernelObject>,
+        timeout: Duration,
+    ) -> ConformanceDevice<B> {
+        Self::new(backend, objects, codeobj_kernels, codeobj_patch, timeout)
+    }
+
+    pub fn backend(&self) -> &B {
+        &self.backend
+    }
+
+    pub fn backend_mut(&mut self) -> &mut B {
+        &mut self.backend
+    }
+
+    fn object_index(&self, wave: WaveSize) -> Result<usize, BackendError> {
+        self.objects
+            .iter()
+            .position(|o| o.wave == wave)
+            .ok_or_else(|| {
+                BackendError::Environment(format!(
+                    "no conformance code object for wave{} on {} ({})",
+                    wave.lanes(),
+                    self.backend.info().target_id,
+                    self.backend.info().name
+                ))
+            })
+    }
+
+    /// (object index, kernel name, patched offset) for a case.
+    fn choose(&mut self, case: &Case) -> Result<(usize, String, Option<u16>), BackendError> {
+        let i = self.object_index(case.geometry.wave_size)?;
+        if !self.kernels.contains_key(&i) {
+            let names = (self.list_kernels)(&self.objects[i].bytes).map_err(|e| {
+                BackendError::Invalid(format!("code object {}: {e}", self.objects[i].source))
+            })?;
+            self.kernels.insert(i, names);
+        }
+        let names = self.kernels.get(&i).map(Vec::as_slice).unwrap_or(&[]);
+        let shipped = kernel_name(case.offset);
+        if names.contains(&shipped) {
+            return Ok((i, shipped, None));
+        }
+        let base = kernel_name(0);
+        if !names.contains(&base) {
+            return Err(BackendError::Invalid(format!(
+                "code object {} has neither `{shipped}` nor `{base}` to patch",
+                self.objects[i].source
+            )));
+        }
+        if !self.patched.contains_key(&(i, case.offset)) {
+            let bytes = (self.patch)(&self.objects[i].bytes, &base, case.offset).map_err(|e| {
+                BackendError::Invalid(format!(
+                    "patching offset {} into `{base}` of {}: {e}",
+                    case.offset, self.objects[i].source
+                ))
+            })?;
+            let sha = hex::encode(Sha256::digest(&bytes));
+            self.patched.insert((i, case.offset), (bytes, sha));
+        }
+        Ok((i, base, Some(case.offset)))
+    }
+}
+
+impl<B: Backend> CaseDevice for ConformanceDevice<B> {
+    fn info(&self) -> &DeviceInfo {
+        self.backend.info()
+    }
+
+    fn run_case(&mut self, case: &Case) -> Result<DeviceOutcome, BackendError> {
+        let (i, kernel, patched) = self.choose(case)?;
+        let bytes: &[u8] = match patched {
+            Some(off) => self
+                .patched
+                .get(&(i, off))
+                .map(|(b, _)| b.as_slice())
+                .unwrap_or(&[]),
+            None => &self.objects[i].bytes,
+        };
+        let dispatch = dispatch_for(case, bytes, &kernel, self.timeout);
+        match self.backend.dispatch(&dispatch) {
+            Ok(done) => Ok(DeviceOutcome::Completed {
+                observation: observation(case, &done)?,
+                device_us: done.elapsed.as_micros() as u64,
+            }),
+            Err(e @ BackendError::Fault(_)) => Ok(DeviceOutcome::Fault {
+                message: e.to_string(),
+            }),
+            Err(e @ BackendError::Timeout { .. }) => Ok(DeviceOutcome::Timeout {
+                message: e.to_string(),
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn kernel_identity(&mut self, case: &Case) -> Result<KernelIdentity, BackendError> {
+        let (i, kernel, patched) = self.choose(case)?;
+        let base_sha256 = self.objects[i].sha256();
+        let code_object_sha256 = match patched {
+            Some(off) => self
+                .patched
+                .get(&(i, off))
+                .map(|(_, s)| s.clone())
+                .unwrap_or_default(),
+            None => base_sha256.clone(),
+        };
+        Ok(KernelIdentity {
+            kernel,
+            wave: case.geometry.wave_size,
+            code_object_sha256,
+            base_sha256,
+            source: self.objects[i].source.clone(),
+            patched_offset: patched,
+        })
+    }
+
+    fn kernel_objects(&self) -> &[KernelObject] {
+        &self.objects
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::{Geometry, LaneInput, WaveSize};
+
+    fn case() -> Case {
+        let geometry = Geometry {
+            wave_size: WaveSize::Wave32,
+            waves_per_group: 1,
+            groups: 2,
+        };
+        Case {
+            pattern: "t".into(),
+            index: 0,
+            geometry,
+            lds_bytes: 16,
+            offset: 8,
+            lds_init: vec![vec![1, 2], vec![3, 4]],
+            lanes: (0..64)
+                .map(|i| LaneInput {
+                    addr: i * 8,
+                    data: u64::from(i) << 32,
+                    active: i % 2 == 0,
+                    vdst_init: 0xffff_0000 + u64::from(i),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn buffers_follow_the_abi() {
+        let c = case();
+        let d = dispatch_for(&c, b"obj", "k", Duration::from_secs(1));
+        assert_eq!((d.groups, d.block, d.dynamic_lds), (2, 32, 16));
+        assert_eq!(d.buffers[BUF_ADDR].len(), 64 * 4);
+        assert_eq!(&d.buffers[BUF_ADDR][4..8], &8u32.to_le_bytes());
+        assert_eq!(&d.buffers[BUF_DATA][8..16], &(1u64 << 32).to_le_bytes());
+        assert_eq!(&d.buffers[BUF_ACTIVE][4..8], &0u32.to_le_bytes());
+        assert_eq!(read_u64s(&d.buffers[BUF_LDS_INIT]), vec![1, 2, 3, 4]);
+        assert_eq!(read_u64s(&d.buffers[BUF_RET])[3], 0xffff_0003);
+        let poison = read_u64s(&d.buffers[BUF_LDS_OUT]);
+        assert_eq!(poison.len(), 4);
+        assert!(poison.windows(2).all(|w| w[0] != w[1]));
+        assert_eq!(d.args.last(), Some(&ArgValue::U32(2)));
+        assert_eq!(kernel_name(4096), "dsxor_conformance_off4096");
+    }
+
+    #[test]
+    fn observation_reads_back_and_rejects_short_buffers() {
+        let c = case();
+        let d = dispatch_for(&c, b"obj", "k", Duration::from_secs(1));
+        let mut buffers = d.buffers.clone();
+        buffers[BUF_LDS_OUT] = u64s([9, 8, 7, 6].into_iter());
+        let done = Completion {
+            buffers: buffers.clone(),
+            elapsed: Duration::ZERO,
+        };
+        let o = observation(&c, &done).unwrap();
+        assert_eq!(o.lds_final, vec![vec![9, 8], vec![7, 6]]);
+        assert_eq!(o.ret.len(), 64);
+        buffers[BUF_RET].pop();
+        let short = Completion {
+            buffers,
+            elapsed: Duration::ZERO,
+        };
+        assert!(matches!(
+            observation(&c, &short),
+            Err(BackendError::Invalid(_))
+        ));
+    }
+}

@@ -1,0 +1,203 @@
+//! The software device as a [`Backend`]: takes a [`Dispatch`], reads the
+//! code object with `codeobj`, places the buffers and the kernarg segment in
+//! emulated global memory at fake device addresses, runs the kernel on the
+//! gfx11 interpreter (`crate::emu`) and copies the buffers back.
+
+use std::time::Instant;
+
+use super::{Backend, BackendError, BackendKind, Completion, DeviceInfo, Dispatch};
+use crate::codeobj::{build_kernarg, CodeObject, LaunchDims};
+use crate::emu::decode::{decode_text, Decoded};
+use crate::emu::mem::GlobalMem;
+use crate::emu::{self, EmuConfig, EmuError, KernelSetup, Launch, RunStats, WaveError};
+
+/// Processors whose code the interpreter runs (gfx11: RDNA3 and RDNA3.5;
+/// same ISA, LLVM's GFX11 encodings).
+pub const GFX11_PROCESSORS: [&str; 6] = [
+    "gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151",
+];
+
+/// The software device.
+pub struct EmuBackend {
+    info: DeviceInfo,
+    config: EmuConfig,
+    /// Counters of the last completed dispatch.
+    last: Option<RunStats>,
+    /// The last code object decoded, reused while the same bytes come again.
+    cache: Option<(Vec<u8>, Decoded)>,
+}
+
+impl EmuBackend {
+    /// A software device with `config` (fault injection, interleaving seed,
+    /// instruction budget, threads). Never needs hardware; fails only on a
+    /// configuration it cannot honour.
+    pub fn new(config: EmuConfig) -> Result<EmuBackend, BackendError> {
+        if config.threads == Some(0) {
+            return Err(BackendError::Invalid(
+                "emu: threads must be at least 1".into(),
+            ));
+        }
+        if config.instruction_budget == Some(0) {
+            return Err(BackendError::Invalid(
+                "emu: instruction budget must be at least 1".into(),
+            ));
+        }
+        let threads = config.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        });
+        let mut name = "dsxor emu gfx11 (RDNA3 interpreter)".to_string();
+        if let Some(f) = config.fault {
+            name.push_str(&format!(", fault {}", f.name()));
+        }
+        if let Some(s) = config.interleave_seed {
+            name.push_str(&format!(", interleave seed {s}"));
+        }
+        Ok(EmuBackend {
+            info: DeviceInfo {
+                backend: BackendKind::Emu,
+                name,
+                target_id: "gfx1100".into(),
+                wave_sizes: vec![32, 64],
+                // One "compute unit" per host thread the workgroups are spread over.
+                compute_units: threads as u32,
+                clock_khz: None,
+                lds_per_block: emu::LDS_MAX,
+                runtime_version: Some(format!("dsxor {}", env!("CARGO_PKG_VERSION"))),
+                driver_version: None,
+                pci_bus_id: None,
+            },
+            config,
+            last: None,
+            cache: None,
+        })
+    }
+
+    pub fn config(&self) -> &EmuConfig {
+        &self.config
+    }
+
+    /// Instruction and DS-atomic counters of the last completed dispatch.
+    pub fn last_stats(&self) -> Option<RunStats> {
+        self.last
+    }
+}
+
+fn map_err(e: EmuError, kernel: &str, d: &Dispatch<'_>) -> BackendError {
+    match e {
+        EmuError::Timeout { pc, .. } => BackendError::Timeout {
+            kernel: kernel.to_string(),
+            limit: d.timeout,
+            pc: Some(pc),
+        },
+        EmuError::Unsupported { .. } => BackendError::Environment(e.to_string()),
+        EmuError::InvalidLaunch { .. } => BackendError::Invalid(e.to_string()),
+        EmuError::Wave {
+            error: WaveError::Unsupported { .. },
+            ..
+        } => BackendError::Environment(e.to_string()),
+        EmuError::Wave { .. } => BackendError::Fault(e.to_string()),
+    }
+}
+
+/// An hsa_kernel_dispatch_packet_t (hsa.h; 64 bytes) for kernels that ask
+/// for the dispatch pointer.
+fn dispatch_packet(d: &Dispatch<'_>, lds: u32, kernarg: u64) -> Vec<u8> {
+    let mut p = vec![0u8; 64];
+    // setup: 1 dimension (bits 1:0).
+    p[2..4].copy_from_slice(&1u16.to_le_bytes());
+    p[4..6].copy_from_slice(&(d.block as u16).to_le_bytes());
+    p[6..8].copy_from_slice(&1u16.to_le_bytes());
+    p[8..10].copy_from_slice(&1u16.to_le_bytes());
+    let grid = d.groups.saturating_mul(d.block);
+    p[12..16].copy_from_slice(&grid.to_le_bytes());
+    p[16..20].copy_from_slice(&1u32.to_le_bytes());
+    p[20..24].copy_from_slice(&1u32.to_le_bytes());
+    p[28..32].copy_from_slice(&lds.to_le_bytes());
+    p[40..48].copy_from_slice(&kernarg.to_le_bytes());
+    p
+}
+
+impl Backend for EmuBackend {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn dispatch(&mut self, d: &Dispatch<'_>) -> Result<Completion, BackendError> {
+        let start = Instant::now();
+        let co = CodeObject::parse(d.code_object)
+            .map_err(|e| BackendError::Invalid(format!("emu: code object: {e}")))?;
+        let processor = co.target.processor.as_str();
+        if !GFX11_PROCESSORS.contains(&processor) {
+            return Err(BackendError::Environment(format!(
+                "emu: the software device runs gfx11 code ({}); this code object is for {}",
+                GFX11_PROCESSORS.join(", "),
+                co.target
+            )));
+        }
+        let kernel = co
+            .kernel(d.kernel)
+            .map_err(|e| BackendError::Invalid(format!("emu: {e}")))?;
+        let meta = kernel.metadata.as_ref().ok_or_else(|| {
+            BackendError::Invalid(format!(
+                "emu: kernel `{}` has no metadata: cannot lay out its kernarg segment",
+                d.kernel
+            ))
+        })?;
+        let setup = KernelSetup::from_kernel(kernel).map_err(|e| map_err(e, d.kernel, d))?;
+        let text = co
+            .text()
+            .map_err(|e| BackendError::Invalid(format!("emu: {e}")))?;
+        let fresh = match &self.cache {
+            Some((bytes, dec)) => bytes.as_slice() != text.bytes || dec.base != text.vaddr,
+            None => true,
+        };
+        if fresh {
+            self.cache = Some((text.bytes.to_vec(), decode_text(text.bytes, text.vaddr)));
+        }
+        let Some((_, program)) = self.cache.as_ref() else {
+            return Err(BackendError::Invalid("emu: decoded program missing".into()));
+        };
+
+        let mut mem = GlobalMem::new();
+        let addrs: Vec<u64> = d
+            .buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| mem.map(&format!("buffer {i}"), b))
+            .collect();
+        let dims = LaunchDims::linear(d.groups, d.block, d.dynamic_lds);
+        let kernarg = build_kernarg(meta, &d.args, &addrs, &dims)
+            .map_err(|e| BackendError::Invalid(format!("emu: {e}")))?;
+        let kernarg_addr = mem.map("kernarg segment", &kernarg.bytes);
+        let lds =
+            emu::lds_allocation(&setup, d.dynamic_lds).map_err(|e| map_err(e, d.kernel, d))?;
+        let dispatch_packet_addr = setup
+            .dispatch_ptr
+            .then(|| mem.map("dispatch packet", &dispatch_packet(d, lds, kernarg_addr)));
+        let launch = Launch {
+            program,
+            setup: &setup,
+            groups: d.groups,
+            block: d.block,
+            dynamic_lds: d.dynamic_lds,
+            kernarg_addr,
+            dispatch_packet_addr,
+            timeout: d.timeout,
+        };
+        let stats = emu::run(&launch, &mem, &self.config).map_err(|e| map_err(e, d.kernel, d))?;
+        self.last = Some(stats);
+        let mut buffers = Vec::with_capacity(d.buffers.len());
+        for i in 0..d.buffers.len() {
+            buffers.push(
+                mem.region_bytes(i)
+                    .ok_or_else(|| BackendError::Invalid(format!("emu: buffer {i} vanished")))?,
+            );
+        }
+        Ok(Completion {
+            buffers,
+            elapsed: start.elapsed(),
+        })
+    }
+}

@@ -1,0 +1,1937 @@
+//! gfx11 (RDNA3) machine code → a compact instruction form, decoded once.
+//!
+//! Encodings and opcode numbers are those of LLVM's gfx11 assembler
+//! (llvm/lib/Target/AMDGPU/SOPInstructions.td, VOP1/VOP2/VOP3/VOPC/VOPD
+//! Instructions.td, DSInstructions.td, FLATInstructions.td, SMInstructions.td),
+//! each checked here with `llvm-mc-22 -mcpu=gfx1100 -show-encoding` on the
+//! corpus in tests/data/emu_corpus_gfx11.s (and `llvm-objdump-22 -d` in
+//! tests/emu_decode.rs). Anything not in these tables decodes to
+//! [`Inst::Unsupported`], which is an error when executed and is counted by
+//! the coverage test — never skipped.
+
+use std::fmt;
+
+/// A scalar or vector source operand, as the 8/9-bit source field encodes it
+/// (RDNA3 ISA guide §"Scalar/vector operand encoding"; LLVM SIDefines.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Src {
+    /// SGPR file index: 0–105 SGPRs, 106/107 vcc_lo/hi, 124 null (reads 0),
+    /// 125 m0, 126/127 exec_lo/hi.
+    S(u8),
+    /// VGPR number (source field 256–511).
+    V(u8),
+    /// Inline constant, raw code 128–208 (integers) or 240–248 (floats).
+    Const(u8),
+    /// 32-bit literal (code 255) that follows the instruction.
+    Lit(u32),
+    /// src_vccz (251), src_execz (252), src_scc (253).
+    Vccz,
+    Execz,
+    Scc,
+}
+
+pub const VCC_LO: u8 = 106;
+pub const NULL: u8 = 124;
+pub const M0: u8 = 125;
+pub const EXEC_LO: u8 = 126;
+
+/// The 32-bit value of an inline constant (code 128–208, 240–248).
+pub fn inline_const32(code: u8) -> u32 {
+    match code {
+        128..=192 => (code - 128) as u32,
+        193..=208 => (-((code - 192) as i32)) as u32,
+        // f32 bit patterns of 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0, 1/(2π).
+        240 => 0x3f00_0000,
+        241 => 0xbf00_0000,
+        242 => 0x3f80_0000,
+        243 => 0xbf80_0000,
+        244 => 0x4000_0000,
+        245 => 0xc000_0000,
+        246 => 0x4080_0000,
+        247 => 0xc080_0000,
+        248 => 0x3e22_f983,
+        _ => 0,
+    }
+}
+
+/// The 64-bit value of an inline constant for a 64-bit operand: integers
+/// sign-extend, floats are the f64 bit patterns (RDNA3 ISA guide
+/// §"Inline constants").
+pub fn inline_const64(code: u8) -> u64 {
+    match code {
+        128..=208 => inline_const32(code) as i32 as i64 as u64,
+        240 => 0x3fe0_0000_0000_0000,
+        241 => 0xbfe0_0000_0000_0000,
+        242 => 0x3ff0_0000_0000_0000,
+        243 => 0xbff0_0000_0000_0000,
+        244 => 0x4000_0000_0000_0000,
+        245 => 0xc000_0000_0000_0000,
+        246 => 0x4010_0000_0000_0000,
+        247 => 0xc010_0000_0000_0000,
+        248 => 0x3fc4_5f30_6dc9_c882,
+        _ => 0,
+    }
+}
+
+macro_rules! ops {
+    ($(#[$m:meta])* $name:ident { $($v:ident = $s:literal),* $(,)? }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $name { $($v),* }
+        impl $name {
+            pub fn name(self) -> &'static str { match self { $($name::$v => $s),* } }
+        }
+    };
+}
+
+ops!(
+    /// SOP2 (bits 31:30 = 10, op 29:23).
+    Sop2 {
+    AddU32 = "s_add_u32", SubU32 = "s_sub_u32", AddI32 = "s_add_i32", SubI32 = "s_sub_i32",
+    AddcU32 = "s_addc_u32", SubbU32 = "s_subb_u32", AbsdiffI32 = "s_absdiff_i32",
+    LshlB32 = "s_lshl_b32", LshlB64 = "s_lshl_b64", LshrB32 = "s_lshr_b32", LshrB64 = "s_lshr_b64",
+    AshrI32 = "s_ashr_i32", AshrI64 = "s_ashr_i64",
+    Lshl1AddU32 = "s_lshl1_add_u32", Lshl2AddU32 = "s_lshl2_add_u32",
+    Lshl3AddU32 = "s_lshl3_add_u32", Lshl4AddU32 = "s_lshl4_add_u32",
+    MinI32 = "s_min_i32", MinU32 = "s_min_u32", MaxI32 = "s_max_i32", MaxU32 = "s_max_u32",
+    AndB32 = "s_and_b32", AndB64 = "s_and_b64", OrB32 = "s_or_b32", OrB64 = "s_or_b64",
+    XorB32 = "s_xor_b32", XorB64 = "s_xor_b64", NandB32 = "s_nand_b32", NandB64 = "s_nand_b64",
+    NorB32 = "s_nor_b32", NorB64 = "s_nor_b64", XnorB32 = "s_xnor_b32", XnorB64 = "s_xnor_b64",
+    AndNot1B32 = "s_and_not1_b32", AndNot1B64 = "s_and_not1_b64",
+    OrNot1B32 = "s_or_not1_b32", OrNot1B64 = "s_or_not1_b64",
+    BfeU32 = "s_bfe_u32", BfeI32 = "s_bfe_i32", BfeU64 = "s_bfe_u64", BfeI64 = "s_bfe_i64",
+    BfmB32 = "s_bfm_b32", BfmB64 = "s_bfm_b64", MulI32 = "s_mul_i32",
+    MulHiU32 = "s_mul_hi_u32", MulHiI32 = "s_mul_hi_i32",
+    CselectB32 = "s_cselect_b32", CselectB64 = "s_cselect_b64",
+    PackLlB32B16 = "s_pack_ll_b32_b16", PackLhB32B16 = "s_pack_lh_b32_b16",
+    PackHhB32B16 = "s_pack_hh_b32_b16",
+});
+
+impl Sop2 {
+    fn from_op(op: u32) -> Option<Sop2> {
+        use Sop2::*;
+        Some(match op {
+            0 => AddU32,
+            1 => SubU32,
+            2 => AddI32,
+            3 => SubI32,
+            4 => AddcU32,
+            5 => SubbU32,
+            6 => AbsdiffI32,
+            8 => LshlB32,
+            9 => LshlB64,
+            10 => LshrB32,
+            11 => LshrB64,
+            12 => AshrI32,
+            13 => AshrI64,
+            14 => Lshl1AddU32,
+            15 => Lshl2AddU32,
+            16 => Lshl3AddU32,
+            17 => Lshl4AddU32,
+            18 => MinI32,
+            19 => MinU32,
+            20 => MaxI32,
+            21 => MaxU32,
+            22 => AndB32,
+            23 => AndB64,
+            24 => OrB32,
+            25 => OrB64,
+            26 => XorB32,
+            27 => XorB64,
+            28 => NandB32,
+            29 => NandB64,
+            30 => NorB32,
+            31 => NorB64,
+            32 => XnorB32,
+            33 => XnorB64,
+            34 => AndNot1B32,
+            35 => AndNot1B64,
+            36 => OrNot1B32,
+            37 => OrNot1B64,
+            38 => BfeU32,
+            39 => BfeI32,
+            40 => BfeU64,
+            41 => BfeI64,
+            42 => BfmB32,
+            43 => BfmB64,
+            44 => MulI32,
+            45 => MulHiU32,
+            46 => MulHiI32,
+            48 => CselectB32,
+            49 => CselectB64,
+            50 => PackLlB32B16,
+            51 => PackLhB32B16,
+            52 => PackHhB32B16,
+            _ => return None,
+        })
+    }
+    /// Whether src0 is a 64-bit operand.
+    pub fn src0_64(self) -> bool {
+        use Sop2::*;
+        matches!(
+            self,
+            LshlB64
+                | LshrB64
+                | AshrI64
+                | AndB64
+                | OrB64
+                | XorB64
+                | NandB64
+                | NorB64
+                | XnorB64
+                | AndNot1B64
+                | OrNot1B64
+                | BfeU64
+                | BfeI64
+                | CselectB64
+        )
+    }
+    /// Whether src1 is a 64-bit operand.
+    pub fn src1_64(self) -> bool {
+        use Sop2::*;
+        matches!(
+            self,
+            AndB64
+                | OrB64
+                | XorB64
+                | NandB64
+                | NorB64
+                | XnorB64
+                | AndNot1B64
+                | OrNot1B64
+                | CselectB64
+        )
+    }
+}
+
+ops!(
+    /// SOPK (bits 31:28 = 1011, op 27:23).
+    Sopk {
+    MovkI32 = "s_movk_i32", Version = "s_version", CmovkI32 = "s_cmovk_i32",
+    CmpkEqI32 = "s_cmpk_eq_i32", CmpkLgI32 = "s_cmpk_lg_i32", CmpkGtI32 = "s_cmpk_gt_i32",
+    CmpkGeI32 = "s_cmpk_ge_i32", CmpkLtI32 = "s_cmpk_lt_i32", CmpkLeI32 = "s_cmpk_le_i32",
+    CmpkEqU32 = "s_cmpk_eq_u32", CmpkLgU32 = "s_cmpk_lg_u32", CmpkGtU32 = "s_cmpk_gt_u32",
+    CmpkGeU32 = "s_cmpk_ge_u32", CmpkLtU32 = "s_cmpk_lt_u32", CmpkLeU32 = "s_cmpk_le_u32",
+    AddkI32 = "s_addk_i32", MulkI32 = "s_mulk_i32",
+    WaitcntVscnt = "s_waitcnt_vscnt", WaitcntVmcnt = "s_waitcnt_vmcnt",
+    WaitcntExpcnt = "s_waitcnt_expcnt", WaitcntLgkmcnt = "s_waitcnt_lgkmcnt",
+});
+
+impl Sopk {
+    fn from_op(op: u32) -> Option<Sopk> {
+        use Sopk::*;
+        Some(match op {
+            0 => MovkI32,
+            1 => Version,
+            2 => CmovkI32,
+            3 => CmpkEqI32,
+            4 => CmpkLgI32,
+            5 => CmpkGtI32,
+            6 => CmpkGeI32,
+            7 => CmpkLtI32,
+            8 => CmpkLeI32,
+            9 => CmpkEqU32,
+            10 => CmpkLgU32,
+            11 => CmpkGtU32,
+            12 => CmpkGeU32,
+            13 => CmpkLtU32,
+            14 => CmpkLeU32,
+            15 => AddkI32,
+            16 => MulkI32,
+            24 => WaitcntVscnt,
+            25 => WaitcntVmcnt,
+            26 => WaitcntExpcnt,
+            27 => WaitcntLgkmcnt,
+            _ => return None,
+        })
+    }
+}
+
+ops!(
+    /// SOP1 (bits 31:23 = 0x17d, op 15:8).
+    Sop1 {
+    MovB32 = "s_mov_b32", MovB64 = "s_mov_b64", CmovB32 = "s_cmov_b32", CmovB64 = "s_cmov_b64",
+    BrevB32 = "s_brev_b32", BrevB64 = "s_brev_b64", CtzI32B32 = "s_ctz_i32_b32",
+    CtzI32B64 = "s_ctz_i32_b64", ClzI32U32 = "s_clz_i32_u32", ClzI32U64 = "s_clz_i32_u64",
+    ClsI32 = "s_cls_i32", ClsI32I64 = "s_cls_i32_i64", SextI32I8 = "s_sext_i32_i8",
+    SextI32I16 = "s_sext_i32_i16", Bitset0B32 = "s_bitset0_b32", Bitset0B64 = "s_bitset0_b64",
+    Bitset1B32 = "s_bitset1_b32", Bitset1B64 = "s_bitset1_b64", AbsI32 = "s_abs_i32",
+    Bcnt0I32B32 = "s_bcnt0_i32_b32", Bcnt0I32B64 = "s_bcnt0_i32_b64",
+    Bcnt1I32B32 = "s_bcnt1_i32_b32", Bcnt1I32B64 = "s_bcnt1_i32_b64",
+    NotB32 = "s_not_b32", NotB64 = "s_not_b64",
+    AndSaveexecB32 = "s_and_saveexec_b32", AndSaveexecB64 = "s_and_saveexec_b64",
+    OrSaveexecB32 = "s_or_saveexec_b32", OrSaveexecB64 = "s_or_saveexec_b64",
+    XorSaveexecB32 = "s_xor_saveexec_b32", XorSaveexecB64 = "s_xor_saveexec_b64",
+    NandSaveexecB32 = "s_nand_saveexec_b32", NandSaveexecB64 = "s_nand_saveexec_b64",
+    NorSaveexecB32 = "s_nor_saveexec_b32", NorSaveexecB64 = "s_nor_saveexec_b64",
+    XnorSaveexecB32 = "s_xnor_saveexec_b32", XnorSaveexecB64 = "s_xnor_saveexec_b64",
+    AndNot0SaveexecB32 = "s_and_not0_saveexec_b32", AndNot0SaveexecB64 = "s_and_not0_saveexec_b64",
+    OrNot0SaveexecB32 = "s_or_not0_saveexec_b32", OrNot0SaveexecB64 = "s_or_not0_saveexec_b64",
+    AndNot1SaveexecB32 = "s_and_not1_saveexec_b32", AndNot1SaveexecB64 = "s_and_not1_saveexec_b64",
+    OrNot1SaveexecB32 = "s_or_not1_saveexec_b32", OrNot1SaveexecB64 = "s_or_not1_saveexec_b64",
+    AndNot0WrexecB32 = "s_and_not0_wrexec_b32", AndNot0WrexecB64 = "s_and_not0_wrexec_b64",
+    AndNot1WrexecB32 = "s_and_not1_wrexec_b32", AndNot1WrexecB64 = "s_and_not1_wrexec_b64",
+    GetpcB64 = "s_getpc_b64", SetpcB64 = "s_setpc_b64", SwappcB64 = "s_swappc_b64",
+});
+
+impl Sop1 {
+    fn from_op(op: u32) -> Option<Sop1> {
+        use Sop1::*;
+        Some(match op {
+            0 => MovB32,
+            1 => MovB64,
+            2 => CmovB32,
+            3 => CmovB64,
+            4 => BrevB32,
+            5 => BrevB64,
+            8 => CtzI32B32,
+            9 => CtzI32B64,
+            10 => ClzI32U32,
+            11 => ClzI32U64,
+            12 => ClsI32,
+            13 => ClsI32I64,
+            14 => SextI32I8,
+            15 => SextI32I16,
+            16 => Bitset0B32,
+            17 => Bitset0B64,
+            18 => Bitset1B32,
+            19 => Bitset1B64,
+            21 => AbsI32,
+            22 => Bcnt0I32B32,
+            23 => Bcnt0I32B64,
+            24 => Bcnt1I32B32,
+            25 => Bcnt1I32B64,
+            30 => NotB32,
+            31 => NotB64,
+            32 => AndSaveexecB32,
+            33 => AndSaveexecB64,
+            34 => OrSaveexecB32,
+            35 => OrSaveexecB64,
+            36 => XorSaveexecB32,
+            37 => XorSaveexecB64,
+            38 => NandSaveexecB32,
+            39 => NandSaveexecB64,
+            40 => NorSaveexecB32,
+            41 => NorSaveexecB64,
+            42 => XnorSaveexecB32,
+            43 => XnorSaveexecB64,
+            44 => AndNot0SaveexecB32,
+            45 => AndNot0SaveexecB64,
+            46 => OrNot0SaveexecB32,
+            47 => OrNot0SaveexecB64,
+            48 => AndNot1SaveexecB32,
+            49 => AndNot1SaveexecB64,
+            50 => OrNot1SaveexecB32,
+            51 => OrNot1SaveexecB64,
+            52 => AndNot0WrexecB32,
+            53 => AndNot0WrexecB64,
+            54 => AndNot1WrexecB32,
+            55 => AndNot1WrexecB64,
+            71 => GetpcB64,
+            72 => SetpcB64,
+            73 => SwappcB64,
+            _ => return None,
+        })
+    }
+    /// Whether ssrc0 is a 64-bit operand.
+    pub fn src0_64(self) -> bool {
+        use Sop1::*;
+        matches!(
+            self,
+            MovB64
+                | CmovB64
+                | BrevB64
+                | CtzI32B64
+                | ClzI32U64
+                | ClsI32I64
+                | Bcnt0I32B64
+                | Bcnt1I32B64
+                | NotB64
+                | AndSaveexecB64
+                | OrSaveexecB64
+                | XorSaveexecB64
+                | NandSaveexecB64
+                | NorSaveexecB64
+                | XnorSaveexecB64
+                | AndNot0SaveexecB64
+                | OrNot0SaveexecB64
+                | AndNot1SaveexecB64
+                | OrNot1SaveexecB64
+                | AndNot0WrexecB64
+                | AndNot1WrexecB64
+                | SetpcB64
+                | SwappcB64
+        )
+    }
+}
+
+ops!(
+    /// SOPC (bits 31:23 = 0x17e, op 22:16).
+    Sopc {
+    EqI32 = "s_cmp_eq_i32", LgI32 = "s_cmp_lg_i32", GtI32 = "s_cmp_gt_i32", GeI32 = "s_cmp_ge_i32",
+    LtI32 = "s_cmp_lt_i32", LeI32 = "s_cmp_le_i32", EqU32 = "s_cmp_eq_u32", LgU32 = "s_cmp_lg_u32",
+    GtU32 = "s_cmp_gt_u32", GeU32 = "s_cmp_ge_u32", LtU32 = "s_cmp_lt_u32", LeU32 = "s_cmp_le_u32",
+    Bitcmp0B32 = "s_bitcmp0_b32", Bitcmp1B32 = "s_bitcmp1_b32", Bitcmp0B64 = "s_bitcmp0_b64",
+    Bitcmp1B64 = "s_bitcmp1_b64", EqU64 = "s_cmp_eq_u64", LgU64 = "s_cmp_lg_u64",
+});
+
+impl Sopc {
+    fn from_op(op: u32) -> Option<Sopc> {
+        use Sopc::*;
+        Some(match op {
+            0 => EqI32,
+            1 => LgI32,
+            2 => GtI32,
+            3 => GeI32,
+            4 => LtI32,
+            5 => LeI32,
+            6 => EqU32,
+            7 => LgU32,
+            8 => GtU32,
+            9 => GeU32,
+            10 => LtU32,
+            11 => LeU32,
+            12 => Bitcmp0B32,
+            13 => Bitcmp1B32,
+            14 => Bitcmp0B64,
+            15 => Bitcmp1B64,
+            16 => EqU64,
+            17 => LgU64,
+            _ => return None,
+        })
+    }
+}
+
+/// Condition of an SOPP branch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cond {
+    Always,
+    Scc0,
+    Scc1,
+    Vccz,
+    Vccnz,
+    Execz,
+    Execnz,
+}
+
+impl Cond {
+    pub fn name(self) -> &'static str {
+        match self {
+            Cond::Always => "s_branch",
+            Cond::Scc0 => "s_cbranch_scc0",
+            Cond::Scc1 => "s_cbranch_scc1",
+            Cond::Vccz => "s_cbranch_vccz",
+            Cond::Vccnz => "s_cbranch_vccnz",
+            Cond::Execz => "s_cbranch_execz",
+            Cond::Execnz => "s_cbranch_execnz",
+        }
+    }
+}
+
+ops!(
+    /// Vector ALU operations (VOP1, VOP2, VOP3, VOP3SD; VOPC separately).
+    VOp {
+    MovB32 = "v_mov_b32", ReadfirstlaneB32 = "v_readfirstlane_b32", NotB32 = "v_not_b32",
+    BfrevB32 = "v_bfrev_b32", ClzI32U32 = "v_clz_i32_u32", CtzI32B32 = "v_ctz_i32_b32",
+    ClsI32 = "v_cls_i32", Nop = "v_nop",
+    CndmaskB32 = "v_cndmask_b32", AddNcU32 = "v_add_nc_u32", SubNcU32 = "v_sub_nc_u32",
+    SubrevNcU32 = "v_subrev_nc_u32", AddCoCiU32 = "v_add_co_ci_u32",
+    SubCoCiU32 = "v_sub_co_ci_u32", SubrevCoCiU32 = "v_subrev_co_ci_u32",
+    MulI32I24 = "v_mul_i32_i24", MulHiI32I24 = "v_mul_hi_i32_i24", MulU32U24 = "v_mul_u32_u24",
+    MulHiU32U24 = "v_mul_hi_u32_u24", MinI32 = "v_min_i32", MaxI32 = "v_max_i32",
+    MinU32 = "v_min_u32", MaxU32 = "v_max_u32", LshrrevB32 = "v_lshrrev_b32",
+    AshrrevI32 = "v_ashrrev_i32", LshlrevB32 = "v_lshlrev_b32", AndB32 = "v_and_b32",
+    OrB32 = "v_or_b32", XorB32 = "v_xor_b32", XnorB32 = "v_xnor_b32",
+    AddCoU32 = "v_add_co_u32", SubCoU32 = "v_sub_co_u32", SubrevCoU32 = "v_subrev_co_u32",
+    MadU64U32 = "v_mad_u64_u32", MadI64I32 = "v_mad_i64_i32",
+    LshlAddU32 = "v_lshl_add_u32", AddLshlU32 = "v_add_lshl_u32", LshlOrB32 = "v_lshl_or_b32",
+    AndOrB32 = "v_and_or_b32", Or3B32 = "v_or3_b32", Xor3B32 = "v_xor3_b32",
+    Add3U32 = "v_add3_u32", XadU32 = "v_xad_u32", BfeU32 = "v_bfe_u32", BfeI32 = "v_bfe_i32",
+    BfiB32 = "v_bfi_b32", AlignbitB32 = "v_alignbit_b32", AlignbyteB32 = "v_alignbyte_b32",
+    PermB32 = "v_perm_b32", MadU32U24 = "v_mad_u32_u24", MadI32I24 = "v_mad_i32_i24",
+    Min3I32 = "v_min3_i32", Min3U32 = "v_min3_u32", Max3I32 = "v_max3_i32",
+    Max3U32 = "v_max3_u32", Med3I32 = "v_med3_i32", Med3U32 = "v_med3_u32",
+    MulLoU32 = "v_mul_lo_u32", MulHiU32 = "v_mul_hi_u32", MulHiI32 = "v_mul_hi_i32",
+    LshlrevB64 = "v_lshlrev_b64", LshrrevB64 = "v_lshrrev_b64", AshrrevI64 = "v_ashrrev_i64",
+    ReadlaneB32 = "v_readlane_b32", WritelaneB32 = "v_writelane_b32",
+    BcntU32B32 = "v_bcnt_u32_b32", MbcntLoU32B32 = "v_mbcnt_lo_u32_b32",
+    MbcntHiU32B32 = "v_mbcnt_hi_u32_b32", BfmB32 = "v_bfm_b32",
+});
+
+impl VOp {
+    fn from_vop1(op: u32) -> Option<VOp> {
+        use VOp::*;
+        Some(match op {
+            0 => Nop,
+            1 => MovB32,
+            2 => ReadfirstlaneB32,
+            55 => NotB32,
+            56 => BfrevB32,
+            57 => ClzI32U32,
+            58 => CtzI32B32,
+            59 => ClsI32,
+            _ => return None,
+        })
+    }
+    fn from_vop2(op: u32) -> Option<VOp> {
+        use VOp::*;
+        Some(match op {
+            1 => CndmaskB32,
+            9 => MulI32I24,
+            10 => MulHiI32I24,
+            11 => MulU32U24,
+            12 => MulHiU32U24,
+            17 => MinI32,
+            18 => MaxI32,
+            19 => MinU32,
+            20 => MaxU32,
+            24 => LshlrevB32,
+            25 => LshrrevB32,
+            26 => AshrrevI32,
+            27 => AndB32,
+            28 => OrB32,
+            29 => XorB32,
+            30 => XnorB32,
+            32 => AddCoCiU32,
+            33 => SubCoCiU32,
+            34 => SubrevCoCiU32,
+            37 => AddNcU32,
+            38 => SubNcU32,
+            39 => SubrevNcU32,
+            _ => return None,
+        })
+    }
+    /// VOP3 opcodes 0x200 and up (VOP3-only instructions).
+    fn from_vop3(op: u32) -> Option<VOp> {
+        use VOp::*;
+        Some(match op {
+            0x20a => MadI32I24,
+            0x20b => MadU32U24,
+            0x210 => BfeU32,
+            0x211 => BfeI32,
+            0x212 => BfiB32,
+            0x216 => AlignbitB32,
+            0x217 => AlignbyteB32,
+            0x21a => Min3I32,
+            0x21b => Min3U32,
+            0x21d => Max3I32,
+            0x21e => Max3U32,
+            0x220 => Med3I32,
+            0x221 => Med3U32,
+            0x240 => Xor3B32,
+            0x244 => PermB32,
+            0x245 => XadU32,
+            0x246 => LshlAddU32,
+            0x247 => AddLshlU32,
+            0x255 => Add3U32,
+            0x256 => LshlOrB32,
+            0x257 => AndOrB32,
+            0x258 => Or3B32,
+            0x2fe => MadU64U32,
+            0x2ff => MadI64I32,
+            0x300 => AddCoU32,
+            0x301 => SubCoU32,
+            0x302 => SubrevCoU32,
+            0x31d => BfmB32,
+            0x31e => BcntU32B32,
+            0x31f => MbcntLoU32B32,
+            0x320 => MbcntHiU32B32,
+            0x32c => MulLoU32,
+            0x32d => MulHiU32,
+            0x32e => MulHiI32,
+            0x33c => LshlrevB64,
+            0x33d => LshrrevB64,
+            0x33e => AshrrevI64,
+            0x360 => ReadlaneB32,
+            0x361 => WritelaneB32,
+            _ => return None,
+        })
+    }
+    /// VOP3SD: the 14:8 field is an SGPR destination (carry/overflow out).
+    pub fn is_vop3sd(self) -> bool {
+        use VOp::*;
+        matches!(
+            self,
+            AddCoU32
+                | SubCoU32
+                | SubrevCoU32
+                | AddCoCiU32
+                | SubCoCiU32
+                | SubrevCoCiU32
+                | MadU64U32
+                | MadI64I32
+        )
+    }
+    /// Number of source operands.
+    pub fn arity(self) -> usize {
+        use VOp::*;
+        match self {
+            Nop => 0,
+            MovB32 | ReadfirstlaneB32 | NotB32 | BfrevB32 | ClzI32U32 | CtzI32B32 | ClsI32 => 1,
+            CndmaskB32 | AddCoCiU32 | SubCoCiU32 | SubrevCoCiU32 | MadU64U32 | MadI64I32
+            | LshlAddU32 | AddLshlU32 | LshlOrB32 | AndOrB32 | Or3B32 | Xor3B32 | Add3U32
+            | XadU32 | BfeU32 | BfeI32 | BfiB32 | AlignbitB32 | AlignbyteB32 | PermB32
+            | MadU32U24 | MadI32I24 | Min3I32 | Min3U32 | Max3I32 | Max3U32 | Med3I32 | Med3U32 => {
+                3
+            }
+            _ => 2,
+        }
+    }
+    /// Instructions that exist only in VOP3 form (printed without `_e64`).
+    fn vop3_only(self) -> bool {
+        !(0..64).any(|op| VOp::from_vop1(op) == Some(self) || VOp::from_vop2(op) == Some(self))
+    }
+}
+
+/// Integer vector comparison (VOPC opcodes 0x40–0x5f; +0x80 for v_cmpx).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cmp {
+    /// 0 f, 1 lt, 2 eq, 3 le, 4 gt, 5 ne, 6 ge, 7 t.
+    pub cond: u8,
+    pub signed: bool,
+    pub wide: bool,
+}
+
+impl Cmp {
+    fn from_op(op: u32) -> Option<Cmp> {
+        if !(0x40..=0x5f).contains(&op) {
+            return None;
+        }
+        let group = (op - 0x40) / 8;
+        Some(Cmp {
+            cond: ((op - 0x40) % 8) as u8,
+            signed: group == 0 || group == 2,
+            wide: group >= 2,
+        })
+    }
+    pub fn name(self, cmpx: bool) -> String {
+        let c = ["f", "lt", "eq", "le", "gt", "ne", "ge", "t"][self.cond as usize & 7];
+        let t = match (self.signed, self.wide) {
+            (true, false) => "i32",
+            (false, false) => "u32",
+            (true, true) => "i64",
+            (false, true) => "u64",
+        };
+        format!("v_cmp{}_{c}_{t}", if cmpx { "x" } else { "" })
+    }
+}
+
+/// One half of a VOPD dual instruction (RDNA3 ISA guide §"VOPD").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VopdOp {
+    MovB32,
+    CndmaskB32,
+    AddNcU32,
+    LshlrevB32,
+    AndB32,
+}
+
+impl VopdOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            VopdOp::MovB32 => "v_dual_mov_b32",
+            VopdOp::CndmaskB32 => "v_dual_cndmask_b32",
+            VopdOp::AddNcU32 => "v_dual_add_nc_u32",
+            VopdOp::LshlrevB32 => "v_dual_lshlrev_b32",
+            VopdOp::AndB32 => "v_dual_and_b32",
+        }
+    }
+}
+
+/// One half of a VOPD: `vdst = op(src0, vsrc1)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VopdHalf {
+    pub op: VopdOp,
+    pub vdst: u8,
+    pub src0: Src,
+    pub vsrc1: u8,
+}
+
+/// The arithmetic of a DS atomic (RDNA3 ISA guide §"LDS instructions").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    Rsub,
+    Inc,
+    Dec,
+    MinI,
+    MaxI,
+    MinU,
+    MaxU,
+    And,
+    Or,
+    Xor,
+    Mskor,
+    Wrxchg,
+    Cmpst,
+}
+
+/// The behaviour of one DS opcode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DsKind {
+    Nop,
+    /// A read-modify-write on 4 or 8 bytes.
+    Atomic {
+        op: AtomicOp,
+        wide: bool,
+        rtn: bool,
+    },
+    /// Store `bytes` from data0 at ADDR + offset.
+    Store {
+        bytes: u8,
+    },
+    /// Store data0 at ADDR + offset0*size(*64) and data1 at ADDR + offset1*size(*64).
+    Store2 {
+        wide: bool,
+        stride64: bool,
+    },
+    /// Load `bytes` into vdst (sign-extending 8/16-bit when `signed`).
+    Load {
+        bytes: u8,
+        signed: bool,
+    },
+    Load2 {
+        wide: bool,
+        stride64: bool,
+    },
+}
+
+/// gfx11 DS opcode → (kind, mnemonic). Opcode numbers: LLVM DSInstructions.td
+/// (GFX11 `DS_Real_gfx11` renames), checked with llvm-mc.
+pub fn ds_opcode(op: u8) -> Option<(DsKind, &'static str)> {
+    use AtomicOp::*;
+    use DsKind::*;
+    let a = |op, wide, rtn| Atomic { op, wide, rtn };
+    Some(match op {
+        0 => (a(Add, false, false), "ds_add_u32"),
+        1 => (a(Sub, false, false), "ds_sub_u32"),
+        2 => (a(Rsub, false, false), "ds_rsub_u32"),
+        3 => (a(Inc, false, false), "ds_inc_u32"),
+        4 => (a(Dec, false, false), "ds_dec_u32"),
+        5 => (a(MinI, false, false), "ds_min_i32"),
+        6 => (a(MaxI, false, false), "ds_max_i32"),
+        7 => (a(MinU, false, false), "ds_min_u32"),
+        8 => (a(MaxU, false, false), "ds_max_u32"),
+        9 => (a(And, false, false), "ds_and_b32"),
+        10 => (a(Or, false, false), "ds_or_b32"),
+        11 => (a(Xor, false, false), "ds_xor_b32"),
+        12 => (a(Mskor, false, false), "ds_mskor_b32"),
+        13 => (Store { bytes: 4 }, "ds_store_b32"),
+        14 => (
+            Store2 {
+                wide: false,
+                stride64: false,
+            },
+            "ds_store_2addr_b32",
+        ),
+        15 => (
+            Store2 {
+                wide: false,
+                stride64: true,
+            },
+            "ds_store_2addr_stride64_b32",
+        ),
+        16 => (a(Cmpst, false, false), "ds_cmpstore_b32"),
+        20 => (Nop, "ds_nop"),
+        30 => (Store { bytes: 1 }, "ds_store_b8"),
+        31 => (Store { bytes: 2 }, "ds_store_b16"),
+        32 => (a(Add, false, true), "ds_add_rtn_u32"),
+        33 => (a(Sub, false, true), "ds_sub_rtn_u32"),
+        34 => (a(Rsub, false, true), "ds_rsub_rtn_u32"),
+        35 => (a(Inc, false, true), "ds_inc_rtn_u32"),
+        36 => (a(Dec, false, true), "ds_dec_rtn_u32"),
+        37 => (a(MinI, false, true), "ds_min_rtn_i32"),
+        38 => (a(MaxI, false, true), "ds_max_rtn_i32"),
+        39 => (a(MinU, false, true), "ds_min_rtn_u32"),
+        40 => (a(MaxU, false, true), "ds_max_rtn_u32"),
+        41 => (a(And, false, true), "ds_and_rtn_b32"),
+        42 => (a(Or, false, true), "ds_or_rtn_b32"),
+        43 => (a(Xor, false, true), "ds_xor_rtn_b32"),
+        44 => (a(Mskor, false, true), "ds_mskor_rtn_b32"),
+        45 => (a(Wrxchg, false, true), "ds_storexchg_rtn_b32"),
+        48 => (a(Cmpst, false, true), "ds_cmpstore_rtn_b32"),
+        54 => (
+            Load {
+                bytes: 4,
+                signed: false,
+            },
+            "ds_load_b32",
+        ),
+        55 => (
+            Load2 {
+                wide: false,
+                stride64: false,
+            },
+            "ds_load_2addr_b32",
+        ),
+        56 => (
+            Load2 {
+                wide: false,
+                stride64: true,
+            },
+            "ds_load_2addr_stride64_b32",
+        ),
+        57 => (
+            Load {
+                bytes: 1,
+                signed: true,
+            },
+            "ds_load_i8",
+        ),
+        58 => (
+            Load {
+                bytes: 1,
+                signed: false,
+            },
+            "ds_load_u8",
+        ),
+        59 => (
+            Load {
+                bytes: 2,
+                signed: true,
+            },
+            "ds_load_i16",
+        ),
+        60 => (
+            Load {
+                bytes: 2,
+                signed: false,
+            },
+            "ds_load_u16",
+        ),
+        64 => (a(Add, true, false), "ds_add_u64"),
+        65 => (a(Sub, true, false), "ds_sub_u64"),
+        66 => (a(Rsub, true, false), "ds_rsub_u64"),
+        67 => (a(Inc, true, false), "ds_inc_u64"),
+        68 => (a(Dec, true, false), "ds_dec_u64"),
+        69 => (a(MinI, true, false), "ds_min_i64"),
+        70 => (a(MaxI, true, false), "ds_max_i64"),
+        71 => (a(MinU, true, false), "ds_min_u64"),
+        72 => (a(MaxU, true, false), "ds_max_u64"),
+        73 => (a(And, true, false), "ds_and_b64"),
+        74 => (a(Or, true, false), "ds_or_b64"),
+        75 => (a(Xor, true, false), "ds_xor_b64"),
+        76 => (a(Mskor, true, false), "ds_mskor_b64"),
+        77 => (Store { bytes: 8 }, "ds_store_b64"),
+        78 => (
+            Store2 {
+                wide: true,
+                stride64: false,
+            },
+            "ds_store_2addr_b64",
+        ),
+        79 => (
+            Store2 {
+                wide: true,
+                stride64: true,
+            },
+            "ds_store_2addr_stride64_b64",
+        ),
+        80 => (a(Cmpst, true, false), "ds_cmpstore_b64"),
+        96 => (a(Add, true, true), "ds_add_rtn_u64"),
+        97 => (a(Sub, true, true), "ds_sub_rtn_u64"),
+        98 => (a(Rsub, true, true), "ds_rsub_rtn_u64"),
+        99 => (a(Inc, true, true), "ds_inc_rtn_u64"),
+        100 => (a(Dec, true, true), "ds_dec_rtn_u64"),
+        101 => (a(MinI, true, true), "ds_min_rtn_i64"),
+        102 => (a(MaxI, true, true), "ds_max_rtn_i64"),
+        103 => (a(MinU, true, true), "ds_min_rtn_u64"),
+        104 => (a(MaxU, true, true), "ds_max_rtn_u64"),
+        105 => (a(And, true, true), "ds_and_rtn_b64"),
+        106 => (a(Or, true, true), "ds_or_rtn_b64"),
+        107 => (a(Xor, true, true), "ds_xor_rtn_b64"),
+        108 => (a(Mskor, true, true), "ds_mskor_rtn_b64"),
+        109 => (a(Wrxchg, true, true), "ds_storexchg_rtn_b64"),
+        112 => (a(Cmpst, true, true), "ds_cmpstore_rtn_b64"),
+        118 => (
+            Load {
+                bytes: 8,
+                signed: false,
+            },
+            "ds_load_b64",
+        ),
+        119 => (
+            Load2 {
+                wide: true,
+                stride64: false,
+            },
+            "ds_load_2addr_b64",
+        ),
+        120 => (
+            Load2 {
+                wide: true,
+                stride64: true,
+            },
+            "ds_load_2addr_stride64_b64",
+        ),
+        222 => (Store { bytes: 12 }, "ds_store_b96"),
+        223 => (Store { bytes: 16 }, "ds_store_b128"),
+        254 => (
+            Load {
+                bytes: 12,
+                signed: false,
+            },
+            "ds_load_b96",
+        ),
+        255 => (
+            Load {
+                bytes: 16,
+                signed: false,
+            },
+            "ds_load_b128",
+        ),
+        _ => return None,
+    })
+}
+
+/// A decoded DS instruction (fields as ENC_DS names them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ds {
+    pub op: u8,
+    pub kind: DsKind,
+    pub name: &'static str,
+    pub offset0: u8,
+    pub offset1: u8,
+    pub addr: u8,
+    pub data0: u8,
+    pub data1: u8,
+    pub vdst: u8,
+}
+
+/// FLAT/GLOBAL memory operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlatKind {
+    Load { bytes: u8, signed: bool },
+    Store { bytes: u8 },
+}
+
+/// A decoded FLAT or GLOBAL instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flat {
+    pub kind: FlatKind,
+    pub global: bool,
+    pub offset: i32,
+    pub vaddr: u8,
+    pub vdata: u8,
+    pub vdst: u8,
+    /// GLOBAL with an SGPR base: address = S[saddr:saddr+1] + zext(V[vaddr]) + offset.
+    pub saddr: Option<u8>,
+    pub name: &'static str,
+}
+
+/// Which encoding a VALU instruction came in (for its printed name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VEnc {
+    E32,
+    E64,
+}
+
+/// One decoded instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Inst {
+    Sop2 {
+        op: Sop2,
+        sdst: u8,
+        s0: Src,
+        s1: Src,
+    },
+    Sopk {
+        op: Sopk,
+        sdst: u8,
+        simm16: u16,
+    },
+    Sop1 {
+        op: Sop1,
+        sdst: u8,
+        s0: Src,
+    },
+    Sopc {
+        op: Sopc,
+        s0: Src,
+        s1: Src,
+    },
+    /// An instruction with no architectural effect here: s_nop, s_clause,
+    /// s_delay_alu, s_waitcnt* (memory completes in order at issue, see
+    /// exec.rs), s_set_inst_prefetch_distance, cache invalidations, hints.
+    Nop {
+        name: &'static str,
+        simm16: u16,
+    },
+    Branch {
+        cond: Cond,
+        simm16: i16,
+        target: Option<u32>,
+    },
+    Barrier,
+    Endpgm,
+    Sendmsg {
+        simm16: u16,
+    },
+    /// Executing it is a fault (s_trap, s_code_end padding, s_sethalt).
+    Trap {
+        name: &'static str,
+        simm16: u16,
+    },
+    Smem {
+        dwords: u8,
+        sdata: u8,
+        sbase: u8,
+        offset: i32,
+        soffset: Option<u8>,
+    },
+    Valu {
+        op: VOp,
+        enc: VEnc,
+        vdst: u8,
+        sdst: u8,
+        src: [Src; 3],
+    },
+    Vopc {
+        cmp: Cmp,
+        cmpx: bool,
+        enc: VEnc,
+        sdst: u8,
+        src0: Src,
+        src1: Src,
+    },
+    Vopd {
+        x: VopdHalf,
+        y: VopdHalf,
+    },
+    Ds(Ds),
+    Flat(Flat),
+    /// Not supported by the software device: an error if executed.
+    Unsupported(Box<Unsupported>),
+}
+
+/// Why an instruction word is not supported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsupported {
+    /// Encoding family (SOP2, VOP3, DS, ...).
+    pub encoding: &'static str,
+    pub opcode: u32,
+    /// Mnemonic when known (e.g. a DS or FLAT opcode this device does not model).
+    pub mnemonic: Option<String>,
+    /// What exactly is missing.
+    pub reason: String,
+    pub words: Vec<u32>,
+}
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let words: Vec<String> = self.words.iter().map(|w| format!("{w:08x}")).collect();
+        write!(
+            f,
+            "{} ({} opcode {}, words {}): {}",
+            self.mnemonic.as_deref().unwrap_or("unknown instruction"),
+            self.encoding,
+            self.opcode,
+            words.join(" "),
+            self.reason
+        )
+    }
+}
+
+impl Inst {
+    /// The mnemonic as llvm-objdump prints it (with `_e32`/`_e64` where it
+    /// prints one); for VOPD both halves joined by ` :: `.
+    pub fn mnemonic(&self) -> String {
+        match self {
+            Inst::Sop2 { op, .. } => op.name().into(),
+            Inst::Sopk { op, .. } => op.name().into(),
+            Inst::Sop1 { op, .. } => op.name().into(),
+            Inst::Sopc { op, .. } => op.name().into(),
+            Inst::Nop { name, .. } | Inst::Trap { name, .. } => (*name).into(),
+            Inst::Branch { cond, .. } => cond.name().into(),
+            Inst::Barrier => "s_barrier".into(),
+            Inst::Endpgm => "s_endpgm".into(),
+            Inst::Sendmsg { .. } => "s_sendmsg".into(),
+            Inst::Smem { dwords, .. } => format!("s_load_b{}", *dwords as u32 * 32),
+            Inst::Valu { op, enc, .. } => {
+                // llvm-objdump: `_e32`/`_e64` on forms that have both
+                // encodings, none on VOP3-only ones, none on v_nop and e32
+                // v_readfirstlane_b32.
+                match enc {
+                    _ if *op == VOp::Nop => op.name().into(),
+                    VEnc::E32 if *op == VOp::ReadfirstlaneB32 => op.name().into(),
+                    VEnc::E32 => format!("{}_e32", op.name()),
+                    VEnc::E64 if op.vop3_only() => op.name().into(),
+                    VEnc::E64 => format!("{}_e64", op.name()),
+                }
+            }
+            Inst::Vopc { cmp, cmpx, enc, .. } => {
+                let sfx = if *enc == VEnc::E32 { "_e32" } else { "_e64" };
+                format!("{}{sfx}", cmp.name(*cmpx))
+            }
+            Inst::Vopd { x, y } => format!("{} :: {}", x.op.name(), y.op.name()),
+            Inst::Ds(d) => d.name.into(),
+            Inst::Flat(f) => f.name.into(),
+            Inst::Unsupported(u) => u.mnemonic.clone().unwrap_or_else(|| "<unsupported>".into()),
+        }
+    }
+}
+
+/// Decoded `.text`: instructions in address order.
+#[derive(Clone, Debug)]
+pub struct Decoded {
+    /// Address (in the code object's virtual address space) of each instruction.
+    pub pcs: Vec<u64>,
+    pub insts: Vec<Inst>,
+    /// Size in bytes of each instruction.
+    pub sizes: Vec<u8>,
+    /// Address of the first byte of the decoded text.
+    pub base: u64,
+    /// For each 4-byte word of the text, the index of the instruction that
+    /// starts there, or `u32::MAX` inside an instruction.
+    pub index_of_word: Vec<u32>,
+}
+
+impl Decoded {
+    /// Instruction index at byte address `pc`, if an instruction starts there.
+    pub fn index_at(&self, pc: u64) -> Option<u32> {
+        let off = pc.checked_sub(self.base)?;
+        if off % 4 != 0 {
+            return None;
+        }
+        let i = *self.index_of_word.get((off / 4) as usize)?;
+        (i != u32::MAX).then_some(i)
+    }
+}
+
+fn src_scalar(code: u32, lit: &mut Option<u32>, next: Option<u32>) -> Result<Src, String> {
+    let c = code as u8;
+    Ok(match code {
+        0..=105 | 106 | 107 | 124 | 125 | 126 | 127 => Src::S(c),
+        128..=208 | 240..=248 => Src::Const(c),
+        251 => Src::Vccz,
+        252 => Src::Execz,
+        253 => Src::Scc,
+        255 => {
+            let v = next.ok_or_else(|| "literal operand past the end of .text".to_string())?;
+            *lit = Some(v);
+            Src::Lit(v)
+        }
+        256..=511 => Src::V((code - 256) as u8),
+        108..=123 => {
+            return Err(format!(
+                "operand ttmp{} (trap temporaries) is not modelled",
+                code - 108
+            ))
+        }
+        235..=238 => return Err(format!("aperture operand (code {code}) is not modelled")),
+        233 | 234 | 250 => return Err("DPP operand is not modelled".to_string()),
+        254 => return Err("lds_direct operand is not modelled".to_string()),
+        _ => return Err(format!("reserved operand code {code}")),
+    })
+}
+
+fn sdst_ok(code: u32) -> Result<u8, String> {
+    match code {
+        0..=107 | 124..=127 => Ok(code as u8),
+        _ => Err(format!("scalar destination code {code} is not modelled")),
+    }
+}
+
+/// Decode the whole of `text` (the bytes of `.text`, loaded at `base`).
+/// Never fails: words that are not understood become [`Inst::Unsupported`].
+pub fn decode_text(text: &[u8], base: u64) -> Decoded {
+    let words: Vec<u32> = text
+        .chunks(4)
+        .map(|c| {
+            let mut b = [0u8; 4];
+            b[..c.len()].copy_from_slice(c);
+            u32::from_le_bytes(b)
+        })
+        .collect();
+    let mut out = Decoded {
+        pcs: Vec::new(),
+        insts: Vec::new(),
+        sizes: Vec::new(),
+        base,
+        index_of_word: vec![u32::MAX; words.len()],
+    };
+    let mut i = 0usize;
+    while i < words.len() {
+        let (inst, n) = decode_one(&words[i..]);
+        if let Some(slot) = out.index_of_word.get_mut(i) {
+            *slot = out.insts.len() as u32;
+        }
+        out.pcs.push(base + 4 * i as u64);
+        out.sizes.push((4 * n) as u8);
+        out.insts.push(inst);
+        i += n.max(1);
+    }
+    // Resolve branch targets to instruction indices once.
+    for k in 0..out.insts.len() {
+        let simm = match &out.insts[k] {
+            Inst::Branch { simm16, .. } => *simm16,
+            _ => continue,
+        };
+        let pc = out.pcs[k] as i64 + 4 + 4 * (simm as i64);
+        let t = if pc >= 0 {
+            out.index_at(pc as u64)
+        } else {
+            None
+        };
+        if let Inst::Branch { target, .. } = &mut out.insts[k] {
+            *target = t;
+        }
+    }
+    out
+}
+
+fn unsupported(
+    encoding: &'static str,
+    opcode: u32,
+    mnemonic: Option<String>,
+    reason: impl Into<String>,
+    words: &[u32],
+) -> Inst {
+    Inst::Unsupported(Box::new(Unsupported {
+        encoding,
+        opcode,
+        mnemonic,
+        reason: reason.into(),
+        words: words.to_vec(),
+    }))
+}
+
+/// Decode one instruction from `w` (at least one word). Returns the
+/// instruction and its length in words.
+pub fn decode_one(w: &[u32]) -> (Inst, usize) {
+    let w0 = w[0];
+    let w1 = w.get(1).copied();
+    if w0 >> 23 == 0x17d {
+        return decode_sop1(w);
+    }
+    if w0 >> 23 == 0x17e {
+        return decode_sopc(w);
+    }
+    if w0 >> 23 == 0x17f {
+        return (decode_sopp(w0), 1);
+    }
+    if w0 >> 28 == 0xb {
+        return (decode_sopk(w0), 1);
+    }
+    if w0 >> 30 == 0b10 {
+        return decode_sop2(w);
+    }
+    if w0 >> 25 == 0x3f {
+        return decode_vop1(w);
+    }
+    if w0 >> 25 == 0x3e {
+        return decode_vopc(w);
+    }
+    if w0 >> 31 == 0 {
+        return decode_vop2(w);
+    }
+    let Some(w1v) = w1 else {
+        return (
+            unsupported(
+                "?",
+                0,
+                None,
+                "64-bit encoding truncated at the end of .text",
+                &w[..1],
+            ),
+            1,
+        );
+    };
+    match w0 >> 26 {
+        0b111101 => (decode_smem(w0, w1v), 2),
+        0b110101 => decode_vop3(w),
+        0b110010 => decode_vopd(w),
+        0b110110 => (decode_ds(w0, w1v), 2),
+        0b110111 => (decode_flat(w0, w1v), 2),
+        0b110011 => (
+            unsupported(
+                "VOP3P",
+                (w0 >> 16) & 0x7f,
+                None,
+                "packed-math VOP3P is not modelled",
+                &w[..2],
+            ),
+            2,
+        ),
+        // buffer_gl0_inv / buffer_gl1_inv (MUBUF opcodes 43/44, no operands):
+        // cache invalidations, nothing to do for memory that has no caches.
+        0b111000 if w1v == 0 && (w0 & 0x03ff_ffff) == 43 << 18 => (
+            Inst::Nop {
+                name: "buffer_gl0_inv",
+                simm16: 0,
+            },
+            2,
+        ),
+        0b111000 if w1v == 0 && (w0 & 0x03ff_ffff) == 44 << 18 => (
+            Inst::Nop {
+                name: "buffer_gl1_inv",
+                simm16: 0,
+            },
+            2,
+        ),
+        0b111000 | 0b111001 => (
+            unsupported(
+                "MUBUF/MTBUF",
+                (w0 >> 18) & 0xff,
+                None,
+                "buffer instructions are not modelled",
+                &w[..2],
+            ),
+            2,
+        ),
+        0b111100 => (
+            unsupported(
+                "MIMG",
+                (w0 >> 18) & 0xff,
+                None,
+                "image instructions are not modelled",
+                &w[..2],
+            ),
+            2,
+        ),
+        _ => (
+            unsupported("?", w0 >> 26, None, "unknown encoding", &w[..1]),
+            1,
+        ),
+    }
+}
+
+/// Read ssrc fields that may use a literal.
+fn scalar_srcs(w: &[u32], codes: &[u32]) -> Result<(Vec<Src>, usize), String> {
+    let mut lit = None;
+    let next = w.get(1).copied();
+    let mut v = Vec::with_capacity(codes.len());
+    for &c in codes {
+        if c >= 256 {
+            return Err("VGPR in a scalar operand".into());
+        }
+        v.push(src_scalar(c, &mut lit, next)?);
+    }
+    Ok((v, if lit.is_some() { 2 } else { 1 }))
+}
+
+fn decode_sop2(w: &[u32]) -> (Inst, usize) {
+    let w0 = w[0];
+    let op = (w0 >> 23) & 0x7f;
+    let Some(sop) = Sop2::from_op(op) else {
+        return (
+            unsupported("SOP2", op, None, "opcode not modelled", &w[..1]),
+            1,
+        );
+    };
+    match (
+        scalar_srcs(w, &[w0 & 0xff, (w0 >> 8) & 0xff]),
+        sdst_ok((w0 >> 16) & 0x7f),
+    ) {
+        (Ok((s, n)), Ok(sdst)) => (
+            Inst::Sop2 {
+                op: sop,
+                sdst,
+                s0: s[0],
+                s1: s[1],
+            },
+            n,
+        ),
+        (Err(e), _) | (_, Err(e)) => (
+            unsupported("SOP2", op, Some(sop.name().into()), e, &w[..1]),
+            1,
+        ),
+    }
+}
+
+fn decode_sop1(w: &[u32]) -> (Inst, usize) {
+    let w0 = w[0];
+    let op = (w0 >> 8) & 0xff;
+    let Some(sop) = Sop1::from_op(op) else {
+        return (
+            unsupported("SOP1", op, None, "opcode not modelled", &w[..1]),
+            1,
+        );
+    };
+    match (scalar_srcs(w, &[w0 & 0xff]), sdst_ok((w0 >> 16) & 0x7f)) {
+        (Ok((s, n)), Ok(sdst)) => (
+            Inst::Sop1 {
+                op: sop,
+                sdst,
+                s0: s[0],
+            },
+            n,
+        ),
+        (Err(e), _) | (_, Err(e)) => (
+            unsupported("SOP1", op, Some(sop.name().into()), e, &w[..1]),
+            1,
+        ),
+    }
+}
+
+fn decode_sopc(w: &[u32]) -> (Inst, usize) {
+    let w0 = w[0];
+    let op = (w0 >> 16) & 0x7f;
+    let Some(sop) = Sopc::from_op(op) else {
+        return (
+            unsupported("SOPC", op, None, "opcode not modelled", &w[..1]),
+            1,
+        );
+    };
+    match scalar_srcs(w, &[w0 & 0xff, (w0 >> 8) & 0xff]) {
+        Ok((s, n)) => (
+            Inst::Sopc {
+                op: sop,
+                s0: s[0],
+                s1: s[1],
+            },
+            n,
+        ),
+        Err(e) => (
+            unsupported("SOPC", op, Some(sop.name().into()), e, &w[..1]),
+            1,
+        ),
+    }
+}
+
+fn decode_sopk(w0: u32) -> Inst {
+    let op = (w0 >> 23) & 0x1f;
+    let Some(sop) = Sopk::from_op(op) else {
+        return unsupported("SOPK", op, None, "opcode not modelled", &[w0]);
+    };
+    match sdst_ok((w0 >> 16) & 0x7f) {
+        Ok(sdst) => Inst::Sopk {
+            op: sop,
+            sdst,
+            simm16: w0 as u16,
+        },
+        Err(e) => unsupported("SOPK", op, Some(sop.name().into()), e, &[w0]),
+    }
+}
+
+fn decode_sopp(w0: u32) -> Inst {
+    let op = (w0 >> 16) & 0x7f;
+    let simm16 = w0 as u16;
+    let nop = |name| Inst::Nop { name, simm16 };
+    let br = |cond| Inst::Branch {
+        cond,
+        simm16: simm16 as i16,
+        target: None,
+    };
+    match op {
+        0 => nop("s_nop"),
+        1 => Inst::Trap {
+            name: "s_setkill",
+            simm16,
+        },
+        2 => Inst::Trap {
+            name: "s_sethalt",
+            simm16,
+        },
+        3 => nop("s_sleep"),
+        4 => nop("s_set_inst_prefetch_distance"),
+        5 => nop("s_clause"),
+        7 => nop("s_delay_alu"),
+        8 => nop("s_waitcnt_depctr"),
+        9 => nop("s_waitcnt"),
+        10 => nop("s_wait_idle"),
+        16 => Inst::Trap {
+            name: "s_trap",
+            simm16,
+        },
+        17 => nop("s_round_mode"),
+        18 => nop("s_denorm_mode"),
+        31 => Inst::Trap {
+            name: "s_code_end",
+            simm16,
+        },
+        32 => br(Cond::Always),
+        33 => br(Cond::Scc0),
+        34 => br(Cond::Scc1),
+        35 => br(Cond::Vccz),
+        36 => br(Cond::Vccnz),
+        37 => br(Cond::Execz),
+        38 => br(Cond::Execnz),
+        48 => Inst::Endpgm,
+        53 => nop("s_setprio"),
+        54 => Inst::Sendmsg { simm16 },
+        60 => nop("s_icache_inv"),
+        61 => Inst::Barrier,
+        _ => unsupported("SOPP", op, None, "opcode not modelled", &[w0]),
+    }
+}
+
+fn decode_smem(w0: u32, w1: u32) -> Inst {
+    let op = (w0 >> 18) & 0xff;
+    let dwords = match op {
+        0 => 1,
+        1 => 2,
+        2 => 4,
+        3 => 8,
+        4 => 16,
+        0x20 | 0x21 => {
+            return Inst::Nop {
+                simm16: 0,
+                name: if op == 0x21 {
+                    "s_dcache_inv"
+                } else {
+                    "s_gl1_inv"
+                },
+            }
+        }
+        _ => return unsupported("SMEM", op, None, "opcode not modelled", &[w0, w1]),
+    };
+    let sbase = ((w0 & 0x3f) << 1) as u8;
+    let sdata = ((w0 >> 6) & 0x7f) as u8;
+    let soff = (w1 >> 25) & 0x7f;
+    // offset is a signed 21-bit byte offset (SMInstructions.td, gfx11).
+    let offset = ((w1 & 0x1f_ffff) << 11) as i32 >> 11;
+    let soffset = if soff == NULL as u32 {
+        None
+    } else {
+        Some(soff as u8)
+    };
+    Inst::Smem {
+        dwords,
+        sdata,
+        sbase,
+        offset,
+        soffset,
+    }
+}
+
+fn decode_vop1(w: &[u32]) -> (Inst, usize) {
+    let w0 = w[0];
+    let op = (w0 >> 9) & 0xff;
+    let Some(vop) = VOp::from_vop1(op) else {
+        return (
+            unsupported("VOP1", op, None, "opcode not modelled", &w[..1]),
+            1,
+        );
+    };
+    let mut lit = None;
+    match src_scalar(w0 & 0x1ff, &mut lit, w.get(1).copied()) {
+        Ok(s0) => {
+            let vdst = ((w0 >> 17) & 0xff) as u8;
+            let n = if lit.is_some() { 2 } else { 1 };
+            (
+                Inst::Valu {
+                    op: vop,
+                    enc: VEnc::E32,
+                    vdst,
+                    sdst: vdst,
+                    src: [s0, Src::Const(128), Src::Const(128)],
+                },
+                n,
+            )
+        }
+        Err(e) => (
+            unsupported("VOP1", op, Some(vop.name().into()), e, &w[..1]),
+            1,
+        ),
+    }
+}
+
+fn decode_vop2(w: &[u32]) -> (Inst, usize) {
+    let w0 = w[0];
+    let op = (w0 >> 25) & 0x3f;
+    let Some(vop) = VOp::from_vop2(op) else {
+        return (
+            unsupported("VOP2", op, None, "opcode not modelled", &w[..1]),
+            1,
+        );
+    };
+    let mut lit = None;
+    match src_scalar(w0 & 0x1ff, &mut lit, w.get(1).copied()) {
+        Ok(s0) => {
+            let vdst = ((w0 >> 17) & 0xff) as u8;
+            let vsrc1 = Src::V(((w0 >> 9) & 0xff) as u8);
+            let n = if lit.is_some() { 2 } else { 1 };
+            // e32 carry and mask operands are implicitly VCC.
+            (
+                Inst::Valu {
+                    op: vop,
+                    enc: VEnc::E32,
+                    vdst,
+                    sdst: VCC_LO,
+                    src: [s0, vsrc1, Src::S(VCC_LO)],
+                },
+                n,
+            )
+        }
+        Err(e) => (
+            unsupported("VOP2", op, Some(vop.name().into()), e, &w[..1]),
+            1,
+        ),
+    }
+}
+
+fn decode_vopc(w: &[u32]) -> (Inst, usize) {
+    let w0 = w[0];
+    let op = (w0 >> 17) & 0xff;
+    let cmpx = op >= 0x80;
+    let Some(cmp) = Cmp::from_op(op & 0x7f) else {
+        return (
+            unsupported(
+                "VOPC",
+                op,
+                None,
+                "opcode not modelled (only integer compares are)",
+                &w[..1],
+            ),
+            1,
+        );
+    };
+    let mut lit = None;
+    match src_scalar(w0 & 0x1ff, &mut lit, w.get(1).copied()) {
+        Ok(src0) => {
+            let src1 = Src::V(((w0 >> 9) & 0xff) as u8);
+            let n = if lit.is_some() { 2 } else { 1 };
+            (
+                Inst::Vopc {
+                    cmp,
+                    cmpx,
+                    enc: VEnc::E32,
+                    sdst: VCC_LO,
+                    src0,
+                    src1,
+                },
+                n,
+            )
+        }
+        Err(e) => (unsupported("VOPC", op, Some(cmp.name(cmpx)), e, &w[..1]), 1),
+    }
+}
+
+fn decode_vop3(w: &[u32]) -> (Inst, usize) {
+    let (w0, w1) = (w[0], w[1]);
+    let op = (w0 >> 16) & 0x3ff;
+    let vdst = (w0 & 0xff) as u8;
+    let codes = [w1 & 0x1ff, (w1 >> 9) & 0x1ff, (w1 >> 18) & 0x1ff];
+    let neg = w1 >> 29;
+    let omod = (w1 >> 27) & 3;
+    let clamp = (w0 >> 15) & 1;
+    let mut lit = None;
+    let next = w.get(2).copied();
+    let mut srcs = [Src::Const(128); 3];
+    let is_cmp = op < 0x100;
+    let vop = if is_cmp {
+        None
+    } else if op < 0x180 {
+        VOp::from_vop2(op - 0x100)
+    } else if op < 0x200 {
+        VOp::from_vop1(op - 0x180)
+    } else {
+        VOp::from_vop3(op)
+    };
+    let name = if is_cmp {
+        Cmp::from_op(op & 0x7f).map(|c| c.name(op >= 0x80))
+    } else {
+        vop.map(|v| v.name().to_string())
+    };
+    let fail = |why: String, n| (unsupported("VOP3", op, name.clone(), why, &w[..n]), n);
+    if is_cmp && Cmp::from_op(op & 0x7f).is_none() || !is_cmp && vop.is_none() {
+        return fail("opcode not modelled".into(), 2);
+    }
+    let arity = if is_cmp {
+        2
+    } else {
+        vop.map(|v| v.arity()).unwrap_or(0)
+    };
+    let arity = match vop {
+        // In VOP3(SD) the carry-in (and cndmask's mask) is an explicit src2.
+        Some(VOp::AddCoCiU32 | VOp::SubCoCiU32 | VOp::SubrevCoCiU32 | VOp::CndmaskB32) => 3,
+        _ => arity,
+    };
+    for k in 0..arity {
+        match src_scalar(codes[k], &mut lit, next) {
+            Ok(s) => srcs[k] = s,
+            Err(e) => return fail(e, 2),
+        }
+    }
+    let n = if lit.is_some() { 3 } else { 2 };
+    let sd = vop.is_some_and(|v| v.is_vop3sd());
+    // abs/opsel live in 14:8 except for VOP3SD, where that field is sdst.
+    let abs_opsel = if sd { 0 } else { (w0 >> 8) & 0x7f };
+    if neg != 0 || omod != 0 || clamp != 0 || abs_opsel != 0 {
+        return fail(
+            "neg/abs/opsel/omod/clamp modifiers are not modelled for integer operations".into(),
+            n,
+        );
+    }
+    if is_cmp {
+        let cmp = Cmp::from_op(op & 0x7f).expect("checked above");
+        let sdst = match sdst_ok(vdst as u32) {
+            Ok(s) => s,
+            Err(e) => return fail(e, n),
+        };
+        return (
+            Inst::Vopc {
+                cmp,
+                cmpx: op >= 0x80,
+                enc: VEnc::E64,
+                sdst,
+                src0: srcs[0],
+                src1: srcs[1],
+            },
+            n,
+        );
+    }
+    let vop = vop.expect("checked above");
+    let sdst = if sd {
+        match sdst_ok((w0 >> 8) & 0x7f) {
+            Ok(s) => s,
+            Err(e) => return fail(e, n),
+        }
+    } else {
+        vdst
+    };
+    if matches!(vop, VOp::ReadlaneB32 | VOp::ReadfirstlaneB32) {
+        if let Err(e) = sdst_ok(vdst as u32) {
+            return fail(e, n);
+        }
+    }
+    (
+        Inst::Valu {
+            op: vop,
+            enc: VEnc::E64,
+            vdst,
+            sdst,
+            src: srcs,
+        },
+        n,
+    )
+}
+
+fn decode_vopd(w: &[u32]) -> (Inst, usize) {
+    let (w0, w1) = (w[0], w[1]);
+    let opx = (w0 >> 22) & 0xf;
+    let opy = (w0 >> 17) & 0x1f;
+    let map = |o: u32| match o {
+        8 => Some(VopdOp::MovB32),
+        9 => Some(VopdOp::CndmaskB32),
+        16 => Some(VopdOp::AddNcU32),
+        17 => Some(VopdOp::LshlrevB32),
+        18 => Some(VopdOp::AndB32),
+        _ => None,
+    };
+    let (Some(xo), Some(yo)) = (map(opx), map(opy)) else {
+        return (
+            unsupported(
+                "VOPD",
+                (opx << 8) | opy,
+                None,
+                "VOPD with a floating-point half is not modelled",
+                &w[..2],
+            ),
+            2,
+        );
+    };
+    let mut lit = None;
+    let next = w.get(2).copied();
+    let s0x = src_scalar(w0 & 0x1ff, &mut lit, next);
+    let s0y = src_scalar(w1 & 0x1ff, &mut lit, next);
+    let n = if lit.is_some() { 3 } else { 2 };
+    let (Ok(s0x), Ok(s0y)) = (s0x, s0y) else {
+        return (
+            unsupported(
+                "VOPD",
+                (opx << 8) | opy,
+                None,
+                "bad VOPD source operand",
+                &w[..n],
+            ),
+            n,
+        );
+    };
+    let vdstx = (w1 >> 24) as u8;
+    // vdsty's low bit is not stored: it is the opposite of vdstx's (VOPD bank rule).
+    let vdsty = ((((w1 >> 17) & 0x7f) << 1) | ((vdstx as u32 & 1) ^ 1)) as u8;
+    let x = VopdHalf {
+        op: xo,
+        vdst: vdstx,
+        src0: s0x,
+        vsrc1: ((w0 >> 9) & 0xff) as u8,
+    };
+    let y = VopdHalf {
+        op: yo,
+        vdst: vdsty,
+        src0: s0y,
+        vsrc1: ((w1 >> 9) & 0xff) as u8,
+    };
+    (Inst::Vopd { x, y }, n)
+}
+
+fn decode_ds(w0: u32, w1: u32) -> Inst {
+    let op = ((w0 >> 18) & 0xff) as u8;
+    let gds = (w0 >> 17) & 1;
+    let Some((kind, name)) = ds_opcode(op) else {
+        // Name it as the isa module (LLVM's gfx11 table) does.
+        let name = crate::isa::op_name(crate::isa::Family::Gfx11, op).map(str::to_string);
+        return unsupported("DS", op as u32, name, "DS opcode not modelled", &[w0, w1]);
+    };
+    if gds != 0 {
+        return unsupported(
+            "DS",
+            op as u32,
+            Some(name.into()),
+            "GDS is not modelled",
+            &[w0, w1],
+        );
+    }
+    Inst::Ds(Ds {
+        op,
+        kind,
+        name,
+        offset0: w0 as u8,
+        offset1: (w0 >> 8) as u8,
+        addr: w1 as u8,
+        data0: (w1 >> 8) as u8,
+        data1: (w1 >> 16) as u8,
+        vdst: (w1 >> 24) as u8,
+    })
+}
+
+fn decode_flat(w0: u32, w1: u32) -> Inst {
+    let op = (w0 >> 18) & 0x7f;
+    let seg = (w0 >> 16) & 3;
+    let (kind, base) = match op {
+        16 => (
+            FlatKind::Load {
+                bytes: 1,
+                signed: false,
+            },
+            "load_u8",
+        ),
+        17 => (
+            FlatKind::Load {
+                bytes: 1,
+                signed: true,
+            },
+            "load_i8",
+        ),
+        18 => (
+            FlatKind::Load {
+                bytes: 2,
+                signed: false,
+            },
+            "load_u16",
+        ),
+        19 => (
+            FlatKind::Load {
+                bytes: 2,
+                signed: true,
+            },
+            "load_i16",
+        ),
+        20 => (
+            FlatKind::Load {
+                bytes: 4,
+                signed: false,
+            },
+            "load_b32",
+        ),
+        21 => (
+            FlatKind::Load {
+                bytes: 8,
+                signed: false,
+            },
+            "load_b64",
+        ),
+        22 => (
+            FlatKind::Load {
+                bytes: 12,
+                signed: false,
+            },
+            "load_b96",
+        ),
+        23 => (
+            FlatKind::Load {
+                bytes: 16,
+                signed: false,
+            },
+            "load_b128",
+        ),
+        24 => (FlatKind::Store { bytes: 1 }, "store_b8"),
+        25 => (FlatKind::Store { bytes: 2 }, "store_b16"),
+        26 => (FlatKind::Store { bytes: 4 }, "store_b32"),
+        27 => (FlatKind::Store { bytes: 8 }, "store_b64"),
+        28 => (FlatKind::Store { bytes: 12 }, "store_b96"),
+        29 => (FlatKind::Store { bytes: 16 }, "store_b128"),
+        _ => {
+            return unsupported(
+                "FLAT",
+                op,
+                None,
+                "FLAT/GLOBAL opcode not modelled (atomics, d16)",
+                &[w0, w1],
+            )
+        }
+    };
+    let name: &'static str = match (seg, base) {
+        (0, b) => flat_name("flat_", b),
+        (2, b) => flat_name("global_", b),
+        _ => {
+            return unsupported(
+                "FLAT",
+                op,
+                None,
+                "scratch segment is not modelled",
+                &[w0, w1],
+            )
+        }
+    };
+    let global = seg == 2;
+    // GLOBAL: signed 13-bit offset; FLAT: unsigned 12-bit (FLATInstructions.td, gfx11).
+    let offset = if global {
+        ((w0 & 0x1fff) << 19) as i32 >> 19
+    } else {
+        (w0 & 0xfff) as i32
+    };
+    let saddr = (w1 >> 16) & 0x7f;
+    let saddr = if saddr == NULL as u32 || !global {
+        None
+    } else {
+        Some(saddr as u8)
+    };
+    Inst::Flat(Flat {
+        kind,
+        global,
+        offset,
+        vaddr: w1 as u8,
+        vdata: (w1 >> 8) as u8,
+        vdst: (w1 >> 24) as u8,
+        saddr,
+        name,
+    })
+}
+
+fn flat_name(prefix: &str, base: &str) -> &'static str {
+    // A closed set of names; match to keep them 'static without leaking.
+    match (prefix, base) {
+        ("flat_", "load_u8") => "flat_load_u8",
+        ("flat_", "load_i8") => "flat_load_i8",
+        ("flat_", "load_u16") => "flat_load_u16",
+        ("flat_", "load_i16") => "flat_load_i16",
+        ("flat_", "load_b32") => "flat_load_b32",
+        ("flat_", "load_b64") => "flat_load_b64",
+        ("flat_", "load_b96") => "flat_load_b96",
+        ("flat_", "load_b128") => "flat_load_b128",
+        ("flat_", "store_b8") => "flat_store_b8",
+        ("flat_", "store_b16") => "flat_store_b16",
+        ("flat_", "store_b32") => "flat_store_b32",
+        ("flat_", "store_b64") => "flat_store_b64",
+        ("flat_", "store_b96") => "flat_store_b96",
+        ("flat_", "store_b128") => "flat_store_b128",
+        (_, "load_u8") => "global_load_u8",
+        (_, "load_i8") => "global_load_i8",
+        (_, "load_u16") => "global_load_u16",
+        (_, "load_i16") => "global_load_i16",
+        (_, "load_b32") => "global_load_b32",
+        (_, "load_b64") => "global_load_b64",
+        (_, "load_b96") => "global_load_b96",
+        (_, "load_b128") => "global_load_b128",
+        (_, "store_b8") => "global_store_b8",
+        (_, "store_b16") => "global_store_b16",
+        (_, "store_b32") => "global_store_b32",
+        (_, "store_b64") => "global_store_b64",
+        (_, "store_b96") => "global_store_b96",
+        _ => "global_store_b128",
+    }
+}

@@ -1,0 +1,192 @@
+//! Global memory of the software device: buffers the emulator owns, placed
+//! at fake device addresses, with every access bounds-checked. An access that
+//! falls outside every region is reported (a fault), never host memory.
+//!
+//! Words are `AtomicU32` so that workgroups running on several host threads
+//! can share the buffers without `unsafe`; accesses are `Relaxed`, which
+//! matches the device's lack of ordering between unrelated global accesses of
+//! different workgroups (the kernels dsxor runs never share a global word
+//! between workgroups).
+
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+/// Where the first region is placed; regions are 64 KiB-aligned and separated
+/// by at least one unmapped 64 KiB guard, so an overrun is a fault.
+pub const FIRST_REGION: u64 = 0x0000_7f10_0000_0000;
+const ALIGN: u64 = 0x1_0000;
+
+#[derive(Debug)]
+struct Region {
+    base: u64,
+    len: u64,
+    name: String,
+    words: Vec<AtomicU32>,
+}
+
+/// The emulated global address space.
+#[derive(Debug, Default)]
+pub struct GlobalMem {
+    regions: Vec<Region>,
+    next: u64,
+}
+
+/// An access outside every region.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutOfBounds {
+    pub addr: u64,
+    pub len: u64,
+}
+
+impl GlobalMem {
+    pub fn new() -> GlobalMem {
+        GlobalMem {
+            regions: Vec::new(),
+            next: FIRST_REGION,
+        }
+    }
+
+    /// Map `bytes` as a new region named `name`; returns its device address.
+    pub fn map(&mut self, name: &str, bytes: &[u8]) -> u64 {
+        let base = self.next;
+        let len = bytes.len() as u64;
+        let words = bytes
+            .chunks(4)
+            .map(|c| {
+                let mut b = [0u8; 4];
+                b[..c.len()].copy_from_slice(c);
+                AtomicU32::new(u32::from_le_bytes(b))
+            })
+            .collect();
+        self.regions.push(Region {
+            base,
+            len,
+            name: name.to_string(),
+            words,
+        });
+        // Next base: past this region, rounded up, plus one guard block.
+        self.next = (base + len.max(1)).div_ceil(ALIGN) * ALIGN + ALIGN;
+        base
+    }
+
+    /// The bytes of region `i` (in `map` order).
+    pub fn region_bytes(&self, i: usize) -> Option<Vec<u8>> {
+        let r = self.regions.get(i)?;
+        let mut out = Vec::with_capacity(r.len as usize);
+        for w in &r.words {
+            out.extend_from_slice(&w.load(Relaxed).to_le_bytes());
+        }
+        out.truncate(r.len as usize);
+        Some(out)
+    }
+
+    /// Name of the region holding `addr`, for fault messages.
+    pub fn describe(&self, addr: u64) -> String {
+        match self
+            .regions
+            .iter()
+            .find(|r| addr >= r.base && addr < r.base + r.len.max(1))
+        {
+            Some(r) => format!("{} + {:#x}", r.name, addr - r.base),
+            None => {
+                let near: Vec<String> = self
+                    .regions
+                    .iter()
+                    .map(|r| format!("{} at [{:#x}, {:#x})", r.name, r.base, r.base + r.len))
+                    .collect();
+                format!("no buffer (mapped: {})", near.join(", "))
+            }
+        }
+    }
+
+    fn find(&self, addr: u64, len: u64) -> Result<(&Region, u64), OutOfBounds> {
+        // Few regions (one per buffer); a linear scan is fastest here.
+        for r in &self.regions {
+            if addr >= r.base {
+                let off = addr - r.base;
+                if off.checked_add(len).is_some_and(|end| end <= r.len) {
+                    return Ok((r, off));
+                }
+            }
+        }
+        Err(OutOfBounds { addr, len })
+    }
+
+    /// Read `buf.len()` bytes at `addr`.
+    pub fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), OutOfBounds> {
+        let (r, off) = self.find(addr, buf.len() as u64)?;
+        if off % 4 == 0 && buf.len() % 4 == 0 {
+            let w0 = (off / 4) as usize;
+            for (k, chunk) in buf.chunks_mut(4).enumerate() {
+                let v = r.words.get(w0 + k).map(|w| w.load(Relaxed)).unwrap_or(0);
+                chunk.copy_from_slice(&v.to_le_bytes());
+            }
+            return Ok(());
+        }
+        for (k, b) in buf.iter_mut().enumerate() {
+            let o = off + k as u64;
+            let v = r
+                .words
+                .get((o / 4) as usize)
+                .map(|w| w.load(Relaxed))
+                .unwrap_or(0);
+            *b = (v >> (8 * (o % 4))) as u8;
+        }
+        Ok(())
+    }
+
+    /// Write `data` at `addr`.
+    pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), OutOfBounds> {
+        let (r, off) = self.find(addr, data.len() as u64)?;
+        if off % 4 == 0 && data.len() % 4 == 0 {
+            let w0 = (off / 4) as usize;
+            for (k, chunk) in data.chunks(4).enumerate() {
+                if let Some(w) = r.words.get(w0 + k) {
+                    let mut b = [0u8; 4];
+                    b.copy_from_slice(chunk);
+                    w.store(u32::from_le_bytes(b), Relaxed);
+                }
+            }
+            return Ok(());
+        }
+        for (k, &b) in data.iter().enumerate() {
+            let o = off + k as u64;
+            if let Some(w) = r.words.get((o / 4) as usize) {
+                let sh = 8 * (o % 4);
+                // Sub-word store: a CAS loop so neighbouring bytes written by
+                // other threads are not lost.
+                let _ = w.fetch_update(Relaxed, Relaxed, |v| {
+                    Some((v & !(0xff << sh)) | ((b as u32) << sh))
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_are_checked_and_regions_are_separated() {
+        let mut m = GlobalMem::new();
+        let a = m.map("a", &[1, 2, 3, 4, 5, 6]);
+        let b = m.map("b", &[9; 8]);
+        assert!(b >= a + 6 + 0x1_0000, "guard gap between regions");
+        let mut buf = [0u8; 4];
+        m.read(a + 2, &mut buf).unwrap();
+        assert_eq!(buf, [3, 4, 5, 6]);
+        assert_eq!(
+            m.read(a + 3, &mut buf),
+            Err(OutOfBounds {
+                addr: a + 3,
+                len: 4
+            })
+        );
+        assert!(m.write(a + 6, &[0]).is_err());
+        assert!(m.read(a - 1, &mut buf[..1]).is_err());
+        m.write(a + 1, &[0xaa, 0xbb]).unwrap();
+        assert_eq!(m.region_bytes(0).unwrap(), vec![1, 0xaa, 0xbb, 4, 5, 6]);
+        assert!(m.describe(b + 3).starts_with("b + 0x3"));
+    }
+}

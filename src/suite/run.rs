@@ -1,0 +1,481 @@
+//! `dsxor run`: the default suite (or a selection) on one device, every case
+//! judged, every failure minimized on the same device and written as a
+//! repro, results streamed and then written atomically.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::backend::conformance::{CaseDevice, DeviceOutcome, KernelIdentity};
+use crate::backend::BackendError;
+use crate::case::{Case, WaveSize};
+use crate::exit;
+use crate::gen::minimize::{minimize, Budget, MinimizeStats};
+use crate::gen::{Generated, Pattern, SuiteSpec};
+use crate::report::console::{summary_table, Progress};
+use crate::report::junit::write_junit;
+use crate::report::results::{
+    rfc3339, CaseRecord, CodeObjectRecord, Environment, FailureRecord, Parameters, PatternCounts,
+    Results, ResultsError, ResultsWriter, Status, RESULTS_FORMAT,
+};
+
+use super::repro::{Repro, ReproError};
+use super::{Judge, Judgement};
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub spec: SuiteSpec,
+    pub out_dir: PathBuf,
+    pub junit: Option<PathBuf>,
+    /// Minimization budget; a zero time writes the unminimized case.
+    pub minimize: Budget,
+    /// Repro files at most. Only the first failure of each kind in each
+    /// (pattern, wave) cell is minimized and written; later ones of the same
+    /// kind point to it (`same_kind_as`), so a device that fails everything
+    /// still finishes in about the time of a passing run.
+    pub max_repros: usize,
+    pub parameters: Parameters,
+    /// Why this backend (the selection notice).
+    pub selection: String,
+    /// Progress bar (`Some(true)`), plain lines (`Some(false)`), or detect.
+    pub interactive: Option<bool>,
+}
+
+/// What a run produced.
+#[derive(Debug)]
+pub struct RunOutcome {
+    pub results: Results,
+    pub results_path: PathBuf,
+    pub repros: Vec<PathBuf>,
+    /// 0 passed, 1 a conformance failure, 2 bad input, 3 environment.
+    pub exit_code: u8,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The results directory or files cannot be written (exit 2: `--out`).
+    #[error(transparent)]
+    Results(#[from] ResultsError),
+    #[error(transparent)]
+    Repro(#[from] ReproError),
+}
+
+/// Why a run stopped early.
+struct Abort {
+    code: u8,
+    reason: String,
+}
+
+fn abort_from(e: &BackendError) -> Abort {
+    Abort {
+        code: match e {
+            BackendError::Invalid(_) => exit::USAGE,
+            _ => exit::ENVIRONMENT,
+        },
+        reason: e.to_string(),
+    }
+}
+
+fn host() -> (String, String, usize) {
+    (
+        std::env::consts::OS.to_string(),
+        std::env::consts::ARCH.to_string(),
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
+    )
+}
+
+pub fn environment(device: &dyn CaseDevice, selection: &str) -> Environment {
+    let (host_os, host_arch, host_cpus) = host();
+    Environment {
+        device: device.info().clone(),
+        selection: selection.to_string(),
+        code_objects: device
+            .kernel_objects()
+            .iter()
+            .map(|o| CodeObjectRecord {
+                wave: o.wave,
+                source: o.source.clone(),
+                sha256: o.sha256(),
+                origin: o.origin.clone(),
+                compiler: o.compiler.clone(),
+            })
+            .collect(),
+        host_os,
+        host_arch,
+        host_cpus,
+    }
+}
+
+/// A failing case's shrunk form, with its outcome and verdict.
+pub struct Shrunk {
+    pub case: Case,
+    pub outcome: DeviceOutcome,
+    pub judgement: Judgement,
+    pub stats: MinimizeStats,
+}
+
+/// Minimize `case` (which failed with `judgement`) on `device`: a candidate
+/// is kept when it fails with the same kind. Environment trouble during
+/// minimization is returned after the best case so far.
+pub fn shrink(
+    device: &mut dyn CaseDevice,
+    judge: &dyn Judge,
+    case: &Case,
+    outcome: DeviceOutcome,
+    judgement: Judgement,
+    budget: Budget,
+) -> (Shrunk, Option<BackendError>) {
+    let kind = judgement.kind.clone();
+    let env_error: RefCell<Option<BackendError>> = RefCell::new(None);
+    let last: RefCell<Option<(DeviceOutcome, Judgement)>> = RefCell::new(None);
+    let m = minimize(case, budget, |candidate| {
+        if env_error.borrow().is_some() {
+            return false;
+        }
+        match device.run_case(candidate) {
+            Ok(o) => match judge.judge(candidate, &o) {
+                Ok(j) if !j.passed && j.kind == kind => {
+                    *last.borrow_mut() = Some((o, j));
+                    true
+                }
+                _ => false,
+            },
+            Err(e) => {
+                *env_error.borrow_mut() = Some(e);
+                false
+            }
+        }
+    });
+    let (outcome, judgement) = if m.case == *case {
+        (outcome, judgement)
+    } else {
+        // The last accepted candidate is the final case (minimize keeps a
+        // candidate exactly when the closure returned true).
+        last.into_inner().unwrap_or((outcome, judgement))
+    };
+    (
+        Shrunk {
+            case: m.case,
+            outcome,
+            judgement,
+            stats: m.stats,
+        },
+        env_error.into_inner(),
+    )
+}
+
+struct Cell {
+    counts: PatternCounts,
+    started: Instant,
+}
+
+/// Run the suite of `opts.spec` on `device`, judging with `judge`.
+pub fn run_suite(
+    device: &mut dyn CaseDevice,
+    judge: &dyn Judge,
+    opts: &RunOptions,
+) -> Result<RunOutcome, RunError> {
+    let started_at = SystemTime::now();
+    let started = Instant::now();
+    let spec = &opts.spec;
+    let info = device.info().clone();
+    let env = environment(device, &opts.selection);
+    let mut writer = ResultsWriter::create(
+        &opts.out_dir,
+        started_at,
+        info.backend.name(),
+        &info.target_id,
+        spec,
+    )?;
+    let plan = spec.plan();
+    let mut progress = match opts.interactive {
+        Some(i) => Progress::with_mode(plan.len() as u64, i),
+        None => Progress::new(plan.len() as u64),
+    };
+    progress.println(&format!(
+        "dsxor run: seed {} ({:#x}), {} of {} cases (shard {}), {} on {} ({}), streaming to {}",
+        spec.seed,
+        spec.seed,
+        plan.len(),
+        spec.cases,
+        spec.shard,
+        info.backend.name(),
+        info.name,
+        info.target_id,
+        writer.cases_path().display()
+    ));
+
+    let mut cells: Vec<Cell> = Vec::new();
+    let mut failures = Vec::new();
+    let mut repros = Vec::new();
+    let mut minimized: HashMap<(Pattern, WaveSize, String), u64> = HashMap::new();
+    let mut abort: Option<Abort> = None;
+
+    for planned in &plan {
+        let Generated { id, variant, case } = spec.generate(*planned);
+        let cell_name = format!("{}/wave{}", id.pattern, id.wave.lanes());
+        if cells.last().map(|c| (c.counts.pattern, c.counts.wave)) != Some((id.pattern, id.wave)) {
+            finish_cell(&mut progress, cells.last_mut());
+            cells.push(Cell {
+                counts: PatternCounts {
+                    pattern: id.pattern,
+                    wave: id.wave,
+                    cases: 0,
+                    passed: 0,
+                    failed: 0,
+                    wall_ms: 0,
+                },
+                started: Instant::now(),
+            });
+        }
+        let outcome = match device.run_case(&case) {
+            Ok(o) => o,
+            Err(e) => {
+                abort = Some(abort_from(&e));
+                break;
+            }
+        };
+        let judgement = match judge.judge(&case, &outcome) {
+            Ok(j) => j,
+            Err(e) => {
+                abort = Some(Abort {
+                    code: exit::USAGE,
+                    reason: e.to_string(),
+                });
+                break;
+            }
+        };
+        let device_us = match &outcome {
+            DeviceOutcome::Completed { device_us, .. } => *device_us,
+            _ => 0,
+        };
+        writer.record(&CaseRecord {
+            index: planned.index,
+            pattern: id.pattern,
+            variant: variant.clone(),
+            wave: id.wave,
+            ordinal: id.ordinal,
+            groups: case.geometry.groups,
+            waves_per_group: case.geometry.waves_per_group,
+            active_lanes: case.lanes.iter().filter(|l| l.active).count(),
+            lds_bytes: case.lds_bytes,
+            offset: case.offset,
+            outcome: outcome.name().to_string(),
+            passed: judgement.passed,
+            kind: judgement.kind.clone(),
+            summary: judgement.summary.clone(),
+            notes: judgement.notes.clone(),
+            device_us,
+        })?;
+        if let Some(cell) = cells.last_mut() {
+            cell.counts.cases += 1;
+            if judgement.passed {
+                cell.counts.passed += 1;
+            } else {
+                cell.counts.failed += 1;
+            }
+        }
+        progress.case_done(&cell_name, judgement.passed);
+        if judgement.passed {
+            continue;
+        }
+
+        // A failure: shrink it on this device, then write its repro — if it
+        // is the first of its kind in its cell and the cap allows.
+        let kind = judgement.kind.clone().unwrap_or_else(|| "unknown".into());
+        let key = (id.pattern, id.wave, kind.clone());
+        let same_kind_as = minimized.get(&key).copied();
+        if same_kind_as.is_some() || repros.len() >= opts.max_repros {
+            let active = case.lanes.iter().filter(|l| l.active).count();
+            failures.push(FailureRecord {
+                index: planned.index,
+                pattern: id.pattern,
+                variant,
+                wave: id.wave,
+                ordinal: id.ordinal,
+                kind,
+                summary: judgement.summary.clone(),
+                repro: None,
+                minimize: None,
+                same_kind_as,
+                active_lanes_before: active,
+                active_lanes_after: active,
+            });
+            continue;
+        }
+        minimized.insert(key, planned.index);
+        progress.println(&format!(
+            "FAIL case {} ({}/{} wave{} #{}): {kind}: {} — minimizing",
+            planned.index,
+            id.pattern,
+            variant,
+            id.wave.lanes(),
+            id.ordinal,
+            judgement.summary
+        ));
+        let (shrunk, env_error) = shrink(device, judge, &case, outcome, judgement, opts.minimize);
+        let kernel = device
+            .kernel_identity(&shrunk.case)
+            .unwrap_or_else(|_| unknown_kernel(&shrunk.case));
+        let repro = Repro::new(
+            spec.seed,
+            spec.generator_version,
+            id,
+            &variant,
+            &case,
+            shrunk.case.clone(),
+            &shrunk.judgement,
+            shrunk.outcome.clone(),
+            info.clone(),
+            kernel,
+            judge.policy(),
+            shrunk.stats.clone(),
+        );
+        let path = repro_path(writer.dir(), writer.stem(), planned.index);
+        repro.write(&path)?;
+        let after = shrunk.case.lanes.iter().filter(|l| l.active).count();
+        progress.println(&format!(
+            "     minimized to {} group(s) x {} wave(s), {} active lane(s) in {} tries ({:.1} s{}): {}",
+            shrunk.case.geometry.groups,
+            shrunk.case.geometry.waves_per_group,
+            after,
+            shrunk.stats.tries,
+            shrunk.stats.elapsed_ms as f64 / 1000.0,
+            if shrunk.stats.budget_exhausted { ", budget exhausted" } else { "" },
+            path.display()
+        ));
+        failures.push(FailureRecord {
+            index: planned.index,
+            pattern: id.pattern,
+            variant,
+            wave: id.wave,
+            ordinal: id.ordinal,
+            kind,
+            summary: shrunk.judgement.summary.clone(),
+            repro: Some(path.display().to_string()),
+            minimize: Some(shrunk.stats),
+            same_kind_as: None,
+            active_lanes_before: case.lanes.iter().filter(|l| l.active).count(),
+            active_lanes_after: after,
+        });
+        repros.push(path);
+        if let Some(e) = env_error {
+            abort = Some(abort_from(&e));
+            break;
+        }
+    }
+    finish_cell(&mut progress, cells.last_mut());
+    progress.finish();
+
+    let patterns: Vec<PatternCounts> = cells.into_iter().map(|c| c.counts).collect();
+    let passed: u64 = patterns.iter().map(|c| c.passed).sum();
+    let failed: u64 = patterns.iter().map(|c| c.failed).sum();
+    let status = match (&abort, failed) {
+        (Some(_), _) => Status::Aborted,
+        (None, 0) => Status::Passed,
+        (None, _) => Status::Failed,
+    };
+    let results = Results {
+        format: RESULTS_FORMAT.into(),
+        dsxor_version: env!("CARGO_PKG_VERSION").into(),
+        started_utc: rfc3339(started_at),
+        finished_utc: rfc3339(SystemTime::now()),
+        wall_ms: started.elapsed().as_millis() as u64,
+        status,
+        abort_reason: abort.as_ref().map(|a| a.reason.clone()),
+        environment: env,
+        spec: spec.clone(),
+        parameters: opts.parameters.clone(),
+        cases_file: writer
+            .cases_path()
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned()),
+        total: passed + failed,
+        passed,
+        failed,
+        patterns,
+        failures,
+        merged_from: Vec::new(),
+    };
+    let results_path = writer.finish(&results)?;
+    if let Some(j) = &opts.junit {
+        write_junit(j, &results)?;
+    }
+    print!("{}", summary_table(&results));
+    println!("results: {}", results_path.display());
+    let exit_code = match (&abort, failed) {
+        (Some(a), _) => a.code,
+        (None, 0) => exit::PASS,
+        (None, _) => exit::FAIL,
+    };
+    Ok(RunOutcome {
+        results,
+        results_path,
+        repros,
+        exit_code,
+    })
+}
+
+fn finish_cell(progress: &mut Progress, cell: Option<&mut Cell>) {
+    if let Some(c) = cell {
+        let wall = c.started.elapsed();
+        c.counts.wall_ms = wall.as_millis() as u64;
+        let name = format!("{}/wave{}", c.counts.pattern, c.counts.wave.lanes());
+        progress.cell_done(&name, c.counts.cases, c.counts.failed, wall);
+    }
+}
+
+fn unknown_kernel(case: &Case) -> KernelIdentity {
+    KernelIdentity {
+        kernel: "unknown".into(),
+        wave: case.geometry.wave_size,
+        code_object_sha256: String::new(),
+        base_sha256: String::new(),
+        source: String::new(),
+        patched_offset: None,
+    }
+}
+
+/// What `dsxor repro` found.
+#[derive(Debug)]
+pub struct ReplayOutcome {
+    pub outcome: DeviceOutcome,
+    pub judgement: Judgement,
+    pub kernel: Option<KernelIdentity>,
+    pub elapsed: Duration,
+}
+
+/// Replay a repro's case on `device`.
+pub fn replay(
+    device: &mut dyn CaseDevice,
+    judge: &dyn Judge,
+    repro: &Repro,
+) -> Result<ReplayOutcome, ReplayError> {
+    let start = Instant::now();
+    let outcome = device.run_case(&repro.case)?;
+    let judgement = judge.judge(&repro.case, &outcome)?;
+    let kernel = device.kernel_identity(&repro.case).ok();
+    Ok(ReplayOutcome {
+        outcome,
+        judgement,
+        kernel,
+        elapsed: start.elapsed(),
+    })
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    #[error(transparent)]
+    Judge(#[from] super::JudgeError),
+}
+
+/// Repro files are written next to the results: `<stem>.repro-<index>.json`.
+pub fn repro_path(dir: &Path, stem: &str, index: u64) -> PathBuf {
+    dir.join(format!("{stem}.repro-{index}.json"))
+}

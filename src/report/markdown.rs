@@ -113,8 +113,15 @@ pub fn render(records: &[BenchRecord], baseline: Option<&BaselineSection<'_>>) -
             .unwrap_or_else(|| "—".into());
         let check = if run.outcome == "pass" {
             format!(
-                "pass ({} launches, {} folds exact, {} in span)",
-                run.check.launches_checked, run.check.folds_exact, run.check.folds_in_span
+                "pass ({} launches, {} folds exact, {} in span{})",
+                run.check.launches_checked,
+                run.check.folds_exact,
+                run.check.folds_in_span,
+                if run.check.expected_all_zero {
+                    "; all expected values 0: weak"
+                } else {
+                    ""
+                }
             )
         } else {
             format!(

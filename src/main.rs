@@ -107,6 +107,19 @@ enum Command {
         device: Option<u32>,
     },
     // ---- conformance commands ----
+    /// Run the conformance suite: seeded cases of every pattern, wave32 and
+    /// wave64, judged against the model; failures minimized into repro files;
+    /// results in OUT/<UTC>-<backend>-<target>.json. Exit 0 passed, 1 a
+    /// conformance failure, 2 bad input, 3 environment (no device, ...).
+    Run(RunArgs),
+    /// Replay a repro file on the current backend and say whether it still
+    /// fails (exit 1) or passes (exit 0); or export its recorded observation
+    /// as a dsxor-observation/1 file (--export, runs nothing).
+    Repro(ReproArgs),
+    /// Combine the results files of the shards of one run (same seed and
+    /// parameters) into one; exit 0 passed, 1 failures, 2 refused, 3 a shard
+    /// was aborted.
+    Merge(MergeArgs),
 
     // ---- model / check commands ----
     /// Judge a dsxor-observation/1 file without running anything: exit 0
@@ -155,6 +168,9 @@ fn run(cli: Cli) -> Outcome {
             device,
         } => cmd_info(json, require_device, device),
         // ---- conformance dispatch ----
+        Command::Run(args) => cmd_run(args),
+        Command::Repro(args) => cmd_repro(args),
+        Command::Merge(args) => cmd_merge(args),
 
         // ---- model / check dispatch ----
         Command::Check {
@@ -320,6 +336,359 @@ fn cmd_info(json: bool, require_device: bool, device: Option<u32>) -> Outcome {
 }
 
 // ---- conformance handlers ----
+/// Options of every command that runs conformance kernels.
+#[derive(clap::Args, Debug)]
+struct DeviceArgs {
+    /// auto (a HIP device with a kernel for its target, else the software
+    /// device), hip, or emu.
+    #[arg(long, default_value = "auto")]
+    backend: String,
+    /// HIP device ordinal (after HIP_VISIBLE_DEVICES).
+    #[arg(long)]
+    device: Option<u32>,
+    /// Use this code object (ELF or offload bundle with the
+    /// dsxor_conformance_off* kernels) instead of the embedded ones.
+    #[arg(long)]
+    code_object: Option<std::path::PathBuf>,
+    /// Software device only: inject a named fault (lost-update, return-new,
+    /// ignore-exec, drop-offset1, swap-dwords, low-dword-only).
+    #[arg(long)]
+    fault: Option<String>,
+    /// Software device only: seed of its lane/wave interleaving.
+    #[arg(long)]
+    interleave_seed: Option<u64>,
+    /// A launch not complete after this long is a timeout verdict (e.g. 10s, 500ms).
+    #[arg(long, default_value = "10s")]
+    timeout: String,
+    /// What an out-of-range returning atomic must return (an assumption):
+    /// zero, vdst-unchanged or any.
+    #[arg(long, default_value = "zero")]
+    out_of_range_return: String,
+    /// LDS allocation block in bytes (512: LLVM's gfx11 granule; 1024: Mesa's).
+    #[arg(long, default_value_t = dsxor::model::policy::LDS_GRANULE_GFX11_LLVM)]
+    lds_granule: u32,
+}
+
+#[derive(clap::Args, Debug)]
+struct RunArgs {
+    #[command(flatten)]
+    dev: DeviceArgs,
+    /// Total cases over every (pattern, wave) cell.
+    #[arg(long, default_value_t = dsxor::gen::suite::DEFAULT_CASES)]
+    cases: u64,
+    /// Seed (decimal or 0x-hex); default: a fresh one, printed and recorded.
+    #[arg(long)]
+    seed: Option<String>,
+    /// Only these patterns (comma-separated or repeated).
+    #[arg(long, value_delimiter = ',')]
+    pattern: Vec<String>,
+    /// Only these wave sizes: 32, 64.
+    #[arg(long, value_delimiter = ',')]
+    wave: Vec<String>,
+    /// Run shard K of N (1-based): cases with index % N == K-1.
+    #[arg(long)]
+    shard: Option<String>,
+    /// Directory for the results, case stream and repro files.
+    #[arg(long, default_value = "results")]
+    out: std::path::PathBuf,
+    /// Also write JUnit XML here.
+    #[arg(long)]
+    junit: Option<std::path::PathBuf>,
+    /// Opt-in probes that can fault real hardware: misaligned, out-of-range.
+    #[arg(long, value_delimiter = ',')]
+    probe: Vec<String>,
+    /// Time allowed to minimize each failing case (0s: keep it as found).
+    #[arg(long, default_value = "20s")]
+    minimize_budget: String,
+    /// At most this many repro files: the first failure of each kind in each
+    /// (pattern, wave) cell is minimized; later ones point to it.
+    #[arg(long, default_value_t = 20)]
+    max_repros: usize,
+}
+
+#[derive(clap::Args, Debug)]
+struct ReproArgs {
+    /// A dsxor-repro/1 file.
+    file: std::path::PathBuf,
+    #[command(flatten)]
+    dev: DeviceArgs,
+    /// Write the repro's recorded observation (one workgroup) as a
+    /// dsxor-observation/1 file here and exit, running nothing.
+    #[arg(long)]
+    export: Option<std::path::PathBuf>,
+    /// Workgroup to export.
+    #[arg(long, default_value_t = 0)]
+    group: u32,
+}
+
+#[derive(clap::Args, Debug)]
+struct MergeArgs {
+    /// The shards' results files (*.json, not *.cases.jsonl).
+    #[arg(required = true)]
+    files: Vec<std::path::PathBuf>,
+    /// Where to write the merged results (default: beside the first, `-merged.json`).
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
+    /// Also write JUnit XML here.
+    #[arg(long)]
+    junit: Option<std::path::PathBuf>,
+}
+
+fn parse_duration(flag: &str, text: &str) -> Result<std::time::Duration, Failure> {
+    humantime::parse_duration(text)
+        .map_err(|e| bad_input(anyhow::anyhow!("--{flag} {text:?}: {e} (e.g. 10s, 500ms)")))
+}
+
+fn parse_seed(text: &str) -> Result<u64, Failure> {
+    let t = text.trim();
+    let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => t.parse::<u64>(),
+    };
+    parsed.map_err(|e| {
+        bad_input(anyhow::anyhow!(
+            "--seed {text:?}: {e} (decimal or 0x-hex u64)"
+        ))
+    })
+}
+
+fn policy_of(dev: &DeviceArgs) -> Result<dsxor::model::Policy, Failure> {
+    use dsxor::model::{OutOfRangeReturn, Policy};
+    let out_of_range_return =
+        OutOfRangeReturn::parse(&dev.out_of_range_return).ok_or_else(|| {
+            bad_input(anyhow::anyhow!(
+                "--out-of-range-return {:?}: expected zero, vdst-unchanged or any",
+                dev.out_of_range_return
+            ))
+        })?;
+    if !dev.lds_granule.is_power_of_two() {
+        return Err(bad_input(anyhow::anyhow!(
+            "--lds-granule {}: expected a power of two",
+            dev.lds_granule
+        )));
+    }
+    Ok(Policy {
+        lds_granule: dev.lds_granule,
+        out_of_range_return,
+    })
+}
+
+fn device_request(
+    dev: &DeviceArgs,
+    waves: Vec<dsxor::case::WaveSize>,
+) -> Result<dsxor::suite::device::DeviceRequest, Failure> {
+    use dsxor::backend::select::BackendChoice;
+    let choice = BackendChoice::parse(&dev.backend).ok_or_else(|| {
+        bad_input(anyhow::anyhow!(
+            "--backend {:?}: expected auto, hip or emu",
+            dev.backend
+        ))
+    })?;
+    let fault = match &dev.fault {
+        None => None,
+        Some(name) => Some(name.parse::<dsxor::emu::Fault>().map_err(bad_input)?),
+    };
+    Ok(dsxor::suite::device::DeviceRequest {
+        choice,
+        device: dev.device,
+        waves,
+        code_object: dev.code_object.clone(),
+        fault,
+        interleave_seed: dev.interleave_seed,
+        timeout: parse_duration("timeout", &dev.timeout)?,
+    })
+}
+
+fn open_device(
+    req: &dsxor::suite::device::DeviceRequest,
+) -> Result<dsxor::suite::device::Opened, Failure> {
+    use dsxor::suite::device::OpenError;
+    let opened = dsxor::suite::device::open(req).map_err(|e| match e {
+        OpenError::Usage(m) => bad_input(anyhow::anyhow!(m)),
+        OpenError::Environment(m) => environment(anyhow::anyhow!(m)),
+    })?;
+    // The one-line notice: which device and why (auto's fallback included).
+    eprintln!("dsxor: backend: {}", opened.selection.reason);
+    Ok(opened)
+}
+
+fn cmd_run(args: RunArgs) -> Outcome {
+    use dsxor::gen::suite::{parse_pattern, parse_probe, parse_wave, SuiteSpec};
+    use dsxor::gen::Shard;
+    let patterns = args
+        .pattern
+        .iter()
+        .map(|p| parse_pattern(p))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(bad_input)?;
+    let probes = args
+        .probe
+        .iter()
+        .map(|p| parse_probe(p))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(bad_input)?;
+    let waves = args
+        .wave
+        .iter()
+        .map(|w| parse_wave(w))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(bad_input)?;
+    let shard = match &args.shard {
+        Some(s) => Shard::parse(s).map_err(bad_input)?,
+        None => Shard::WHOLE,
+    };
+    let seed = match &args.seed {
+        Some(s) => parse_seed(s)?,
+        None => rand::random::<u64>(),
+    };
+    let policy = policy_of(&args.dev)?;
+    let minimize_time = parse_duration("minimize-budget", &args.minimize_budget)?;
+    let req = device_request(&args.dev, waves)?;
+    let mut opened = open_device(&req)?;
+    // The device decides the wave sizes (the request ∩ what it and the kernels offer).
+    let spec = SuiteSpec::new(
+        seed,
+        args.cases,
+        &patterns,
+        &probes,
+        &opened.selection.waves,
+        shard,
+    )
+    .map_err(bad_input)?;
+    let opts = dsxor::suite::run::RunOptions {
+        spec,
+        out_dir: args.out.clone(),
+        junit: args.junit.clone(),
+        minimize: dsxor::gen::minimize::Budget {
+            time: minimize_time,
+            ..Default::default()
+        },
+        max_repros: args.max_repros,
+        parameters: dsxor::report::results::Parameters {
+            timeout_ms: req.timeout.as_millis() as u64,
+            minimize_budget_ms: minimize_time.as_millis() as u64,
+            fault: req.fault.map(|f| f.name().to_string()),
+            interleave_seed: req.interleave_seed,
+            policy: policy.describe(),
+        },
+        selection: opened.selection.reason.clone(),
+        interactive: None,
+    };
+    let judge = dsxor::suite::judge::ModelJudge::new(policy);
+    let out = dsxor::suite::run::run_suite(opened.device.as_mut(), &judge, &opts).map_err(|e| {
+        bad_input(anyhow::anyhow!(e).context(format!("--out {}", args.out.display())))
+    })?;
+    if let Some(reason) = &out.results.abort_reason {
+        eprintln!("dsxor: run aborted: {reason}");
+    }
+    Ok(out.exit_code)
+}
+
+fn cmd_repro(args: ReproArgs) -> Outcome {
+    use dsxor::backend::conformance::DeviceOutcome;
+    let repro = dsxor::suite::repro::Repro::read(&args.file).map_err(bad_input)?;
+    println!(
+        "repro {}: {} (seed {}, case {}/{} wave{} #{}), recorded on {} ({}): {}",
+        args.file.display(),
+        repro.failure.kind,
+        repro.seed,
+        repro.case_id.pattern,
+        repro.variant,
+        repro.case_id.wave.lanes(),
+        repro.case_id.ordinal,
+        repro.device.name,
+        repro.device.target_id,
+        repro.failure.summary
+    );
+    if let Some(path) = &args.export {
+        let file = repro.to_observation(args.group).map_err(bad_input)?;
+        let mut text = file.to_json();
+        text.push('\n');
+        dsxor::report::results::write_text_atomic(path, &text).map_err(bad_input)?;
+        println!(
+            "exported group {} as dsxor-observation/1: {}",
+            args.group,
+            path.display()
+        );
+        return Ok(dsxor::exit::PASS);
+    }
+    let policy = policy_of(&args.dev)?;
+    let req = device_request(&args.dev, vec![repro.case.geometry.wave_size])?;
+    let mut opened = open_device(&req)?;
+    let judge = dsxor::suite::judge::ModelJudge::new(policy);
+    let replayed =
+        dsxor::suite::run::replay(opened.device.as_mut(), &judge, &repro).map_err(|e| match e {
+            dsxor::suite::run::ReplayError::Backend(dsxor::backend::BackendError::Invalid(m)) => {
+                bad_input(anyhow::anyhow!(m))
+            }
+            dsxor::suite::run::ReplayError::Backend(b) => environment(b),
+            dsxor::suite::run::ReplayError::Judge(j) => bad_input(j),
+        })?;
+    if let Some(k) = &replayed.kernel {
+        if k.code_object_sha256 != repro.kernel.code_object_sha256 {
+            println!(
+                "note: kernel code object differs from the recorded one ({} vs {})",
+                k.code_object_sha256, repro.kernel.code_object_sha256
+            );
+        }
+    }
+    let j = &replayed.judgement;
+    let what = match &replayed.outcome {
+        DeviceOutcome::Completed { .. } => "completed".to_string(),
+        DeviceOutcome::Fault { message } => format!("faulted: {message}"),
+        DeviceOutcome::Timeout { message } => format!("timed out: {message}"),
+    };
+    println!("replayed on {}: the device {what}", opened.selection.reason);
+    if j.passed {
+        println!("PASSES now: {}", j.explanation);
+        Ok(dsxor::exit::PASS)
+    } else {
+        let same = j.kind.as_deref() == Some(repro.failure.kind.as_str());
+        println!(
+            "STILL FAILS ({}{}): {}",
+            j.kind.as_deref().unwrap_or("unknown"),
+            if same {
+                ", as recorded"
+            } else {
+                ", differently from the record"
+            },
+            j.explanation
+        );
+        Ok(dsxor::exit::FAIL)
+    }
+}
+
+fn cmd_merge(args: MergeArgs) -> Outcome {
+    use dsxor::report::results::Status;
+    let merged = dsxor::suite::merge::merge(&args.files).map_err(bad_input)?;
+    let out = match &args.out {
+        Some(p) => p.clone(),
+        None => {
+            let first = args.files.first().cloned().unwrap_or_default();
+            let stem = first
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "results".into());
+            // Drop the shard suffix of the first file's name.
+            let stem = match stem.find("-shard") {
+                Some(i) => stem[..i].to_string(),
+                None => stem,
+            };
+            first.with_file_name(format!("{stem}-merged.json"))
+        }
+    };
+    dsxor::report::results::write_atomic(&out, &merged).map_err(bad_input)?;
+    if let Some(j) = &args.junit {
+        dsxor::report::junit::write_junit(j, &merged).map_err(bad_input)?;
+    }
+    print!("{}", dsxor::report::console::summary_table(&merged));
+    println!("merged {} shards: {}", args.files.len(), out.display());
+    Ok(match merged.status {
+        Status::Passed => dsxor::exit::PASS,
+        Status::Failed => dsxor::exit::FAIL,
+        Status::Aborted => dsxor::exit::ENVIRONMENT,
+    })
+}
 
 // ---- model / check handlers ----
 fn check_file(file: &std::path::Path, oor: &str, lds_granule: u32, json: bool) -> Outcome {

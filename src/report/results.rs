@@ -102,7 +102,8 @@ pub struct CaseRecord {
     pub passed: bool,
     /// Failure class (`mismatch`, `unexpected-fault`, ...), None when passed.
     pub kind: Option<String>,
-    /// One line.
+    /// One line; empty (and omitted) when the case passed.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub summary: String,
     /// What the run noticed without judging (e.g. the serialization order
     /// the device used, a probe's outcome).

@@ -267,7 +267,11 @@ pub fn run_suite(
             outcome: outcome.name().to_string(),
             passed: judgement.passed,
             kind: judgement.kind.clone(),
-            summary: judgement.summary.clone(),
+            summary: if judgement.passed {
+                String::new()
+            } else {
+                judgement.summary.clone()
+            },
             notes: judgement.notes.clone(),
             device_us,
         })?;

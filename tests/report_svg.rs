@@ -71,7 +71,7 @@ fn one_emulated_record() {
     }
     assert!(has(&texts, "EMULATED lane-ops/s"));
     assert!(has(&texts, "not a GPU figure"));
-    assert!(has(&texts, "no ceiling"));
+    assert!(has(&texts, "no hardware ceiling"));
     assert!(!has(&texts, "% of ceiling"));
     assert!(has(&texts, "dsxor emu gfx11"));
     assert!(has(&texts, "waves per workgroup"));

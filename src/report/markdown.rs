@@ -33,10 +33,10 @@ pub fn render(records: &[BenchRecord], baseline: Option<&BaselineSection<'_>>) -
         return md;
     };
     let d = &latest.environment.device;
-    let unit = if latest.is_emulated() {
-        "emulated lane-ops/s"
+    let (unit, bytes) = if latest.is_emulated() {
+        ("emulated lane-ops/s", "emulated LDS bytes/s")
     } else {
-        "lane-ops/s"
+        ("lane-ops/s", "LDS bytes/s")
     };
     let _ = writeln!(md, "## Latest record, {}\n", latest.created_utc);
     let _ = writeln!(
@@ -101,7 +101,7 @@ pub fn render(records: &[BenchRecord], baseline: Option<&BaselineSection<'_>>) -
     );
     let _ = writeln!(
         md,
-        "| run | groups × waves | lane-ops/launch | median {unit} | min | max | IQR/median time | LDS bytes/s | % of ceiling | check |"
+        "| run | groups × waves | lane-ops/launch | median {unit} | min | max | IQR/median time | {bytes} | % of ceiling | check |"
     );
     md.push_str("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
     for run in &latest.runs {

@@ -76,11 +76,16 @@ pub fn percent(fraction: f64) -> String {
 }
 
 fn rate_axis_label(r: &BenchRecord) -> String {
-    if r.is_emulated() {
-        "EMULATED lane-ops/s: the software device's own speed, not a GPU figure (log scale)"
-            .to_string()
+    let what = if r.is_emulated() {
+        "EMULATED lane-ops/s: the software device's own speed, not a GPU figure"
     } else {
-        "ds_xor_rtn_b64 lane-ops/s on the GPU (log scale)".to_string()
+        "ds_xor_rtn_b64 lane-ops/s on the GPU"
+    };
+    match (&r.ceiling, &r.no_ceiling_reason) {
+        // The software device never has one; its label already says why.
+        (None, _) if r.is_emulated() => format!("{what}; no hardware ceiling (log scale)"),
+        (None, Some(why)) => format!("{what} (log scale); no ceiling: {why}"),
+        _ => format!("{what} (log scale)"),
     }
 }
 
@@ -106,7 +111,11 @@ fn log_bounds(values: impl Iterator<Item = f64>) -> (f64, f64) {
     if hi <= 0.0 {
         return (1.0, 10.0);
     }
-    (lo / 2.0, hi * 2.0)
+    // Whole decades: the log axis then labels powers of ten and their
+    // multiples, never a crowd of labels inside one narrow decade.
+    let lo = 10f64.powf((lo / 1.5).log10().floor());
+    let hi = 10f64.powf((hi * 1.5).log10().ceil());
+    (lo, hi)
 }
 
 /// Render `records` (any order; sorted by creation time here) as one SVG.
@@ -179,6 +188,7 @@ fn draw_patterns(
             ("sans-serif", 20),
         )
         .margin(10)
+        .margin_right(40)
         .x_label_area_size(45)
         .y_label_area_size(LABEL_AREA)
         .build_cartesian_2d((lo..hi).log_scale(), 0.0..n)
@@ -280,17 +290,6 @@ fn draw_patterns(
                     .pos(Pos::new(HPos::Right, VPos::Top)),
             )))
             .map_err(draw_err)?;
-    } else if let Some(why) = &r.no_ceiling_reason {
-        let (px, py) = to_area(area, chart.backend_coord(&(hi, n)));
-        area.draw(&Text::new(
-            format!("no ceiling: {why}"),
-            (px - 4, py + 4),
-            ("sans-serif", 12)
-                .into_font()
-                .into_text_style(area)
-                .pos(Pos::new(HPos::Right, VPos::Top)),
-        ))
-        .map_err(draw_err)?;
     }
     Ok(())
 }

@@ -159,7 +159,7 @@ pub fn render(records: &[BenchRecord], baseline: Option<&BaselineSection<'_>>) -
     if sorted.len() > 1 {
         let _ = writeln!(
             md,
-            "\n## Across {} records (median {unit}, oldest to newest)\n",
+            "\n## Across {} records (median {unit}, oldest to newest; — where a record has no run of the same geometry)\n",
             sorted.len()
         );
         md.push_str("| run |");
@@ -175,7 +175,7 @@ pub fn render(records: &[BenchRecord], baseline: Option<&BaselineSection<'_>>) -
             let series: Vec<Option<f64>> = sorted
                 .iter()
                 .map(|r| {
-                    r.run(&run.name)
+                    r.comparable_run(run)
                         .and_then(|x| x.lane_ops_per_second)
                         .map(|x| x.median)
                 })

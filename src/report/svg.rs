@@ -394,24 +394,26 @@ fn draw_trend(
     let Some(latest) = records.last() else {
         return Err(SvgError::NoRecords);
     };
-    // The series: the latest record's independent-chain pattern runs.
-    let names: Vec<&str> = latest
+    // The series: the latest record's independent-chain pattern runs, each
+    // through the records that ran it with the same geometry.
+    let series: Vec<&RunRecord> = latest
         .runs
         .iter()
         .filter(|r| r.sweep == "patterns" && r.chain == "indep")
-        .map(|r| r.name.as_str())
         .collect();
     let values = records.iter().flat_map(|rec| {
-        names
-            .iter()
-            .filter_map(move |n| rec.run(n).and_then(passing).map(|(m, _, _)| m))
+        series.iter().filter_map(move |like| {
+            rec.comparable_run(like)
+                .and_then(passing)
+                .map(|(m, _, _)| m)
+        })
     });
     let (lo, hi) = log_bounds(values);
     let k = records.len();
     let labels: Vec<String> = records.iter().map(|r| time_label(&r.created_utc)).collect();
     let mut chart = ChartBuilder::on(area)
         .caption(
-            format!("across {k} record(s), oldest to newest: median rate of each independent-chain pattern run"),
+            format!("across {k} record(s), oldest to newest: median rate of each independent-chain pattern run (same geometry only)"),
             ("sans-serif", 18),
         )
         .margin(10)
@@ -449,13 +451,13 @@ fn draw_trend(
         ))
         .map_err(draw_err)?;
     }
-    for (s, name) in names.iter().enumerate() {
+    for (s, like) in series.iter().enumerate() {
         let color = Palette99::pick(s).to_rgba();
         let points: Vec<(f64, f64)> = records
             .iter()
             .enumerate()
             .filter_map(|(i, rec)| {
-                rec.run(name)
+                rec.comparable_run(like)
                     .and_then(passing)
                     .map(|(m, _, _)| (i as f64, m))
             })
@@ -475,7 +477,7 @@ fn draw_trend(
         ))
         .map_err(draw_err)?;
         area.draw(&Text::new(
-            name.to_string(),
+            like.name.clone(),
             (x0 + 46, y),
             ("sans-serif", 12)
                 .into_font()

@@ -44,8 +44,9 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     // ---- isa commands ----
-    /// Assemble XOR-family DS instructions; prints what `llvm-mc
-    /// -show-encoding` prints: `TEXT ; encoding: [0x..,...]`.
+    /// Assemble DS instructions (the ds_xor family and every other DS opcode
+    /// of the target); prints what `llvm-mc -show-encoding` prints:
+    /// `TEXT ; encoding: [0x..,...]`.
     ///
     /// Without TEXT, reads one instruction per line from standard input and
     /// answers one line per input line. A refused line is answered with
@@ -328,17 +329,15 @@ fn check_file(file: &std::path::Path, oor: &str, lds_granule: u32, json: bool) -
             "--out-of-range-return {oor:?}: expected zero, vdst-unchanged or any"
         ))
     })?;
-    if !lds_granule.is_power_of_two() {
-        return Err(bad_input(anyhow::anyhow!(
-            "--lds-granule {lds_granule}: expected a power of two"
-        )));
-    }
     let policy = Policy {
         lds_granule,
         out_of_range_return,
     };
+    policy
+        .validate()
+        .map_err(|e| bad_input(anyhow::anyhow!("--lds-granule: {e}")))?;
     let obs = dsxor::check::file::ObservationFile::read(file).map_err(bad_input)?;
-    let verdict = obs.judge(&policy);
+    let verdict = obs.judge(&policy).map_err(bad_input)?;
     if json {
         let text = serde_json::to_string_pretty(&verdict).map_err(bad_input)?;
         println!("{text}");

@@ -99,6 +99,12 @@ pub enum Container {
         entry_id: String,
         offset: u64,
     },
+    /// The first offload bundle in a host ELF's `.hip_fatbin` section (a
+    /// program or object built by clang/hipcc); the entry read.
+    HostFatbin {
+        e_machine: u16,
+        entry_id: String,
+    },
 }
 
 /// One kernel: its descriptor, where its code is, its metadata.
@@ -188,7 +194,27 @@ impl CodeObject {
         if !data.starts_with(elf::ELF_MAGIC) {
             return Err(CodeObjectError::NotElf);
         }
-        Self::parse_elf(data)
+        match Self::parse_elf(data) {
+            Err(CodeObjectError::WrongMachine { e_machine }) => {
+                // A host binary: its device code, if any, is in .hip_fatbin.
+                // Several translation units give several bundles, each
+                // 4096-aligned; the first is read (policy: inspect one).
+                let Some(fatbin) = elf::host_fatbin(data)? else {
+                    return Err(CodeObjectError::WrongMachine { e_machine });
+                };
+                let mut co = Self::parse_inner(fatbin, target)?;
+                let entry_id = match co.container {
+                    Container::Bundle { entry_id, .. } => entry_id,
+                    _ => String::new(),
+                };
+                co.container = Container::HostFatbin {
+                    e_machine,
+                    entry_id,
+                };
+                Ok(co)
+            }
+            other => other,
+        }
     }
 
     fn parse_elf(data: &[u8]) -> Result<CodeObject, CodeObjectError> {

@@ -956,6 +956,7 @@ pub enum Inst {
     /// exec.rs), s_set_inst_prefetch_distance, cache invalidations, hints.
     Nop {
         name: &'static str,
+        simm16: u16,
     },
     Branch {
         cond: Cond,
@@ -1041,18 +1042,22 @@ impl Inst {
             Inst::Sopk { op, .. } => op.name().into(),
             Inst::Sop1 { op, .. } => op.name().into(),
             Inst::Sopc { op, .. } => op.name().into(),
-            Inst::Nop { name } | Inst::Trap { name, .. } => (*name).into(),
+            Inst::Nop { name, .. } | Inst::Trap { name, .. } => (*name).into(),
             Inst::Branch { cond, .. } => cond.name().into(),
             Inst::Barrier => "s_barrier".into(),
             Inst::Endpgm => "s_endpgm".into(),
             Inst::Sendmsg { .. } => "s_sendmsg".into(),
             Inst::Smem { dwords, .. } => format!("s_load_b{}", *dwords as u32 * 32),
             Inst::Valu { op, enc, .. } => {
-                if matches!(op, VOp::Nop | VOp::ReadfirstlaneB32) || op.vop3_only() {
-                    op.name().into()
-                } else {
-                    let sfx = if *enc == VEnc::E32 { "_e32" } else { "_e64" };
-                    format!("{}{sfx}", op.name())
+                // llvm-objdump: `_e32`/`_e64` on forms that have both
+                // encodings, none on VOP3-only ones, none on v_nop and e32
+                // v_readfirstlane_b32.
+                match enc {
+                    _ if *op == VOp::Nop => op.name().into(),
+                    VEnc::E32 if *op == VOp::ReadfirstlaneB32 => op.name().into(),
+                    VEnc::E32 => format!("{}_e32", op.name()),
+                    VEnc::E64 if op.vop3_only() => op.name().into(),
+                    VEnc::E64 => format!("{}_e64", op.name()),
                 }
             }
             Inst::Vopc { cmp, cmpx, enc, .. } => {
@@ -1254,12 +1259,14 @@ pub fn decode_one(w: &[u32]) -> (Inst, usize) {
         0b111000 if w1v == 0 && (w0 & 0x03ff_ffff) == 43 << 18 => (
             Inst::Nop {
                 name: "buffer_gl0_inv",
+                simm16: 0,
             },
             2,
         ),
         0b111000 if w1v == 0 && (w0 & 0x03ff_ffff) == 44 << 18 => (
             Inst::Nop {
                 name: "buffer_gl1_inv",
+                simm16: 0,
             },
             2,
         ),
@@ -1401,7 +1408,7 @@ fn decode_sopk(w0: u32) -> Inst {
 fn decode_sopp(w0: u32) -> Inst {
     let op = (w0 >> 16) & 0x7f;
     let simm16 = w0 as u16;
-    let nop = |name| Inst::Nop { name };
+    let nop = |name| Inst::Nop { name, simm16 };
     let br = |cond| Inst::Branch {
         cond,
         simm16: simm16 as i16,
@@ -1460,6 +1467,7 @@ fn decode_smem(w0: u32, w1: u32) -> Inst {
         4 => 16,
         0x20 | 0x21 => {
             return Inst::Nop {
+                simm16: 0,
                 name: if op == 0x21 {
                     "s_dcache_inv"
                 } else {

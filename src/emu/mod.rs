@@ -10,6 +10,7 @@
 //!   thread pool that spreads workgroups over the host's cores.
 
 pub mod decode;
+pub mod disasm;
 pub mod ds;
 pub mod mem;
 pub mod wave;

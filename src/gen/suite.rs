@@ -298,7 +298,7 @@ mod tests {
         let digest = hex::encode(h.finalize());
         assert_eq!(digest, GOLDEN, "generation of seed 1 changed");
     }
-    const GOLDEN: &str = "659e8d1aefee2a314289071f22d7dbeca17e3f416d53c2b8f7d682bad394b6f0";
+    const GOLDEN: &str = "78e669a443cbfe02b45198f698077fcfa483ee78e3d8c1d61ccbeea09f20917a";
 
     #[test]
     fn parsing() {

@@ -122,6 +122,15 @@ impl Policy {
         out_of_range_return: OutOfRangeReturn::Zero,
     };
 
+    /// A granule must be a power of two no larger than a workgroup's LDS.
+    pub fn validate(&self) -> Result<(), super::ModelError> {
+        if self.lds_granule.is_power_of_two() && self.lds_granule <= LDS_MAX_BYTES_PER_GROUP {
+            Ok(())
+        } else {
+            Err(super::ModelError::Granule(self.lds_granule))
+        }
+    }
+
     /// Bytes actually allocated for a request: rounded up to the granule.
     pub fn allocated_bytes(&self, requested: u32) -> u64 {
         let g = u64::from(self.lds_granule.max(1));

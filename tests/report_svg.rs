@@ -116,6 +116,19 @@ fn several_records_show_a_trend_with_one_series_per_indep_pattern_run() {
 }
 
 #[test]
+fn records_of_one_minute_get_seconds_on_the_time_axis() {
+    let recs = vec![
+        record("2026-12-01T02:00:05Z", "emu", 1.0),
+        record("2026-12-01T02:00:47Z", "emu", 1.0),
+    ];
+    let (texts, _) = parse(&render(&recs).unwrap());
+    assert!(
+        has(&texts, "12-01 02:00:05") && has(&texts, "12-01 02:00:47"),
+        "{texts:?}"
+    );
+}
+
+#[test]
 fn gpu_record_shows_the_ceiling() {
     let rec = record("2026-12-01T20:00:00Z", "hip", 1.0);
     let (texts, _) = parse(&render(&[rec]).unwrap());

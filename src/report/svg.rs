@@ -410,7 +410,19 @@ fn draw_trend(
     });
     let (lo, hi) = log_bounds(values);
     let k = records.len();
-    let labels: Vec<String> = records.iter().map(|r| time_label(&r.created_utc)).collect();
+    let mut labels: Vec<String> = records.iter().map(|r| time_label(&r.created_utc)).collect();
+    // Records of the same minute: show the seconds too, so no two look alike.
+    if (1..labels.len()).any(|i| labels[i] == labels[i - 1]) {
+        labels = records
+            .iter()
+            .map(|r| {
+                r.created_utc
+                    .get(5..19)
+                    .map(|s| s.replace('T', " "))
+                    .unwrap_or_else(|| r.created_utc.clone())
+            })
+            .collect();
+    }
     let mut chart = ChartBuilder::on(area)
         .caption(
             format!("across {k} record(s), oldest to newest: median rate of each independent-chain pattern run (same geometry only)"),

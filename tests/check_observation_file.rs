@@ -338,3 +338,20 @@ fn exported_groups_judge_like_the_case() {
         assert!(g0.judge(&Policy::GFX11).unwrap().passed());
     }
 }
+
+#[test]
+fn json_verdicts_carry_kind_group_address_lanes() {
+    let mut v = design_example();
+    v["final"] = json!({ "0x10": "0x0" });
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(&dir, "wrong-final.json", &v);
+    let (code, out, err) = check(&p, &["--json"]);
+    assert_eq!(code, 1, "{err}");
+    let verdict: Value = serde_json::from_str(&out).expect("--json prints JSON");
+    let f = &verdict["findings"][0];
+    assert_eq!(f["kind"], "wrong-final");
+    assert_eq!(f["group"], 0);
+    assert_eq!(f["address"], 16);
+    assert_eq!(f["lanes"][0]["lane"], 3);
+    assert!(f["why"].as_str().unwrap().contains("0x123456789abcd10"));
+}

@@ -101,6 +101,15 @@ impl OutOfRangeReturn {
 /// - **Out of range: writes dropped, reads 0** (RDNA3 ISA guide, LDS access).
 ///   The range is the allocation rounded up to `lds_granule`: addresses in
 ///   the slack between the request and the block end are in range.
+///
+/// Caveat, recorded rather than modelled: AMDGPUUsage lists both a
+/// misaligned atomic and an out-of-range LDS address as memory violations,
+/// which trap only when the kernel descriptor sets
+/// `enable_exception_memory_violation` (LLVM leaves it 0 by default). A
+/// device whose kernel does not enable it may complete a misaligned probe
+/// silently (judged `misaligned-no-fault`), and one that enables it may
+/// trap out of range (judged `unexpected-fault`). Both are what the device
+/// did, against this policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Policy {
     /// Allocation block in bytes (a power of two); see [`LDS_GRANULE_GFX11_LLVM`].

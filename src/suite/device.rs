@@ -102,6 +102,13 @@ pub fn open(req: &DeviceRequest) -> Result<Opened, OpenError> {
         selection.reason =
             format!("software device ({EMU_TARGET} interpreter): --fault/--interleave-seed given");
     }
+    // On a GPU, take the code object's bundle entry for the device's target.
+    let file = match (file, &req.code_object, selection.hip_device) {
+        (Some(_), Some(path), Some(_)) => {
+            Some(file_object(path, &selection.target).map_err(OpenError::Usage)?)
+        }
+        (f, _, _) => f,
+    };
     let processor = selection
         .target
         .split(':')

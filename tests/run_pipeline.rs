@@ -595,3 +595,45 @@ fn the_model_judge_accepts_the_correct_device_and_names_its_faults() {
         );
     }
 }
+
+#[test]
+fn the_repro_cap_is_honoured() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = SuiteSpec::new(
+        8,
+        12,
+        &[Pattern::OneAddress, Pattern::Uniform],
+        &[],
+        &[],
+        Shard::WHOLE,
+    )
+    .unwrap();
+    let mut opts = options(dir.path(), spec);
+    opts.max_repros = 1;
+    let out = run_suite(
+        &mut device(Misbehave::FlipReturnBit),
+        &AscendingJudge,
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(out.exit_code, 1);
+    assert_eq!(out.repros.len(), 1);
+    assert!(out.results.failed > 1);
+    // Past the cap, failures of a new cell have neither repro nor pointer.
+    let other_cell = out
+        .results
+        .failures
+        .iter()
+        .filter(|f| {
+            (f.pattern, f.wave)
+                != (
+                    out.results.failures[0].pattern,
+                    out.results.failures[0].wave,
+                )
+        })
+        .collect::<Vec<_>>();
+    assert!(!other_cell.is_empty());
+    assert!(other_cell
+        .iter()
+        .all(|f| f.repro.is_none() && f.same_kind_as.is_none()));
+}

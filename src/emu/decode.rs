@@ -1085,6 +1085,9 @@ pub struct Decoded {
     /// For each 4-byte word of the text, the index of the instruction that
     /// starts there, or `u32::MAX` inside an instruction.
     pub index_of_word: Vec<u32>,
+    /// One past the highest VGPR any instruction names (with room for its
+    /// widest operand): registers above are never touched by this program.
+    pub vgpr_limit: usize,
 }
 
 impl Decoded {
@@ -1150,6 +1153,7 @@ pub fn decode_text(text: &[u8], base: u64) -> Decoded {
         sizes: Vec::new(),
         base,
         index_of_word: vec![u32::MAX; words.len()],
+        vgpr_limit: 1,
     };
     let mut i = 0usize;
     while i < words.len() {
@@ -1162,6 +1166,7 @@ pub fn decode_text(text: &[u8], base: u64) -> Decoded {
         out.insts.push(inst);
         i += n.max(1);
     }
+    out.vgpr_limit = out.insts.iter().map(vgpr_extent).max().unwrap_or(0).max(1);
     // Resolve branch targets to instruction indices once.
     for k in 0..out.insts.len() {
         let simm = match &out.insts[k] {
@@ -1179,6 +1184,40 @@ pub fn decode_text(text: &[u8], base: u64) -> Decoded {
         }
     }
     out
+}
+
+/// One past the highest VGPR `inst` may touch (every operand counted as
+/// four registers wide, an over-estimate that is always safe).
+fn vgpr_extent(inst: &Inst) -> usize {
+    let v = |s: &Src| match s {
+        Src::V(r) => *r as usize + 4,
+        _ => 0,
+    };
+    let r = |x: u8| x as usize + 4;
+    match inst {
+        Inst::Valu { vdst, src, .. } => r(*vdst).max(src.iter().map(v).max().unwrap_or(0)),
+        Inst::Vopc { src0, src1, .. } => v(src0).max(v(src1)),
+        Inst::Vopd { x, y } => [
+            r(x.vdst),
+            r(y.vdst),
+            v(&x.src0),
+            v(&y.src0),
+            r(x.vsrc1),
+            r(y.vsrc1),
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0),
+        Inst::Ds(d) => [r(d.addr), r(d.data0), r(d.data1), r(d.vdst)]
+            .into_iter()
+            .max()
+            .unwrap_or(0),
+        Inst::Flat(f) => [r(f.vaddr), r(f.vdata), r(f.vdst)]
+            .into_iter()
+            .max()
+            .unwrap_or(0),
+        _ => 0,
+    }
 }
 
 fn unsupported(

@@ -585,7 +585,9 @@ fn the_model_judge_accepts_the_correct_device_and_names_its_faults() {
         assert!(r.expected["ret_by_lane"].is_object());
         // The exported observation is judged inconsistent by the checker.
         let file = r.to_observation(0).unwrap();
-        let v = file.judge(&Policy::GFX11);
+        let v = file
+            .judge(&Policy::GFX11)
+            .expect("the GFX11 policy is valid");
         assert!(
             !v.passed(),
             "{}\n{}\n{}",

@@ -956,6 +956,7 @@ pub enum Inst {
     /// exec.rs), s_set_inst_prefetch_distance, cache invalidations, hints.
     Nop {
         name: &'static str,
+        simm16: u16,
     },
     Branch {
         cond: Cond,
@@ -1041,18 +1042,22 @@ impl Inst {
             Inst::Sopk { op, .. } => op.name().into(),
             Inst::Sop1 { op, .. } => op.name().into(),
             Inst::Sopc { op, .. } => op.name().into(),
-            Inst::Nop { name } | Inst::Trap { name, .. } => (*name).into(),
+            Inst::Nop { name, .. } | Inst::Trap { name, .. } => (*name).into(),
             Inst::Branch { cond, .. } => cond.name().into(),
             Inst::Barrier => "s_barrier".into(),
             Inst::Endpgm => "s_endpgm".into(),
             Inst::Sendmsg { .. } => "s_sendmsg".into(),
             Inst::Smem { dwords, .. } => format!("s_load_b{}", *dwords as u32 * 32),
             Inst::Valu { op, enc, .. } => {
-                if matches!(op, VOp::Nop | VOp::ReadfirstlaneB32) || op.vop3_only() {
-                    op.name().into()
-                } else {
-                    let sfx = if *enc == VEnc::E32 { "_e32" } else { "_e64" };
-                    format!("{}{sfx}", op.name())
+                // llvm-objdump: `_e32`/`_e64` on forms that have both
+                // encodings, none on VOP3-only ones, none on v_nop and e32
+                // v_readfirstlane_b32.
+                match enc {
+                    _ if *op == VOp::Nop => op.name().into(),
+                    VEnc::E32 if *op == VOp::ReadfirstlaneB32 => op.name().into(),
+                    VEnc::E32 => format!("{}_e32", op.name()),
+                    VEnc::E64 if op.vop3_only() => op.name().into(),
+                    VEnc::E64 => format!("{}_e64", op.name()),
                 }
             }
             Inst::Vopc { cmp, cmpx, enc, .. } => {
@@ -1080,6 +1085,9 @@ pub struct Decoded {
     /// For each 4-byte word of the text, the index of the instruction that
     /// starts there, or `u32::MAX` inside an instruction.
     pub index_of_word: Vec<u32>,
+    /// One past the highest VGPR any instruction names (with room for its
+    /// widest operand): registers above are never touched by this program.
+    pub vgpr_limit: usize,
 }
 
 impl Decoded {
@@ -1145,6 +1153,7 @@ pub fn decode_text(text: &[u8], base: u64) -> Decoded {
         sizes: Vec::new(),
         base,
         index_of_word: vec![u32::MAX; words.len()],
+        vgpr_limit: 1,
     };
     let mut i = 0usize;
     while i < words.len() {
@@ -1157,6 +1166,7 @@ pub fn decode_text(text: &[u8], base: u64) -> Decoded {
         out.insts.push(inst);
         i += n.max(1);
     }
+    out.vgpr_limit = out.insts.iter().map(vgpr_extent).max().unwrap_or(0).max(1);
     // Resolve branch targets to instruction indices once.
     for k in 0..out.insts.len() {
         let simm = match &out.insts[k] {
@@ -1174,6 +1184,40 @@ pub fn decode_text(text: &[u8], base: u64) -> Decoded {
         }
     }
     out
+}
+
+/// One past the highest VGPR `inst` may touch (every operand counted as
+/// four registers wide, an over-estimate that is always safe).
+fn vgpr_extent(inst: &Inst) -> usize {
+    let v = |s: &Src| match s {
+        Src::V(r) => *r as usize + 4,
+        _ => 0,
+    };
+    let r = |x: u8| x as usize + 4;
+    match inst {
+        Inst::Valu { vdst, src, .. } => r(*vdst).max(src.iter().map(v).max().unwrap_or(0)),
+        Inst::Vopc { src0, src1, .. } => v(src0).max(v(src1)),
+        Inst::Vopd { x, y } => [
+            r(x.vdst),
+            r(y.vdst),
+            v(&x.src0),
+            v(&y.src0),
+            r(x.vsrc1),
+            r(y.vsrc1),
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0),
+        Inst::Ds(d) => [r(d.addr), r(d.data0), r(d.data1), r(d.vdst)]
+            .into_iter()
+            .max()
+            .unwrap_or(0),
+        Inst::Flat(f) => [r(f.vaddr), r(f.vdata), r(f.vdst)]
+            .into_iter()
+            .max()
+            .unwrap_or(0),
+        _ => 0,
+    }
 }
 
 fn unsupported(
@@ -1254,12 +1298,14 @@ pub fn decode_one(w: &[u32]) -> (Inst, usize) {
         0b111000 if w1v == 0 && (w0 & 0x03ff_ffff) == 43 << 18 => (
             Inst::Nop {
                 name: "buffer_gl0_inv",
+                simm16: 0,
             },
             2,
         ),
         0b111000 if w1v == 0 && (w0 & 0x03ff_ffff) == 44 << 18 => (
             Inst::Nop {
                 name: "buffer_gl1_inv",
+                simm16: 0,
             },
             2,
         ),
@@ -1401,7 +1447,7 @@ fn decode_sopk(w0: u32) -> Inst {
 fn decode_sopp(w0: u32) -> Inst {
     let op = (w0 >> 16) & 0x7f;
     let simm16 = w0 as u16;
-    let nop = |name| Inst::Nop { name };
+    let nop = |name| Inst::Nop { name, simm16 };
     let br = |cond| Inst::Branch {
         cond,
         simm16: simm16 as i16,
@@ -1460,6 +1506,7 @@ fn decode_smem(w0: u32, w1: u32) -> Inst {
         4 => 16,
         0x20 | 0x21 => {
             return Inst::Nop {
+                simm16: 0,
                 name: if op == 0x21 {
                     "s_dcache_inv"
                 } else {

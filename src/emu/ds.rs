@@ -169,6 +169,29 @@ pub fn exec_ds(
     let size = lds.size();
     match d.kind {
         DsKind::Nop => Ok(()),
+        DsKind::Atomic { op, wide, rtn } if fault.is_none() && rng.is_none() => {
+            // The common case (no fault, ascending lane order) in one tight,
+            // allocation-free loop per opcode; same semantics as below.
+            use AtomicOp::*;
+            let n = match (op, wide) {
+                (Xor, true) => {
+                    atomic_fast::<true>(w, d, lds, exec, offset16, rtn, pc, |t, x, _| t ^ x)?
+                }
+                (Xor, false) => {
+                    atomic_fast::<false>(w, d, lds, exec, offset16, rtn, pc, |t, x, _| t ^ x)?
+                }
+                (o, true) => atomic_fast::<true>(w, d, lds, exec, offset16, rtn, pc, |t, x, y| {
+                    atomic_new(o, t, x, y, 64)
+                })?,
+                (o, false) => {
+                    atomic_fast::<false>(w, d, lds, exec, offset16, rtn, pc, |t, x, y| {
+                        atomic_new(o, t, x, y, 32)
+                    })?
+                }
+            };
+            w.ds_atomic_lane_ops += n;
+            Ok(())
+        }
         DsKind::Atomic { op, wide, rtn } => {
             let bytes: u64 = if wide { 8 } else { 4 };
             let bits = if wide { 64 } else { 32 };
@@ -340,6 +363,90 @@ pub fn exec_ds(
             Ok(())
         }
     }
+}
+
+/// Ascending-lane atomic over the active lanes; returns the lane count.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn atomic_fast<const WIDE: bool>(
+    w: &mut Wave,
+    d: &Ds,
+    lds: &mut Lds,
+    exec: u64,
+    offset: u64,
+    rtn: bool,
+    pc: u64,
+    f: impl Fn(u64, u64, u64) -> u64,
+) -> Result<u64, WaveError> {
+    let bytes: usize = if WIDE { 8 } else { 4 };
+    let lanes = w.lanes as usize;
+    let (ra, rd0, rd1, rv) = (
+        d.addr as usize * 64,
+        d.data0 as usize * 64,
+        d.data1 as usize * 64,
+        d.vdst as usize * 64,
+    );
+    let v = &mut w.v;
+    // Alignment of every lane first: a MEMVIOL stops the wave before any lane writes.
+    for l in 0..lanes {
+        if exec >> l & 1 != 0 {
+            let a = v.get(ra + l).copied().unwrap_or(0) as u64 + offset;
+            if a % bytes as u64 != 0 {
+                return Err(WaveError::MemViol {
+                    pc,
+                    lane: l as u32,
+                    addr: a,
+                    what: format!("{} needs {bytes}-byte alignment", d.name),
+                });
+            }
+        }
+    }
+    let size = lds.bytes.len();
+    let mut n = 0;
+    let pair = |v: &Vec<u32>, r: usize, l: usize| -> u64 {
+        let lo = v.get(r + l).copied().unwrap_or(0) as u64;
+        if WIDE {
+            lo | (v.get(r + 64 + l).copied().unwrap_or(0) as u64) << 32
+        } else {
+            lo
+        }
+    };
+    for l in 0..lanes {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        n += 1;
+        let a = (v.get(ra + l).copied().unwrap_or(0) as u64 + offset) as usize;
+        let data = pair(v, rd0, l);
+        let data2 = pair(v, rd1, l);
+        // ds-range: out of range reads 0 and drops the write.
+        let tmp = if a < size {
+            match lds.bytes.get_mut(a..a + bytes) {
+                Some(m) => {
+                    let mut b = [0u8; 8];
+                    b[..bytes].copy_from_slice(m);
+                    let t = u64::from_le_bytes(b);
+                    let new = f(t, data, data2);
+                    m.copy_from_slice(&new.to_le_bytes()[..bytes]);
+                    t
+                }
+                None => 0,
+            }
+        } else {
+            0
+        };
+        if rtn {
+            if let Some(x) = v.get_mut(rv + l) {
+                *x = tmp as u32;
+            }
+            if WIDE {
+                if let Some(x) = v.get_mut(rv + 64 + l) {
+                    *x = (tmp >> 32) as u32;
+                }
+            }
+        }
+    }
+    Ok(n)
 }
 
 fn store_bytes(w: &Wave, lds: &mut Lds, a: u64, data: u8, bytes: usize, l: usize) {

@@ -10,6 +10,7 @@
 //!   thread pool that spreads workgroups over the host's cores.
 
 pub mod decode;
+pub mod disasm;
 pub mod ds;
 pub mod mem;
 pub mod wave;
@@ -335,6 +336,12 @@ fn check_setup(l: &Launch<'_>) -> Result<u32, EmuError> {
             "the kernel requests the dispatch pointer but no dispatch packet is mapped".into(),
         ));
     }
+    if l.groups == 0 {
+        return Err(EmuError::InvalidLaunch {
+            kernel: s.name.clone(),
+            detail: "a launch of 0 workgroups".into(),
+        });
+    }
     if l.block == 0 || l.block > 1024 {
         return Err(EmuError::InvalidLaunch {
             kernel: s.name.clone(),
@@ -358,7 +365,9 @@ fn init_wave(wave: &mut Wave, l: &Launch<'_>, g: u32, w: u32, entry: u32) {
     let s = l.setup;
     let ws = s.wave_size();
     wave.s.fill(0);
-    wave.v.fill(0);
+    // Zero the VGPRs the program can touch (the rest it never reads).
+    let n = (l.program.vgpr_limit * 64).min(wave.v.len());
+    wave.v[..n].fill(0);
     wave.scc = false;
     wave.pc = entry;
     wave.status = Status::Running;
@@ -547,11 +556,13 @@ pub fn run(launch: &Launch<'_>, mem: &GlobalMem, cfg: &EmuConfig) -> Result<RunS
     let first_fail = AtomicU64::new(u64::MAX);
     let failure: Mutex<Option<(u32, EmuError)>> = Mutex::new(None);
     let totals: Mutex<RunStats> = Mutex::new(RunStats::default());
-    let worker = || {
+    // Run groups from the shared counter until none is left, or `limit`
+    // groups have been run by this call.
+    let work = |limit: usize| {
         let mut waves = Vec::new();
         let mut lds = Lds::new(lds_size);
         let mut local = RunStats::default();
-        loop {
+        for _ in 0..limit {
             let g = next.fetch_add(1, Ordering::Relaxed);
             if g >= launch.groups as usize || g as u64 > first_fail.load(Ordering::Relaxed) {
                 break;
@@ -578,13 +589,24 @@ pub fn run(launch: &Launch<'_>, mem: &GlobalMem, cfg: &EmuConfig) -> Result<RunS
             t.waves += local.waves;
         }
     };
-    if threads == 1 {
-        worker();
+    // The first workgroup runs here and is timed: spreading the rest over
+    // threads pays only when groups take longer than starting a thread
+    // (small conformance cases finish in microseconds).
+    let t0 = Instant::now();
+    work(1);
+    let remaining = (launch.groups as usize).saturating_sub(1);
+    let worth = t0
+        .elapsed()
+        .checked_mul(remaining as u32)
+        .map_or(true, |d| d > Duration::from_micros(500));
+    if threads == 1 || !worth {
+        work(usize::MAX);
     } else {
         std::thread::scope(|s| {
-            for _ in 0..threads {
-                s.spawn(worker);
+            for _ in 1..threads {
+                s.spawn(|| work(usize::MAX));
             }
+            work(usize::MAX);
         });
     }
     if let Some((_, e)) = failure.into_inner().ok().flatten() {

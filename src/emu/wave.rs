@@ -165,6 +165,24 @@ impl Wave {
         }
     }
 
+    /// A 32-bit operand for every lane: the VGPR row itself, or `tmp`
+    /// filled with the scalar value.
+    #[inline]
+    fn operand<'s>(&'s self, src: Src, tmp: &'s mut [u32; 64]) -> &'s [u32; 64] {
+        if let Src::V(r) = src {
+            let base = r as usize * 64;
+            if let Some(row) = self
+                .v
+                .get(base..base + 64)
+                .and_then(|s| <&[u32; 64]>::try_from(s).ok())
+            {
+                return row;
+            }
+        }
+        tmp.fill(self.s32(src));
+        tmp
+    }
+
     /// A 64-bit vector operand (register pair) for every lane.
     #[inline]
     fn vread64(&self, src: Src, out: &mut [u64; 64]) {
@@ -813,25 +831,26 @@ impl Wave {
         let mut b = [0u32; 64];
         let mut c = [0u32; 64];
         let mut d = [0u32; 64];
+        // Operands are borrowed in place when they are VGPRs (no copy).
         macro_rules! map2 {
             ($f:expr) => {{
-                self.vread(src[0], &mut a);
-                self.vread(src[1], &mut b);
+                let x = self.operand(src[0], &mut a);
+                let y = self.operand(src[1], &mut b);
                 let f = $f;
-                for l in 0..64 {
-                    d[l] = f(a[l], b[l]);
+                for ((o, &p), &q) in d.iter_mut().zip(x).zip(y) {
+                    *o = f(p, q);
                 }
                 self.vwrite(vdst, &d, exec);
             }};
         }
         macro_rules! map3 {
             ($f:expr) => {{
-                self.vread(src[0], &mut a);
-                self.vread(src[1], &mut b);
-                self.vread(src[2], &mut c);
+                let x = self.operand(src[0], &mut a);
+                let y = self.operand(src[1], &mut b);
+                let z = self.operand(src[2], &mut c);
                 let f = $f;
-                for l in 0..64 {
-                    d[l] = f(a[l], b[l], c[l]);
+                for (((o, &p), &q), &r) in d.iter_mut().zip(x).zip(y).zip(z) {
+                    *o = f(p, q, r);
                 }
                 self.vwrite(vdst, &d, exec);
             }};

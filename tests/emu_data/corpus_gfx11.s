@@ -1,0 +1,528 @@
+// Corpus for tests/emu_decode.rs: one line per instruction form the software
+// device supports (gfx1100, wave32), in LLVM's assembler syntax. The test
+// assembles it with llvm-mc and checks that emu's decoder names every
+// encoding as llvm-mc does. Operands are arbitrary.
+s_add_u32 s1, s2, s3
+s_sub_u32 s1, s2, s3
+s_add_i32 s1, s2, s3
+s_sub_i32 s1, s2, s3
+s_addc_u32 s1, s2, s3
+s_subb_u32 s1, s2, s3
+s_min_i32 s1, s2, s3
+s_min_u32 s1, s2, s3
+s_max_i32 s1, s2, s3
+s_max_u32 s1, s2, s3
+s_lshl_b32 s1, s2, s3
+s_lshl_b64 s[2:3], s[4:5], s3
+s_lshr_b32 s1, s2, s3
+s_lshr_b64 s[2:3], s[4:5], s3
+s_ashr_i32 s1, s2, s3
+s_ashr_i64 s[2:3], s[4:5], s3
+s_lshl1_add_u32 s1, s2, s3
+s_lshl2_add_u32 s1, s2, s3
+s_lshl3_add_u32 s1, s2, s3
+s_lshl4_add_u32 s1, s2, s3
+s_pack_ll_b32_b16 s1, s2, s3
+s_pack_lh_b32_b16 s1, s2, s3
+s_pack_hh_b32_b16 s1, s2, s3
+s_mul_hi_u32 s1, s2, s3
+s_mul_hi_i32 s1, s2, s3
+s_and_b32 s1, s2, s3
+s_and_b64 s[2:3], s[4:5], s[6:7]
+s_or_b32 s1, s2, s3
+s_or_b64 s[2:3], s[4:5], s[6:7]
+s_xor_b32 s1, s2, s3
+s_xor_b64 s[2:3], s[4:5], s[6:7]
+s_nand_b32 s1, s2, s3
+s_nand_b64 s[2:3], s[4:5], s[6:7]
+s_nor_b32 s1, s2, s3
+s_nor_b64 s[2:3], s[4:5], s[6:7]
+s_xnor_b32 s1, s2, s3
+s_xnor_b64 s[2:3], s[4:5], s[6:7]
+s_and_not1_b32 s1, s2, s3
+s_and_not1_b64 s[2:3], s[4:5], s[6:7]
+s_or_not1_b32 s1, s2, s3
+s_or_not1_b64 s[2:3], s[4:5], s[6:7]
+s_bfe_u32 s1, s2, s3
+s_bfe_i32 s1, s2, s3
+s_bfe_u64 s[2:3], s[4:5], s3
+s_bfe_i64 s[2:3], s[4:5], s3
+s_bfm_b32 s1, s2, s3
+s_bfm_b64 s[2:3], s2, s3
+s_mul_i32 s1, s2, s3
+s_absdiff_i32 s1, s2, s3
+s_cselect_b32 s1, s2, s3
+s_cselect_b64 s[2:3], s[4:5], s[6:7]
+s_movk_i32 s1, 0x1234
+s_version 0x1234
+s_cmovk_i32 s1, 0x1234
+s_cmpk_eq_i32 s1, 0x1234
+s_cmpk_lg_i32 s1, 0x1234
+s_cmpk_gt_i32 s1, 0x1234
+s_cmpk_ge_i32 s1, 0x1234
+s_cmpk_lt_i32 s1, 0x1234
+s_cmpk_le_i32 s1, 0x1234
+s_cmpk_eq_u32 s1, 0x1234
+s_cmpk_lg_u32 s1, 0x1234
+s_cmpk_gt_u32 s1, 0x1234
+s_cmpk_ge_u32 s1, 0x1234
+s_cmpk_lt_u32 s1, 0x1234
+s_cmpk_le_u32 s1, 0x1234
+s_addk_i32 s1, 0x1234
+s_mulk_i32 s1, 0x1234
+s_waitcnt_vscnt null, 0x0
+s_waitcnt_vmcnt null, 0x0
+s_waitcnt_expcnt null, 0x0
+s_waitcnt_lgkmcnt null, 0x0
+s_mov_b32 s1, s2
+s_mov_b64 s[2:3], s[4:5]
+s_cmov_b32 s1, s2
+s_cmov_b64 s[2:3], s[4:5]
+s_not_b32 s1, s2
+s_not_b64 s[2:3], s[4:5]
+s_brev_b32 s1, s2
+s_brev_b64 s[2:3], s[4:5]
+s_bcnt0_i32_b32 s1, s2
+s_bcnt0_i32_b64 s1, s[4:5]
+s_bcnt1_i32_b32 s1, s2
+s_bcnt1_i32_b64 s1, s[4:5]
+s_ctz_i32_b32 s1, s2
+s_ctz_i32_b64 s1, s[4:5]
+s_clz_i32_u32 s1, s2
+s_clz_i32_u64 s1, s[4:5]
+s_cls_i32 s1, s2
+s_cls_i32_i64 s1, s[4:5]
+s_sext_i32_i8 s1, s2
+s_sext_i32_i16 s1, s2
+s_bitset0_b32 s1, s2
+s_bitset0_b64 s[2:3], s4
+s_bitset1_b32 s1, s2
+s_bitset1_b64 s[2:3], s4
+s_abs_i32 s1, s2
+s_getpc_b64 s[2:3]
+s_setpc_b64 s[2:3]
+s_swappc_b64 s[2:3], s[4:5]
+s_and_saveexec_b32 s1, s2
+s_and_saveexec_b64 s[2:3], s[4:5]
+s_or_saveexec_b32 s1, s2
+s_or_saveexec_b64 s[2:3], s[4:5]
+s_xor_saveexec_b32 s1, s2
+s_xor_saveexec_b64 s[2:3], s[4:5]
+s_nand_saveexec_b32 s1, s2
+s_nand_saveexec_b64 s[2:3], s[4:5]
+s_nor_saveexec_b32 s1, s2
+s_nor_saveexec_b64 s[2:3], s[4:5]
+s_xnor_saveexec_b32 s1, s2
+s_xnor_saveexec_b64 s[2:3], s[4:5]
+s_and_not0_saveexec_b32 s1, s2
+s_and_not0_saveexec_b64 s[2:3], s[4:5]
+s_or_not0_saveexec_b32 s1, s2
+s_or_not0_saveexec_b64 s[2:3], s[4:5]
+s_and_not1_saveexec_b32 s1, s2
+s_and_not1_saveexec_b64 s[2:3], s[4:5]
+s_or_not1_saveexec_b32 s1, s2
+s_or_not1_saveexec_b64 s[2:3], s[4:5]
+s_and_not0_wrexec_b32 s1, s2
+s_and_not0_wrexec_b64 s[2:3], s[4:5]
+s_and_not1_wrexec_b32 s1, s2
+s_and_not1_wrexec_b64 s[2:3], s[4:5]
+s_cmp_eq_i32 s1, s2
+s_cmp_lg_i32 s1, s2
+s_cmp_gt_i32 s1, s2
+s_cmp_ge_i32 s1, s2
+s_cmp_lt_i32 s1, s2
+s_cmp_le_i32 s1, s2
+s_cmp_eq_u32 s1, s2
+s_cmp_lg_u32 s1, s2
+s_cmp_gt_u32 s1, s2
+s_cmp_ge_u32 s1, s2
+s_cmp_lt_u32 s1, s2
+s_cmp_le_u32 s1, s2
+s_bitcmp0_b32 s1, s2
+s_bitcmp1_b32 s1, s2
+s_bitcmp0_b64 s[2:3], s2
+s_bitcmp1_b64 s[2:3], s2
+s_cmp_eq_u64 s[2:3], s[4:5]
+s_cmp_lg_u64 s[2:3], s[4:5]
+s_nop 0x3
+s_endpgm
+s_branch 0x10
+s_cbranch_scc0 0x10
+s_cbranch_scc1 0x10
+s_cbranch_vccz 0x10
+s_cbranch_vccnz 0x10
+s_cbranch_execz 0x10
+s_cbranch_execnz 0x10
+s_barrier
+s_waitcnt 0x0
+s_sethalt 0x0
+s_sleep 0x1
+s_setprio 0x1
+s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)
+s_trap 0x2
+s_icache_inv
+s_code_end
+s_clause 0x3
+s_delay_alu instid0(VALU_DEP_1)
+s_waitcnt_depctr 0xfffe
+s_wait_idle
+s_set_inst_prefetch_distance 0x1
+s_round_mode 0x1
+s_denorm_mode 0x1
+s_load_b32 s1, s[2:3], 0x10
+s_load_b64 s[4:5], s[2:3], 0x10
+s_load_b128 s[4:7], s[2:3], 0x10
+s_load_b256 s[4:11], s[2:3], 0x10
+s_load_b512 s[4:19], s[2:3], 0x10
+s_load_b32 s1, s[2:3], s4 offset:0x10
+s_dcache_inv
+s_gl1_inv
+v_nop
+v_mov_b32 v1, v2
+v_readfirstlane_b32 s1, v2
+v_not_b32 v1, v2
+v_bfrev_b32 v1, v2
+v_clz_i32_u32 v1, v2
+v_ctz_i32_b32 v1, v2
+v_cls_i32 v1, v2
+v_cndmask_b32 v1, v2, v3, vcc_lo
+v_add_nc_u32 v1, v2, v3
+v_sub_nc_u32 v1, v2, v3
+v_subrev_nc_u32 v1, v2, v3
+v_add_co_ci_u32 v1, vcc_lo, v2, v3, vcc_lo
+v_sub_co_ci_u32 v1, vcc_lo, v2, v3, vcc_lo
+v_subrev_co_ci_u32 v1, vcc_lo, v2, v3, vcc_lo
+v_mul_i32_i24 v1, v2, v3
+v_mul_hi_i32_i24 v1, v2, v3
+v_mul_u32_u24 v1, v2, v3
+v_mul_hi_u32_u24 v1, v2, v3
+v_min_i32 v1, v2, v3
+v_max_i32 v1, v2, v3
+v_min_u32 v1, v2, v3
+v_max_u32 v1, v2, v3
+v_lshrrev_b32 v1, v2, v3
+v_ashrrev_i32 v1, v2, v3
+v_lshlrev_b32 v1, v2, v3
+v_and_b32 v1, v2, v3
+v_or_b32 v1, v2, v3
+v_xor_b32 v1, v2, v3
+v_xnor_b32 v1, v2, v3
+v_add_co_u32 v1, s2, v2, v3
+v_sub_co_u32 v1, s2, v2, v3
+v_subrev_co_u32 v1, s2, v2, v3
+v_mad_u64_u32 v[1:2], s2, v3, v4, v[5:6]
+v_mad_i64_i32 v[1:2], s2, v3, v4, v[5:6]
+v_lshl_add_u32 v1, v2, v3, v4
+v_add_lshl_u32 v1, v2, v3, v4
+v_lshl_or_b32 v1, v2, v3, v4
+v_and_or_b32 v1, v2, v3, v4
+v_or3_b32 v1, v2, v3, v4
+v_xor3_b32 v1, v2, v3, v4
+v_add3_u32 v1, v2, v3, v4
+v_xad_u32 v1, v2, v3, v4
+v_bfe_u32 v1, v2, v3, v4
+v_bfe_i32 v1, v2, v3, v4
+v_bfi_b32 v1, v2, v3, v4
+v_alignbit_b32 v1, v2, v3, v4
+v_alignbyte_b32 v1, v2, v3, v4
+v_perm_b32 v1, v2, v3, v4
+v_mad_u32_u24 v1, v2, v3, v4
+v_mad_i32_i24 v1, v2, v3, v4
+v_min3_i32 v1, v2, v3, v4
+v_min3_u32 v1, v2, v3, v4
+v_max3_i32 v1, v2, v3, v4
+v_max3_u32 v1, v2, v3, v4
+v_med3_i32 v1, v2, v3, v4
+v_med3_u32 v1, v2, v3, v4
+v_mul_lo_u32 v1, v2, v3
+v_mul_hi_u32 v1, v2, v3
+v_mul_hi_i32 v1, v2, v3
+v_lshlrev_b64 v[1:2], v3, v[4:5]
+v_lshrrev_b64 v[1:2], v3, v[4:5]
+v_ashrrev_i64 v[1:2], v3, v[4:5]
+v_readlane_b32 s1, v2, s3
+v_writelane_b32 v1, s2, s3
+v_bcnt_u32_b32 v1, v2, v3
+v_mbcnt_lo_u32_b32 v1, v2, v3
+v_mbcnt_hi_u32_b32 v1, v2, v3
+v_bfm_b32 v1, v2, v3
+v_add_nc_u32_e64 v1, v2, v3
+v_add_co_ci_u32_e64 v1, s2, v2, v3, s4
+v_mov_b32_e64 v1, v2
+v_cmp_lt_u32 vcc_lo, v1, v2
+v_cmp_lt_u32_e64 s2, v1, v2
+v_cmpx_lt_u32 v1, v2
+v_cmpx_lt_u32_e64 v1, v2
+v_dual_mov_b32 v1, v2 :: v_dual_mov_b32 v4, v3
+v_dual_cndmask_b32 v1, v2, v3 :: v_dual_lshlrev_b32 v4, v5, v6
+v_dual_mov_b32 v1, v2 :: v_dual_and_b32 v4, v5, v6
+v_dual_mov_b32 v1, 0x1234 :: v_dual_and_b32 v4, 0x1234, v6
+v_cndmask_b32_e64 v1, v2, v3, s4
+v_sub_nc_u32_e64 v1, v2, v3
+v_subrev_nc_u32_e64 v1, v2, v3
+v_mul_i32_i24_e64 v1, v2, v3
+v_mul_hi_i32_i24_e64 v1, v2, v3
+v_mul_u32_u24_e64 v1, v2, v3
+v_mul_hi_u32_u24_e64 v1, v2, v3
+v_min_i32_e64 v1, v2, v3
+v_max_i32_e64 v1, v2, v3
+v_min_u32_e64 v1, v2, v3
+v_max_u32_e64 v1, v2, v3
+v_lshrrev_b32_e64 v1, v2, v3
+v_ashrrev_i32_e64 v1, v2, v3
+v_lshlrev_b32_e64 v1, v2, v3
+v_and_b32_e64 v1, v2, v3
+v_or_b32_e64 v1, v2, v3
+v_xor_b32_e64 v1, v2, v3
+v_xnor_b32_e64 v1, v2, v3
+v_sub_co_ci_u32_e64 v1, s2, v2, v3, s4
+v_subrev_co_ci_u32_e64 v1, s2, v2, v3, s4
+v_not_b32_e64 v1, v2
+v_bfrev_b32_e64 v1, v2
+v_clz_i32_u32_e64 v1, v2
+v_ctz_i32_b32_e64 v1, v2
+v_cls_i32_e64 v1, v2
+v_nop_e64
+v_add_nc_u32 v1, 0x12345678, v3
+s_add_u32 s1, 0x12345678, s3
+v_lshl_add_u32 v1, v2, 0x1234, v4
+s_and_b64 s[2:3], -1, s[4:5]
+v_cmp_f_i32 vcc_lo, v1, v2
+v_cmp_f_i32_e64 s4, v1, v2
+v_cmpx_f_i32 v1, v2
+v_cmpx_f_i32_e64 v1, v2
+v_cmp_lt_i32 vcc_lo, v1, v2
+v_cmp_lt_i32_e64 s4, v1, v2
+v_cmpx_lt_i32 v1, v2
+v_cmpx_lt_i32_e64 v1, v2
+v_cmp_eq_i32 vcc_lo, v1, v2
+v_cmp_eq_i32_e64 s4, v1, v2
+v_cmpx_eq_i32 v1, v2
+v_cmpx_eq_i32_e64 v1, v2
+v_cmp_le_i32 vcc_lo, v1, v2
+v_cmp_le_i32_e64 s4, v1, v2
+v_cmpx_le_i32 v1, v2
+v_cmpx_le_i32_e64 v1, v2
+v_cmp_gt_i32 vcc_lo, v1, v2
+v_cmp_gt_i32_e64 s4, v1, v2
+v_cmpx_gt_i32 v1, v2
+v_cmpx_gt_i32_e64 v1, v2
+v_cmp_ne_i32 vcc_lo, v1, v2
+v_cmp_ne_i32_e64 s4, v1, v2
+v_cmpx_ne_i32 v1, v2
+v_cmpx_ne_i32_e64 v1, v2
+v_cmp_ge_i32 vcc_lo, v1, v2
+v_cmp_ge_i32_e64 s4, v1, v2
+v_cmpx_ge_i32 v1, v2
+v_cmpx_ge_i32_e64 v1, v2
+v_cmp_t_i32 vcc_lo, v1, v2
+v_cmp_t_i32_e64 s4, v1, v2
+v_cmpx_t_i32 v1, v2
+v_cmpx_t_i32_e64 v1, v2
+v_cmp_f_u32 vcc_lo, v1, v2
+v_cmp_f_u32_e64 s4, v1, v2
+v_cmpx_f_u32 v1, v2
+v_cmpx_f_u32_e64 v1, v2
+v_cmp_lt_u32_e64 s4, v1, v2
+v_cmp_eq_u32 vcc_lo, v1, v2
+v_cmp_eq_u32_e64 s4, v1, v2
+v_cmpx_eq_u32 v1, v2
+v_cmpx_eq_u32_e64 v1, v2
+v_cmp_le_u32 vcc_lo, v1, v2
+v_cmp_le_u32_e64 s4, v1, v2
+v_cmpx_le_u32 v1, v2
+v_cmpx_le_u32_e64 v1, v2
+v_cmp_gt_u32 vcc_lo, v1, v2
+v_cmp_gt_u32_e64 s4, v1, v2
+v_cmpx_gt_u32 v1, v2
+v_cmpx_gt_u32_e64 v1, v2
+v_cmp_ne_u32 vcc_lo, v1, v2
+v_cmp_ne_u32_e64 s4, v1, v2
+v_cmpx_ne_u32 v1, v2
+v_cmpx_ne_u32_e64 v1, v2
+v_cmp_ge_u32 vcc_lo, v1, v2
+v_cmp_ge_u32_e64 s4, v1, v2
+v_cmpx_ge_u32 v1, v2
+v_cmpx_ge_u32_e64 v1, v2
+v_cmp_t_u32 vcc_lo, v1, v2
+v_cmp_t_u32_e64 s4, v1, v2
+v_cmpx_t_u32 v1, v2
+v_cmpx_t_u32_e64 v1, v2
+v_cmp_f_i64 vcc_lo, v[1:2], v[3:4]
+v_cmp_f_i64_e64 s4, v[1:2], v[3:4]
+v_cmpx_f_i64 v[1:2], v[3:4]
+v_cmpx_f_i64_e64 v[1:2], v[3:4]
+v_cmp_lt_i64 vcc_lo, v[1:2], v[3:4]
+v_cmp_lt_i64_e64 s4, v[1:2], v[3:4]
+v_cmpx_lt_i64 v[1:2], v[3:4]
+v_cmpx_lt_i64_e64 v[1:2], v[3:4]
+v_cmp_eq_i64 vcc_lo, v[1:2], v[3:4]
+v_cmp_eq_i64_e64 s4, v[1:2], v[3:4]
+v_cmpx_eq_i64 v[1:2], v[3:4]
+v_cmpx_eq_i64_e64 v[1:2], v[3:4]
+v_cmp_le_i64 vcc_lo, v[1:2], v[3:4]
+v_cmp_le_i64_e64 s4, v[1:2], v[3:4]
+v_cmpx_le_i64 v[1:2], v[3:4]
+v_cmpx_le_i64_e64 v[1:2], v[3:4]
+v_cmp_gt_i64 vcc_lo, v[1:2], v[3:4]
+v_cmp_gt_i64_e64 s4, v[1:2], v[3:4]
+v_cmpx_gt_i64 v[1:2], v[3:4]
+v_cmpx_gt_i64_e64 v[1:2], v[3:4]
+v_cmp_ne_i64 vcc_lo, v[1:2], v[3:4]
+v_cmp_ne_i64_e64 s4, v[1:2], v[3:4]
+v_cmpx_ne_i64 v[1:2], v[3:4]
+v_cmpx_ne_i64_e64 v[1:2], v[3:4]
+v_cmp_ge_i64 vcc_lo, v[1:2], v[3:4]
+v_cmp_ge_i64_e64 s4, v[1:2], v[3:4]
+v_cmpx_ge_i64 v[1:2], v[3:4]
+v_cmpx_ge_i64_e64 v[1:2], v[3:4]
+v_cmp_t_i64 vcc_lo, v[1:2], v[3:4]
+v_cmp_t_i64_e64 s4, v[1:2], v[3:4]
+v_cmpx_t_i64 v[1:2], v[3:4]
+v_cmpx_t_i64_e64 v[1:2], v[3:4]
+v_cmp_f_u64 vcc_lo, v[1:2], v[3:4]
+v_cmp_f_u64_e64 s4, v[1:2], v[3:4]
+v_cmpx_f_u64 v[1:2], v[3:4]
+v_cmpx_f_u64_e64 v[1:2], v[3:4]
+v_cmp_lt_u64 vcc_lo, v[1:2], v[3:4]
+v_cmp_lt_u64_e64 s4, v[1:2], v[3:4]
+v_cmpx_lt_u64 v[1:2], v[3:4]
+v_cmpx_lt_u64_e64 v[1:2], v[3:4]
+v_cmp_eq_u64 vcc_lo, v[1:2], v[3:4]
+v_cmp_eq_u64_e64 s4, v[1:2], v[3:4]
+v_cmpx_eq_u64 v[1:2], v[3:4]
+v_cmpx_eq_u64_e64 v[1:2], v[3:4]
+v_cmp_le_u64 vcc_lo, v[1:2], v[3:4]
+v_cmp_le_u64_e64 s4, v[1:2], v[3:4]
+v_cmpx_le_u64 v[1:2], v[3:4]
+v_cmpx_le_u64_e64 v[1:2], v[3:4]
+v_cmp_gt_u64 vcc_lo, v[1:2], v[3:4]
+v_cmp_gt_u64_e64 s4, v[1:2], v[3:4]
+v_cmpx_gt_u64 v[1:2], v[3:4]
+v_cmpx_gt_u64_e64 v[1:2], v[3:4]
+v_cmp_ne_u64 vcc_lo, v[1:2], v[3:4]
+v_cmp_ne_u64_e64 s4, v[1:2], v[3:4]
+v_cmpx_ne_u64 v[1:2], v[3:4]
+v_cmpx_ne_u64_e64 v[1:2], v[3:4]
+v_cmp_ge_u64 vcc_lo, v[1:2], v[3:4]
+v_cmp_ge_u64_e64 s4, v[1:2], v[3:4]
+v_cmpx_ge_u64 v[1:2], v[3:4]
+v_cmpx_ge_u64_e64 v[1:2], v[3:4]
+v_cmp_t_u64 vcc_lo, v[1:2], v[3:4]
+v_cmp_t_u64_e64 s4, v[1:2], v[3:4]
+v_cmpx_t_u64 v[1:2], v[3:4]
+v_cmpx_t_u64_e64 v[1:2], v[3:4]
+ds_add_u32 v1, v2 offset:4
+ds_add_rtn_u32 v5, v1, v2 offset:4
+ds_add_u64 v1, v[2:3]
+ds_add_rtn_u64 v[5:6], v1, v[2:3]
+ds_xor_rtn_b64 v[5:6], v1, v[2:3] offset:65528
+ds_mskor_b32 v1, v2, v3
+ds_mskor_rtn_b32 v5, v1, v2, v3
+ds_mskor_rtn_b64 v[5:6], v1, v[2:3], v[3:4]
+ds_cmpstore_b32 v1, v2, v3
+ds_cmpstore_rtn_b32 v5, v1, v2, v3
+ds_cmpstore_b64 v1, v[2:3], v[3:4]
+ds_cmpstore_rtn_b64 v[5:6], v1, v[2:3], v[3:4]
+ds_storexchg_rtn_b32 v5, v1, v2
+ds_storexchg_rtn_b64 v[5:6], v1, v[2:3]
+ds_store_b8 v1, v2
+ds_store_b16 v1, v2
+ds_store_b32 v1, v2
+ds_store_b64 v1, v[2:3]
+ds_store_b96 v1, v[2:4]
+ds_store_b128 v1, v[2:5]
+ds_store_2addr_b32 v1, v2, v3 offset0:1 offset1:2
+ds_store_2addr_b64 v1, v[2:3], v[4:5] offset0:1 offset1:2
+ds_store_2addr_stride64_b32 v1, v2, v3 offset0:1 offset1:2
+ds_store_2addr_stride64_b64 v1, v[2:3], v[4:5] offset0:1 offset1:2
+ds_load_b32 v1, v2
+ds_load_b64 v[1:2], v2
+ds_load_b96 v[1:3], v2
+ds_load_b128 v[1:4], v2
+ds_load_u8 v1, v2
+ds_load_i8 v1, v2
+ds_load_u16 v1, v2
+ds_load_i16 v1, v2
+ds_load_2addr_b32 v[1:2], v2 offset0:1 offset1:2
+ds_load_2addr_b64 v[1:4], v2 offset0:1 offset1:2
+ds_load_2addr_stride64_b32 v[1:2], v2 offset0:1 offset1:2
+ds_load_2addr_stride64_b64 v[1:4], v2 offset0:1 offset1:2
+ds_nop
+ds_sub_u32 v1, v2
+ds_sub_rtn_u32 v5, v1, v2
+ds_sub_u64 v1, v[2:3]
+ds_sub_rtn_u64 v[5:6], v1, v[2:3]
+ds_rsub_u32 v1, v2
+ds_rsub_rtn_u32 v5, v1, v2
+ds_rsub_u64 v1, v[2:3]
+ds_rsub_rtn_u64 v[5:6], v1, v[2:3]
+ds_inc_u32 v1, v2
+ds_inc_rtn_u32 v5, v1, v2
+ds_inc_u64 v1, v[2:3]
+ds_inc_rtn_u64 v[5:6], v1, v[2:3]
+ds_dec_u32 v1, v2
+ds_dec_rtn_u32 v5, v1, v2
+ds_dec_u64 v1, v[2:3]
+ds_dec_rtn_u64 v[5:6], v1, v[2:3]
+ds_min_i32 v1, v2
+ds_min_rtn_i32 v5, v1, v2
+ds_min_i64 v1, v[2:3]
+ds_min_rtn_i64 v[5:6], v1, v[2:3]
+ds_max_i32 v1, v2
+ds_max_rtn_i32 v5, v1, v2
+ds_max_i64 v1, v[2:3]
+ds_max_rtn_i64 v[5:6], v1, v[2:3]
+ds_min_u32 v1, v2
+ds_min_rtn_u32 v5, v1, v2
+ds_min_u64 v1, v[2:3]
+ds_min_rtn_u64 v[5:6], v1, v[2:3]
+ds_max_u32 v1, v2
+ds_max_rtn_u32 v5, v1, v2
+ds_max_u64 v1, v[2:3]
+ds_max_rtn_u64 v[5:6], v1, v[2:3]
+ds_and_b32 v1, v2
+ds_and_rtn_b32 v5, v1, v2
+ds_and_b64 v1, v[2:3]
+ds_and_rtn_b64 v[5:6], v1, v[2:3]
+ds_or_b32 v1, v2
+ds_or_rtn_b32 v5, v1, v2
+ds_or_b64 v1, v[2:3]
+ds_or_rtn_b64 v[5:6], v1, v[2:3]
+ds_xor_b32 v1, v2
+ds_xor_rtn_b32 v5, v1, v2
+ds_xor_b64 v1, v[2:3]
+ds_xor_rtn_b64 v[5:6], v1, v[2:3]
+ds_mskor_b64 v1, v[2:3], v[4:5]
+global_load_b32 v1, v[2:3], off
+global_load_b64 v[1:2], v[2:3], off offset:-8
+global_load_b96 v[1:3], v[2:3], off
+global_load_b128 v[1:4], v[2:3], off
+global_load_u8 v1, v[2:3], off
+global_load_i8 v1, v[2:3], off
+global_load_u16 v1, v[2:3], off
+global_load_i16 v1, v[2:3], off
+global_load_b32 v1, v2, s[4:5] offset:16
+global_store_b8 v[2:3], v1, off
+global_store_b16 v[2:3], v1, off
+global_store_b32 v[2:3], v1, off
+global_store_b64 v[2:3], v[4:5], off
+global_store_b96 v[2:3], v[4:6], off
+global_store_b128 v[2:3], v[4:7], off
+global_store_b32 v2, v1, s[4:5] offset:16
+flat_load_b32 v1, v[2:3]
+flat_load_b64 v[1:2], v[2:3] offset:8
+flat_store_b32 v[2:3], v1
+flat_store_b64 v[2:3], v[4:5]
+flat_load_u8 v1, v[2:3]
+flat_load_i8 v1, v[2:3]
+flat_load_u16 v1, v[2:3]
+flat_load_i16 v1, v[2:3]
+flat_load_b96 v[1:3], v[2:3]
+flat_load_b128 v[1:4], v[2:3]
+flat_store_b8 v[2:3], v1
+flat_store_b16 v[2:3], v1
+flat_store_b96 v[2:3], v[4:6]
+flat_store_b128 v[2:3], v[4:7]
+buffer_gl0_inv
+buffer_gl1_inv

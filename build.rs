@@ -126,9 +126,13 @@ fn kernels() -> Result<(), String> {
     } else {
         find_clang(&manifest_dir)
     };
-    if let Some(c) = &clang {
+    match &clang {
         // A compiler upgrade in place must rebuild the kernels.
-        println!("cargo:rerun-if-changed={}", c.path.display());
+        Some(c) => println!("cargo:rerun-if-changed={}", c.path.display()),
+        // No compiler found: installing one (a new PATH) must be noticed.
+        // Only here, so builds with a compiler do not rerun on PATH changes.
+        None if !force_prebuilt => println!("cargo:rerun-if-env-changed=PATH"),
+        None => {}
     }
 
     let compiled = match &clang {

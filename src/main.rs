@@ -44,8 +44,9 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     // ---- isa commands ----
-    /// Assemble XOR-family DS instructions; prints what `llvm-mc
-    /// -show-encoding` prints: `TEXT ; encoding: [0x..,...]`.
+    /// Assemble DS instructions (the ds_xor family and every other DS opcode
+    /// of the target); prints what `llvm-mc -show-encoding` prints:
+    /// `TEXT ; encoding: [0x..,...]`.
     ///
     /// Without TEXT, reads one instruction per line from standard input and
     /// answers one line per input line. A refused line is answered with
@@ -106,6 +107,19 @@ enum Command {
         device: Option<u32>,
     },
     // ---- conformance commands ----
+    /// Run the conformance suite: seeded cases of every pattern, wave32 and
+    /// wave64, judged against the model; failures minimized into repro files;
+    /// results in OUT/<UTC>-<backend>-<target>.json. Exit 0 passed, 1 a
+    /// conformance failure, 2 bad input, 3 environment (no device, ...).
+    Run(RunArgs),
+    /// Replay a repro file on the current backend and say whether it still
+    /// fails (exit 1) or passes (exit 0); or export its recorded observation
+    /// as a dsxor-observation/1 file (--export, runs nothing).
+    Repro(ReproArgs),
+    /// Combine the results files of the shards of one run (same seed and
+    /// parameters) into one; exit 0 passed, 1 failures, 2 refused, 3 a shard
+    /// was aborted.
+    Merge(MergeArgs),
 
     // ---- model / check commands ----
     /// Judge a dsxor-observation/1 file without running anything: exit 0
@@ -125,6 +139,10 @@ enum Command {
         json: bool,
     },
     // ---- bench / report commands ----
+    /// Measure ds_xor_rtn_b64 throughput per access pattern, check every
+    /// launch's result, and write results/bench-<UTC>-<backend>-<target>.json.
+    /// Exit 1 when a run returned a wrong result, timed out or faulted.
+    Bench(BenchArgs),
     /// Render bench records as an SVG and a Markdown table; with
     /// --fail-below, exit 1 when a run fell below PCT % of its baseline.
     Report(ReportArgs),
@@ -150,6 +168,9 @@ fn run(cli: Cli) -> Outcome {
             device,
         } => cmd_info(json, require_device, device),
         // ---- conformance dispatch ----
+        Command::Run(args) => cmd_run(args),
+        Command::Repro(args) => cmd_repro(args),
+        Command::Merge(args) => cmd_merge(args),
 
         // ---- model / check dispatch ----
         Command::Check {
@@ -159,6 +180,7 @@ fn run(cli: Cli) -> Outcome {
             json,
         } => check_file(&file, &out_of_range_return, lds_granule, json),
         // ---- bench / report dispatch ----
+        Command::Bench(args) => bench_cmd(args),
         Command::Report(args) => report_cmd(args),
     }
 }
@@ -314,6 +336,359 @@ fn cmd_info(json: bool, require_device: bool, device: Option<u32>) -> Outcome {
 }
 
 // ---- conformance handlers ----
+/// Options of every command that runs conformance kernels.
+#[derive(clap::Args, Debug)]
+struct DeviceArgs {
+    /// auto (a HIP device with a kernel for its target, else the software
+    /// device), hip, or emu.
+    #[arg(long, default_value = "auto")]
+    backend: String,
+    /// HIP device ordinal (after HIP_VISIBLE_DEVICES).
+    #[arg(long)]
+    device: Option<u32>,
+    /// Use this code object (ELF or offload bundle with the
+    /// dsxor_conformance_off* kernels) instead of the embedded ones.
+    #[arg(long)]
+    code_object: Option<std::path::PathBuf>,
+    /// Software device only: inject a named fault (lost-update, return-new,
+    /// ignore-exec, drop-offset1, swap-dwords, low-dword-only).
+    #[arg(long)]
+    fault: Option<String>,
+    /// Software device only: seed of its lane/wave interleaving.
+    #[arg(long)]
+    interleave_seed: Option<u64>,
+    /// A launch not complete after this long is a timeout verdict (e.g. 10s, 500ms).
+    #[arg(long, default_value = "10s")]
+    timeout: String,
+    /// What an out-of-range returning atomic must return (an assumption):
+    /// zero, vdst-unchanged or any.
+    #[arg(long, default_value = "zero")]
+    out_of_range_return: String,
+    /// LDS allocation block in bytes (512: LLVM's gfx11 granule; 1024: Mesa's).
+    #[arg(long, default_value_t = dsxor::model::policy::LDS_GRANULE_GFX11_LLVM)]
+    lds_granule: u32,
+}
+
+#[derive(clap::Args, Debug)]
+struct RunArgs {
+    #[command(flatten)]
+    dev: DeviceArgs,
+    /// Total cases over every (pattern, wave) cell.
+    #[arg(long, default_value_t = dsxor::gen::suite::DEFAULT_CASES)]
+    cases: u64,
+    /// Seed (decimal or 0x-hex); default: a fresh one, printed and recorded.
+    #[arg(long)]
+    seed: Option<String>,
+    /// Only these patterns (comma-separated or repeated).
+    #[arg(long, value_delimiter = ',')]
+    pattern: Vec<String>,
+    /// Only these wave sizes: 32, 64.
+    #[arg(long, value_delimiter = ',')]
+    wave: Vec<String>,
+    /// Run shard K of N (1-based): cases with index % N == K-1.
+    #[arg(long)]
+    shard: Option<String>,
+    /// Directory for the results, case stream and repro files.
+    #[arg(long, default_value = "results")]
+    out: std::path::PathBuf,
+    /// Also write JUnit XML here.
+    #[arg(long)]
+    junit: Option<std::path::PathBuf>,
+    /// Opt-in probes that can fault real hardware: misaligned, out-of-range.
+    #[arg(long, value_delimiter = ',')]
+    probe: Vec<String>,
+    /// Time allowed to minimize each failing case (0s: keep it as found).
+    #[arg(long, default_value = "20s")]
+    minimize_budget: String,
+    /// At most this many repro files: the first failure of each kind in each
+    /// (pattern, wave) cell is minimized; later ones point to it.
+    #[arg(long, default_value_t = 20)]
+    max_repros: usize,
+}
+
+#[derive(clap::Args, Debug)]
+struct ReproArgs {
+    /// A dsxor-repro/1 file.
+    file: std::path::PathBuf,
+    #[command(flatten)]
+    dev: DeviceArgs,
+    /// Write the repro's recorded observation (one workgroup) as a
+    /// dsxor-observation/1 file here and exit, running nothing.
+    #[arg(long)]
+    export: Option<std::path::PathBuf>,
+    /// Workgroup to export.
+    #[arg(long, default_value_t = 0)]
+    group: u32,
+}
+
+#[derive(clap::Args, Debug)]
+struct MergeArgs {
+    /// The shards' results files (*.json, not *.cases.jsonl).
+    #[arg(required = true)]
+    files: Vec<std::path::PathBuf>,
+    /// Where to write the merged results (default: beside the first, `-merged.json`).
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
+    /// Also write JUnit XML here.
+    #[arg(long)]
+    junit: Option<std::path::PathBuf>,
+}
+
+fn parse_duration(flag: &str, text: &str) -> Result<std::time::Duration, Failure> {
+    humantime::parse_duration(text)
+        .map_err(|e| bad_input(anyhow::anyhow!("--{flag} {text:?}: {e} (e.g. 10s, 500ms)")))
+}
+
+fn parse_seed(text: &str) -> Result<u64, Failure> {
+    let t = text.trim();
+    let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => t.parse::<u64>(),
+    };
+    parsed.map_err(|e| {
+        bad_input(anyhow::anyhow!(
+            "--seed {text:?}: {e} (decimal or 0x-hex u64)"
+        ))
+    })
+}
+
+fn policy_of(dev: &DeviceArgs) -> Result<dsxor::model::Policy, Failure> {
+    use dsxor::model::{OutOfRangeReturn, Policy};
+    let out_of_range_return =
+        OutOfRangeReturn::parse(&dev.out_of_range_return).ok_or_else(|| {
+            bad_input(anyhow::anyhow!(
+                "--out-of-range-return {:?}: expected zero, vdst-unchanged or any",
+                dev.out_of_range_return
+            ))
+        })?;
+    if !dev.lds_granule.is_power_of_two() {
+        return Err(bad_input(anyhow::anyhow!(
+            "--lds-granule {}: expected a power of two",
+            dev.lds_granule
+        )));
+    }
+    Ok(Policy {
+        lds_granule: dev.lds_granule,
+        out_of_range_return,
+    })
+}
+
+fn device_request(
+    dev: &DeviceArgs,
+    waves: Vec<dsxor::case::WaveSize>,
+) -> Result<dsxor::suite::device::DeviceRequest, Failure> {
+    use dsxor::backend::select::BackendChoice;
+    let choice = BackendChoice::parse(&dev.backend).ok_or_else(|| {
+        bad_input(anyhow::anyhow!(
+            "--backend {:?}: expected auto, hip or emu",
+            dev.backend
+        ))
+    })?;
+    let fault = match &dev.fault {
+        None => None,
+        Some(name) => Some(name.parse::<dsxor::emu::Fault>().map_err(bad_input)?),
+    };
+    Ok(dsxor::suite::device::DeviceRequest {
+        choice,
+        device: dev.device,
+        waves,
+        code_object: dev.code_object.clone(),
+        fault,
+        interleave_seed: dev.interleave_seed,
+        timeout: parse_duration("timeout", &dev.timeout)?,
+    })
+}
+
+fn open_device(
+    req: &dsxor::suite::device::DeviceRequest,
+) -> Result<dsxor::suite::device::Opened, Failure> {
+    use dsxor::suite::device::OpenError;
+    let opened = dsxor::suite::device::open(req).map_err(|e| match e {
+        OpenError::Usage(m) => bad_input(anyhow::anyhow!(m)),
+        OpenError::Environment(m) => environment(anyhow::anyhow!(m)),
+    })?;
+    // The one-line notice: which device and why (auto's fallback included).
+    eprintln!("dsxor: backend: {}", opened.selection.reason);
+    Ok(opened)
+}
+
+fn cmd_run(args: RunArgs) -> Outcome {
+    use dsxor::gen::suite::{parse_pattern, parse_probe, parse_wave, SuiteSpec};
+    use dsxor::gen::Shard;
+    let patterns = args
+        .pattern
+        .iter()
+        .map(|p| parse_pattern(p))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(bad_input)?;
+    let probes = args
+        .probe
+        .iter()
+        .map(|p| parse_probe(p))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(bad_input)?;
+    let waves = args
+        .wave
+        .iter()
+        .map(|w| parse_wave(w))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(bad_input)?;
+    let shard = match &args.shard {
+        Some(s) => Shard::parse(s).map_err(bad_input)?,
+        None => Shard::WHOLE,
+    };
+    let seed = match &args.seed {
+        Some(s) => parse_seed(s)?,
+        None => rand::random::<u64>(),
+    };
+    let policy = policy_of(&args.dev)?;
+    let minimize_time = parse_duration("minimize-budget", &args.minimize_budget)?;
+    let req = device_request(&args.dev, waves)?;
+    let mut opened = open_device(&req)?;
+    // The device decides the wave sizes (the request ∩ what it and the kernels offer).
+    let spec = SuiteSpec::new(
+        seed,
+        args.cases,
+        &patterns,
+        &probes,
+        &opened.selection.waves,
+        shard,
+    )
+    .map_err(bad_input)?;
+    let opts = dsxor::suite::run::RunOptions {
+        spec,
+        out_dir: args.out.clone(),
+        junit: args.junit.clone(),
+        minimize: dsxor::gen::minimize::Budget {
+            time: minimize_time,
+            ..Default::default()
+        },
+        max_repros: args.max_repros,
+        parameters: dsxor::report::results::Parameters {
+            timeout_ms: req.timeout.as_millis() as u64,
+            minimize_budget_ms: minimize_time.as_millis() as u64,
+            fault: req.fault.map(|f| f.name().to_string()),
+            interleave_seed: req.interleave_seed,
+            policy: policy.describe(),
+        },
+        selection: opened.selection.reason.clone(),
+        interactive: None,
+    };
+    let judge = dsxor::suite::judge::ModelJudge::new(policy);
+    let out = dsxor::suite::run::run_suite(opened.device.as_mut(), &judge, &opts).map_err(|e| {
+        bad_input(anyhow::anyhow!(e).context(format!("--out {}", args.out.display())))
+    })?;
+    if let Some(reason) = &out.results.abort_reason {
+        eprintln!("dsxor: run aborted: {reason}");
+    }
+    Ok(out.exit_code)
+}
+
+fn cmd_repro(args: ReproArgs) -> Outcome {
+    use dsxor::backend::conformance::DeviceOutcome;
+    let repro = dsxor::suite::repro::Repro::read(&args.file).map_err(bad_input)?;
+    println!(
+        "repro {}: {} (seed {}, case {}/{} wave{} #{}), recorded on {} ({}): {}",
+        args.file.display(),
+        repro.failure.kind,
+        repro.seed,
+        repro.case_id.pattern,
+        repro.variant,
+        repro.case_id.wave.lanes(),
+        repro.case_id.ordinal,
+        repro.device.name,
+        repro.device.target_id,
+        repro.failure.summary
+    );
+    if let Some(path) = &args.export {
+        let file = repro.to_observation(args.group).map_err(bad_input)?;
+        let mut text = file.to_json();
+        text.push('\n');
+        dsxor::report::results::write_text_atomic(path, &text).map_err(bad_input)?;
+        println!(
+            "exported group {} as dsxor-observation/1: {}",
+            args.group,
+            path.display()
+        );
+        return Ok(dsxor::exit::PASS);
+    }
+    let policy = policy_of(&args.dev)?;
+    let req = device_request(&args.dev, vec![repro.case.geometry.wave_size])?;
+    let mut opened = open_device(&req)?;
+    let judge = dsxor::suite::judge::ModelJudge::new(policy);
+    let replayed =
+        dsxor::suite::run::replay(opened.device.as_mut(), &judge, &repro).map_err(|e| match e {
+            dsxor::suite::run::ReplayError::Backend(dsxor::backend::BackendError::Invalid(m)) => {
+                bad_input(anyhow::anyhow!(m))
+            }
+            dsxor::suite::run::ReplayError::Backend(b) => environment(b),
+            dsxor::suite::run::ReplayError::Judge(j) => bad_input(j),
+        })?;
+    if let Some(k) = &replayed.kernel {
+        if k.code_object_sha256 != repro.kernel.code_object_sha256 {
+            println!(
+                "note: kernel code object differs from the recorded one ({} vs {})",
+                k.code_object_sha256, repro.kernel.code_object_sha256
+            );
+        }
+    }
+    let j = &replayed.judgement;
+    let what = match &replayed.outcome {
+        DeviceOutcome::Completed { .. } => "completed".to_string(),
+        DeviceOutcome::Fault { message } => format!("faulted: {message}"),
+        DeviceOutcome::Timeout { message } => format!("timed out: {message}"),
+    };
+    println!("replayed on {}: the device {what}", opened.selection.reason);
+    if j.passed {
+        println!("PASSES now: {}", j.explanation);
+        Ok(dsxor::exit::PASS)
+    } else {
+        let same = j.kind.as_deref() == Some(repro.failure.kind.as_str());
+        println!(
+            "STILL FAILS ({}{}): {}",
+            j.kind.as_deref().unwrap_or("unknown"),
+            if same {
+                ", as recorded"
+            } else {
+                ", differently from the record"
+            },
+            j.explanation
+        );
+        Ok(dsxor::exit::FAIL)
+    }
+}
+
+fn cmd_merge(args: MergeArgs) -> Outcome {
+    use dsxor::report::results::Status;
+    let merged = dsxor::suite::merge::merge(&args.files).map_err(bad_input)?;
+    let out = match &args.out {
+        Some(p) => p.clone(),
+        None => {
+            let first = args.files.first().cloned().unwrap_or_default();
+            let stem = first
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "results".into());
+            // Drop the shard suffix of the first file's name.
+            let stem = match stem.find("-shard") {
+                Some(i) => stem[..i].to_string(),
+                None => stem,
+            };
+            first.with_file_name(format!("{stem}-merged.json"))
+        }
+    };
+    dsxor::report::results::write_atomic(&out, &merged).map_err(bad_input)?;
+    if let Some(j) = &args.junit {
+        dsxor::report::junit::write_junit(j, &merged).map_err(bad_input)?;
+    }
+    print!("{}", dsxor::report::console::summary_table(&merged));
+    println!("merged {} shards: {}", args.files.len(), out.display());
+    Ok(match merged.status {
+        Status::Passed => dsxor::exit::PASS,
+        Status::Failed => dsxor::exit::FAIL,
+        Status::Aborted => dsxor::exit::ENVIRONMENT,
+    })
+}
 
 // ---- model / check handlers ----
 fn check_file(file: &std::path::Path, oor: &str, lds_granule: u32, json: bool) -> Outcome {
@@ -323,17 +698,15 @@ fn check_file(file: &std::path::Path, oor: &str, lds_granule: u32, json: bool) -
             "--out-of-range-return {oor:?}: expected zero, vdst-unchanged or any"
         ))
     })?;
-    if !lds_granule.is_power_of_two() {
-        return Err(bad_input(anyhow::anyhow!(
-            "--lds-granule {lds_granule}: expected a power of two"
-        )));
-    }
     let policy = Policy {
         lds_granule,
         out_of_range_return,
     };
+    policy
+        .validate()
+        .map_err(|e| bad_input(anyhow::anyhow!("--lds-granule: {e}")))?;
     let obs = dsxor::check::file::ObservationFile::read(file).map_err(bad_input)?;
-    let verdict = obs.judge(&policy);
+    let verdict = obs.judge(&policy).map_err(bad_input)?;
     if json {
         let text = serde_json::to_string_pretty(&verdict).map_err(bad_input)?;
         println!("{text}");
@@ -348,6 +721,239 @@ fn check_file(file: &std::path::Path, oor: &str, lds_granule: u32, json: bool) -
 }
 
 // ---- bench / report handlers ----
+#[derive(clap::Args)]
+struct BenchArgs {
+    /// Device: `auto` (a HIP GPU with kernels for its target, else the
+    /// software device), `hip` or `emu`.
+    #[arg(long, default_value = "auto")]
+    backend: String,
+    /// HIP device index (with --backend hip or auto).
+    #[arg(long)]
+    device: Option<u32>,
+    /// CI-sized runs: 1 workgroup of 64 lanes per CU, 31/32 instructions per
+    /// lane, 1 warm-up + 5 timed launches (full: 4 x 256 lanes per CU,
+    /// 1023/1024 instructions, 3 + 30 launches).
+    #[arg(long)]
+    quick: bool,
+    /// Directory of the record (created when missing).
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    out: std::path::PathBuf,
+    /// Timed launches per run.
+    #[arg(long)]
+    reps: Option<u32>,
+    /// Checked but untimed launches before the timed ones.
+    #[arg(long)]
+    warmup: Option<u32>,
+    /// Instructions per lane of the independent chain (a multiple of 4); the
+    /// dependent chain runs one fewer (so its count is 3 mod 4).
+    #[arg(long)]
+    iters: Option<u32>,
+    /// Workgroups per CU of the pattern runs.
+    #[arg(long, value_name = "N")]
+    workgroups_per_cu: Option<u32>,
+    /// Lanes per workgroup of the pattern runs (a multiple of 64, up to 1024).
+    #[arg(long, value_name = "N")]
+    lanes_per_group: Option<u32>,
+    /// Seed of the DATA values.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Only runs whose name contains this (`one-address`, `wave64`, `occupancy`).
+    #[arg(long, value_name = "SUBSTR")]
+    filter: Option<String>,
+    /// Wave sizes to run (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "32,64")]
+    waves: Vec<u32>,
+    /// Per-launch budget in seconds: a launch still running then is a timeout.
+    #[arg(long, default_value_t = 120)]
+    timeout: u64,
+    /// Software device only: inject a named misbehaviour (to see the check
+    /// refuse the rate of a wrong result).
+    #[arg(long, value_name = "NAME")]
+    fault: Option<String>,
+}
+
+fn bench_cmd(args: BenchArgs) -> Outcome {
+    use dsxor::backend::select::{select, BackendChoice, HipView};
+    use dsxor::backend::{emu::EmuBackend, hip::HipBackend, Backend, BackendError};
+    use dsxor::bench::run::Provenance;
+    use dsxor::bench::{run_bench, KernelObject, Settings};
+    use dsxor::case::WaveSize;
+    use dsxor::codeobj::embedded::find_embedded;
+    use dsxor::report::bench_record::Rate;
+    use dsxor::report::svg::si;
+
+    let choice = BackendChoice::parse(&args.backend).ok_or_else(|| {
+        bad_input(anyhow::anyhow!(
+            "--backend must be auto, hip or emu, not `{}`",
+            args.backend
+        ))
+    })?;
+    let waves = args
+        .waves
+        .iter()
+        .map(|&w| {
+            WaveSize::from_lanes(w)
+                .ok_or_else(|| bad_input(anyhow::anyhow!("--waves: {w} is not 32 or 64")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let fault = match &args.fault {
+        Some(name) => Some(name.parse::<dsxor::emu::Fault>().map_err(bad_input)?),
+        None => None,
+    };
+    if fault.is_some() && choice != BackendChoice::Emu {
+        return Err(bad_input(anyhow::anyhow!("--fault needs --backend emu")));
+    }
+    let mut settings = Settings::new(args.quick);
+    settings.seed = args.seed;
+    if let Some(r) = args.reps {
+        settings.reps = r;
+    }
+    if let Some(w) = args.warmup {
+        settings.warmup = w;
+    }
+    if let Some(i) = args.iters {
+        if i < 4 || i % 4 != 0 {
+            return Err(bad_input(anyhow::anyhow!(
+                "--iters must be a positive multiple of 4, not {i}"
+            )));
+        }
+        settings.iters_indep = i;
+        settings.iters_dep = i - 1;
+    }
+    if let Some(n) = args.workgroups_per_cu {
+        settings.workgroups_per_cu = n;
+    }
+    if let Some(n) = args.lanes_per_group {
+        settings.lanes_per_group = n;
+    }
+    settings.filter = args.filter.clone();
+    settings.validate().map_err(bad_input)?;
+
+    // Probe HIP once (unless the software device was asked for), select.
+    let probe = (choice != BackendChoice::Emu).then(dsxor::hip::probe);
+    let view = probe.as_ref().map(HipView::from_probe);
+    let selection = select(choice, view.as_ref(), &waves, args.device, |p, w| {
+        find_embedded(p, w).is_some()
+    })
+    .map_err(environment)?;
+    eprintln!("dsxor: {}", selection.reason);
+    let backend_err = |e: BackendError| match e {
+        BackendError::Invalid(_) => bad_input(e),
+        _ => environment(e),
+    };
+    let mut backend: Box<dyn Backend> = match (selection.hip_device, &probe) {
+        (Some(index), Some(Ok(report))) => {
+            Box::new(HipBackend::from_report(report, Some(index)).map_err(backend_err)?)
+        }
+        (Some(index), _) => Box::new(HipBackend::open(Some(index)).map_err(backend_err)?),
+        (None, _) => Box::new(
+            EmuBackend::new(dsxor::emu::EmuConfig {
+                fault,
+                ..Default::default()
+            })
+            .map_err(backend_err)?,
+        ),
+    };
+    let objects: Vec<KernelObject> = selection
+        .waves
+        .iter()
+        .filter_map(|&w| find_embedded(&selection.target, w))
+        .map(|o| KernelObject {
+            target: o.target.to_string(),
+            wave: o.wave,
+            origin: o.origin.name().to_string(),
+            source: format!("embedded:{}", o.file_name),
+            compiler: Some(o.compiler.to_string()),
+            bytes: o.bytes,
+        })
+        .collect();
+    settings.waves = objects.iter().map(|o| o.wave).collect();
+    let emulated = backend.info().backend == dsxor::backend::BackendKind::Emu;
+    let unit = if emulated {
+        "emulated lane-ops/s"
+    } else {
+        "lane-ops/s"
+    };
+    println!(
+        "{}",
+        if emulated {
+            "rates: EMULATED lane-operations per second, the software device's own speed on this host, not a GPU figure"
+        } else {
+            "rates: ds_xor_rtn_b64 lane-operations per second on the GPU (HIP event time per launch)"
+        }
+    );
+    let provenance = Provenance {
+        command: std::env::args().collect(),
+        selection: selection.reason.clone(),
+        timeout: Some(std::time::Duration::from_secs(args.timeout.max(1))),
+    };
+    let record = run_bench(
+        backend.as_mut(),
+        &objects,
+        &settings,
+        &provenance,
+        &mut |run| {
+            let rate = match run.lane_ops_per_second {
+                Some(Rate { median, min, max }) => format!(
+                    "{} {unit} (min {}, max {}){}",
+                    si(median),
+                    si(min),
+                    si(max),
+                    run.fraction_of_ceiling
+                        .map(|f| format!(", {} of ceiling", dsxor::report::svg::percent(f)))
+                        .unwrap_or_default()
+                ),
+                None => format!(
+                    "{}: no rate counted ({})",
+                    run.outcome.to_uppercase(),
+                    run.error.as_deref().unwrap_or("")
+                ),
+            };
+            println!("{:<44} {rate}", run.name);
+        },
+    )
+    .map_err(|e| {
+        if e.is_environment() {
+            environment(e)
+        } else {
+            bad_input(e)
+        }
+    })?;
+    match &record.ceiling {
+        Some(c) => println!(
+            "ceiling: {} lane-ops/s = {} CUs x {} kHz x {} lanes/clock/CU\n  {}\n  sources: {}",
+            si(c.lane_ops_per_second),
+            c.compute_units,
+            c.clock_khz,
+            c.lanes_per_clock_per_cu,
+            c.formula,
+            c.sources.join("; ")
+        ),
+        None => println!(
+            "ceiling: none ({})",
+            record.no_ceiling_reason.as_deref().unwrap_or("unknown")
+        ),
+    }
+    for s in &record.skipped {
+        println!("skipped {}: {}", s.name, s.reason);
+    }
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| environment(anyhow::anyhow!("cannot create {}: {e}", args.out.display())))?;
+    let path = args.out.join(record.file_name());
+    record.save(&path).map_err(environment)?;
+    let failed = record.runs.iter().filter(|r| r.outcome != "pass").count();
+    println!(
+        "{} runs, {} passed their check, {failed} failed; record: {}",
+        record.runs.len(),
+        record.runs.len() - failed,
+        path.display()
+    );
+    Ok(if record.all_passed {
+        dsxor::exit::PASS
+    } else {
+        dsxor::exit::FAIL
+    })
+}
 #[derive(clap::Args)]
 struct ReportArgs {
     /// Bench records (`dsxor-bench/1` JSON); the newest is the current run,

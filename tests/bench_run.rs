@@ -76,6 +76,10 @@ fn correct_device_passes_every_run_with_rates() {
             assert!(r.check.folds_exact > 0 && r.check.folds_in_span == 0);
         }
     }
+    for r in &rec.runs {
+        // 31 dependent instructions: LDS and folds nonzero; 32: all zero.
+        assert_eq!(r.check.expected_all_zero, r.chain == "indep", "{}", r.name);
+    }
     let r = rec.run("one-address/dep/wave64").unwrap();
     assert_eq!(
         (

@@ -168,6 +168,20 @@ fn out_of_range_policy_is_selectable() {
     assert_eq!(code, 0, "{out}");
     let (code, _, err) = check(&p, &["--out-of-range-return", "maybe"]);
     assert_eq!(code, 2, "{err}");
+
+    // 0x200 is past LLVM's 512-byte block but inside Mesa's 1024-byte one,
+    // where the slack is in range (and its initial value unknown).
+    v["lanes"][0]["addr"] = json!("0x200");
+    let p = write(&dir, "slack.json", &v);
+    let (code, out, _) = check(&p, &[]);
+    assert_eq!(code, 1, "{out}");
+    let (code, out, _) = check(&p, &["--lds-granule", "1024"]);
+    assert_eq!(code, 0, "{out}");
+    for bad in ["3", "131072"] {
+        let (code, _, err) = check(&p, &["--lds-granule", bad]);
+        assert_eq!(code, 2, "{bad}: {err}");
+        assert!(err.contains("granule"), "{err}");
+    }
 }
 
 #[test]
@@ -315,12 +329,29 @@ fn exported_groups_judge_like_the_case() {
         let g1 = ObservationFile::from_case_group(&case, Some(obs), None, 1).unwrap();
         let back = ObservationFile::parse(&g1.to_json(), "export").unwrap();
         assert_eq!(back, g1);
-        let v = back.judge(&Policy::GFX11);
+        let v = back.judge(&Policy::GFX11).unwrap();
         assert_eq!(v.passed(), pass, "{}", v.explain());
         if pass {
             assert_eq!(v.order.observed().name(), "lane-descending");
         }
         let g0 = ObservationFile::from_case_group(&case, Some(obs), None, 0).unwrap();
-        assert!(g0.judge(&Policy::GFX11).passed());
+        assert!(g0.judge(&Policy::GFX11).unwrap().passed());
     }
+}
+
+#[test]
+fn json_verdicts_carry_kind_group_address_lanes() {
+    let mut v = design_example();
+    v["final"] = json!({ "0x10": "0x0" });
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(&dir, "wrong-final.json", &v);
+    let (code, out, err) = check(&p, &["--json"]);
+    assert_eq!(code, 1, "{err}");
+    let verdict: Value = serde_json::from_str(&out).expect("--json prints JSON");
+    let f = &verdict["findings"][0];
+    assert_eq!(f["kind"], "wrong-final");
+    assert_eq!(f["group"], 0);
+    assert_eq!(f["address"], 16);
+    assert_eq!(f["lanes"][0]["lane"], 3);
+    assert!(f["why"].as_str().unwrap().contains("0x123456789abcd10"));
 }

@@ -229,7 +229,7 @@ fn trail_check_agrees_with_brute_force_on_small_addresses() {
                 extra: Default::default(),
             });
         }
-        let v = file.judge(&Policy::GFX11);
+        let v = file.judge(&Policy::GFX11).unwrap();
         assert_eq!(
             v.passed(),
             want,
@@ -458,4 +458,57 @@ fn random_single_bit_corruptions_of_contended_results_are_caught() {
         flipped += 1;
     }
     assert!(flipped > 1900, "only {flipped} corruptions tried");
+}
+
+#[test]
+fn wave_at_a_time_orders_are_recognised() {
+    // Four waves of 32 on 4 addresses, random data. The waves run one at a
+    // time in the order 2, 0, 3, 1; inside each wave lanes ascend (or descend).
+    let mut rng = ChaCha8Rng::seed_from_u64(0xc4ec_0005);
+    let g = geometry(WaveSize::Wave32, 4, 1);
+    let case = Case {
+        pattern: "waves".into(),
+        index: 0,
+        geometry: g,
+        lds_bytes: 64,
+        offset: 0,
+        lds_init: vec![(0..8).map(|_| rng.random()).collect()],
+        lanes: (0..128)
+            .map(|_| active(rng.random_range(0..4u32) * 8, rng.random()))
+            .collect(),
+    };
+    let waves = [2u32, 0, 3, 1];
+    let within = |rev: bool| -> Vec<u32> {
+        waves
+            .iter()
+            .flat_map(|&w| {
+                let lanes: Vec<u32> = (0..32).map(|l| w * 32 + l).collect();
+                if rev {
+                    lanes.into_iter().rev().collect::<Vec<_>>()
+                } else {
+                    lanes
+                }
+            })
+            .collect()
+    };
+    for (rev, want) in [
+        (false, ObservedOrder::WaveAtATimeAscending),
+        (true, ObservedOrder::WaveAtATimeDescending),
+    ] {
+        let obs = observe(&case, &Order::Explicit(within(rev)));
+        let v = judge(&case, DeviceOutcome::Completed(&obs), &Policy::GFX11).unwrap();
+        assert!(v.passed(), "{}", v.explain());
+        assert_eq!(v.order.observed(), want, "{:?}", v.order);
+    }
+    // Interleaving lanes of different waves is neither.
+    let mut perm = within(false);
+    perm.swap(5, 40);
+    let obs = observe(&case, &Order::Explicit(perm));
+    let v = judge(&case, DeviceOutcome::Completed(&obs), &Policy::GFX11).unwrap();
+    assert!(v.passed());
+    assert_eq!(v.order.observed(), ObservedOrder::Other, "{:?}", v.order);
+    // Wave 0 first throughout is plain lane-ascending.
+    let obs = observe(&case, &Order::LaneAscending);
+    let v = judge(&case, DeviceOutcome::Completed(&obs), &Policy::GFX11).unwrap();
+    assert_eq!(v.order.observed(), ObservedOrder::LaneAscending);
 }

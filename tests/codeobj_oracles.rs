@@ -18,6 +18,18 @@ use dsxor::codeobj::{
     TargetId,
 };
 
+/// clang-offload-bundler (Debian: package clang-tools-22).
+fn bundler() -> Option<PathBuf> {
+    common::tool(
+        "clang-offload-bundler (package clang-tools-22)",
+        "DSXOR_CLANG_OFFLOAD_BUNDLER",
+        &[
+            "clang-offload-bundler-22",
+            "/usr/lib/llvm-22/bin/clang-offload-bundler",
+        ],
+    )
+}
+
 fn shipped() -> Vec<PathBuf> {
     embedded()
         .iter()
@@ -355,14 +367,7 @@ fn ds_instructions_match_llvm_objdump() {
 
 #[test]
 fn bundles_made_by_clang_offload_bundler_pick_the_right_entry() {
-    let Some(bundler) = common::tool(
-        "clang-offload-bundler",
-        "DSXOR_CLANG_OFFLOAD_BUNDLER",
-        &[
-            "clang-offload-bundler-22",
-            "/usr/lib/llvm-22/bin/clang-offload-bundler",
-        ],
-    ) else {
+    let Some(bundler) = bundler() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -576,4 +581,73 @@ fn patched_offsets_disassemble_as_asked() {
         let b = bundle::write_bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx1100", original)]);
         assert!(patch_ds_offset(&b, "dsxor_conformance_off0", 8).is_err());
     }
+}
+
+/// A host object built by clang carries the device code in `.hip_fatbin`;
+/// `inspect` reads it (entry chosen by `--target`).
+#[test]
+fn host_objects_are_read_through_their_hip_fatbin() {
+    // clang runs clang-offload-bundler to make the .hip_fatbin.
+    let (Some(clang), Some(_)) = (common::clang(), bundler()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("host.hip");
+    // The host side needs the launch API declared; no header, no runtime.
+    let kernels = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/dsxor.hip");
+    std::fs::write(
+        &src,
+        format!(
+            "typedef unsigned long size_t;\n\
+             struct dim3 {{ unsigned x, y, z; }};\n\
+             typedef struct ihipStream_t* hipStream_t;\n\
+             extern \"C\" int hipLaunchKernel(const void*, dim3, dim3, void**, size_t, hipStream_t);\n\
+             extern \"C\" int __hipPushCallConfiguration(dim3, dim3, size_t, hipStream_t);\n\
+             extern \"C\" int __hipPopCallConfiguration(dim3*, dim3*, size_t*, hipStream_t*);\n\
+             #include \"{}\"\n",
+            kernels.display()
+        ),
+    )
+    .unwrap();
+    let obj = dir.path().join("host.o");
+    let st = Command::new(&clang)
+        .args([
+            "-x",
+            "hip",
+            "--offload-arch=gfx1100",
+            "--offload-arch=gfx90a",
+        ])
+        .args(["-nogpulib", "-nogpuinc", "-O2", "-c"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&obj)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let data = std::fs::read(&obj).unwrap();
+    let co = CodeObject::parse_for_target(&data, &TargetId::parse("gfx1100").unwrap()).unwrap();
+    assert!(matches!(
+        co.container,
+        dsxor::codeobj::Container::HostFatbin { e_machine: 62, .. }
+    ));
+    assert_eq!(co.kernels.len(), 6);
+    assert!(matches!(
+        CodeObject::parse(&data),
+        Err(CodeObjectError::NoBundleEntry { .. })
+    ));
+    let out = common::dsxor(&["inspect", "--target", "gfx90a", obj.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("amdgcn-amd-amdhsa--gfx90a"), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.contains("ds_xor_rtn_b64 ") && l.ends_with(" offset:4096")),
+        "{stdout}"
+    );
 }

@@ -89,3 +89,24 @@ fn emulated_and_gpu_records_are_not_compared() {
         .unwrap_err()
         .contains("no GPU figure"));
 }
+
+#[test]
+fn trend_skips_runs_of_another_geometry() {
+    let mut old = record("2026-11-30T02:00:00Z", "emu", 1.0);
+    old.runs
+        .iter_mut()
+        .find(|r| r.name == "one-address/dep/wave32")
+        .unwrap()
+        .groups = 99;
+    let recs = vec![old, record("2026-12-01T02:00:00Z", "emu", 0.5)];
+    let md = render(&recs, None);
+    let across = md.split("## Across").nth(1).unwrap();
+    let row = across
+        .lines()
+        .find(|l| l.starts_with("| `one-address/dep/wave32` |"))
+        .unwrap();
+    assert!(
+        row.starts_with("| `one-address/dep/wave32` | — | 7.812 M | — |"),
+        "{row}"
+    );
+}

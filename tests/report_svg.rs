@@ -71,7 +71,7 @@ fn one_emulated_record() {
     }
     assert!(has(&texts, "EMULATED lane-ops/s"));
     assert!(has(&texts, "not a GPU figure"));
-    assert!(has(&texts, "no ceiling"));
+    assert!(has(&texts, "no hardware ceiling"));
     assert!(!has(&texts, "% of ceiling"));
     assert!(has(&texts, "dsxor emu gfx11"));
     assert!(has(&texts, "waves per workgroup"));
@@ -113,6 +113,19 @@ fn several_records_show_a_trend_with_one_series_per_indep_pattern_run() {
     );
     // The newest record is the one drawn per pattern: 0.5 x 2e9 = 1 G.
     assert!(has(&texts, "1.000 G"));
+}
+
+#[test]
+fn records_of_one_minute_get_seconds_on_the_time_axis() {
+    let recs = vec![
+        record("2026-12-01T02:00:05Z", "emu", 1.0),
+        record("2026-12-01T02:00:47Z", "emu", 1.0),
+    ];
+    let (texts, _) = parse(&render(&recs).unwrap());
+    assert!(
+        has(&texts, "12-01 02:00:05") && has(&texts, "12-01 02:00:47"),
+        "{texts:?}"
+    );
 }
 
 #[test]

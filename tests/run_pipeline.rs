@@ -280,6 +280,7 @@ fn options(dir: &Path, spec: SuiteSpec) -> RunOptions {
             time: Duration::from_secs(30),
             max_tries: 5000,
         },
+        max_repros: 100,
         parameters: Parameters {
             timeout_ms: 5000,
             minimize_budget_ms: 30000,
@@ -351,7 +352,13 @@ fn a_lost_update_fails_and_is_minimized_to_two_lanes() {
     assert_eq!(out.exit_code, 1);
     assert_eq!(out.results.status, Status::Failed);
     assert_eq!(out.results.failed, 4);
-    assert_eq!(out.repros.len(), 4);
+    // One repro for the kind; the other failures point to it.
+    assert_eq!(out.repros.len(), 1);
+    let first = &out.results.failures[0];
+    for f in &out.results.failures[1..] {
+        assert_eq!(f.same_kind_as, Some(first.index));
+        assert_eq!(f.repro, None);
+    }
     for (f, path) in out.results.failures.iter().zip(&out.repros) {
         assert_eq!(
             f.repro.as_deref(),
@@ -578,7 +585,9 @@ fn the_model_judge_accepts_the_correct_device_and_names_its_faults() {
         assert!(r.expected["ret_by_lane"].is_object());
         // The exported observation is judged inconsistent by the checker.
         let file = r.to_observation(0).unwrap();
-        let v = file.judge(&Policy::GFX11);
+        let v = file
+            .judge(&Policy::GFX11)
+            .expect("the GFX11 policy is valid");
         assert!(
             !v.passed(),
             "{}\n{}\n{}",
@@ -587,4 +596,46 @@ fn the_model_judge_accepts_the_correct_device_and_names_its_faults() {
             v.explain()
         );
     }
+}
+
+#[test]
+fn the_repro_cap_is_honoured() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = SuiteSpec::new(
+        8,
+        12,
+        &[Pattern::OneAddress, Pattern::Uniform],
+        &[],
+        &[],
+        Shard::WHOLE,
+    )
+    .unwrap();
+    let mut opts = options(dir.path(), spec);
+    opts.max_repros = 1;
+    let out = run_suite(
+        &mut device(Misbehave::FlipReturnBit),
+        &AscendingJudge,
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(out.exit_code, 1);
+    assert_eq!(out.repros.len(), 1);
+    assert!(out.results.failed > 1);
+    // Past the cap, failures of a new cell have neither repro nor pointer.
+    let other_cell = out
+        .results
+        .failures
+        .iter()
+        .filter(|f| {
+            (f.pattern, f.wave)
+                != (
+                    out.results.failures[0].pattern,
+                    out.results.failures[0].wave,
+                )
+        })
+        .collect::<Vec<_>>();
+    assert!(!other_cell.is_empty());
+    assert!(other_cell
+        .iter()
+        .all(|f| f.repro.is_none() && f.same_kind_as.is_none()));
 }

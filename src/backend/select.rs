@@ -76,20 +76,20 @@ impl HipView {
     }
 }
 
-/// The first line of a multi-line error, with the number of further lines.
+/// A multi-line error (the loader lists every path tried, one a line) as
+/// one line: `first line (tried A: why; B: why)`.
 fn one_line(text: &str) -> String {
-    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-    let first = lines
-        .next()
-        .unwrap_or("")
-        .trim_end_matches(';')
-        .trim_end_matches(':')
-        .to_string();
-    let rest: Vec<&str> = lines.map(str::trim).collect();
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("");
+    let first = first
+        .strip_suffix("; tried:")
+        .or_else(|| first.strip_suffix(':'))
+        .unwrap_or(first);
+    let rest: Vec<&str> = lines.map(|l| l.trim_start_matches("- ")).collect();
     if rest.is_empty() {
-        first
+        first.to_string()
     } else {
-        format!("{first} ({} paths tried: {})", rest.len(), rest.join("; "))
+        format!("{first} (tried {})", rest.join("; "))
     }
 }
 
@@ -328,6 +328,9 @@ mod tests {
         let l = one_line(text);
         assert!(!l.contains('\n'));
         assert!(l.starts_with("libamdhip64 could not be loaded"));
-        assert!(l.contains("2 paths tried"));
+        assert_eq!(
+            l,
+            "libamdhip64 could not be loaded (tried /opt/rocm/lib/libamdhip64.so: not found; libamdhip64.so: not found)"
+        );
     }
 }

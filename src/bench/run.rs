@@ -217,7 +217,10 @@ fn run_one(
     let lds_poison = u64s_to_bytes(std::iter::repeat(POISON).take(groups * qwords));
     let kernel = spec.chain.kernel();
 
-    let mut check = CheckRecord::default();
+    let mut check = CheckRecord {
+        expected_all_zero: issued % 4 == 0,
+        ..CheckRecord::default()
+    };
     let mut samples = Vec::with_capacity(settings.reps as usize);
     let mut outcome = "pass";
     let mut error = None;

@@ -450,8 +450,9 @@ impl ObservationFile {
         })
     }
 
-    /// Judge the file under `policy`.
-    pub fn judge(&self, policy: &Policy) -> Verdict {
+    /// Judge the file under `policy` (an error only for an invalid policy).
+    pub fn judge(&self, policy: &Policy) -> Result<Verdict, CheckError> {
+        policy.validate()?;
         let mut init = vec![0u64; self.lds_bytes as usize / 8];
         for (&a, &v) in &self.init {
             if let Some(q) = init.get_mut((a / 8) as usize) {
@@ -494,6 +495,6 @@ impl ObservationFile {
             final_: FinalView::Sparse(&fin),
             lanes: &lanes,
         };
-        Judge::default().judge_groups(std::slice::from_ref(&g), self.fault.as_deref(), policy)
+        Ok(Judge::default().judge_groups(std::slice::from_ref(&g), self.fault.as_deref(), policy))
     }
 }

@@ -5,7 +5,7 @@
 //! - an address one active lane hit: exact comparison of its return and the
 //!   final qword;
 //! - an address several lanes hit: the serializability check of DESIGN.md
-//!   ([`serial`]): the edges `ret → ret ^ data` must form one trail from the
+//!   (`check/serial.rs`): the edges `ret → ret ^ data` must form one trail from the
 //!   initial to the final value, which accepts every legal order and rejects
 //!   lost updates, permuted returns and detached cycles;
 //! - every other qword of the request must be unchanged;
@@ -131,6 +131,11 @@ pub struct OrderEvidence {
     pub ascending: u32,
     /// … and lane-descending order.
     pub descending: u32,
+    /// … match "each wave's lanes in ascending lane order, the waves one
+    /// after another in some order" (what a wave-at-a-time LDS would do).
+    pub wave_ascending: u32,
+    /// … the same with descending lanes inside each wave.
+    pub wave_descending: u32,
 }
 
 /// The order the evidence shows.
@@ -140,6 +145,10 @@ pub enum ObservedOrder {
     NoContention,
     LaneAscending,
     LaneDescending,
+    /// Each wave's lanes ascending, waves serialized in some order (not
+    /// wave 0 first throughout).
+    WaveAtATimeAscending,
+    WaveAtATimeDescending,
     /// Both orders fit every address (e.g. zero or equal data).
     Ambiguous,
     /// Serializable, but neither order fits every address.
@@ -152,6 +161,8 @@ impl ObservedOrder {
             ObservedOrder::NoContention => "no-contention",
             ObservedOrder::LaneAscending => "lane-ascending",
             ObservedOrder::LaneDescending => "lane-descending",
+            ObservedOrder::WaveAtATimeAscending => "wave-at-a-time-lane-ascending",
+            ObservedOrder::WaveAtATimeDescending => "wave-at-a-time-lane-descending",
             ObservedOrder::Ambiguous => "ambiguous",
             ObservedOrder::Other => "other",
         }
@@ -160,14 +171,22 @@ impl ObservedOrder {
 
 impl OrderEvidence {
     pub fn observed(&self) -> ObservedOrder {
-        let asc = self.ascending == self.contended;
-        let desc = self.descending == self.contended;
-        match (self.contended, asc, desc) {
-            (0, _, _) => ObservedOrder::NoContention,
-            (_, true, true) => ObservedOrder::Ambiguous,
-            (_, true, false) => ObservedOrder::LaneAscending,
-            (_, false, true) => ObservedOrder::LaneDescending,
-            _ => ObservedOrder::Other,
+        let all = |n: u32| n == self.contended;
+        if self.contended == 0 {
+            return ObservedOrder::NoContention;
+        }
+        // The strict orders first; the wave-at-a-time ones include them.
+        match (all(self.ascending), all(self.descending)) {
+            (true, true) => return ObservedOrder::Ambiguous,
+            (true, false) => return ObservedOrder::LaneAscending,
+            (false, true) => return ObservedOrder::LaneDescending,
+            (false, false) => {}
+        }
+        match (all(self.wave_ascending), all(self.wave_descending)) {
+            (true, true) => ObservedOrder::Ambiguous,
+            (true, false) => ObservedOrder::WaveAtATimeAscending,
+            (false, true) => ObservedOrder::WaveAtATimeDescending,
+            (false, false) => ObservedOrder::Other,
         }
     }
 
@@ -175,6 +194,8 @@ impl OrderEvidence {
         self.contended += o.contended;
         self.ascending += o.ascending;
         self.descending += o.descending;
+        self.wave_ascending += o.wave_ascending;
+        self.wave_descending += o.wave_descending;
     }
 }
 
@@ -188,6 +209,14 @@ pub struct Verdict {
     pub active_lanes: usize,
     pub addresses: usize,
     pub policy: Policy,
+}
+
+fn plural(n: usize, what: &str) -> String {
+    match (n, what.ends_with('s')) {
+        (1, _) => format!("1 {what}"),
+        (_, true) => format!("{n} {what}es"),
+        _ => format!("{n} {what}s"),
+    }
 }
 
 fn lane_list(lanes: &[LaneRef]) -> String {
@@ -227,8 +256,10 @@ impl Verdict {
                     .to_string()
             } else {
                 format!(
-                    "{} active lanes on {} addresses ({} contended, each serializable)",
-                    self.active_lanes, self.addresses, self.order.contended
+                    "{} on {} ({} contended, each serializable)",
+                    plural(self.active_lanes, "active lane"),
+                    plural(self.addresses, "address"),
+                    self.order.contended
                 )
             };
             return format!(
@@ -311,6 +342,8 @@ pub(crate) struct GroupView<'a> {
 #[derive(Default)]
 pub(crate) struct Judge {
     lanes: Vec<LaneView>,
+    waves: Vec<u32>,
+    wave_edges: Vec<(u64, u64)>,
     trail: TrailScratch,
     count: Vec<u32>,
     sorted: Vec<u32>,
@@ -574,10 +607,22 @@ impl Judge {
         );
         match self.trail.check(start, fin, &self.edges) {
             Ok(()) => {
+                let ascending = chain_fits(start, &self.edges, false);
+                let descending = chain_fits(start, &self.edges, true);
+                let mut waves = std::mem::take(&mut self.waves);
+                waves.clear();
+                waves.extend(bucket.iter().filter_map(|&i| lane(i).map(|l| l.r.wave)));
+                let wave_ascending =
+                    ascending || self.wave_at_a_time_fits(start, fin, &waves, false);
+                let wave_descending =
+                    descending || self.wave_at_a_time_fits(start, fin, &waves, true);
+                self.waves = waves;
                 v.order.add(OrderEvidence {
                     contended: 1,
-                    ascending: u32::from(chain_fits(start, &self.edges, false)),
-                    descending: u32::from(chain_fits(start, &self.edges, true)),
+                    ascending: u32::from(ascending),
+                    descending: u32::from(descending),
+                    wave_ascending: u32::from(wave_ascending),
+                    wave_descending: u32::from(wave_descending),
                 });
             }
             Err(fail) => {
@@ -617,16 +662,25 @@ impl Judge {
                             .filter(|&i| lane(i).is_some_and(|l| l.ret == value || l.ret ^ l.data == value))
                             .collect();
                         let ends = match (start == Some(value), fin == Some(value)) {
-                            (true, true) => " (it is both the initial and the final value)",
-                            (true, false) => " (it is the initial value)",
-                            (false, true) => " (it is the final value)",
+                            (true, true) => " (the initial and the final value)",
+                            (true, false) => " (the initial value)",
+                            (false, true) => " (the final value)",
                             (false, false) => "",
+                        };
+                        let how = if leaves > enters {
+                            format!(
+                                "is read {leaves} time(s) (lanes returning it, plus the final value's claim) but left behind only {enters} time(s) (by the initial value or some lane's ret ^ data)"
+                            )
+                        } else {
+                            format!(
+                                "is left behind {enters} time(s) (by the initial value or some lane's ret ^ data) but read only {leaves} time(s) (lanes returning it, plus the final value's claim)"
+                            )
                         };
                         (
                             FindingKind::BrokenChain,
                             refs(&mut who.into_iter()),
                             format!(
-                                "the {n} returns do not chain: value {value:#x}{ends} is returned {leaves} time(s) but left behind {enters} time(s) (by the initial value or a lane's ret ^ data; the final value counts as a return), so no serialization yields these returns (permuted, duplicated or invented)"
+                                "the {n} returns do not chain: value {value:#x}{ends} {how}, so no serialization yields these returns (permuted, duplicated or invented)"
                             ),
                         )
                     }
@@ -651,30 +705,84 @@ impl Judge {
     }
 }
 
+impl Judge {
+    /// Could the waves have run one at a time (in some order), each wave's
+    /// lanes in ascending (or descending) lane order? Each wave's lanes must
+    /// chain; each wave is then one edge `first ret → its end value`, and
+    /// those edges must form a trail — the same check, one level up.
+    /// `waves[i]` is the wave of `self.edges[i]` (wave-major order).
+    fn wave_at_a_time_fits(
+        &mut self,
+        start: Option<u64>,
+        fin: Option<u64>,
+        waves: &[u32],
+        reverse: bool,
+    ) -> bool {
+        let mut wave_edges = std::mem::take(&mut self.wave_edges);
+        wave_edges.clear();
+        let mut i = 0;
+        while i < self.edges.len() {
+            let w = waves.get(i).copied();
+            let mut j = i;
+            while j < self.edges.len() && waves.get(j).copied() == w {
+                j += 1;
+            }
+            let seg = self.edges.get(i..j).unwrap_or(&[]);
+            let chained = if reverse {
+                chain_end(None, seg.iter().rev())
+            } else {
+                chain_end(None, seg.iter())
+            };
+            let Some((r0, cur)) = chained else {
+                self.wave_edges = wave_edges;
+                return false;
+            };
+            wave_edges.push((r0, r0 ^ cur));
+            i = j;
+        }
+        let fits = if wave_edges.len() < 2 {
+            // One wave: the same as the strict order, already decided.
+            false
+        } else if wave_edges.len() == self.edges.len() {
+            // One lane per wave: the same trail as the lanes', which passed.
+            true
+        } else {
+            self.trail.check(start, fin, &wave_edges).is_ok()
+        };
+        self.wave_edges = wave_edges;
+        fits
+    }
+}
+
 /// Do the returns match the lanes applied in ascending (or descending)
 /// order? With an unknown start, the first lane's return starts the chain.
 fn chain_fits(start: Option<u64>, edges: &[(u64, u64)], reverse: bool) -> bool {
-    fn fits<'a>(start: Option<u64>, mut it: impl Iterator<Item = &'a (u64, u64)>) -> bool {
-        let Some(&(r0, d0)) = it.next() else {
-            return true;
-        };
-        if start.is_some_and(|s| s != r0) {
-            return false;
-        }
-        let mut cur = r0 ^ d0;
-        for &(r, d) in it {
-            if r != cur {
-                return false;
-            }
-            cur ^= d;
-        }
-        true
-    }
     if reverse {
-        fits(start, edges.iter().rev())
+        chain_end(start, edges.iter().rev()).is_some()
     } else {
-        fits(start, edges.iter())
+        chain_end(start, edges.iter()).is_some()
     }
+}
+
+/// Follow lanes in the given order: `Some((first ret, value left by the
+/// last))` if every lane read what the previous one left (the first reading
+/// `start` when known); `None` if the chain breaks or there are no lanes.
+fn chain_end<'a>(
+    start: Option<u64>,
+    mut it: impl Iterator<Item = &'a (u64, u64)>,
+) -> Option<(u64, u64)> {
+    let &(r0, d0) = it.next()?;
+    if start.is_some_and(|s| s != r0) {
+        return None;
+    }
+    let mut cur = r0 ^ d0;
+    for &(r, d) in it {
+        if r != cur {
+            return None;
+        }
+        cur ^= d;
+    }
+    Some((r0, cur))
 }
 
 /// Judge one case's outcome under `policy`.
@@ -694,6 +802,7 @@ pub(crate) fn judge_with(
     policy: &Policy,
 ) -> Result<Verdict, CheckError> {
     validate_case(case)?;
+    policy.validate()?;
     let shape = |why: String| CheckError::Shape {
         pattern: case.pattern.clone(),
         index: case.index,

@@ -101,7 +101,7 @@ pub fn select<'e>(
         None if amd.len() == 1 => amd.first(),
         None => {
             return Err(CodeObjectError::NoBundleEntry {
-                target: "(none given; the bundle holds several)".into(),
+                target: "(none chosen among several)".into(),
                 available: available(),
             })
         }

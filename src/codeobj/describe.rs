@@ -63,6 +63,12 @@ fn header(out: &mut String, co: &CodeObject) {
         Container::Bundle { entry_id, offset } => {
             format!("offload bundle entry {entry_id} at {offset:#x}")
         }
+        Container::HostFatbin {
+            e_machine,
+            entry_id,
+        } => {
+            format!("host ELF (e_machine {e_machine}) .hip_fatbin entry {entry_id}")
+        }
     };
     let _ = writeln!(
         out,

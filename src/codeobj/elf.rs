@@ -117,7 +117,20 @@ pub struct Note<'a> {
 
 pub const ELF_MAGIC: &[u8; 4] = b"\x7fELF";
 
+/// The header of an AMDGPU ELF (e_machine must be EM_AMDGPU).
 pub fn parse_header(b: Bytes<'_>) -> Result<ElfHeader, CodeObjectError> {
+    let header = parse_header_any_machine(b)?;
+    if header.e_machine != EM_AMDGPU {
+        return Err(CodeObjectError::WrongMachine {
+            e_machine: header.e_machine,
+        });
+    }
+    Ok(header)
+}
+
+/// The header of any 64-bit little-endian ELF (a host binary holding a
+/// `.hip_fatbin`, say).
+pub fn parse_header_any_machine(b: Bytes<'_>) -> Result<ElfHeader, CodeObjectError> {
     let ident = b.slice(0, 16, "ELF identification")?;
     if &ident[0..4] != ELF_MAGIC {
         return Err(CodeObjectError::NotElf);
@@ -144,11 +157,6 @@ pub fn parse_header(b: Bytes<'_>) -> Result<ElfHeader, CodeObjectError> {
         e_shnum: b.u16(60, "e_shnum")?,
         e_shstrndx: b.u16(62, "e_shstrndx")?,
     };
-    if header.e_machine != EM_AMDGPU {
-        return Err(CodeObjectError::WrongMachine {
-            e_machine: header.e_machine,
-        });
-    }
     let shentsize = b.u16(58, "e_shentsize")?;
     if header.e_shnum != 0 && shentsize != 64 {
         return Err(CodeObjectError::Malformed(format!(
@@ -303,4 +311,19 @@ pub fn parse_notes<'a>(
         }
     }
     Ok(notes)
+}
+
+/// The contents of a host ELF's `.hip_fatbin` section (where clang/hipcc put
+/// the offload bundle of a HIP program's device code), if it has one.
+pub fn host_fatbin(data: &[u8]) -> Result<Option<&[u8]>, CodeObjectError> {
+    let b = Bytes::new(data);
+    let header = parse_header_any_machine(b)?;
+    let sections = parse_sections(b, &header)?;
+    match sections
+        .iter()
+        .find(|s| s.name == ".hip_fatbin" && s.sh_type != SHT_NOBITS)
+    {
+        Some(s) => Ok(Some(b.slice(s.sh_offset, s.sh_size, ".hip_fatbin")?)),
+        None => Ok(None),
+    }
 }

@@ -90,6 +90,10 @@ pub enum CodeObjectError {
     Patch { kernel: String, why: String },
 }
 
+/// Most kernels one code object may hold (a bound on the work a hostile
+/// file can cause; dsxor's objects hold 6).
+pub const MAX_KERNELS: usize = 4096;
+
 /// How the object was wrapped in the input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Container {
@@ -98,6 +102,12 @@ pub enum Container {
     Bundle {
         entry_id: String,
         offset: u64,
+    },
+    /// The first offload bundle in a host ELF's `.hip_fatbin` section (a
+    /// program or object built by clang/hipcc); the entry read.
+    HostFatbin {
+        e_machine: u16,
+        entry_id: String,
     },
 }
 
@@ -188,7 +198,27 @@ impl CodeObject {
         if !data.starts_with(elf::ELF_MAGIC) {
             return Err(CodeObjectError::NotElf);
         }
-        Self::parse_elf(data)
+        match Self::parse_elf(data) {
+            Err(CodeObjectError::WrongMachine { e_machine }) => {
+                // A host binary: its device code, if any, is in .hip_fatbin.
+                // Several translation units give several bundles, each
+                // 4096-aligned; the first is read (policy: inspect one).
+                let Some(fatbin) = elf::host_fatbin(data)? else {
+                    return Err(CodeObjectError::WrongMachine { e_machine });
+                };
+                let mut co = Self::parse_inner(fatbin, target)?;
+                let entry_id = match co.container {
+                    Container::Bundle { entry_id, .. } => entry_id,
+                    _ => String::new(),
+                };
+                co.container = Container::HostFatbin {
+                    e_machine,
+                    entry_id,
+                };
+                Ok(co)
+            }
+            other => other,
+        }
     }
 
     fn parse_elf(data: &[u8]) -> Result<CodeObject, CodeObjectError> {
@@ -227,13 +257,40 @@ impl CodeObject {
 
     /// Kernels are the `.kd` OBJECT symbols (AMDGPUUsage.rst, "Symbols").
     fn find_kernels(&self) -> Result<Vec<Kernel>, CodeObjectError> {
+        // FUNC symbols by address, for each kernel's code size (a hostile
+        // file may hold millions of symbols: no quadratic scans).
+        let mut funcs: Vec<(u64, u64)> = self
+            .symbols
+            .iter()
+            .filter(|f| f.sym_type == elf::STT_FUNC)
+            .map(|f| (f.value, f.size))
+            .collect();
+        funcs.sort_unstable();
+        // Metadata entries by `.symbol` (`<name>.kd`) and by `.name`.
+        let md_kernels = self
+            .metadata
+            .as_ref()
+            .map(|m| m.kernels.as_slice())
+            .unwrap_or_default();
+        let mut by_symbol = std::collections::HashMap::new();
+        let mut by_name = std::collections::HashMap::new();
+        for k in md_kernels {
+            by_symbol.entry(k.symbol.as_str()).or_insert(k);
+            by_name.entry(k.name.as_str()).or_insert(k);
+        }
+        let mut seen = std::collections::HashSet::new();
         let mut kernels = Vec::new();
         for s in &self.symbols {
             let Some(name) = s.name.strip_suffix(".kd") else {
                 continue;
             };
-            if s.sym_type != elf::STT_OBJECT || kernels.iter().any(|k: &Kernel| k.name == name) {
+            if s.sym_type != elf::STT_OBJECT || !seen.insert(name) {
                 continue;
+            }
+            if kernels.len() == MAX_KERNELS {
+                return Err(CodeObjectError::Malformed(format!(
+                    "more than {MAX_KERNELS} kernels (policy: real code objects hold tens)"
+                )));
             }
             let kerr = |why: String| CodeObjectError::Kernel {
                 kernel: name.to_string(),
@@ -262,17 +319,20 @@ impl CodeObject {
                     ))
                 })?;
             let section_end = text.sh_addr.saturating_add(text.sh_size);
-            let func_size = self
-                .symbols
+            let at = funcs.partition_point(|&(v, _)| v < entry_vaddr);
+            let func_size = funcs
+                .get(at..)
+                .unwrap_or_default()
                 .iter()
-                .find(|f| f.sym_type == elf::STT_FUNC && f.value == entry_vaddr && f.size > 0)
-                .map(|f| f.size);
-            let next_entry = self
-                .symbols
+                .take_while(|&&(v, _)| v == entry_vaddr)
+                .map(|&(_, size)| size)
+                .find(|&size| size > 0);
+            let next_entry = funcs
+                .get(at..)
+                .unwrap_or_default()
                 .iter()
-                .filter(|f| f.sym_type == elf::STT_FUNC && f.value > entry_vaddr)
-                .map(|f| f.value)
-                .min()
+                .map(|&(v, _)| v)
+                .find(|&v| v > entry_vaddr)
                 .unwrap_or(section_end)
                 .min(section_end);
             let code_size = func_size.unwrap_or(next_entry - entry_vaddr);
@@ -282,15 +342,10 @@ impl CodeObject {
                     text.name
                 )));
             }
-            let metadata = self
-                .metadata
-                .as_ref()
-                .and_then(|m| {
-                    m.kernels
-                        .iter()
-                        .find(|k| k.symbol == s.name || k.name == name)
-                })
-                .cloned();
+            let metadata = by_symbol
+                .get(s.name.as_str())
+                .or_else(|| by_name.get(name))
+                .map(|k| (*k).clone());
             kernels.push(Kernel {
                 name: name.to_string(),
                 descriptor,

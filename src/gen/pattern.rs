@@ -355,9 +355,9 @@ impl<'r> Draft<'r> {
 }
 
 fn uniform(b: &mut Draft, variant: &str) {
-    let groups = b.rng.range_u32(1, 2);
-    let waves = b.rng.range_u32(1, 2);
-    let lds = b.random_lds(1, 2048);
+    let groups = b.rng.range_u32(1, 4);
+    let waves = b.rng.range_u32(1, 4);
+    let lds = b.random_lds(1, 4096);
     b.shape(groups, waves, lds);
     for i in 0..b.eff.len() {
         b.eff[i] = b.random_eff();
@@ -370,8 +370,8 @@ fn uniform(b: &mut Draft, variant: &str) {
 }
 
 fn one_address(b: &mut Draft, variant: &str) {
-    let groups = b.rng.range_u32(1, 2);
-    let waves = b.rng.range_u32(1, 4);
+    let groups = b.rng.range_u32(1, 4);
+    let waves = b.rng.range_u32(1, 8);
     let lds = b.random_lds(1, 512);
     b.shape(groups, waves, lds);
     for g in 0..groups as usize {
@@ -388,8 +388,8 @@ fn one_address(b: &mut Draft, variant: &str) {
 
 fn k_per_address(b: &mut Draft, variant: &str) {
     let k: usize = variant.trim_start_matches('k').parse().unwrap_or(2);
-    let groups = b.rng.range_u32(1, 2);
-    let waves = b.rng.range_u32(1, 2);
+    let groups = b.rng.range_u32(1, 4);
+    let waves = b.rng.range_u32(1, 4);
     let n = b.lanes_per_group_for(waves);
     let needed = n.div_ceil(k) as u32;
     let lds = b.random_lds(needed, needed + 1024);
@@ -413,7 +413,7 @@ impl Draft<'_> {
 
 fn cross_wave(b: &mut Draft, variant: &str) {
     let groups = b.rng.range_u32(1, 2);
-    let waves = b.rng.range_u32(2, 4);
+    let waves = b.rng.range_u32(2, 8);
     let wl = b.wave.lanes() as usize;
     let lds = b.random_lds(wl as u32, 2048);
     b.shape(groups, waves, lds);
@@ -455,7 +455,7 @@ fn bank_stride(b: &mut Draft, variant: &str) {
         v => v.trim_end_matches("-way").parse().unwrap_or(1),
     };
     let stride = 8 * ways;
-    let groups = b.rng.range_u32(1, 2);
+    let groups = b.rng.range_u32(1, 4);
     let waves = b.rng.range_u32(1, 2);
     let wl = b.wave.lanes();
     let span = waves * wl * stride;
@@ -473,8 +473,8 @@ fn bank_stride(b: &mut Draft, variant: &str) {
 }
 
 fn exec_mask(b: &mut Draft, variant: &str) {
-    let groups = b.rng.range_u32(1, 2);
-    let waves = b.rng.range_u32(1, 2);
+    let groups = b.rng.range_u32(1, 4);
+    let waves = b.rng.range_u32(1, 4);
     let lds = b.random_lds(1, 64);
     b.shape(groups, waves, lds);
     for i in 0..b.eff.len() {
@@ -530,7 +530,7 @@ fn offset(b: &mut Draft, variant: &str) {
 }
 
 fn alloc_edge(b: &mut Draft, variant: &str) {
-    let groups = b.rng.range_u32(1, 2);
+    let groups = b.rng.range_u32(1, 4);
     let waves = b.rng.range_u32(1, 2);
     if variant == "block-slack" {
         // A request that ends inside a granule, lanes spread over the
@@ -565,8 +565,8 @@ fn alloc_edge(b: &mut Draft, variant: &str) {
 }
 
 fn data(b: &mut Draft, variant: &str) {
-    let groups = b.rng.range_u32(1, 2);
-    let waves = b.rng.range_u32(1, 2);
+    let groups = b.rng.range_u32(1, 4);
+    let waves = b.rng.range_u32(1, 4);
     let lds = b.random_lds(4, 64);
     b.shape(groups, waves, lds);
     // Contended: 1..=4 addresses per group.

@@ -13,10 +13,11 @@
 //!   [`DsInst::decode`] convert to and from the 64-bit word (byte 0 of the
 //!   little-endian word is `offset0`, as llvm-mc's byte lists show).
 //! * [`is_ds`], [`op_name`], [`op_info`] look opcodes up.
-//! * [`print`] (or [`DsInst::text`], [`disassemble`]) turns any decoded DS
-//!   instruction of the family's table into LLVM's canonical text;
-//!   [`parse`] reads the XOR family (`ds_xor_b32`, `ds_xor_rtn_b32`,
-//!   `ds_xor_b64`, `ds_xor_rtn_b64`) and validates it with llvm-mc's verdicts.
+//! * [`print()`] (or [`DsInst::text`], [`disassemble`]) turns any decoded DS
+//!   instruction of the family's table into LLVM's canonical text; [`parse`]
+//!   reads any of them back (LLVM 22's mnemonics, no aliases) and validates
+//!   it with llvm-mc's verdicts. [`XOR_FAMILY`] names the four XOR ops
+//!   dsxor exists for.
 //! * [`assemble_line`] / [`disassemble_line`] are what `dsxor asm` and
 //!   `dsxor disasm` do for one input line.
 //!
@@ -114,7 +115,8 @@ impl Family {
 
     /// Whether DS instructions may address GDS (the `gds` modifier).
     /// llvm-mc-22: "gds modifier is not supported on this GPU" on gfx90a,
-    /// gfx942, gfx950, gfx12 and gfx1250.
+    /// gfx942, gfx950, gfx12 and gfx1250. Exception: the GWS ops
+    /// ([`GdsForm::Required`]) keep their gds bit on gfx90a/gfx942/gfx950.
     pub fn has_gds(self) -> bool {
         matches!(self, Family::Gfx9 | Family::Gfx10 | Family::Gfx11)
     }
@@ -368,7 +370,7 @@ impl DsInst {
         }
     }
 
-    /// LLVM's canonical text of this instruction on `family` (see [`print`]).
+    /// LLVM's canonical text of this instruction on `family` (see [`print()`]).
     pub fn text(&self, family: Family) -> Result<String, IsaError> {
         print(family, self)
     }
@@ -402,7 +404,7 @@ impl DsInst {
 
     /// The fields of `word` in `family`'s layout. Fails when the word is not
     /// DS or sets bit 16 on gfx10+ (no field there; LLVM ignores it).
-    /// Does not look at the opcode table: see [`print`] for that.
+    /// Does not look at the opcode table: see [`print()`] for that.
     pub fn decode(family: Family, word: u64) -> Result<DsInst, IsaError> {
         if !is_ds(family, word) {
             return Err(IsaError::NotDs { word });
@@ -443,20 +445,15 @@ impl DsInst {
 pub enum IsaError {
     #[error("unknown target `{name}`; known targets: {known}")]
     UnknownTarget { name: String, known: String },
-    #[error(
-        "`{mnemonic}` is not an instruction dsxor assembles on {target} (it assembles {known})"
-    )]
+    #[error("`{mnemonic}` is not a DS instruction of {target} (LLVM 22's names, no aliases)")]
     UnknownMnemonic {
         mnemonic: String,
         target: &'static str,
-        known: String,
     },
     #[error("syntax: {why} in `{text}`")]
     Syntax { text: String, why: String },
-    #[error(
-        "offset {offset} does not fit the 16-bit DS offset (rule offset-range: at most 65535)"
-    )]
-    OffsetRange { offset: String },
+    #[error("offset {offset} does not fit the DS offset field (rule offset-range: at most {max})")]
+    OffsetRange { offset: String, max: u64 },
     #[error("`gds` is not supported on {target} (rule no-gds: gfx90a, gfx942, gfx950, gfx12 and gfx1250 have no GDS)")]
     NoGds { target: &'static str },
     #[error("{what}: {family} has no AGPR form of DS instructions (rule no-agprs: only gfx90a, gfx942, gfx950)")]

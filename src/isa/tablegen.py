@@ -124,29 +124,33 @@ def asm(cpu, lines):
     return res
 
 def alignment(cpu, layout, rows):
-    """For each (op, field): whether a tuple there must start at an even
-    register, by LLVM's round trip: the word with that one operand odd must
-    disassemble to text that llvm-mc assembles back to the same word."""
+    """For each (op, field): whether the register there must be even, by
+    LLVM's round trip: the word with that one operand odd must disassemble
+    to text that llvm-mc assembles back to the same word. Probed for every
+    operand: the GWS ops' single register is even-only on gfx90a+."""
     base = {'Addr': 10, 'Data0': 20, 'Data1': 30, 'Vdst': 40}
     probes = []
     for op, name, ops, off, gds, acc in rows:
         accmask = int(acc.split('(')[1].rstrip(')'), 2) if 'Fields' in acc else 0
         for f, w in ops:
-            if w < 2:
-                continue
             for a in ((0, 1) if accmask & BIT[f] else (0,)):
                 regs = {k: (base[k] if any(k == g for g, _ in ops) else 0) for k in base}
                 regs[f] += 1
                 wd = word(layout, op, regs['Addr'], regs['Data0'], regs['Data1'], regs['Vdst'],
                           0, 0, 1 if gds == 'Required' else 0, a if accmask else 0)
-                probes.append((op, f, wd))
-    texts = dis(cpu, [p[2] for p in probes])
+                probes.append((op, f, a, wd))
+    texts = dis(cpu, [p[3] for p in probes])
     plain = [re.sub(r'/\*.*?\*/', '', t[0]) if t else 'ds_nop_invalid' for t in texts]
     again = asm(cpu, plain)
-    need = {}
-    for (op, f, wd), t, enc in zip(probes, texts, again):
+    # Decided by the VGPR form; the AGPR form (where the assembler takes one
+    # at all) must agree.
+    need, agpr = {}, {}
+    for (op, f, a, wd), t, enc in zip(probes, texts, again):
         bad = t is None or enc != wd
-        need[(op, f)] = need.get((op, f), False) or bad
+        (agpr if a else need)[(op, f)] = bad
+    for k, bad in agpr.items():
+        if layout == 'old' and cpu != 'gfx900' and bad != need[k]:
+            print(f'warning: {cpu} {k}: AGPR alignment differs from VGPR', file=sys.stderr)
     return need
 
 HEADER = r'''//! DS opcode tables, one per encoding family, as LLVM 22 names and prints

@@ -1,7 +1,7 @@
 //! Text ⇄ bits in LLVM's AMDGPU assembly syntax.
 //!
-//! Printing covers every opcode of every family's table; parsing covers the
-//! XOR family. Both follow llvm-mc-22 (checked in `tests/isa_llvm_mc.rs`).
+//! Printing and parsing cover every opcode of every family's table. Both
+//! follow llvm-mc-22 (checked in `tests/isa_llvm_mc.rs`).
 //!
 //! Named policies, where dsxor deliberately differs from llvm-mc:
 //!
@@ -11,23 +11,30 @@
 //!   differently: an odd register tuple where tuples must be even
 //!   (`v[5:6]/*Invalid register, operand has 'VReg_64_Align2' ...*/`), a
 //!   tuple past register 255 (`v[255:256]`), the gds bit on gfx90a/gfx942/
-//!   gfx950 (silently dropped), bit 16 on gfx10+ (ignored). dsxor refuses
-//!   those words and names the rule, so a disassembly never hides a set bit.
-//! * **Syntax subset (assembly).** dsxor reads LLVM's syntax for the XOR
-//!   family: case-insensitive mnemonic; registers `v5`, `v[5]`, `v[5:5]`,
-//!   `v[4:5]` (and `a…` forms); `offset:N` with N decimal, `0x` hex, `0b`
-//!   binary or leading-`0` octal (as LLVM's lexer reads integers); then
-//!   `gds`; comments after `;` or `//`. Expressions (`offset:1+2`), register
-//!   lists (`[v4,v5]`) and symbols, which llvm-mc also accepts, are refused
-//!   as syntax errors: everything dsxor accepts, llvm-mc accepts with the
-//!   same encoding.
+//!   gfx950 (silently dropped), bit 16 on gfx10+ (ignored), AGPR forms of
+//!   the GWS ops on gfx9, and `ds_swizzle_b32` offsets whose
+//!   `swizzle(...)` text drops bits (`0xffff` prints as `swizzle(FFT,31)`,
+//!   which is `0xe01f`). dsxor refuses those words and names the rule, so a
+//!   disassembly never hides a set bit.
+//! * **Syntax subset (assembly).** dsxor reads LLVM's syntax as LLVM
+//!   prints it: case-insensitive mnemonic (LLVM 22's names, not the old
+//!   aliases such as gfx11's `ds_write_b32`); registers `v5`, `v[5]`,
+//!   `v[5:5]`, `v[4:5]` (and `a…` forms); `offset:N`, or `offset0:N
+//!   offset1:M` for the two-address ops, or for `ds_swizzle_b32` also
+//!   `offset:swizzle(MODE,…)` in the forms LLVM prints; integers decimal,
+//!   `0x` hex, `0b` binary or leading-`0` octal (as LLVM's lexer reads
+//!   them); then `gds`; comments after `;` or `//`. Expressions
+//!   (`offset:1+2`), register lists (`[v4,v5]`), symbols and aliases, which
+//!   llvm-mc also accepts, are refused: everything dsxor accepts, llvm-mc
+//!   accepts with the same encoding (tested on mangled lines).
 
 use super::{
     op_by_name, op_info, AccForm, DsInst, Family, Field, GdsForm, IsaError, OffsetForm, OpInfo,
     Target,
 };
 
-/// The mnemonics `parse` reads (the XOR family of DSInstructions.td).
+/// The XOR family of DSInstructions.td, the instructions dsxor exists for
+/// (`parse` reads every mnemonic of the target's table).
 pub const XOR_FAMILY: [&str; 4] = [
     "ds_xor_b32",
     "ds_xor_rtn_b32",
@@ -52,6 +59,13 @@ fn reg_text(agpr: bool, reg: u8, dwords: u8) -> String {
 /// The canonical LLVM text of a decoded DS instruction, or why it has none
 /// (round-trip policy, module docs).
 pub fn print(family: Family, inst: &DsInst) -> Result<String, IsaError> {
+    render(family, inst, true)
+}
+
+/// LLVM's text of `inst`; with `round_trip`, refuse a swizzle offset whose
+/// text does not assemble back to it. The assembler prints without that
+/// check, as llvm-mc does (`offset:0xFFFF` is echoed as `swizzle(FFT,31)`).
+fn render(family: Family, inst: &DsInst, round_trip: bool) -> Result<String, IsaError> {
     let word = inst.encode(family)?;
     let invalid = |why: String| IsaError::InvalidEncoding { word, why };
     let info = op_info(family, inst.op).ok_or(IsaError::UnknownOpcode {
@@ -77,13 +91,21 @@ pub fn print(family: Family, inst: &DsInst) -> Result<String, IsaError> {
         }
         (GdsForm::Ignored, true) => {
             return Err(invalid(format!(
-                "the gds bit is set but {family} has no GDS (rule no-gds; llvm-mc drops the bit)"
+                "the gds bit is set but {family} has no GDS (llvm-mc drops the bit)"
             )))
         }
         _ => {}
     }
     let acc_mask = match (info.acc, inst.acc) {
         (_, false) => 0,
+        // gfx9's decoder takes acc on the GWS ops (`ds_gws_init a10 gds`),
+        // its assembler does not: round-trip policy.
+        (AccForm::Fields(_), true) if !family.has_agprs() => {
+            return Err(IsaError::NoAgprs {
+                family,
+                what: format!("the acc bit of {}", info.name),
+            })
+        }
         (AccForm::Fields(mask), true) => mask,
         (AccForm::None, true) => {
             return Err(invalid(format!(
@@ -141,8 +163,20 @@ pub fn print(family: Family, inst: &DsInst) -> Result<String, IsaError> {
         }
         OffsetForm::Swizzle => {
             if inst.offset() != 0 {
+                let text = swizzle_text(inst.offset());
+                // printSwizzle drops bits (FFT and ROTATE ignore most of
+                // them, BITMASK_PERM strings merge and/or/xor combinations):
+                // round-trip policy.
+                let back = swizzle_value(&text);
+                if round_trip && back != Some(inst.offset()) {
+                    return Err(invalid(format!(
+                        "llvm-mc prints swizzle offset {:#06x} as `{text}`, which assembles to {}",
+                        inst.offset(),
+                        back.map_or("nothing".to_owned(), |v| format!("{v:#06x}"))
+                    )));
+                }
                 out.push_str(" offset:");
-                out.push_str(&swizzle_text(inst.offset()));
+                out.push_str(&text);
             }
         }
     }
@@ -228,9 +262,19 @@ fn swizzle_text(imm: u16) -> String {
         }
         return format!("swizzle(BITMASK_PERM,\"{bits}\")");
     }
-    // Unreachable for a u16 (every value below 0xc000 is QUAD_PERM or
-    // BITMASK_PERM), kept as LLVM's own fallback: the decimal value.
+    // 0x8100..=0xbfff: neither mode; LLVM prints the plain decimal value.
     imm.to_string()
+}
+
+/// The offset a printed swizzle operand (`swizzle(...)` or a number)
+/// assembles to, as `parse_swizzle` reads it.
+fn swizzle_value(text: &str) -> Option<u16> {
+    let mut c = Cursor { text, pos: 0 };
+    if c.eat("swizzle") {
+        parse_swizzle(&mut c, text).ok()
+    } else {
+        parse_int(text).and_then(|v| u16::try_from(v).ok())
+    }
 }
 
 /// A cursor over one line of assembly.
@@ -386,8 +430,8 @@ fn strip_comment(line: &str) -> &str {
     line.get(..cut).unwrap_or(line)
 }
 
-/// Parse one XOR-family instruction for `target`, applying llvm-mc's
-/// verdicts (offset range, gds, AGPRs, tuple alignment, register range).
+/// Parse one DS instruction of `target`'s table, applying llvm-mc's
+/// verdicts (offset ranges, gds, AGPRs, tuple alignment, register range).
 pub fn parse(target: Target, line: &str) -> Result<DsInst, IsaError> {
     let family = target.family;
     let body = strip_comment(line);
@@ -397,15 +441,10 @@ pub fn parse(target: Target, line: &str) -> Result<DsInst, IsaError> {
     if mnemonic.is_empty() {
         return Err(syntax(line, "expected a mnemonic"));
     }
-    let info: &OpInfo = XOR_FAMILY
-        .contains(&mnemonic.as_str())
-        .then(|| op_by_name(family, &mnemonic))
-        .flatten()
-        .ok_or_else(|| IsaError::UnknownMnemonic {
-            mnemonic: mnemonic.clone(),
-            target: target.name,
-            known: XOR_FAMILY.join(", "),
-        })?;
+    let info: &OpInfo = op_by_name(family, &mnemonic).ok_or_else(|| IsaError::UnknownMnemonic {
+        mnemonic: mnemonic.clone(),
+        target: target.name,
+    })?;
     let mut inst = DsInst {
         op: info.op,
         ..DsInst::default()
@@ -439,85 +478,56 @@ pub fn parse(target: Target, line: &str) -> Result<DsInst, IsaError> {
         }
         regs.push((o.field, reg));
     }
-    let mut offset: Option<u16> = None;
-    loop {
-        let before = c.pos;
-        c.skip_ws();
-        if c.at_end() {
-            break;
-        }
-        if c.pos == before {
-            return Err(syntax(line, format!("unexpected `{}`", c.rest().trim())));
-        }
-        let word = c.word();
-        match word {
-            "offset" if offset.is_none() && !inst.gds => {
-                c.skip_ws();
-                if !c.eat(":") {
-                    return Err(syntax(line, "expected `:` after offset"));
-                }
-                c.skip_ws();
-                if c.eat("-") {
-                    let v = c.word();
-                    return Err(IsaError::OffsetRange {
-                        offset: format!("-{v}"),
-                    });
-                }
-                let v = c.word();
-                let n = parse_int(v)
-                    .ok_or_else(|| syntax(line, format!("`{v}` is not an integer offset")))?;
-                let n = u16::try_from(n).map_err(|_| IsaError::OffsetRange {
-                    offset: v.to_owned(),
-                })?;
-                offset = Some(n);
-            }
-            "gds" if !inst.gds => {
-                if !family.has_gds() {
-                    return Err(IsaError::NoGds { target: target.name });
-                }
-                inst.gds = true;
-            }
-            "offset" | "gds" => {
-                return Err(syntax(
-                    line,
-                    format!("`{word}` repeated or out of order (LLVM takes `offset:N` then `gds`, once each)"),
-                ))
-            }
-            "" => return Err(syntax(line, format!("unexpected `{}`", c.rest().trim()))),
-            other => return Err(syntax(line, format!("unknown modifier `{other}`"))),
-        }
-    }
-    inst.set_offset(offset.unwrap_or(0));
+    parse_modifiers(&mut c, line, target, info, &mut inst)?;
 
-    // AGPRs: addr is always a VGPR; data and vdst all AGPR (acc) or all VGPR.
-    let mut kinds = regs
-        .iter()
-        .filter(|(f, _)| *f != Field::Addr)
-        .map(|(_, r)| r.agpr);
-    let first = kinds.next();
-    let mixed = first.is_some_and(|k| kinds.any(|x| x != k));
+    // AGPRs: only in the fields the opcode's AGPR form covers (data and
+    // vdst; never addr), all of them or none, on a family with DS AGPRs.
+    let acc_mask = match info.acc {
+        AccForm::Fields(mask) => mask,
+        AccForm::None => 0,
+    };
     for (field, reg) in &regs {
-        if reg.agpr && *field == Field::Addr {
+        if !reg.agpr {
+            continue;
+        }
+        // An AGPR in the addr field only where the AGPR form covers it (the
+        // GWS ops on gfx90a+: `ds_gws_init a42 gds`).
+        if *field == Field::Addr && acc_mask & field.mask_bit() == 0 {
             return Err(IsaError::AddrNotVgpr { reg: reg.text() });
         }
-        if reg.agpr && !family.has_agprs() {
+        if !family.has_agprs() {
             return Err(IsaError::NoAgprs {
                 family,
                 what: reg.text(),
             });
         }
+        if acc_mask == 0 {
+            return Err(IsaError::NoAgprs {
+                family,
+                what: format!("{} ({} has no AGPR form)", reg.text(), info.name),
+            });
+        }
     }
-    if mixed {
+    let in_mask: Vec<&(Field, Reg)> = regs
+        .iter()
+        .filter(|(f, _)| acc_mask & f.mask_bit() != 0)
+        .collect();
+    let any_agpr = regs.iter().any(|(_, r)| r.agpr);
+    let all_mask_agpr = !in_mask.is_empty() && in_mask.iter().all(|(_, r)| r.agpr);
+    let stray = regs
+        .iter()
+        .any(|(f, r)| r.agpr && acc_mask & f.mask_bit() == 0);
+    if any_agpr && (!all_mask_agpr || stray) {
         let all: Vec<String> = regs
             .iter()
-            .filter(|(f, _)| *f != Field::Addr)
+            .filter(|(f, _)| *f != Field::Addr || acc_mask & f.mask_bit() != 0)
             .map(|(f, r)| format!("{} {}", f.name(), r.text()))
             .collect();
         return Err(IsaError::MixedAgprVgpr {
             what: all.join(", "),
         });
     }
-    inst.acc = first.unwrap_or(false);
+    inst.acc = any_agpr;
     for (field, reg) in &regs {
         let even = info.operand(*field).is_some_and(|o| o.even);
         if even && reg.lo % 2 == 1 {
@@ -533,11 +543,212 @@ pub fn parse(target: Target, line: &str) -> Result<DsInst, IsaError> {
     Ok(inst)
 }
 
+/// An unsigned integer operand value (`offset:N`), `max` inclusive.
+fn parse_value(c: &mut Cursor<'_>, line: &str, max: u64) -> Result<u64, IsaError> {
+    c.skip_ws();
+    if c.eat("-") {
+        let v = c.word();
+        return Err(IsaError::OffsetRange {
+            offset: format!("-{v}"),
+            max,
+        });
+    }
+    let v = c.word();
+    let n = parse_int(v).ok_or_else(|| syntax(line, format!("`{v}` is not an integer")))?;
+    if n > max {
+        return Err(IsaError::OffsetRange {
+            offset: v.to_owned(),
+            max,
+        });
+    }
+    Ok(n)
+}
+
+/// `NAME` `:` after a modifier keyword.
+fn expect_colon(c: &mut Cursor<'_>, line: &str, name: &str) -> Result<(), IsaError> {
+    c.skip_ws();
+    if c.eat(":") {
+        Ok(())
+    } else {
+        Err(syntax(line, format!("expected `:` after {name}")))
+    }
+}
+
+/// The modifiers after the operands: the offset in the opcode's form, then
+/// `gds`, each at most once and in that order (llvm-mc refuses
+/// `gds offset:4` and repeats).
+fn parse_modifiers(
+    c: &mut Cursor<'_>,
+    line: &str,
+    target: Target,
+    info: &OpInfo,
+    inst: &mut DsInst,
+) -> Result<(), IsaError> {
+    let (mut offset, mut offset0, mut offset1) = (false, false, false);
+    loop {
+        let before = c.pos;
+        c.skip_ws();
+        if c.at_end() {
+            break;
+        }
+        if c.pos == before {
+            return Err(syntax(line, format!("unexpected `{}`", c.rest().trim())));
+        }
+        let word = c.word();
+        let repeated = || {
+            syntax(
+                line,
+                format!("`{word}` repeated or out of order (LLVM takes the offset, then `gds`, once each)"),
+            )
+        };
+        match (word, info.offset) {
+            ("offset", OffsetForm::Single | OffsetForm::Swizzle) => {
+                if offset || inst.gds {
+                    return Err(repeated());
+                }
+                expect_colon(c, line, "offset")?;
+                c.skip_ws();
+                let n = if info.offset == OffsetForm::Swizzle && c.rest().starts_with("swizzle") {
+                    c.word();
+                    parse_swizzle(c, line)?
+                } else {
+                    // Checked against u16::MAX, so the cast cannot truncate.
+                    parse_value(c, line, u64::from(u16::MAX))? as u16
+                };
+                inst.set_offset(n);
+                offset = true;
+            }
+            ("offset0", OffsetForm::Pair) => {
+                if offset0 || offset1 || inst.gds {
+                    return Err(repeated());
+                }
+                expect_colon(c, line, "offset0")?;
+                inst.offset0 = parse_value(c, line, u64::from(u8::MAX))? as u8;
+                offset0 = true;
+            }
+            ("offset1", OffsetForm::Pair) => {
+                if offset1 || inst.gds {
+                    return Err(repeated());
+                }
+                expect_colon(c, line, "offset1")?;
+                inst.offset1 = parse_value(c, line, u64::from(u8::MAX))? as u8;
+                offset1 = true;
+            }
+            ("offset" | "offset0" | "offset1", _) => {
+                return Err(syntax(
+                    line,
+                    format!(
+                        "{} takes no `{word}` (its offset form is {:?})",
+                        info.name, info.offset
+                    ),
+                ))
+            }
+            ("gds", _) => {
+                if inst.gds {
+                    return Err(repeated());
+                }
+                match info.gds {
+                    // The GWS ops keep their gds bit even on gfx90a+ CDNA
+                    // (llvm-mc-22: `ds_gws_init v1 gds` assembles on gfx90a).
+                    GdsForm::Required => inst.gds = true,
+                    GdsForm::Optional if target.family.has_gds() => inst.gds = true,
+                    GdsForm::NotAllowed if target.family.has_gds() => {
+                        return Err(syntax(line, format!("{} takes no `gds`", info.name)))
+                    }
+                    _ => {
+                        return Err(IsaError::NoGds {
+                            target: target.name,
+                        })
+                    }
+                }
+            }
+            ("", _) => return Err(syntax(line, format!("unexpected `{}`", c.rest().trim()))),
+            (other, _) => return Err(syntax(line, format!("unknown modifier `{other}`"))),
+        }
+    }
+    if info.gds == GdsForm::Required && !inst.gds {
+        return Err(syntax(line, format!("{} requires `gds`", info.name)));
+    }
+    Ok(())
+}
+
+/// The `swizzle(...)` macro of `ds_swizzle_b32`, in the forms LLVM prints
+/// (AMDGPUAsmParser::parseSwizzleMacro is the inverse of printSwizzle, see
+/// `swizzle_text`): QUAD_PERM,l0,l1,l2,l3 · BITMASK_PERM,"ppppp" · SWAP,m ·
+/// REVERSE,g · BROADCAST,g,l · FFT,n · ROTATE,dir,size.
+fn parse_swizzle(c: &mut Cursor<'_>, line: &str) -> Result<u16, IsaError> {
+    let bad = |why: &str| syntax(line, format!("swizzle: {why}"));
+    c.skip_ws();
+    if !c.eat("(") {
+        return Err(bad("expected `(`"));
+    }
+    c.skip_ws();
+    let mode = c.word().to_owned();
+    let mut args: Vec<u64> = Vec::new();
+    let mut mask: Option<String> = None;
+    loop {
+        c.skip_ws();
+        if c.eat(")") {
+            break;
+        }
+        if !c.eat(",") {
+            return Err(bad("expected `,` or `)`"));
+        }
+        c.skip_ws();
+        if c.eat("\"") {
+            let rest = c.rest();
+            let end = rest.find('"').ok_or_else(|| bad("unterminated string"))?;
+            mask = Some(rest.get(..end).unwrap_or("").to_owned());
+            c.pos += end + 1;
+        } else {
+            let v = c.word();
+            args.push(parse_int(v).ok_or_else(|| bad("expected an integer"))?);
+        }
+    }
+    let pow2 = |v: u64, lo: u64, hi: u64| v.is_power_of_two() && (lo..=hi).contains(&v);
+    let imm: u64 = match (mode.as_str(), args.as_slice(), &mask) {
+        ("QUAD_PERM", [a, b, cc, d], None) if [a, b, cc, d].iter().all(|&&l| l <= 3) => {
+            0x8000 | a | b << 2 | cc << 4 | d << 6
+        }
+        ("SWAP", [m], None) if pow2(*m, 1, 16) => 0x1f | m << 10,
+        ("REVERSE", [g], None) if pow2(*g, 2, 32) => 0x1f | (g - 1) << 10,
+        ("BROADCAST", [g, l], None) if pow2(*g, 2, 32) && l < g => (32 - g) | l << 5,
+        ("FFT", [n], None) if *n <= 31 => 0xe000 | n,
+        ("ROTATE", [dir, size], None) if *dir <= 1 && *size <= 31 => 0xc000 | dir << 10 | size << 5,
+        ("BITMASK_PERM", [], Some(m)) if m.len() == 5 => {
+            let (mut and, mut or, mut xor) = (0u64, 0u64, 0u64);
+            for (i, ch) in m.chars().enumerate() {
+                let bit = 1 << (4 - i);
+                match ch {
+                    '0' => {}
+                    '1' => or |= bit,
+                    'p' => and |= bit,
+                    'i' => {
+                        and |= bit;
+                        xor |= bit
+                    }
+                    _ => return Err(bad("BITMASK_PERM takes 5 of 0 1 p i")),
+                }
+            }
+            and | or << 5 | xor << 10
+        }
+        _ => {
+            return Err(bad(&format!(
+                "`{mode}` with these arguments is not a form dsxor reads"
+            )))
+        }
+    };
+    u16::try_from(imm).map_err(|_| bad("value out of range"))
+}
+
 /// One assembled line: the instruction, its word, its canonical text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AsmLine {
+    /// The instruction's fields.
     pub inst: DsInst,
+    /// Its 64-bit word in the target's layout.
     pub word: u64,
+    /// LLVM's canonical text of it (what llvm-mc echoes).
     pub text: String,
 }
 
@@ -559,7 +770,7 @@ impl AsmLine {
 pub fn assemble_line(target: Target, line: &str) -> Result<AsmLine, IsaError> {
     let inst = parse(target, line)?;
     let word = inst.encode(target.family)?;
-    let text = print(target.family, &inst)?;
+    let text = render(target.family, &inst, false)?;
     Ok(AsmLine { inst, word, text })
 }
 

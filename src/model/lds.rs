@@ -68,9 +68,7 @@ impl Lds {
                 why: "not a multiple of 8 bytes".into(),
             });
         }
-        if !policy.lds_granule.is_power_of_two() {
-            return Err(ModelError::Granule(policy.lds_granule));
-        }
+        policy.validate()?;
         let allocated = policy.allocated_bytes(requested);
         if allocated > u64::from(LDS_MAX_BYTES_PER_GROUP) {
             return Err(ModelError::LdsSize {

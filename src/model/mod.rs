@@ -36,7 +36,7 @@ use crate::case::{Case, LaneInput, WaveSize};
 pub enum ModelError {
     #[error("LDS request of {requested} bytes is invalid: {why}")]
     LdsSize { requested: u32, why: String },
-    #[error("LDS granule {0} is not a power of two")]
+    #[error("LDS granule {0} is not a power of two of at most 65536 bytes")]
     Granule(u32),
     #[error("LDS image of {qwords} qwords does not fit a request of {requested} bytes")]
     ImageSize { qwords: usize, requested: u32 },

@@ -101,6 +101,15 @@ impl OutOfRangeReturn {
 /// - **Out of range: writes dropped, reads 0** (RDNA3 ISA guide, LDS access).
 ///   The range is the allocation rounded up to `lds_granule`: addresses in
 ///   the slack between the request and the block end are in range.
+///
+/// Caveat, recorded rather than modelled: AMDGPUUsage lists both a
+/// misaligned atomic and an out-of-range LDS address as memory violations,
+/// which trap only when the kernel descriptor sets
+/// `enable_exception_memory_violation` (LLVM leaves it 0 by default). A
+/// device whose kernel does not enable it may complete a misaligned probe
+/// silently (judged `misaligned-no-fault`), and one that enables it may
+/// trap out of range (judged `unexpected-fault`). Both are what the device
+/// did, against this policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Policy {
     /// Allocation block in bytes (a power of two); see [`LDS_GRANULE_GFX11_LLVM`].
@@ -121,6 +130,15 @@ impl Policy {
         lds_granule: LDS_GRANULE_GFX11_LLVM,
         out_of_range_return: OutOfRangeReturn::Zero,
     };
+
+    /// A granule must be a power of two no larger than a workgroup's LDS.
+    pub fn validate(&self) -> Result<(), super::ModelError> {
+        if self.lds_granule.is_power_of_two() && self.lds_granule <= LDS_MAX_BYTES_PER_GROUP {
+            Ok(())
+        } else {
+            Err(super::ModelError::Granule(self.lds_granule))
+        }
+    }
 
     /// Bytes actually allocated for a request: rounded up to the granule.
     pub fn allocated_bytes(&self, requested: u32) -> u64 {

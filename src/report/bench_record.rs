@@ -123,6 +123,12 @@ pub struct RunRecord {
 pub struct CheckRecord {
     /// Launches whose outputs were checked (warm-up and timed).
     pub launches_checked: u32,
+    /// True when every exactly-expected value is 0 (4k instructions per
+    /// lane, always so for `_indep`): the check then proves every output was
+    /// written and every contended fold consistent, but a kernel writing
+    /// zeros without issuing an atomic would pass it.
+    #[serde(default)]
+    pub expected_all_zero: bool,
     pub lds_qwords_checked: u64,
     pub folds_exact: u64,
     pub folds_in_span: u64,
@@ -278,6 +284,22 @@ impl BenchRecord {
     pub fn run(&self, name: &str) -> Option<&RunRecord> {
         self.runs.iter().find(|r| r.name == name)
     }
+
+    /// The run of this record that measures the same thing as `like`: same
+    /// name, kernel, wave size, workgroups, waves and iterations. A quick
+    /// run and a full run of one pattern are not comparable.
+    pub fn comparable_run(&self, like: &RunRecord) -> Option<&RunRecord> {
+        self.run(&like.name).filter(|b| {
+            (b.groups, b.waves_per_group, b.wave, b.iters, &b.kernel)
+                == (
+                    like.groups,
+                    like.waves_per_group,
+                    like.wave,
+                    like.iters,
+                    &like.kernel,
+                )
+        })
+    }
 }
 
 /// One run's comparison with a baseline.
@@ -322,19 +344,8 @@ pub fn compare(
     let mut out = Vec::new();
     for run in &current.runs {
         let current_rate = run.lane_ops_per_second.map(|r| r.median);
-        let base = baseline.run(&run.name);
-        let same_geometry = base.is_some_and(|b| {
-            (b.groups, b.waves_per_group, b.wave, b.iters, &b.kernel)
-                == (
-                    run.groups,
-                    run.waves_per_group,
-                    run.wave,
-                    run.iters,
-                    &run.kernel,
-                )
-        });
-        let baseline_rate = base
-            .filter(|_| same_geometry)
+        let baseline_rate = baseline
+            .comparable_run(run)
             .and_then(|b| b.lane_ops_per_second.map(|r| r.median));
         let percent = match (current_rate, baseline_rate) {
             (Some(c), Some(b)) if b > 0.0 => Some(c / b * 100.0),

@@ -135,6 +135,7 @@ mod tests {
             summary: "lost update at 0x10".into(),
             repro: Some("results/x.repro.json".into()),
             minimize: None,
+            same_kind_as: None,
             active_lanes_before: 64,
             active_lanes_after: 2,
         }];

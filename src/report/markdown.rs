@@ -33,10 +33,10 @@ pub fn render(records: &[BenchRecord], baseline: Option<&BaselineSection<'_>>) -
         return md;
     };
     let d = &latest.environment.device;
-    let unit = if latest.is_emulated() {
-        "emulated lane-ops/s"
+    let (unit, bytes) = if latest.is_emulated() {
+        ("emulated lane-ops/s", "emulated LDS bytes/s")
     } else {
-        "lane-ops/s"
+        ("lane-ops/s", "LDS bytes/s")
     };
     let _ = writeln!(md, "## Latest record, {}\n", latest.created_utc);
     let _ = writeln!(
@@ -101,7 +101,7 @@ pub fn render(records: &[BenchRecord], baseline: Option<&BaselineSection<'_>>) -
     );
     let _ = writeln!(
         md,
-        "| run | groups × waves | lane-ops/launch | median {unit} | min | max | IQR/median time | LDS bytes/s | % of ceiling | check |"
+        "| run | groups × waves | lane-ops/launch | median {unit} | min | max | IQR/median time | {bytes} | % of ceiling | check |"
     );
     md.push_str("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
     for run in &latest.runs {
@@ -113,8 +113,15 @@ pub fn render(records: &[BenchRecord], baseline: Option<&BaselineSection<'_>>) -
             .unwrap_or_else(|| "—".into());
         let check = if run.outcome == "pass" {
             format!(
-                "pass ({} launches, {} folds exact, {} in span)",
-                run.check.launches_checked, run.check.folds_exact, run.check.folds_in_span
+                "pass ({} launches, {} folds exact, {} in span{})",
+                run.check.launches_checked,
+                run.check.folds_exact,
+                run.check.folds_in_span,
+                if run.check.expected_all_zero {
+                    "; all expected values 0: weak"
+                } else {
+                    ""
+                }
             )
         } else {
             format!(
@@ -152,7 +159,7 @@ pub fn render(records: &[BenchRecord], baseline: Option<&BaselineSection<'_>>) -
     if sorted.len() > 1 {
         let _ = writeln!(
             md,
-            "\n## Across {} records (median {unit}, oldest to newest)\n",
+            "\n## Across {} records (median {unit}, oldest to newest; — where a record has no run of the same geometry)\n",
             sorted.len()
         );
         md.push_str("| run |");
@@ -168,7 +175,7 @@ pub fn render(records: &[BenchRecord], baseline: Option<&BaselineSection<'_>>) -
             let series: Vec<Option<f64>> = sorted
                 .iter()
                 .map(|r| {
-                    r.run(&run.name)
+                    r.comparable_run(run)
                         .and_then(|x| x.lane_ops_per_second)
                         .map(|x| x.median)
                 })

@@ -102,7 +102,8 @@ pub struct CaseRecord {
     pub passed: bool,
     /// Failure class (`mismatch`, `unexpected-fault`, ...), None when passed.
     pub kind: Option<String>,
-    /// One line.
+    /// One line; empty (and omitted) when the case passed.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub summary: String,
     /// What the run noticed without judging (e.g. the serialization order
     /// the device used, a probe's outcome).
@@ -135,6 +136,11 @@ pub struct FailureRecord {
     /// Path of the minimized repro file (as written, relative to the cwd).
     pub repro: Option<String>,
     pub minimize: Option<MinimizeStats>,
+    /// Not minimized: the run index of the minimized failure of the same
+    /// kind in the same (pattern, wave) cell (None with `repro` None: the
+    /// `--max-repros` cap was reached).
+    #[serde(default)]
+    pub same_kind_as: Option<u64>,
     /// Active lanes before and after minimization.
     pub active_lanes_before: usize,
     pub active_lanes_after: usize,

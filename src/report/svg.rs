@@ -76,11 +76,16 @@ pub fn percent(fraction: f64) -> String {
 }
 
 fn rate_axis_label(r: &BenchRecord) -> String {
-    if r.is_emulated() {
-        "EMULATED lane-ops/s: the software device's own speed, not a GPU figure (log scale)"
-            .to_string()
+    let what = if r.is_emulated() {
+        "EMULATED lane-ops/s: the software device's own speed, not a GPU figure"
     } else {
-        "ds_xor_rtn_b64 lane-ops/s on the GPU (log scale)".to_string()
+        "ds_xor_rtn_b64 lane-ops/s on the GPU"
+    };
+    match (&r.ceiling, &r.no_ceiling_reason) {
+        // The software device never has one; its label already says why.
+        (None, _) if r.is_emulated() => format!("{what}; no hardware ceiling (log scale)"),
+        (None, Some(why)) => format!("{what} (log scale); no ceiling: {why}"),
+        _ => format!("{what} (log scale)"),
     }
 }
 
@@ -106,7 +111,11 @@ fn log_bounds(values: impl Iterator<Item = f64>) -> (f64, f64) {
     if hi <= 0.0 {
         return (1.0, 10.0);
     }
-    (lo / 2.0, hi * 2.0)
+    // Whole decades: the log axis then labels powers of ten and their
+    // multiples, never a crowd of labels inside one narrow decade.
+    let lo = 10f64.powf((lo / 1.5).log10().floor());
+    let hi = 10f64.powf((hi * 1.5).log10().ceil());
+    (lo, hi)
 }
 
 /// Render `records` (any order; sorted by creation time here) as one SVG.
@@ -179,6 +188,7 @@ fn draw_patterns(
             ("sans-serif", 20),
         )
         .margin(10)
+        .margin_right(40)
         .x_label_area_size(45)
         .y_label_area_size(LABEL_AREA)
         .build_cartesian_2d((lo..hi).log_scale(), 0.0..n)
@@ -280,17 +290,6 @@ fn draw_patterns(
                     .pos(Pos::new(HPos::Right, VPos::Top)),
             )))
             .map_err(draw_err)?;
-    } else if let Some(why) = &r.no_ceiling_reason {
-        let (px, py) = to_area(area, chart.backend_coord(&(hi, n)));
-        area.draw(&Text::new(
-            format!("no ceiling: {why}"),
-            (px - 4, py + 4),
-            ("sans-serif", 12)
-                .into_font()
-                .into_text_style(area)
-                .pos(Pos::new(HPos::Right, VPos::Top)),
-        ))
-        .map_err(draw_err)?;
     }
     Ok(())
 }
@@ -395,24 +394,38 @@ fn draw_trend(
     let Some(latest) = records.last() else {
         return Err(SvgError::NoRecords);
     };
-    // The series: the latest record's independent-chain pattern runs.
-    let names: Vec<&str> = latest
+    // The series: the latest record's independent-chain pattern runs, each
+    // through the records that ran it with the same geometry.
+    let series: Vec<&RunRecord> = latest
         .runs
         .iter()
         .filter(|r| r.sweep == "patterns" && r.chain == "indep")
-        .map(|r| r.name.as_str())
         .collect();
     let values = records.iter().flat_map(|rec| {
-        names
-            .iter()
-            .filter_map(move |n| rec.run(n).and_then(passing).map(|(m, _, _)| m))
+        series.iter().filter_map(move |like| {
+            rec.comparable_run(like)
+                .and_then(passing)
+                .map(|(m, _, _)| m)
+        })
     });
     let (lo, hi) = log_bounds(values);
     let k = records.len();
-    let labels: Vec<String> = records.iter().map(|r| time_label(&r.created_utc)).collect();
+    let mut labels: Vec<String> = records.iter().map(|r| time_label(&r.created_utc)).collect();
+    // Records of the same minute: show the seconds too, so no two look alike.
+    if (1..labels.len()).any(|i| labels[i] == labels[i - 1]) {
+        labels = records
+            .iter()
+            .map(|r| {
+                r.created_utc
+                    .get(5..19)
+                    .map(|s| s.replace('T', " "))
+                    .unwrap_or_else(|| r.created_utc.clone())
+            })
+            .collect();
+    }
     let mut chart = ChartBuilder::on(area)
         .caption(
-            format!("across {k} record(s), oldest to newest: median rate of each independent-chain pattern run"),
+            format!("across {k} record(s), oldest to newest: median rate of each independent-chain pattern run (same geometry only)"),
             ("sans-serif", 18),
         )
         .margin(10)
@@ -450,13 +463,13 @@ fn draw_trend(
         ))
         .map_err(draw_err)?;
     }
-    for (s, name) in names.iter().enumerate() {
+    for (s, like) in series.iter().enumerate() {
         let color = Palette99::pick(s).to_rgba();
         let points: Vec<(f64, f64)> = records
             .iter()
             .enumerate()
             .filter_map(|(i, rec)| {
-                rec.run(name)
+                rec.comparable_run(like)
                     .and_then(passing)
                     .map(|(m, _, _)| (i as f64, m))
             })
@@ -476,7 +489,7 @@ fn draw_trend(
         ))
         .map_err(draw_err)?;
         area.draw(&Text::new(
-            name.to_string(),
+            like.name.clone(),
             (x0 + 46, y),
             ("sans-serif", 12)
                 .into_font()

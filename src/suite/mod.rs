@@ -4,6 +4,7 @@
 //! repro; merge shard results. Added beside the DESIGN.md modules because
 //! it uses all of them (as `main.rs` may not: it only parses and exits).
 
+pub mod device;
 pub mod judge;
 pub mod merge;
 pub mod repro;

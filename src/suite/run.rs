@@ -3,15 +3,16 @@
 //! repro, results streamed and then written atomically.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::backend::conformance::{CaseDevice, DeviceOutcome, KernelIdentity};
 use crate::backend::BackendError;
-use crate::case::Case;
+use crate::case::{Case, WaveSize};
 use crate::exit;
 use crate::gen::minimize::{minimize, Budget, MinimizeStats};
-use crate::gen::{Generated, SuiteSpec};
+use crate::gen::{Generated, Pattern, SuiteSpec};
 use crate::report::console::{summary_table, Progress};
 use crate::report::junit::write_junit;
 use crate::report::results::{
@@ -30,6 +31,11 @@ pub struct RunOptions {
     pub junit: Option<PathBuf>,
     /// Minimization budget; a zero time writes the unminimized case.
     pub minimize: Budget,
+    /// Repro files at most. Only the first failure of each kind in each
+    /// (pattern, wave) cell is minimized and written; later ones of the same
+    /// kind point to it (`same_kind_as`), so a device that fails everything
+    /// still finishes in about the time of a passing run.
+    pub max_repros: usize,
     pub parameters: Parameters,
     /// Why this backend (the selection notice).
     pub selection: String,
@@ -206,6 +212,7 @@ pub fn run_suite(
     let mut cells: Vec<Cell> = Vec::new();
     let mut failures = Vec::new();
     let mut repros = Vec::new();
+    let mut minimized: HashMap<(Pattern, WaveSize, String), u64> = HashMap::new();
     let mut abort: Option<Abort> = None;
 
     for planned in &plan {
@@ -260,7 +267,11 @@ pub fn run_suite(
             outcome: outcome.name().to_string(),
             passed: judgement.passed,
             kind: judgement.kind.clone(),
-            summary: judgement.summary.clone(),
+            summary: if judgement.passed {
+                String::new()
+            } else {
+                judgement.summary.clone()
+            },
             notes: judgement.notes.clone(),
             device_us,
         })?;
@@ -277,8 +288,30 @@ pub fn run_suite(
             continue;
         }
 
-        // A failure: shrink it on this device, then write its repro.
+        // A failure: shrink it on this device, then write its repro — if it
+        // is the first of its kind in its cell and the cap allows.
         let kind = judgement.kind.clone().unwrap_or_else(|| "unknown".into());
+        let key = (id.pattern, id.wave, kind.clone());
+        let same_kind_as = minimized.get(&key).copied();
+        if same_kind_as.is_some() || repros.len() >= opts.max_repros {
+            let active = case.lanes.iter().filter(|l| l.active).count();
+            failures.push(FailureRecord {
+                index: planned.index,
+                pattern: id.pattern,
+                variant,
+                wave: id.wave,
+                ordinal: id.ordinal,
+                kind,
+                summary: judgement.summary.clone(),
+                repro: None,
+                minimize: None,
+                same_kind_as,
+                active_lanes_before: active,
+                active_lanes_after: active,
+            });
+            continue;
+        }
+        minimized.insert(key, planned.index);
         progress.println(&format!(
             "FAIL case {} ({}/{} wave{} #{}): {kind}: {} — minimizing",
             planned.index,
@@ -329,6 +362,7 @@ pub fn run_suite(
             summary: shrunk.judgement.summary.clone(),
             repro: Some(path.display().to_string()),
             minimize: Some(shrunk.stats),
+            same_kind_as: None,
             active_lanes_before: case.lanes.iter().filter(|l| l.active).count(),
             active_lanes_after: after,
         });

@@ -1,0 +1,354 @@
+//! `dsxor run`, `dsxor repro`, `dsxor merge` through the binary, on the
+//! software device: exit codes, files, the backend notice, bad input.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .collect();
+    v.sort();
+    v
+}
+
+fn results_json(dir: &Path) -> Vec<PathBuf> {
+    files(dir, ".json")
+        .into_iter()
+        .filter(|p| !p.to_string_lossy().contains(".repro-"))
+        .collect()
+}
+
+#[test]
+fn a_small_run_on_the_software_device_passes_and_writes_its_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let junit = dir.path().join("junit.xml");
+    let o = common::dsxor(&[
+        "run",
+        "--backend",
+        "emu",
+        "--cases",
+        "90",
+        "--seed",
+        "0x2a",
+        "--out",
+        out,
+        "--junit",
+        junit.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("seed 42 (0x2a)"), "{}", text(&o));
+    assert!(
+        stdout.contains("PASSED: 90 cases, 90 passed, 0 failed"),
+        "{}",
+        text(&o)
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("dsxor: backend: software device"),
+        "{}",
+        text(&o)
+    );
+    let json = results_json(dir.path());
+    assert_eq!(json.len(), 1, "{json:?}");
+    let name = json[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.ends_with("-emu-gfx1100.json"), "{name}");
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json[0]).unwrap()).unwrap();
+    assert_eq!(r["format"], "dsxor-results/1");
+    assert_eq!(r["status"], "passed");
+    assert_eq!(r["spec"]["seed"], 42);
+    assert_eq!(r["patterns"].as_array().unwrap().len(), 18);
+    assert_eq!(r["environment"]["device"]["backend"], "emu");
+    let objects = r["environment"]["code_objects"].as_array().unwrap();
+    assert_eq!(objects.len(), 2);
+    assert!(objects
+        .iter()
+        .all(|o| o["sha256"].as_str().unwrap().len() == 64));
+    let stream =
+        std::fs::read_to_string(dir.path().join(r["cases_file"].as_str().unwrap())).unwrap();
+    assert_eq!(stream.lines().count(), 91);
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert_eq!(xml.matches("<testcase ").count(), 18);
+    assert!(xml.contains(r#"<property name="seed" value="42"/>"#));
+}
+
+#[test]
+fn bad_input_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    for args in [
+        vec!["--pattern", "nope"],
+        vec!["--pattern", "misaligned"],
+        vec!["--probe", "uniform"],
+        vec!["--shard", "5/4"],
+        vec!["--wave", "16"],
+        vec!["--seed", "xyz"],
+        vec!["--timeout", "soon"],
+        vec!["--fault", "nope"],
+        vec!["--backend", "cuda"],
+        vec!["--backend", "hip", "--fault", "lost-update"],
+        vec!["--out-of-range-return", "maybe"],
+        vec!["--code-object", "/nonexistent/dsxor.co"],
+    ] {
+        let mut a = vec!["run", "--backend", "emu", "--cases", "4", "--out", out];
+        if args[0] == "--backend" {
+            a.truncate(1);
+            a.extend(["--cases", "4", "--out", out]);
+        }
+        a.extend(args.iter().copied());
+        let o = common::dsxor(&a);
+        assert_eq!(code(&o), 2, "{a:?}\n{}", text(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("dsxor: error:"),
+            "{a:?}\n{}",
+            text(&o)
+        );
+    }
+}
+
+#[test]
+fn hip_without_a_device_is_an_environment_failure_and_auto_falls_back() {
+    if common::dsxor(&["info", "--require-device"])
+        .status
+        .success()
+    {
+        eprintln!("SKIPPED: a HIP device is present; this test is for machines without one");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = common::dsxor(&["run", "--backend", "hip", "--cases", "4", "--out", out]);
+    assert_eq!(code(&o), 3, "{}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("--backend hip:"), "{}", text(&o));
+    assert!(
+        stderr.lines().count() <= 2,
+        "the reason fits a line: {}",
+        text(&o)
+    );
+    let o = common::dsxor(&["run", "--cases", "18", "--out", out]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let notice: Vec<String> = String::from_utf8_lossy(&o.stderr)
+        .lines()
+        .filter(|l| l.starts_with("dsxor: backend:"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(notice.len(), 1, "{}", text(&o));
+    assert!(notice[0].contains("software device"), "{}", notice[0]);
+    // Why: the library could not be loaded, or HIP has no device.
+    assert!(
+        notice[0].contains("HIP") || notice[0].contains("libamdhip64"),
+        "{}",
+        notice[0]
+    );
+}
+
+#[test]
+fn a_fault_gives_a_repro_that_replays_exports_and_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = common::dsxor(&[
+        "run",
+        "--backend",
+        "emu",
+        "--fault",
+        "lost-update",
+        "--pattern",
+        "one-address",
+        "--wave",
+        "32",
+        "--cases",
+        "3",
+        "--seed",
+        "7",
+        "--out",
+        out,
+    ]);
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    let repros = files(dir.path(), ".json")
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains(".repro-"))
+        .collect::<Vec<_>>();
+    assert_eq!(repros.len(), 1, "{}", text(&o));
+    let repro = repros[0].to_str().unwrap();
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(repro).unwrap()).unwrap();
+    assert_eq!(r["format"], "dsxor-repro/1");
+    assert_eq!(r["failure"]["kind"], "lost-update");
+    assert_eq!(r["seed"], 7);
+    let active = r["case"]["lanes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["active"] == true)
+        .count();
+    assert_eq!(active, 2, "a lost update needs two contenders");
+    assert_eq!(
+        r["kernel"]["code_object_sha256"].as_str().unwrap().len(),
+        64
+    );
+
+    // Still fails with the fault, passes on the correct device.
+    let o = common::dsxor(&["repro", repro, "--backend", "emu", "--fault", "lost-update"]);
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("STILL FAILS (lost-update, as recorded)"),
+        "{}",
+        text(&o)
+    );
+    let o = common::dsxor(&["repro", repro, "--backend", "emu"]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("PASSES now"),
+        "{}",
+        text(&o)
+    );
+
+    // Exported, the observation is judged inconsistent by `dsxor check`.
+    let obs = dir.path().join("obs.json");
+    let o = common::dsxor(&["repro", repro, "--export", obs.to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let o = common::dsxor(&["check", obs.to_str().unwrap()]);
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("lost-update"),
+        "{}",
+        text(&o)
+    );
+    let o = common::dsxor(&[
+        "repro",
+        repro,
+        "--export",
+        obs.to_str().unwrap(),
+        "--group",
+        "9",
+    ]);
+    assert_eq!(code(&o), 2, "{}", text(&o));
+
+    // A malformed repro file is bad input.
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"format\":\"dsxor-repro/1\"}").unwrap();
+    let o = common::dsxor(&["repro", bad.to_str().unwrap(), "--backend", "emu"]);
+    assert_eq!(code(&o), 2, "{}", text(&o));
+}
+
+#[test]
+fn shards_merge_and_mismatched_shards_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    for shard in ["1/2", "2/2"] {
+        let o = common::dsxor(&[
+            "run",
+            "--backend",
+            "emu",
+            "--cases",
+            "40",
+            "--seed",
+            "5",
+            "--shard",
+            shard,
+            "--out",
+            out,
+        ]);
+        assert_eq!(code(&o), 0, "{}", text(&o));
+    }
+    let shards = results_json(dir.path());
+    assert_eq!(shards.len(), 2);
+    let merged = dir.path().join("merged.json");
+    let mut args = vec!["merge"];
+    args.extend(shards.iter().map(|p| p.to_str().unwrap()));
+    args.extend(["--out", merged.to_str().unwrap()]);
+    let o = common::dsxor(&args);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
+    assert_eq!(m["total"], 40);
+    assert_eq!(m["spec"]["shard"]["count"], 1);
+
+    let other = tempfile::tempdir().unwrap();
+    let o = common::dsxor(&[
+        "run",
+        "--backend",
+        "emu",
+        "--cases",
+        "40",
+        "--seed",
+        "6",
+        "--shard",
+        "2/2",
+        "--out",
+        other.path().to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let wrong = results_json(other.path());
+    let o = common::dsxor(&[
+        "merge",
+        shards[0].to_str().unwrap(),
+        wrong[0].to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("seed 6 vs 5"),
+        "{}",
+        text(&o)
+    );
+    let o = common::dsxor(&["merge", shards[0].to_str().unwrap()]);
+    assert_eq!(code(&o), 2, "missing shard 2/2: {}", text(&o));
+}
+
+#[test]
+fn a_code_object_file_fixes_the_wave_size() {
+    let co = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/prebuilt/dsxor-gfx1100-w64.co");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = common::dsxor(&[
+        "run",
+        "--backend",
+        "emu",
+        "--cases",
+        "18",
+        "--code-object",
+        co.to_str().unwrap(),
+        "--out",
+        out,
+    ]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&results_json(dir.path())[0]).unwrap())
+            .unwrap();
+    assert_eq!(r["spec"]["waves"], serde_json::json!(["64"]));
+    assert_eq!(r["environment"]["code_objects"][0]["origin"], "file");
+    let o = common::dsxor(&[
+        "run",
+        "--backend",
+        "emu",
+        "--cases",
+        "4",
+        "--wave",
+        "32",
+        "--code-object",
+        co.to_str().unwrap(),
+        "--out",
+        out,
+    ]);
+    assert_eq!(code(&o), 2, "{}", text(&o));
+}

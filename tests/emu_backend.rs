@@ -348,3 +348,34 @@ fn a_global_access_past_a_buffer_is_a_fault_not_host_memory() {
         ),
     }
 }
+
+#[test]
+fn lds_granule_sets_the_in_range_slack() {
+    // 512 bytes requested; lanes 0 and 1 both XOR at byte 520: in the slack
+    // of a 1024-byte block, out of range with the default 512-byte block.
+    let mut c = contended_case(1, 32, 64);
+    for l in 0..32 {
+        c.active[l] = (l < 2) as u32;
+        c.addr[l] = 520;
+    }
+    let ret1 = |granule: Option<u32>| {
+        let cfg = EmuConfig {
+            lds_granule: granule,
+            ..Default::default()
+        };
+        run_conformance(WaveSize::Wave32, "dsxor_conformance_off0", &c, cfg)
+            .expect("runs")
+            .0[1]
+    };
+    assert_eq!(ret1(None), 0, "out of range reads 0");
+    assert_eq!(
+        ret1(Some(1024)),
+        c.data[0],
+        "in the slack lane 1 sees lane 0's update"
+    );
+    assert!(EmuBackend::new(EmuConfig {
+        lds_granule: Some(3),
+        ..Default::default()
+    })
+    .is_err());
+}

@@ -106,6 +106,7 @@ fn bad_input_exits_2() {
         vec!["--fault", "nope"],
         vec!["--backend", "cuda"],
         vec!["--backend", "hip", "--fault", "lost-update"],
+        vec!["--backend", "emu", "--device", "0"],
         vec!["--out-of-range-return", "maybe"],
         vec!["--code-object", "/nonexistent/dsxor.co"],
     ] {

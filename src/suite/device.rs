@@ -59,6 +59,11 @@ pub fn open(req: &DeviceRequest) -> Result<Opened, OpenError> {
             "--fault and --interleave-seed configure the software device; they cannot apply to --backend hip".into(),
         ));
     }
+    if req.device.is_some() && req.choice == BackendChoice::Emu {
+        return Err(OpenError::Usage(
+            "--device selects a HIP device; it cannot apply to --backend emu".into(),
+        ));
+    }
     // A user's code object fixes the wave size (that of its kernels).
     let file: Option<KernelObject> = match &req.code_object {
         None => None,

@@ -47,8 +47,6 @@ impl fmt::Display for HipStatus {
 /// `hipErrorNoDevice`: what `hipGetDeviceCount` returns with no GPU
 /// (observed here with libamdhip64 5.2; tests/hip_runtime.rs).
 pub const HIP_ERROR_NO_DEVICE: u32 = super::sys::hipError_t::hipErrorNoDevice.0;
-/// `hipErrorInvalidDevice`.
-pub const HIP_ERROR_INVALID_DEVICE: u32 = super::sys::hipError_t::hipErrorInvalidDevice.0;
 /// `hipErrorNotReady`: `hipStreamQuery` on a stream with work pending
 /// (hip_runtime_api.h: "not actually an error").
 pub const HIP_ERROR_NOT_READY: u32 = super::sys::hipError_t::hipErrorNotReady.0;

@@ -4,11 +4,13 @@
 //! `suite::SuiteSpec`, split deterministically by `--shard K/N`; a failing
 //! case is shrunk by `minimize`.
 
+pub mod digest;
 pub mod minimize;
 pub mod pattern;
 pub mod rng;
 pub mod suite;
 
+pub use digest::case_digest;
 pub use pattern::{generate, CaseId, Generated, Pattern};
 pub use rng::GENERATOR_VERSION;
 pub use suite::{Shard, SuiteSpec};

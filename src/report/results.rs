@@ -97,6 +97,10 @@ pub struct CaseRecord {
     pub active_lanes: usize,
     pub lds_bytes: u32,
     pub offset: u16,
+    /// `gen::case_digest` of the case as generated: equal in two runs of
+    /// one seed (and generator version) exactly when the case is.
+    #[serde(default)]
+    pub case_digest: String,
     /// `completed`, `fault` or `timeout`: what the device did.
     pub outcome: String,
     pub passed: bool,
@@ -465,6 +469,7 @@ pub(crate) mod tests {
             active_lanes: 32,
             lds_bytes: 64,
             offset: 0,
+            case_digest: "0123456789abcdef".into(),
             outcome: "completed".into(),
             passed: true,
             kind: None,

@@ -12,7 +12,7 @@ use crate::backend::BackendError;
 use crate::case::{Case, WaveSize};
 use crate::exit;
 use crate::gen::minimize::{minimize, Budget, MinimizeStats};
-use crate::gen::{Generated, Pattern, SuiteSpec};
+use crate::gen::{case_digest, Generated, Pattern, SuiteSpec};
 use crate::report::console::{summary_table, Progress};
 use crate::report::junit::write_junit;
 use crate::report::results::{
@@ -264,6 +264,7 @@ pub fn run_suite(
             active_lanes: case.lanes.iter().filter(|l| l.active).count(),
             lds_bytes: case.lds_bytes,
             offset: case.offset,
+            case_digest: case_digest(&case),
             outcome: outcome.name().to_string(),
             passed: judgement.passed,
             kind: judgement.kind.clone(),

@@ -1,0 +1,85 @@
+//! A short fingerprint of a case's inputs, recorded with every case of a
+//! run so that two runs of one seed can be compared case by case (and a
+//! replay with `--seed` shown to regenerate the same cases).
+
+use sha2::{Digest, Sha256};
+
+use crate::case::Case;
+
+/// Tag hashed first, so a change of what is hashed changes every digest.
+const DOMAIN: &[u8] = b"dsxor-case-digest/1\0";
+
+/// First 16 hex digits (64 bits) of SHA-256 over everything the device is
+/// given: geometry, LDS size, offset, every lane's ADDR, DATA, EXEC bit and
+/// VDST-before, and every workgroup's LDS image (integers little-endian,
+/// lengths before sequences). Not the pattern name or run index, which the
+/// device never sees: a case named `(seed, pattern, wave, ordinal)` has one
+/// digest whatever else the run selected. 64 bits tell cases apart; the
+/// stream stays small.
+pub fn case_digest(case: &Case) -> String {
+    let mut h = Sha256::new();
+    h.update(DOMAIN);
+    h.update(case.geometry.wave_size.lanes().to_le_bytes());
+    h.update(case.geometry.waves_per_group.to_le_bytes());
+    h.update(case.geometry.groups.to_le_bytes());
+    h.update(case.lds_bytes.to_le_bytes());
+    h.update(case.offset.to_le_bytes());
+    h.update((case.lanes.len() as u64).to_le_bytes());
+    for l in &case.lanes {
+        h.update(l.addr.to_le_bytes());
+        h.update(l.data.to_le_bytes());
+        h.update([u8::from(l.active)]);
+        h.update(l.vdst_init.to_le_bytes());
+    }
+    h.update((case.lds_init.len() as u64).to_le_bytes());
+    for g in &case.lds_init {
+        h.update((g.len() as u64).to_le_bytes());
+        let bytes: Vec<u8> = g.iter().flat_map(|q| q.to_le_bytes()).collect();
+        h.update(&bytes);
+    }
+    let full = h.finalize();
+    hex::encode(full.get(..8).unwrap_or(&full[..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::WaveSize;
+    use crate::gen::{generate, CaseId, Pattern};
+
+    fn case(seed: u64, ordinal: u64) -> Case {
+        generate(
+            seed,
+            CaseId {
+                pattern: Pattern::KPerAddress,
+                wave: WaveSize::Wave32,
+                ordinal,
+            },
+            0,
+        )
+        .case
+    }
+
+    #[test]
+    fn equal_cases_equal_digests_any_input_changes_it() {
+        let a = case(1, 0);
+        assert_eq!(case_digest(&a), case_digest(&case(1, 0)));
+        assert_eq!(case_digest(&a).len(), 16);
+        assert_ne!(case_digest(&a), case_digest(&case(2, 0)));
+        assert_ne!(case_digest(&a), case_digest(&case(1, 1)));
+        let mut b = a.clone();
+        b.lanes[3].vdst_init ^= 1;
+        assert_ne!(case_digest(&a), case_digest(&b));
+        let mut b = a.clone();
+        b.lanes[0].active = !b.lanes[0].active;
+        assert_ne!(case_digest(&a), case_digest(&b));
+        let mut b = a.clone();
+        if let Some(q) = b.lds_init[0].last_mut() {
+            *q ^= 1 << 63;
+        }
+        assert_ne!(case_digest(&a), case_digest(&b));
+        let mut b = a.clone();
+        b.offset ^= 8;
+        assert_ne!(case_digest(&a), case_digest(&b));
+    }
+}

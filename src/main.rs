@@ -404,6 +404,11 @@ struct RunArgs {
     /// (pattern, wave) cell is minimized; later ones point to it.
     #[arg(long, default_value_t = 20)]
     max_repros: usize,
+    /// Software device only: run cases on this many devices side by side
+    /// (default: the host's cores). Records stay in case order; HIP runs
+    /// one device.
+    #[arg(long)]
+    jobs: Option<usize>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -576,9 +581,43 @@ fn cmd_run(args: RunArgs) -> Outcome {
         interactive: None,
     };
     let judge = dsxor::suite::judge::ModelJudge::new(policy);
-    let out = dsxor::suite::run::run_suite(opened.device.as_mut(), &judge, &opts).map_err(|e| {
-        bad_input(anyhow::anyhow!(e).context(format!("--out {}", args.out.display())))
-    })?;
+    if args.jobs == Some(0) {
+        return Err(bad_input(anyhow::anyhow!("--jobs 0: expected at least 1")));
+    }
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    // One job: the opened device runs everything (no worker threads).
+    let devices = if jobs > 1 {
+        opened.emu_workers(jobs).map_err(|e| match e {
+            dsxor::suite::device::OpenError::Usage(m) => bad_input(anyhow::anyhow!(m)),
+            dsxor::suite::device::OpenError::Environment(m) => environment(anyhow::anyhow!(m)),
+        })?
+    } else {
+        Vec::new()
+    };
+    if !devices.is_empty() {
+        eprintln!(
+            "dsxor: running cases on {} software devices side by side",
+            devices.len()
+        );
+    }
+    let workers: Vec<dsxor::suite::run::Worker> = devices
+        .into_iter()
+        .map(|d| {
+            (
+                d,
+                Box::new(dsxor::suite::judge::ModelJudge::new(policy))
+                    as Box<dyn dsxor::suite::Judge + Send>,
+            )
+        })
+        .collect();
+    let out = dsxor::suite::run::run_suite_with(opened.device.as_mut(), &judge, &opts, workers)
+        .map_err(|e| {
+            bad_input(anyhow::anyhow!(e).context(format!("--out {}", args.out.display())))
+        })?;
     if let Some(reason) = &out.results.abort_reason {
         eprintln!("dsxor: run aborted: {reason}");
     }

@@ -475,3 +475,67 @@ fn a_drawn_seed_is_recorded_and_replays_identically() {
     );
     assert_ne!(first["spec"], other["spec"]);
 }
+
+/// `--jobs N` runs cases on N software devices; what is recorded is what
+/// `--jobs 1` records (the stream case for case, counts and failures),
+/// here with an injected fault so there are failures and repros.
+#[test]
+fn jobs_change_nothing_that_is_recorded() {
+    let run = |jobs: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let o = common::dsxor(&[
+            "run",
+            "--backend",
+            "emu",
+            "--fault",
+            "lost-update",
+            "--cases",
+            "72",
+            "--seed",
+            "9",
+            "--minimize-budget",
+            "0s",
+            "--max-repros",
+            "3",
+            "--jobs",
+            jobs,
+            "--out",
+            dir.path().to_str().unwrap(),
+        ]);
+        assert_eq!(code(&o), 1, "{}", text(&o));
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&results_json(dir.path())[0]).unwrap())
+                .unwrap();
+        let mut failures = r["failures"].as_array().unwrap().clone();
+        for f in &mut failures {
+            // The repro's path names the run's directory and start time.
+            let m = f.as_object_mut().unwrap();
+            m.insert("repro".into(), m["repro"].is_string().into());
+            m.remove("minimize");
+        }
+        (case_lines(dir.path()), failures, r["failed"].clone(), o)
+    };
+    let (one, f1, n1, _) = run("1");
+    let (three, f3, n3, o3) = run("3");
+    assert!(
+        String::from_utf8_lossy(&o3.stderr).contains("on 3 software devices side by side"),
+        "{}",
+        text(&o3)
+    );
+    assert_eq!(one.len(), 72);
+    assert_eq!(one, three);
+    assert_eq!(f1, f3);
+    assert_eq!(n1, n3);
+    assert!(n1.as_u64().unwrap() > 0);
+    let dir = tempfile::tempdir().unwrap();
+    let o = common::dsxor(&[
+        "run",
+        "--backend",
+        "emu",
+        "--jobs",
+        "0",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 2, "{}", text(&o));
+}

@@ -639,3 +639,121 @@ fn the_repro_cap_is_honoured() {
         .iter()
         .all(|f| f.repro.is_none() && f.same_kind_as.is_none()));
 }
+
+/// The stream without what is measured or timed: the header's start time
+/// and each case's `device_us`.
+fn stream_records(dir: &Path, out: &dsxor::suite::run::RunOutcome) -> Vec<serde_json::Value> {
+    let mut lines = jsonl_lines(&dir.join(out.results.cases_file.as_ref().unwrap()));
+    lines.remove(0);
+    for l in &mut lines {
+        l.as_object_mut().unwrap().remove("device_us");
+    }
+    lines
+}
+
+fn workers(misbehave: Misbehave, n: usize) -> Vec<dsxor::suite::run::Worker> {
+    (0..n)
+        .map(|_| {
+            (
+                Box::new(device(misbehave))
+                    as Box<dyn dsxor::backend::conformance::CaseDevice + Send>,
+                Box::new(AscendingJudge) as Box<dyn Judge + Send>,
+            )
+        })
+        .collect()
+}
+
+/// Cases run on workers (each its own device and judge) record exactly
+/// what one device running them one at a time records: the same stream in
+/// the same order, the same counts, failures and minimized repros.
+#[test]
+fn workers_record_exactly_what_one_device_does() {
+    use dsxor::suite::run::run_suite_with;
+    let spec = all_spec(11, 150, Shard::WHOLE);
+    for misbehave in [
+        Misbehave::None,
+        Misbehave::LoseSecondUpdate,
+        Misbehave::FlipReturnBit,
+    ] {
+        let one = tempfile::tempdir().unwrap();
+        let a = run_suite(
+            &mut device(misbehave),
+            &AscendingJudge,
+            &options(one.path(), spec.clone()),
+        )
+        .unwrap();
+        let many = tempfile::tempdir().unwrap();
+        let b = run_suite_with(
+            &mut device(misbehave),
+            &AscendingJudge,
+            &options(many.path(), spec.clone()),
+            workers(misbehave, 3),
+        )
+        .unwrap();
+        assert_eq!(a.exit_code, b.exit_code, "{misbehave:?}");
+        let (ra, rb) = (
+            stream_records(one.path(), &a),
+            stream_records(many.path(), &b),
+        );
+        assert_eq!(ra.len(), 150);
+        assert_eq!(ra, rb, "{misbehave:?}");
+        let counts = |o: &dsxor::suite::run::RunOutcome| {
+            o.results
+                .patterns
+                .iter()
+                .map(|c| (c.pattern, c.wave, c.cases, c.passed, c.failed))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(counts(&a), counts(&b));
+        let failures = |o: &dsxor::suite::run::RunOutcome| {
+            o.results
+                .failures
+                .iter()
+                .map(|f| {
+                    (
+                        f.index,
+                        f.kind.clone(),
+                        f.same_kind_as,
+                        f.repro.is_some(),
+                        f.active_lanes_after,
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(failures(&a), failures(&b), "{misbehave:?}");
+        assert_eq!(a.repros.len(), b.repros.len());
+        for (pa, pb) in a.repros.iter().zip(&b.repros) {
+            assert_eq!(Repro::read(pa).unwrap().case, Repro::read(pb).unwrap().case);
+        }
+        if misbehave != Misbehave::None {
+            assert!(!a.repros.is_empty());
+        }
+    }
+}
+
+/// A worker's device giving up stops the run at the first case, in plan
+/// order, without a result; every case before it is recorded, in order.
+#[test]
+fn a_worker_giving_up_aborts_at_that_case_in_order() {
+    use dsxor::suite::run::run_suite_with;
+    let dir = tempfile::tempdir().unwrap();
+    // Each of 3 workers serves 5 cases and fails its 6th: plan positions
+    // 15, 16 and 17; the run stops at 15.
+    let out = run_suite_with(
+        &mut device(Misbehave::None),
+        &AscendingJudge,
+        &options(dir.path(), all_spec(2, 30, Shard::WHOLE)),
+        workers(Misbehave::EnvironmentAfter(5), 3),
+    )
+    .unwrap();
+    assert_eq!(out.exit_code, 3);
+    assert_eq!(out.results.status, Status::Aborted);
+    let plan = all_spec(2, 30, Shard::WHOLE).plan();
+    let indices: Vec<u64> = stream_records(dir.path(), &out)
+        .iter()
+        .map(|l| l["index"].as_u64().unwrap())
+        .collect();
+    let expected: Vec<u64> = plan.iter().take(15).map(|p| p.index).collect();
+    assert_eq!(indices, expected);
+    assert_eq!(out.results.total, 15);
+}

@@ -38,6 +38,43 @@ pub struct DeviceRequest {
 pub struct Opened {
     pub device: Box<dyn CaseDevice>,
     pub selection: Selection,
+    /// For the software device: how to open more of it (`emu_workers`).
+    emu: Option<EmuTemplate>,
+}
+
+/// What opened the software device, to open identical ones for workers.
+struct EmuTemplate {
+    config: EmuConfig,
+    objects: Vec<KernelObject>,
+    timeout: Duration,
+}
+
+impl Opened {
+    /// `n` more software devices configured as this one, each
+    /// single-threaded (the workers are the parallelism), for running cases
+    /// side by side; empty on HIP, which stays one device. A dispatch's
+    /// outcome depends only on the case and the configuration (the
+    /// interleaving streams are seeded per workgroup), so which device runs
+    /// a case does not change what is recorded.
+    pub fn emu_workers(&self, n: usize) -> Result<Vec<Box<dyn CaseDevice + Send>>, OpenError> {
+        let Some(t) = &self.emu else {
+            return Ok(Vec::new());
+        };
+        (0..n)
+            .map(|_| {
+                let backend = EmuBackend::new(EmuConfig {
+                    threads: Some(1),
+                    ..t.config.clone()
+                })
+                .map_err(from_backend)?;
+                Ok(Box::new(ConformanceDevice::with_codeobj(
+                    backend,
+                    t.objects.clone(),
+                    t.timeout,
+                )) as Box<dyn CaseDevice + Send>)
+            })
+            .collect()
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -132,6 +169,7 @@ pub fn open(req: &DeviceRequest) -> Result<Opened, OpenError> {
             .filter(|o| selection.waves.contains(&o.wave))
             .collect(),
     };
+    let mut emu = None;
     let device: Box<dyn CaseDevice> = match (selection.hip_device, &probe) {
         (Some(index), Some(Ok(report))) => {
             let backend = HipBackend::from_report(report, Some(index)).map_err(from_backend)?;
@@ -143,13 +181,18 @@ pub fn open(req: &DeviceRequest) -> Result<Opened, OpenError> {
         }
         (Some(_), _) => return Err(OpenError::Environment("HIP selected but not probed".into())),
         (None, _) => {
-            let backend = EmuBackend::new(EmuConfig {
+            let config = EmuConfig {
                 fault: req.fault,
                 interleave_seed: req.interleave_seed,
                 lds_granule: Some(req.lds_granule),
                 ..EmuConfig::default()
-            })
-            .map_err(from_backend)?;
+            };
+            let backend = EmuBackend::new(config.clone()).map_err(from_backend)?;
+            emu = Some(EmuTemplate {
+                config,
+                objects: objects.clone(),
+                timeout: req.timeout,
+            });
             // Said in the notice (and so the results' `selection`): the
             // block the software device allocates with.
             selection.reason = format!("{}; LDS granule {} B", selection.reason, req.lds_granule);
@@ -160,5 +203,9 @@ pub fn open(req: &DeviceRequest) -> Result<Opened, OpenError> {
             ))
         }
     };
-    Ok(Opened { device, selection })
+    Ok(Opened {
+        device,
+        selection,
+        emu,
+    })
 }

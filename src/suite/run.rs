@@ -173,11 +173,82 @@ struct Cell {
     started: Instant,
 }
 
-/// Run the suite of `opts.spec` on `device`, judging with `judge`.
+/// A device and a judge of its own, to run cases beside the main device.
+pub type Worker = (Box<dyn CaseDevice + Send>, Box<dyn Judge + Send>);
+
+/// Cases a worker may run ahead of the one being recorded.
+const WORKER_AHEAD: usize = 16;
+
+/// Run one case and judge it; `Err` is why the run must stop.
+fn evaluate(
+    device: &mut dyn CaseDevice,
+    judge: &dyn Judge,
+    case: &Case,
+) -> Result<(DeviceOutcome, Judgement), Abort> {
+    let outcome = device.run_case(case).map_err(|e| abort_from(&e))?;
+    let judgement = judge.judge(case, &outcome).map_err(|e| Abort {
+        code: exit::USAGE,
+        reason: e.to_string(),
+    })?;
+    Ok((outcome, judgement))
+}
+
+/// Run the suite of `opts.spec` on `device`, judging with `judge`, one
+/// case at a time.
 pub fn run_suite(
     device: &mut dyn CaseDevice,
     judge: &dyn Judge,
     opts: &RunOptions,
+) -> Result<RunOutcome, RunError> {
+    run_suite_with(device, judge, opts, Vec::new())
+}
+
+/// [`run_suite`], with the cases generated, run and judged on `workers`
+/// side by side (worker k takes plan positions k, k + n, …). The main
+/// thread takes their results strictly in plan order, so the stream, the
+/// counts, the first failures and the repros are those of a one-at-a-time
+/// run; failures are minimized on `device`, as without workers. An abort
+/// stops at the first case (in order) whose device or judge gave up.
+pub fn run_suite_with(
+    device: &mut dyn CaseDevice,
+    judge: &dyn Judge,
+    opts: &RunOptions,
+    workers: Vec<Worker>,
+) -> Result<RunOutcome, RunError> {
+    let plan = opts.spec.plan();
+    let n = workers.len();
+    std::thread::scope(|scope| {
+        let mut results = Vec::with_capacity(n);
+        for (k, (mut w_device, w_judge)) in workers.into_iter().enumerate() {
+            let (tx, rx) = std::sync::mpsc::sync_channel(WORKER_AHEAD);
+            let (plan, spec) = (&plan, &opts.spec);
+            scope.spawn(move || {
+                for planned in plan.iter().skip(k).step_by(n) {
+                    let generated = spec.generate(*planned);
+                    let r = evaluate(w_device.as_mut(), w_judge.as_ref(), &generated.case);
+                    let stop = r.is_err();
+                    // A closed channel: the run stopped; so does the worker.
+                    if tx.send((generated, r)).is_err() || stop {
+                        break;
+                    }
+                }
+            });
+            results.push(rx);
+        }
+        // `results` is dropped when this returns (before the scope joins the
+        // workers), which unblocks any worker still sending.
+        run_plan(device, judge, opts, &plan, &results)
+    })
+}
+
+type Evaluated = (Generated, Result<(DeviceOutcome, Judgement), Abort>);
+
+fn run_plan(
+    device: &mut dyn CaseDevice,
+    judge: &dyn Judge,
+    opts: &RunOptions,
+    plan: &[crate::gen::suite::Planned],
+    workers: &[std::sync::mpsc::Receiver<Evaluated>],
 ) -> Result<RunOutcome, RunError> {
     let started_at = SystemTime::now();
     let started = Instant::now();
@@ -191,7 +262,6 @@ pub fn run_suite(
         &info.target_id,
         spec,
     )?;
-    let plan = spec.plan();
     let mut progress = match opts.interactive {
         Some(i) => Progress::with_mode(plan.len() as u64, i),
         None => Progress::new(plan.len() as u64),
@@ -215,8 +285,28 @@ pub fn run_suite(
     let mut minimized: HashMap<(Pattern, WaveSize, String), u64> = HashMap::new();
     let mut abort: Option<Abort> = None;
 
-    for planned in &plan {
-        let Generated { id, variant, case } = spec.generate(*planned);
+    for (position, planned) in plan.iter().enumerate() {
+        let (generated, evaluated) = match workers.get(position % workers.len().max(1)) {
+            None => {
+                let g = spec.generate(*planned);
+                let r = evaluate(device, judge, &g.case);
+                (g, r)
+            }
+            Some(rx) => match rx.recv() {
+                Ok(x) => x,
+                Err(_) => {
+                    abort = Some(Abort {
+                        code: exit::ENVIRONMENT,
+                        reason: format!(
+                            "the worker running case {} stopped without a result",
+                            planned.index
+                        ),
+                    });
+                    break;
+                }
+            },
+        };
+        let Generated { id, variant, case } = generated;
         let cell_name = format!("{}/wave{}", id.pattern, id.wave.lanes());
         if cells.last().map(|c| (c.counts.pattern, c.counts.wave)) != Some((id.pattern, id.wave)) {
             finish_cell(&mut progress, cells.last_mut());
@@ -232,20 +322,10 @@ pub fn run_suite(
                 started: Instant::now(),
             });
         }
-        let outcome = match device.run_case(&case) {
-            Ok(o) => o,
-            Err(e) => {
-                abort = Some(abort_from(&e));
-                break;
-            }
-        };
-        let judgement = match judge.judge(&case, &outcome) {
-            Ok(j) => j,
-            Err(e) => {
-                abort = Some(Abort {
-                    code: exit::USAGE,
-                    reason: e.to_string(),
-                });
+        let (outcome, judgement) = match evaluated {
+            Ok(x) => x,
+            Err(a) => {
+                abort = Some(a);
                 break;
             }
         };

@@ -127,8 +127,11 @@ fn kernels() -> Result<(), String> {
         find_clang(&manifest_dir)
     };
     match &clang {
-        // A compiler upgrade in place must rebuild the kernels.
-        Some(c) => println!("cargo:rerun-if-changed={}", c.path.display()),
+        // A compiler upgrade in place must rebuild the kernels. Cargo takes
+        // the path as a file relative to the package: a bare `clang-22`
+        // would be "missing" and rerun this script (and rebuild the crate)
+        // on every build, so name the file the loader would run.
+        Some(c) => println!("cargo:rerun-if-changed={}", resolve(&c.path).display()),
         // No compiler found: installing one (a new PATH) must be noticed.
         // Only here, so builds with a compiler do not rerun on PATH changes.
         None if !force_prebuilt => println!("cargo:rerun-if-env-changed=PATH"),
@@ -224,6 +227,24 @@ fn find_clang(manifest_dir: &Path) -> Option<Clang> {
         }
         found
     })
+}
+
+/// The file `Command::new(program)` runs: a bare name is looked up on PATH
+/// as the OS does, then symlinks are followed (`/usr/bin/clang-22` links
+/// into `/usr/lib/llvm-22/bin`, where an upgrade changes the file).
+fn resolve(program: &Path) -> PathBuf {
+    let found = if program.components().count() > 1 {
+        Some(program.to_path_buf())
+    } else {
+        env::var_os("PATH").and_then(|paths| {
+            env::split_paths(&paths)
+                .map(|dir| dir.join(program))
+                .find(|p| p.is_file())
+        })
+    };
+    found
+        .and_then(|p| fs::canonicalize(&p).ok().or(Some(p)))
+        .unwrap_or_else(|| program.to_path_buf())
 }
 
 /// A clang is usable when it compiles a trivial HIP kernel for gfx1100.

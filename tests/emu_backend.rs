@@ -306,3 +306,76 @@ fn throughput_kernels_leave_the_checkable_lds_image() {
         }
     }
 }
+
+#[test]
+fn a_global_access_past_a_buffer_is_a_fault_not_host_memory() {
+    let obj = find_embedded("gfx1100", WaveSize::Wave32).expect("shipped");
+    let c = contended_case(1, 32, 8);
+    let mut dev = EmuBackend::new(EmuConfig::default()).expect("emu");
+    let d = Dispatch {
+        code_object: obj.bytes,
+        kernel: "dsxor_conformance_off0",
+        groups: 1,
+        block: 32,
+        dynamic_lds: 64,
+        buffers: vec![
+            u32s(&c.addr),
+            u64s(&c.data),
+            u32s(&c.active),
+            u64s(&c.lds_init),
+            // ret holds 31 of the 32 lanes' values: lane 31 reads past its end.
+            u64s(&c.ret_init[..31]),
+            vec![0u8; 64],
+        ],
+        args: (0..6)
+            .map(ArgValue::Buffer)
+            .chain([ArgValue::U32(8)])
+            .collect(),
+        timeout: Duration::from_secs(20),
+    };
+    match dev.dispatch(&d) {
+        Err(BackendError::Fault(m)) => {
+            assert!(
+                m.contains("global memory fault")
+                    && m.contains("lane 31")
+                    && m.contains("no buffer"),
+                "{m}"
+            )
+        }
+        other => panic!(
+            "expected a global memory fault, got {:?}",
+            other.map(|_| ())
+        ),
+    }
+}
+
+#[test]
+fn lds_granule_sets_the_in_range_slack() {
+    // 512 bytes requested; lanes 0 and 1 both XOR at byte 520: in the slack
+    // of a 1024-byte block, out of range with the default 512-byte block.
+    let mut c = contended_case(1, 32, 64);
+    for l in 0..32 {
+        c.active[l] = (l < 2) as u32;
+        c.addr[l] = 520;
+    }
+    let ret1 = |granule: Option<u32>| {
+        let cfg = EmuConfig {
+            lds_granule: granule,
+            ..Default::default()
+        };
+        run_conformance(WaveSize::Wave32, "dsxor_conformance_off0", &c, cfg)
+            .expect("runs")
+            .0[1]
+    };
+    assert_eq!(ret1(None), 0, "out of range reads 0");
+    assert_eq!(
+        ret1(Some(1024)),
+        c.data[0],
+        "in the slack lane 1 sees lane 0's update"
+    );
+    assert!(EmuBackend::new(EmuConfig {
+        lds_granule: Some(3),
+        ..Default::default()
+    })
+    .is_err());
+}

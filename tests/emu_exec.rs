@@ -838,3 +838,21 @@ fn vector_64bit_compares_signed_and_unsigned() {
     // -1 < 1 signed, 2^64-1 > 1 unsigned; the inline -1 sign-extends to 64 bits.
     assert_eq!((w.s[0], w.s[1], w.s[2]), (0xffff_ffff, 0, 0xffff_ffff));
 }
+
+#[test]
+fn wave64_null_destination_and_source_leave_m0_alone() {
+    let Some(r) = run_with(
+        "s_mov_b32 m0, 0x1234\nv_add_co_u32 v1, null, v0, v0\ns_mov_b64 s[2:3], null\ns_mov_b32 s4, m0\ns_endpgm\n",
+        true,
+        None,
+        0,
+        |w| {
+            w.s[2] = 7;
+            w.s[3] = 7;
+        },
+    ) else {
+        return;
+    };
+    assert_eq!(r.result, Ok(Status::Ended));
+    assert_eq!((r.wave.s[2], r.wave.s[3], r.wave.s[4]), (0, 0, 0x1234));
+}

@@ -159,3 +159,69 @@ fn an_unoptimised_build_is_refused_naming_scratch() {
         other => panic!("expected an environment error, got {:?}", other.map(|_| ())),
     }
 }
+
+#[test]
+fn a_kernel_that_never_ends_is_a_timeout_naming_its_pc() {
+    let Some(clang) = common::clang() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = dir.path().join("spin.hip");
+    std::fs::write(
+        &src,
+        "extern \"C\" __attribute__((global)) void spin(unsigned* p) {\n  \
+         while (true) { __asm__ volatile(\"v_add_nc_u32 v1, 1, v1\" ::: \"v1\"); }\n}\n",
+    )
+    .expect("write source");
+    let out = dir.path().join("spin.co");
+    let o = Command::new(clang)
+        .args([
+            "-x",
+            "hip",
+            "--cuda-device-only",
+            "--offload-arch=gfx1100",
+            "-nogpulib",
+            "-nogpuinc",
+            "--no-gpu-bundle-output",
+            "-O2",
+        ])
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("run clang");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let bytes = std::fs::read(&out).expect("read");
+    let co = CodeObject::parse(&bytes).expect("parses");
+    let k = co.kernel("spin").expect("kernel");
+    let code_end = k.entry_vaddr + k.code_size;
+    let mut dev = EmuBackend::new(EmuConfig::default()).expect("emu");
+    let d = Dispatch {
+        code_object: &bytes,
+        kernel: "spin",
+        groups: 2,
+        block: 64,
+        dynamic_lds: 0,
+        buffers: vec![vec![0; 4]],
+        args: vec![ArgValue::Buffer(0)],
+        timeout: Duration::from_millis(300),
+    };
+    let t = std::time::Instant::now();
+    match dev.dispatch(&d) {
+        Err(dsxor::backend::BackendError::Timeout {
+            pc: Some(pc),
+            limit,
+            ..
+        }) => {
+            assert!(
+                pc >= k.entry_vaddr && pc < code_end,
+                "pc {pc:#x} inside the kernel"
+            );
+            assert_eq!(limit, Duration::from_millis(300));
+        }
+        other => panic!("expected a timeout, got {:?}", other.map(|_| ())),
+    }
+    assert!(
+        t.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        t.elapsed()
+    );
+}

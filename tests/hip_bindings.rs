@@ -1,6 +1,9 @@
 //! The checked-in bindings (src/hip/sys.rs) against the installed HIP
 //! headers: a fresh generation with the same generator code must match, and
-//! the constants dsxor spells by hand must match the header's text.
+//! the constants dsxor spells by hand (the `extra` keys, which bindgen
+//! cannot translate) must match the header's text. Status codes are not
+//! spelled by hand: src/hip/error.rs and src/backend/hip.rs take them from
+//! the generated `hipError_t`.
 //! Needs libamdhip64-dev (headers) and libclang: skipped locally when
 //! missing, mandatory under DSXOR_REQUIRE_TOOLS=1.
 
@@ -101,22 +104,5 @@ fn launch_param_keys_match_the_header() {
     assert_eq!(
         launch_param(&header, "HIP_LAUNCH_PARAM_END"),
         dsxor::hip::HIP_LAUNCH_PARAM_END
-    );
-}
-
-#[test]
-fn error_codes_dsxor_names_match_the_generated_enum() {
-    use dsxor::hip::sys::hipError_t;
-    assert_eq!(
-        hipError_t::hipErrorNoDevice.0,
-        dsxor::hip::HIP_ERROR_NO_DEVICE
-    );
-    assert_eq!(
-        hipError_t::hipErrorInvalidDevice.0,
-        dsxor::hip::HIP_ERROR_INVALID_DEVICE
-    );
-    assert_eq!(
-        hipError_t::hipErrorNotReady.0,
-        dsxor::hip::HIP_ERROR_NOT_READY
     );
 }

@@ -130,3 +130,140 @@ fn thousands_in_one_call() {
         .lines()
         .all(|l| l == "ds_xor_rtn_b64 v[5:6], v1, v[2:3]"));
 }
+
+/// Seeded garbage through `asm` and `disasm` on every family: every line
+/// gets one answer line, the exit code is 0 or 2, and nothing panics
+/// (huge register numbers, multi-byte characters, stray brackets, numbers
+/// of every radix and width).
+#[test]
+fn garbage_lines_never_panic() {
+    use rand::{Rng, SeedableRng};
+    let pieces = [
+        "ds_xor_rtn_b64",
+        "ds_xor_b32",
+        "ds_swizzle_b32",
+        "ds_store_2addr_b32",
+        "ds_gws_init",
+        "ds_nop",
+        "v",
+        "a",
+        "s",
+        "v[",
+        "a[",
+        "[",
+        "]",
+        ":",
+        ",",
+        " ",
+        "\t",
+        "offset",
+        "offset0",
+        "offset1",
+        "gds",
+        "swizzle(",
+        "QUAD_PERM",
+        "BITMASK_PERM",
+        "\"",
+        "FFT",
+        "ROTATE",
+        ")",
+        "0x",
+        "0b",
+        "0",
+        "-",
+        "4294967295",
+        "4294967296",
+        "18446744073709551616",
+        "255",
+        "256",
+        "65535",
+        "65536",
+        "é",
+        "\u{3000}",
+        "\u{1F600}",
+        ";",
+        "//",
+        "\u{0}",
+    ];
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0x6a72_6261_6765);
+    let mut asm_lines = Vec::new();
+    let mut byte_lines = Vec::new();
+    for _ in 0..3000 {
+        let n = rng.random_range(1..14);
+        let line: String = (0..n)
+            .map(|_| pieces[rng.random_range(0..pieces.len())])
+            .collect();
+        asm_lines.push(line);
+        // Well-formed shapes with extreme numbers (v[0:4294967295] once
+        // overflowed the width arithmetic).
+        let num = |rng: &mut rand_chacha::ChaCha8Rng| -> String {
+            let edges = [
+                "0",
+                "1",
+                "255",
+                "256",
+                "4294967295",
+                "4294967296",
+                "99999999999",
+            ];
+            if rng.random_bool(0.5) {
+                edges[rng.random_range(0..edges.len())].to_owned()
+            } else {
+                rng.random::<u32>().to_string()
+            }
+        };
+        let mut line = String::from(pieces[rng.random_range(0..6)]);
+        for i in 0..rng.random_range(1..4) {
+            let sep = if i == 0 { " " } else { ", " };
+            let kind = ["v", "a"][rng.random_range(0..2)];
+            let reg = if rng.random_bool(0.5) {
+                format!("{kind}{}", num(&mut rng))
+            } else {
+                format!("{kind}[{}:{}]", num(&mut rng), num(&mut rng))
+            };
+            line.push_str(sep);
+            line.push_str(&reg);
+        }
+        if rng.random_bool(0.5) {
+            line.push_str(&format!(" offset:{}", num(&mut rng)));
+        }
+        asm_lines.push(line);
+        let n = rng.random_range(0..12);
+        let bytes: Vec<String> = (0..n)
+            .map(|_| match rng.random_range(0..6) {
+                0 => format!("0x{:x}", rng.random::<u64>()),
+                1 => rng.random::<u8>().to_string(),
+                2 => pieces[rng.random_range(0..pieces.len())].to_owned(),
+                _ => format!("0x{:02x}", rng.random::<u8>()),
+            })
+            .collect();
+        let sep = if rng.random_bool(0.5) { "," } else { " " };
+        let body = bytes.join(sep);
+        byte_lines.push(if rng.random_bool(0.7) {
+            format!("[{body}]")
+        } else {
+            body
+        });
+    }
+    for target in [
+        "gfx900", "gfx90a", "gfx950", "gfx1030", "gfx1100", "gfx1250",
+    ] {
+        for (cmd, lines) in [("asm", &asm_lines), ("disasm", &byte_lines)] {
+            let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            let o = dsxor_stdin(&[cmd, "--target", target], &input);
+            let err = stderr(&o);
+            assert!(
+                matches!(o.status.code(), Some(0 | 2)),
+                "{cmd} {target}: exit {:?}: {err}",
+                o.status.code()
+            );
+            assert!(!err.contains("panicked"), "{cmd} {target}: {err}");
+            // `lines()` splits on \n only (the \0 piece stays in its line).
+            assert_eq!(
+                stdout(&o).split_terminator('\n').count(),
+                lines.len(),
+                "{cmd} {target}: one answer per line"
+            );
+        }
+    }
+}

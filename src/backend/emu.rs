@@ -13,8 +13,16 @@ use crate::emu::{self, EmuConfig, EmuError, KernelSetup, Launch, RunStats, WaveE
 
 /// Processors whose code the interpreter runs (gfx11: RDNA3 and RDNA3.5;
 /// same ISA, LLVM's GFX11 encodings).
-pub const GFX11_PROCESSORS: [&str; 6] = [
-    "gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151",
+pub const GFX11_PROCESSORS: [&str; 9] = [
+    "gfx1100",
+    "gfx1101",
+    "gfx1102",
+    "gfx1103",
+    "gfx1150",
+    "gfx1151",
+    "gfx1152",
+    "gfx1153",
+    "gfx11-generic",
 ];
 
 /// The software device.
@@ -36,6 +44,14 @@ impl EmuBackend {
             return Err(BackendError::Invalid(
                 "emu: threads must be at least 1".into(),
             ));
+        }
+        if let Some(g) = config.lds_granule {
+            if g == 0 || g % 4 != 0 || g > emu::LDS_MAX {
+                return Err(BackendError::Invalid(format!(
+                    "emu: LDS granule {g} must be a multiple of 4 in 4..={}",
+                    emu::LDS_MAX
+                )));
+            }
         }
         if config.instruction_budget == Some(0) {
             return Err(BackendError::Invalid(
@@ -171,8 +187,8 @@ impl Backend for EmuBackend {
         let kernarg = build_kernarg(meta, &d.args, &addrs, &dims)
             .map_err(|e| BackendError::Invalid(format!("emu: {e}")))?;
         let kernarg_addr = mem.map("kernarg segment", &kernarg.bytes);
-        let lds =
-            emu::lds_allocation(&setup, d.dynamic_lds).map_err(|e| map_err(e, d.kernel, d))?;
+        let lds = emu::lds_allocation(&setup, d.dynamic_lds, self.config.lds_granule)
+            .map_err(|e| map_err(e, d.kernel, d))?;
         let dispatch_packet_addr = setup
             .dispatch_ptr
             .then(|| mem.map("dispatch packet", &dispatch_packet(d, lds, kernarg_addr)));
@@ -184,6 +200,7 @@ impl Backend for EmuBackend {
             dynamic_lds: d.dynamic_lds,
             kernarg_addr,
             dispatch_packet_addr,
+            lds_granule: self.config.lds_granule,
             timeout: d.timeout,
         };
         let stats = emu::run(&launch, &mem, &self.config).map_err(|e| map_err(e, d.kernel, d))?;

@@ -41,21 +41,23 @@ use crate::hip::{
     StreamState,
 };
 
-/// HIP status codes the backend classifies (hip_runtime_api.h, `hipError_t`).
+/// HIP status codes the backend classifies, from the generated bindings
+/// (`hipError_t` of hip_runtime_api.h; see `crate::hip::sys`).
 mod code {
-    pub const INVALID_VALUE: u32 = 1;
-    pub const OUT_OF_MEMORY: u32 = 2;
-    pub const INVALID_CONFIGURATION: u32 = 9;
-    pub const INVALID_DEVICE_FUNCTION: u32 = 98;
-    pub const INVALID_IMAGE: u32 = 200;
-    pub const NO_BINARY_FOR_GPU: u32 = 209;
-    pub const INVALID_KERNEL_FILE: u32 = 218;
-    pub const NOT_FOUND: u32 = 500;
-    pub const ILLEGAL_ADDRESS: u32 = 700;
-    pub const LAUNCH_OUT_OF_RESOURCES: u32 = 701;
-    pub const LAUNCH_TIMEOUT: u32 = 702;
-    pub const ASSERT: u32 = 710;
-    pub const LAUNCH_FAILURE: u32 = 719;
+    use crate::hip::sys::hipError_t as E;
+    pub const INVALID_VALUE: u32 = E::hipErrorInvalidValue.0;
+    pub const OUT_OF_MEMORY: u32 = E::hipErrorOutOfMemory.0;
+    pub const INVALID_CONFIGURATION: u32 = E::hipErrorInvalidConfiguration.0;
+    pub const INVALID_DEVICE_FUNCTION: u32 = E::hipErrorInvalidDeviceFunction.0;
+    pub const INVALID_IMAGE: u32 = E::hipErrorInvalidImage.0;
+    pub const NO_BINARY_FOR_GPU: u32 = E::hipErrorNoBinaryForGpu.0;
+    pub const INVALID_KERNEL_FILE: u32 = E::hipErrorInvalidKernelFile.0;
+    pub const NOT_FOUND: u32 = E::hipErrorNotFound.0;
+    pub const ILLEGAL_ADDRESS: u32 = E::hipErrorIllegalAddress.0;
+    pub const LAUNCH_OUT_OF_RESOURCES: u32 = E::hipErrorLaunchOutOfResources.0;
+    pub const LAUNCH_TIMEOUT: u32 = E::hipErrorLaunchTimeOut.0;
+    pub const ASSERT: u32 = E::hipErrorAssert.0;
+    pub const LAUNCH_FAILURE: u32 = E::hipErrorLaunchFailure.0;
 }
 
 /// What dsxor was doing when HIP failed, which decides what the failure means.

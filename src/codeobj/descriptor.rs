@@ -47,14 +47,6 @@ impl KernelDescriptor {
         })
     }
 
-    /// COMPUTE_PGM_RSRC1.GRANULATED_WORKITEM_VGPR_COUNT (bits 5:0).
-    pub fn granulated_workitem_vgpr_count(&self) -> u32 {
-        bits(self.compute_pgm_rsrc1, 0, 6)
-    }
-    /// COMPUTE_PGM_RSRC1.GRANULATED_WAVEFRONT_SGPR_COUNT (bits 9:6).
-    pub fn granulated_wavefront_sgpr_count(&self) -> u32 {
-        bits(self.compute_pgm_rsrc1, 6, 4)
-    }
     /// COMPUTE_PGM_RSRC2.ENABLE_PRIVATE_SEGMENT (bit 0).
     pub fn enable_private_segment(&self) -> bool {
         bits(self.compute_pgm_rsrc2, 0, 1) != 0
@@ -70,10 +62,6 @@ impl KernelDescriptor {
     /// COMPUTE_PGM_RSRC2.ENABLE_VGPR_WORKITEM_ID (bits 12:11): 0 = X, 1 = X,Y, 2 = X,Y,Z.
     pub fn enable_vgpr_workitem_id(&self) -> u32 {
         bits(self.compute_pgm_rsrc2, 11, 2)
-    }
-    /// COMPUTE_PGM_RSRC2.GRANULATED_LDS_SIZE (bits 23:15; the CP sets it from the dispatch).
-    pub fn granulated_lds_size(&self) -> u32 {
-        bits(self.compute_pgm_rsrc2, 15, 9)
     }
     /// KERNEL_CODE_PROPERTY.ENABLE_SGPR_* (bits 6:0) in user-SGPR order:
     /// private segment buffer, dispatch ptr, queue ptr, kernarg segment ptr,

@@ -54,19 +54,15 @@ impl LaunchDims {
 pub struct Kernarg {
     /// The whole segment (`.kernarg_segment_size` bytes): explicit and hidden.
     pub bytes: Vec<u8>,
-    /// Bytes of explicit arguments at the start: what `hipModuleLaunchKernel`
-    /// takes through `extra` (the runtime fills the hidden part itself).
+    /// Bytes of explicit arguments at the start (what a caller supplies);
+    /// the rest of `bytes` is the hidden arguments, filled here as the HIP
+    /// runtime fills them (`backend::hip` hands the whole segment to
+    /// `hipModuleLaunchKernel`).
     pub explicit_size: usize,
     /// `.kernarg_segment_align`.
     pub align: u32,
     /// (byte offset, buffer index) of every global buffer pointer written.
     pub buffer_slots: Vec<(u32, usize)>,
-}
-
-impl Kernarg {
-    pub fn explicit_bytes(&self) -> &[u8] {
-        self.bytes.get(..self.explicit_size).unwrap_or(&self.bytes)
-    }
 }
 
 fn write_le(bytes: &mut [u8], offset: u32, size: u32, value: u64) -> Result<(), String> {

@@ -1694,8 +1694,12 @@ fn decode_vop3(w: &[u32]) -> (Inst, usize) {
             n,
         );
     }
-    if is_cmp {
-        let cmp = Cmp::from_op(op & 0x7f).expect("checked above");
+    let cmp = if is_cmp {
+        Cmp::from_op(op & 0x7f)
+    } else {
+        None
+    };
+    if let Some(cmp) = cmp {
         let sdst = match sdst_ok(vdst as u32) {
             Ok(s) => s,
             Err(e) => return fail(e, n),
@@ -1712,7 +1716,9 @@ fn decode_vop3(w: &[u32]) -> (Inst, usize) {
             n,
         );
     }
-    let vop = vop.expect("checked above");
+    let Some(vop) = vop else {
+        return fail("opcode not modelled".into(), n);
+    };
     let sdst = if sd {
         match sdst_ok((w0 >> 8) & 0x7f) {
             Ok(s) => s,

@@ -127,6 +127,11 @@ pub struct EmuConfig {
     pub instruction_budget: Option<u64>,
     /// Host threads to spread workgroups over (None: all cores).
     pub threads: Option<usize>,
+    /// LDS allocation block in bytes (None: [`LDS_GRANULE`], 512): the
+    /// workgroup's allocation, and so the in-range limit, is the request
+    /// rounded up to it. 1024 is the block size Mesa and LLVM PR 224852 give
+    /// for gfx11's allocation (as opposed to the LDS_SIZE encoding unit).
+    pub lds_granule: Option<u32>,
 }
 
 /// Instructions per wave allowed for a wall-clock `timeout`: a generous
@@ -284,6 +289,8 @@ pub struct Launch<'a> {
     pub kernarg_addr: u64,
     /// Device address of an hsa_kernel_dispatch_packet_t, when mapped.
     pub dispatch_packet_addr: Option<u64>,
+    /// LDS allocation block (None: [`LDS_GRANULE`]).
+    pub lds_granule: Option<u32>,
     pub timeout: Duration,
 }
 
@@ -296,17 +303,25 @@ pub struct RunStats {
     pub waves: u64,
 }
 
-/// LDS bytes a workgroup gets: static + dynamic rounded up to the granule.
-pub fn lds_allocation(setup: &KernelSetup, dynamic: u32) -> Result<u32, EmuError> {
+/// LDS bytes a workgroup gets: static + dynamic rounded up to `granule`
+/// bytes (None: [`LDS_GRANULE`]), never more than [`LDS_MAX`].
+pub fn lds_allocation(
+    setup: &KernelSetup,
+    dynamic: u32,
+    granule: Option<u32>,
+) -> Result<u32, EmuError> {
     let want = setup.group_segment_fixed_size as u64 + dynamic as u64;
-    let rounded = want.div_ceil(LDS_GRANULE as u64) * LDS_GRANULE as u64;
-    if rounded > LDS_MAX as u64 {
+    if want > LDS_MAX as u64 {
         return Err(EmuError::InvalidLaunch {
             kernel: setup.name.clone(),
-            detail: format!("LDS request of {want} bytes (static {} + dynamic {dynamic}) exceeds the {LDS_MAX}-byte limit", setup.group_segment_fixed_size),
+            detail: format!(
+                "LDS request of {want} bytes (static {} + dynamic {dynamic}) exceeds the {LDS_MAX}-byte limit",
+                setup.group_segment_fixed_size
+            ),
         });
     }
-    Ok(rounded as u32)
+    let g = granule.unwrap_or(LDS_GRANULE).max(1) as u64;
+    Ok((want.div_ceil(g) * g).min(LDS_MAX as u64) as u32)
 }
 
 fn check_setup(l: &Launch<'_>) -> Result<u32, EmuError> {
@@ -354,7 +369,7 @@ fn check_setup(l: &Launch<'_>) -> Result<u32, EmuError> {
             s.entry
         )));
     }
-    lds_allocation(s, l.dynamic_lds)
+    lds_allocation(s, l.dynamic_lds, l.lds_granule)
 }
 
 /// The initial state of wave `w` of workgroup `g` (AMDGPUUsage §"Initial

@@ -105,7 +105,8 @@ impl Wave {
     #[inline]
     pub fn write_mask(&mut self, r: u8, m: u64) {
         self.sw(r, m as u32);
-        if self.lanes == 64 {
+        // A 64-bit `null` is one register: its "high half" is not m0.
+        if self.lanes == 64 && r != NULL {
             self.sw(r.wrapping_add(1), (m >> 32) as u32);
         }
     }
@@ -149,6 +150,8 @@ impl Wave {
     #[inline]
     pub fn s64(&self, src: Src) -> u64 {
         match src {
+            // A 64-bit `null` reads 0 (not m0 in the high half).
+            Src::S(NULL) => 0,
             Src::S(r) => self.s[r as usize] as u64 | (self.s[r as usize + 1] as u64) << 32,
             Src::Const(c) => inline_const64(c),
             Src::Lit(v) => v as u64,
@@ -375,7 +378,7 @@ impl Wave {
                     sdst,
                     src,
                     ..
-                } => self.valu(*op, *vdst, *sdst, src, prog, i)?,
+                } => self.valu(*op, *vdst, *sdst, src)?,
                 Inst::Vopc {
                     cmp,
                     cmpx,
@@ -815,15 +818,7 @@ impl Wave {
         }
     }
 
-    fn valu(
-        &mut self,
-        op: VOp,
-        vdst: u8,
-        sdst: u8,
-        src: &[Src; 3],
-        prog: &Decoded,
-        i: u32,
-    ) -> Result<(), WaveError> {
+    fn valu(&mut self, op: VOp, vdst: u8, sdst: u8, src: &[Src; 3]) -> Result<(), WaveError> {
         use VOp::*;
         let exec = self.exec();
         let n = self.lanes as usize;
@@ -1056,7 +1051,6 @@ impl Wave {
                 self.write_mask(sdst, cout & exec);
             }
         }
-        let _ = (prog, i);
         Ok(())
     }
 

@@ -40,14 +40,16 @@ impl fmt::Display for HipStatus {
     }
 }
 
+// Status codes dsxor tests for by value, taken from the generated bindings
+// (bindgen's `hipError_t` from hip_runtime_api.h; tests/hip_bindings.rs
+// fails when src/hip/sys.rs drifts from the header), never typed by hand.
+
 /// `hipErrorNoDevice`: what `hipGetDeviceCount` returns with no GPU
-/// (hip_runtime_api.h, `hipError_t`; observed here with libamdhip64 5.2).
-pub const HIP_ERROR_NO_DEVICE: u32 = 100;
-/// `hipErrorInvalidDevice` (hip_runtime_api.h, `hipError_t`).
-pub const HIP_ERROR_INVALID_DEVICE: u32 = 101;
+/// (observed here with libamdhip64 5.2; tests/hip_runtime.rs).
+pub const HIP_ERROR_NO_DEVICE: u32 = super::sys::hipError_t::hipErrorNoDevice.0;
 /// `hipErrorNotReady`: `hipStreamQuery` on a stream with work pending
 /// (hip_runtime_api.h: "not actually an error").
-pub const HIP_ERROR_NOT_READY: u32 = 600;
+pub const HIP_ERROR_NOT_READY: u32 = super::sys::hipError_t::hipErrorNotReady.0;
 
 #[derive(Debug, thiserror::Error)]
 pub enum HipError {

@@ -14,20 +14,28 @@ pub struct InfoEmbedded {
     pub wave: u32,
     /// `source` (compiled by this build) or `prebuilt` (kernels/prebuilt/).
     pub origin: String,
-    /// Kernel names in it, or why it could not be read.
-    pub kernels: Result<Vec<String>, String>,
+    /// Kernel names in it (empty when it could not be read).
+    pub kernels: Vec<String>,
+    /// Why it could not be read (a broken build), when it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 fn embedded_list() -> Vec<InfoEmbedded> {
     embedded()
         .iter()
-        .map(|o| InfoEmbedded {
-            target: o.target.to_string(),
-            wave: o.wave.lanes(),
-            origin: o.origin.name().to_string(),
-            kernels: CodeObject::parse(o.bytes)
-                .map(|c| c.kernels.iter().map(|k| k.name.clone()).collect())
-                .map_err(|e| e.to_string()),
+        .map(|o| {
+            let (kernels, error) = match CodeObject::parse(o.bytes) {
+                Ok(c) => (c.kernels.iter().map(|k| k.name.clone()).collect(), None),
+                Err(e) => (Vec::new(), Some(e.to_string())),
+            };
+            InfoEmbedded {
+                target: o.target.to_string(),
+                wave: o.wave.lanes(),
+                origin: o.origin.name().to_string(),
+                kernels,
+                error,
+            }
         })
         .collect()
 }
@@ -260,15 +268,15 @@ impl Info {
             s.push_str("  none\n");
         }
         for e in &self.embedded {
-            match &e.kernels {
-                Ok(k) => s.push_str(&format!(
+            match &e.error {
+                None => s.push_str(&format!(
                     "  {} wave{} ({}): {}\n",
                     e.target,
                     e.wave,
                     e.origin,
-                    k.join(", ")
+                    e.kernels.join(", ")
                 )),
-                Err(err) => s.push_str(&format!(
+                Some(err) => s.push_str(&format!(
                     "  {} wave{} ({}): unreadable: {err}\n",
                     e.target, e.wave, e.origin
                 )),

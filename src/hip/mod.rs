@@ -24,10 +24,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use device::{DeviceProps, HipVersion};
-pub use error::{
-    HipError, HipStatus, LoadAttempt, HIP_ERROR_INVALID_DEVICE, HIP_ERROR_NOT_READY,
-    HIP_ERROR_NO_DEVICE,
-};
+pub use error::{HipError, HipStatus, LoadAttempt, HIP_ERROR_NOT_READY, HIP_ERROR_NO_DEVICE};
 pub use load::{candidates, Candidate, ENV_HIP_LIB, SONAMES};
 pub use probe::{probe, probe_with, Devices, HipReport, VISIBILITY_VARS};
 pub use resources::{DeviceBuffer, Event, Function, Module, Stream, StreamState};

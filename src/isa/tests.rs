@@ -412,6 +412,19 @@ fn refusals_name_their_rule() {
         ("gfx1100", "ds_gws_init v1", "syntax"),
         ("gfx1200", "ds_nop offset:4", "syntax"),
         ("gfx90a", "ds_read_b32 v1, a2", "addr-vgpr"),
+        // Register numbers as wide as u32 must not overflow the width
+        // arithmetic (llvm-mc-22: "invalid or unsupported register size").
+        (
+            "gfx1100",
+            "ds_xor_b32 v0, v[0:4294967295]",
+            "register-range",
+        ),
+        (
+            "gfx1250",
+            "ds_xor_rtn_b64 v[0:1], v0, v[1:4294967295]",
+            "operand-width",
+        ),
+        ("gfx1100", "ds_xor_b32 v0, v99999999999", "syntax"),
     ];
     for (t, text, rule) in cases {
         let e = err(t, text);

@@ -334,21 +334,26 @@ fn parse_int(s: &str) -> Option<u64> {
     u64::from_str_radix(digits, radix).ok()
 }
 
-/// A register as written: kind (AGPR?), first register, width in dwords.
+/// A register as written: kind (AGPR?), first and last register
+/// (`lo <= hi`; both as typed, so up to `u32::MAX` before the range checks).
 #[derive(Clone, Copy, Debug)]
 struct Reg {
     agpr: bool,
     lo: u32,
-    dwords: u32,
+    hi: u32,
 }
 
 impl Reg {
+    /// Width in dwords; u64 so that `v[0:4294967295]` cannot overflow.
+    fn dwords(&self) -> u64 {
+        u64::from(self.hi) - u64::from(self.lo) + 1
+    }
     fn text(&self) -> String {
         let p = if self.agpr { 'a' } else { 'v' };
-        if self.dwords == 1 {
+        if self.lo == self.hi {
             format!("{p}{}", self.lo)
         } else {
-            format!("{p}[{}:{}]", self.lo, self.lo + self.dwords - 1)
+            format!("{p}[{}:{}]", self.lo, self.hi)
         }
     }
 }
@@ -401,11 +406,7 @@ fn parse_reg(
         let lo = number(c)?;
         (lo, lo)
     };
-    let reg = Reg {
-        agpr,
-        lo,
-        dwords: hi - lo + 1,
-    };
+    let reg = Reg { agpr, lo, hi };
     let past = if lo < hi && family.tuples_may_end_past_v255() {
         lo
     } else {
@@ -463,7 +464,7 @@ pub fn parse(target: Target, line: &str) -> Result<DsInst, IsaError> {
         }
         c.skip_ws();
         let reg = parse_reg(&mut c, line, o.field.name(), family)?;
-        if reg.dwords != u32::from(o.dwords) {
+        if reg.dwords() != u64::from(o.dwords) {
             let expected = if o.dwords == 1 {
                 "one register (v5)".to_owned()
             } else {

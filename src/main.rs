@@ -379,7 +379,9 @@ struct RunArgs {
     /// Seed (decimal or 0x-hex); default: a fresh one, printed and recorded.
     #[arg(long)]
     seed: Option<String>,
-    /// Only these patterns (comma-separated or repeated).
+    /// Only these patterns (comma-separated or repeated): uniform,
+    /// one-address, k-per-address, cross-wave, bank-stride, exec-mask,
+    /// offset, alloc-edge, data.
     #[arg(long, value_delimiter = ',')]
     pattern: Vec<String>,
     /// Only these wave sizes: 32, 64.

@@ -200,7 +200,8 @@ fn isa_lines(
         let line = item.join(" ");
         let text = answer(target, &line)
             .map_err(|e| bad_input(anyhow::anyhow!("`{}`: {e}", line.trim())))?;
-        println!("{text}");
+        writeln!(std::io::stdout(), "{text}")
+            .map_err(|e| environment(anyhow::anyhow!("writing standard output: {e}")))?;
         return Ok(dsxor::exit::PASS);
     }
     let stdin = std::io::stdin();
@@ -308,19 +309,24 @@ fn cmd_inspect(file: &std::path::Path, target: Option<&str>) -> Outcome {
 
 // ---- hip / backend handlers ----
 fn cmd_info(json: bool, require_device: bool, device: Option<u32>) -> Outcome {
+    use std::io::Write;
     let info = dsxor::hip::info::Info::gather();
+    // Write errors (a closed pipe under `| head`) are ignored, as `kernels`
+    // does: the exit code still reports the device check below.
+    let mut so = std::io::stdout().lock();
     if json {
         let text = serde_json::to_string_pretty(&info).map_err(environment)?;
-        println!("{text}");
+        let _ = writeln!(so, "{text}");
     } else {
-        print!("{}", info.render_text());
+        let _ = write!(so, "{}", info.render_text());
     }
     if let Some(n) = device {
         use dsxor::backend::Backend;
         let backend = dsxor::backend::hip::HipBackend::open(Some(n)).map_err(environment)?;
         let d = backend.info();
         if !json {
-            println!(
+            let _ = writeln!(
+                so,
                 "device {n} opened: {} ({}), runs {:?}",
                 d.name, d.target_id, d.wave_sizes
             );

@@ -144,7 +144,14 @@ fn svg_and_markdown_of_one_run() {
     assert!(has(&texts, "one-address / wave64"), "{texts:?}");
     assert!(has(&texts, "4000 cases: 4000 passed, 0 failed (5400 ms)"));
     assert!(has(&texts, "10 cases: 7 passed, 3 failed (700 ms)"));
-    assert!(has(&texts, "seed 7: 4007 of 4010 passed, FAILED"));
+    assert!(
+        has(&texts, "4007 of 4010 passed, FAILED, seed 7"),
+        "{texts:?}"
+    );
+    assert!(has(
+        &texts,
+        "on hand-made emu (gfx1100, emu backend), started 2026-12-01T10:00:00Z"
+    ));
     assert!(has(&texts, "across 1 run(s)"));
     assert!(has(&texts, "3 failed"));
     let md = std::fs::read_to_string(&md).unwrap();

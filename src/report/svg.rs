@@ -567,16 +567,20 @@ fn draw_cells(area: &DrawingArea<SVGBackend, Shift>, r: &Results) -> Result<(), 
     let n = cells.len().max(1) as f64;
     let most = cells.iter().map(|c| c.cases).max().unwrap_or(0).max(1) as f64;
     let d = &r.environment.device;
+    // Two lines: the verdict as the caption, where it ran on the axis.
     let caption = format!(
-        "conformance cases per pattern: {} ({}, {} backend), {}, seed {}: {} of {} passed, {}",
+        "conformance cases per (pattern, wave): {} of {} passed, {}, seed {}",
+        r.passed,
+        r.total,
+        status_name(r.status),
+        r.spec.seed
+    );
+    let ran = format!(
+        "cases (green: passed, red: failed) on {} ({}, {} backend), started {}",
         d.name,
         d.target_id,
         d.backend.name(),
-        r.started_utc,
-        r.spec.seed,
-        r.passed,
-        r.total,
-        status_name(r.status)
+        r.started_utc
     );
     let mut chart = ChartBuilder::on(area)
         .caption(caption, ("sans-serif", 20))
@@ -592,7 +596,7 @@ fn draw_cells(area: &DrawingArea<SVGBackend, Shift>, r: &Results) -> Result<(), 
         .disable_y_mesh()
         .y_labels(0)
         .x_label_formatter(&|v| format!("{v:.0}"))
-        .x_desc("cases (green: passed, red: failed)")
+        .x_desc(ran)
         .draw()
         .map_err(draw_err)?;
     let green = RGBColor(60, 160, 80);
@@ -627,7 +631,7 @@ fn draw_cells(area: &DrawingArea<SVGBackend, Shift>, r: &Results) -> Result<(), 
                 .map_err(draw_err)?;
         }
         let text = format!(
-            "{} cases: {} passed, {} failed ({} ms)",
+            " {} cases: {} passed, {} failed ({} ms)",
             c.cases, c.passed, c.failed, c.wall_ms
         );
         let style = ("sans-serif", 12)
@@ -705,7 +709,14 @@ fn draw_failure_trend(
                 String::new()
             }
         })
-        .y_label_formatter(&|v| format!("{v:.0}"))
+        // Counts are whole: label only the integer ticks.
+        .y_label_formatter(&|v| {
+            if (v - v.round()).abs() < 1e-9 {
+                format!("{v:.0}")
+            } else {
+                String::new()
+            }
+        })
         .x_desc("run (UTC start time)")
         .y_desc("failed cases")
         .draw()
@@ -738,8 +749,11 @@ fn draw_failure_trend(
         ));
     }
     for (s, (name, color, points)) in series.iter().enumerate() {
+        // The total is wider: a pattern that holds every failure draws over
+        // it, and the total must still show.
+        let width = if s == 0 { 5 } else { 2 };
         chart
-            .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
+            .draw_series(LineSeries::new(points.clone(), color.stroke_width(width)))
             .map_err(draw_err)?;
         chart
             .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))

@@ -143,8 +143,9 @@ enum Command {
     /// launch's result, and write results/bench-<UTC>-<backend>-<target>.json.
     /// Exit 1 when a run returned a wrong result, timed out or faulted.
     Bench(BenchArgs),
-    /// Render bench records as an SVG and a Markdown table; with
-    /// --fail-below, exit 1 when a run fell below PCT % of its baseline.
+    /// Render bench records, or conformance results, as an SVG and a
+    /// Markdown table; with --fail-below (bench records only), exit 1 when
+    /// a run fell below PCT % of its baseline.
     Report(ReportArgs),
 }
 
@@ -965,8 +966,9 @@ fn bench_cmd(args: BenchArgs) -> Outcome {
 }
 #[derive(clap::Args)]
 struct ReportArgs {
-    /// Bench records (`dsxor-bench/1` JSON); the newest is the current run,
-    /// the others make the trend.
+    /// Bench records (`dsxor-bench/1` JSON) or conformance results
+    /// (`dsxor-results/1`, the final .json of `dsxor run`), one kind per
+    /// call; the newest is the current run, the others make the trend.
     #[arg(required = true)]
     files: Vec<std::path::PathBuf>,
     /// Write the SVG picture here.
@@ -984,16 +986,93 @@ struct ReportArgs {
     baseline: Option<std::path::PathBuf>,
 }
 
+/// A file given to `dsxor report`, told apart by its `format` field.
+enum ReportInput {
+    Bench(dsxor::report::bench_record::BenchRecord),
+    Conformance(dsxor::report::results::Results),
+}
+
+fn report_input(path: &std::path::Path) -> Result<ReportInput, Failure> {
+    use dsxor::report::bench_record::{BenchRecord, BENCH_FORMAT};
+    use dsxor::report::results::{Results, RESULTS_FORMAT};
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| bad_input(anyhow::anyhow!("cannot read {}: {e}", path.display())))?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        bad_input(anyhow::anyhow!(
+            "{} is not a JSON bench record or conformance results file: {e}",
+            path.display()
+        ))
+    })?;
+    match value.get("format").and_then(|f| f.as_str()) {
+        Some(BENCH_FORMAT) => Ok(ReportInput::Bench(
+            BenchRecord::from_json(&text, path).map_err(bad_input)?,
+        )),
+        Some(RESULTS_FORMAT) => Ok(ReportInput::Conformance(
+            Results::read(path).map_err(bad_input)?,
+        )),
+        other => Err(bad_input(anyhow::anyhow!(
+            "{}: {}; dsxor report reads `{BENCH_FORMAT}` (dsxor bench) and `{RESULTS_FORMAT}` \
+             (the final .json of dsxor run, not its .cases.jsonl)",
+            path.display(),
+            match other {
+                Some(f) => format!("format `{f}`"),
+                None => "no string `format` field".into(),
+            }
+        ))),
+    }
+}
+
+/// Write `text` to `path`, or say why not (exit 3).
+fn write_report_file(path: &std::path::Path, text: &str) -> Result<(), Failure> {
+    std::fs::write(path, text)
+        .map_err(|e| environment(anyhow::anyhow!("cannot write {}: {e}", path.display())))?;
+    eprintln!("dsxor: wrote {}", path.display());
+    Ok(())
+}
+
 fn report_cmd(args: ReportArgs) -> Outcome {
     use dsxor::report::bench_record::{compare, BenchRecord, Verdict};
     use dsxor::report::{markdown, svg};
 
-    let records = args
-        .files
-        .iter()
-        .map(|p| BenchRecord::load(p))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(bad_input)?;
+    let mut records = Vec::new();
+    let mut conformance = Vec::new();
+    for path in &args.files {
+        match report_input(path)? {
+            ReportInput::Bench(r) => records.push((path, r)),
+            ReportInput::Conformance(r) => conformance.push((path, r)),
+        }
+    }
+    // Policy: one kind per call. One --svg/--markdown path holds one
+    // picture and one summary; a mixed call would also leave unclear what
+    // --fail-below judges.
+    if let (Some((b, _)), Some((c, _))) = (records.first(), conformance.first()) {
+        return Err(bad_input(anyhow::anyhow!(
+            "{} is a bench record and {} a conformance results file: dsxor report renders one \
+             kind per call; run it once for the bench records and once for the results files",
+            b.display(),
+            c.display()
+        )));
+    }
+    if !conformance.is_empty() {
+        if args.fail_below.is_some() {
+            return Err(bad_input(anyhow::anyhow!(
+                "--fail-below compares bench records; the files given are conformance results \
+                 (their failures are in the report and in dsxor run's exit code)"
+            )));
+        }
+        let results: Vec<_> = conformance.into_iter().map(|(_, r)| r).collect();
+        if let Some(path) = &args.svg {
+            let picture = svg::render_conformance(&results).map_err(bad_input)?;
+            write_report_file(path, &picture)?;
+        }
+        let md = markdown::render_conformance(&results);
+        match &args.markdown {
+            Some(path) => write_report_file(path, &md)?,
+            None => print!("{md}"),
+        }
+        return Ok(dsxor::exit::PASS);
+    }
+    let records: Vec<BenchRecord> = records.into_iter().map(|(_, r)| r).collect();
     let baseline = match (&args.baseline, args.fail_below) {
         (Some(path), Some(pct)) => {
             if !(pct.is_finite() && pct > 0.0) {

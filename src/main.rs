@@ -505,6 +505,7 @@ fn device_request(
         fault,
         interleave_seed: dev.interleave_seed,
         timeout: parse_duration("timeout", &dev.timeout)?,
+        lds_granule: dev.lds_granule,
     })
 }
 

@@ -353,3 +353,39 @@ fn a_code_object_file_fixes_the_wave_size() {
     ]);
     assert_eq!(code(&o), 2, "{}", text(&o));
 }
+
+/// `--lds-granule` reaches the software device: the notice and the
+/// results' `selection` name the block it allocates with, and the
+/// allocation-edge and out-of-range cases pass under the 1024-byte block.
+#[test]
+fn lds_granule_reaches_the_software_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = common::dsxor(&[
+        "run",
+        "--backend",
+        "emu",
+        "--lds-granule",
+        "1024",
+        "--pattern",
+        "alloc-edge",
+        "--probe",
+        "out-of-range",
+        "--cases",
+        "120",
+        "--seed",
+        "7",
+        "--out",
+        out,
+    ]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("LDS granule 1024 B"), "{}", text(&o));
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&results_json(dir.path())[0]).unwrap())
+            .unwrap();
+    let selection = r["environment"]["selection"].as_str().unwrap();
+    assert!(selection.contains("LDS granule 1024 B"), "{selection}");
+    let policy = r["parameters"]["policy"].as_str().unwrap();
+    assert!(policy.contains("granule 1024 B"), "{policy}");
+}

@@ -27,6 +27,11 @@ pub struct DeviceRequest {
     pub fault: Option<Fault>,
     pub interleave_seed: Option<u64>,
     pub timeout: Duration,
+    /// The policy's LDS allocation block in bytes (`--lds-granule`). The
+    /// software device allocates with it, so it and the model agree on
+    /// where the in-range slack ends; on HIP the hardware decides and the
+    /// value only shapes the judgement.
+    pub lds_granule: u32,
 }
 
 /// An opened device.
@@ -141,9 +146,13 @@ pub fn open(req: &DeviceRequest) -> Result<Opened, OpenError> {
             let backend = EmuBackend::new(EmuConfig {
                 fault: req.fault,
                 interleave_seed: req.interleave_seed,
+                lds_granule: Some(req.lds_granule),
                 ..EmuConfig::default()
             })
             .map_err(from_backend)?;
+            // Said in the notice (and so the results' `selection`): the
+            // block the software device allocates with.
+            selection.reason = format!("{}; LDS granule {} B", selection.reason, req.lds_granule);
             Box::new(ConformanceDevice::with_codeobj(
                 backend,
                 objects,

@@ -753,8 +753,9 @@ struct BenchArgs {
     /// Checked but untimed launches before the timed ones.
     #[arg(long)]
     warmup: Option<u32>,
-    /// Instructions per lane of the independent chain (a multiple of 4); the
-    /// dependent chain runs one fewer (so its count is 3 mod 4).
+    /// Instructions per lane of the independent chain (a multiple of 4; 4 mod
+    /// 8 for a strong check, else its expected values are all 0 and the
+    /// record says "weak"); the dependent chain runs one fewer (3 mod 4).
     #[arg(long)]
     iters: Option<u32>,
     /// Workgroups per CU of the pattern runs.

@@ -355,3 +355,54 @@ fn json_verdicts_carry_kind_group_address_lanes() {
     assert_eq!(f["lanes"][0]["lane"], 3);
     assert!(f["why"].as_str().unwrap().contains("0x123456789abcd10"));
 }
+
+/// A lost update that leaves 0 where 0 was: one active lane XORs a nonzero
+/// value into a zero qword, the device returns the right 0 but the qword is
+/// still 0 afterwards. The exported file must claim that qword, so the
+/// checker (and `dsxor check`) fails it.
+#[test]
+fn an_exported_lost_update_from_zero_to_zero_is_claimed_and_fails() {
+    let lanes: Vec<LaneInput> = (0..32)
+        .map(|i| LaneInput {
+            addr: 16,
+            data: 0xabcd_0000_0000_1234,
+            active: i == 3,
+            vdst_init: 0x5555,
+        })
+        .collect();
+    let case = Case {
+        pattern: "one-address".into(),
+        index: 0,
+        geometry: Geometry {
+            wave_size: WaveSize::Wave32,
+            waves_per_group: 1,
+            groups: 1,
+        },
+        lds_bytes: 64,
+        offset: 8,
+        lds_init: vec![vec![0; 8]],
+        lanes,
+    };
+    let mut ret: Vec<u64> = (0..32).map(|_| 0x5555).collect();
+    ret[3] = 0;
+    let lost = Observation {
+        ret,
+        lds_final: vec![vec![0; 8]],
+    };
+    assert!(
+        !judge(&case, DeviceOutcome::Completed(&lost), &Policy::GFX11)
+            .unwrap()
+            .passed()
+    );
+    let file = ObservationFile::from_case_group(&case, Some(&lost), None, 0).unwrap();
+    // ADDR 16 + offset 8: qword 0x18 is claimed (as 0); untouched zero
+    // qwords are not.
+    assert_eq!(file.final_.get(&0x18), Some(&0));
+    assert_eq!(file.final_.len(), 1, "{}", file.to_json());
+    let v = file.judge(&Policy::GFX11).unwrap();
+    assert!(!v.passed(), "{}", file.to_json());
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(&dir, "lost.json", &file.to_value());
+    let (code, out, err) = check(&p, &[]);
+    assert_eq!(code, 1, "{out}{err}");
+}

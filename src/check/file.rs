@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use super::{CheckError, FinalView, GroupView, Judge, LaneRef, LaneView, Verdict};
 use crate::case::{Case, Observation};
-use crate::model::{policy::LDS_MAX_BYTES_PER_GROUP, validate_case, Policy};
+use crate::model::{calc_ds_addr16, policy::LDS_MAX_BYTES_PER_GROUP, validate_case, Policy};
 
 pub const FORMAT: &str = "dsxor-observation/1";
 pub const INSTRUCTION: &str = "ds_xor_rtn_b64";
@@ -359,7 +359,10 @@ impl ObservationFile {
 
     /// Export workgroup `group` of a case and what the device did with it.
     /// Every lane is listed (inactive ones with `active: false`), each with
-    /// its `vdst_init`; init and final claim every qword nonzero in either.
+    /// its `vdst_init`. `init` lists the nonzero qwords (absent ones are 0);
+    /// `final` claims every qword an active lane addressed and every qword
+    /// nonzero before or after (see the comment inside for why that is
+    /// enough).
     pub fn from_case_group(
         case: &Case,
         observation: Option<&Observation>,
@@ -391,15 +394,41 @@ impl ObservationFile {
             ),
             None => None,
         };
+        // `final` claims the touched set, not the whole allocation (which
+        // would be up to 8192 entries): every qword an active lane of the
+        // group addressed (each qword the 8 bytes at ADDR + offset overlap,
+        // so a misaligned lane's neighbours count too), plus every qword
+        // nonzero before or after. Every qword left out is then 0 before,
+        // 0 after and addressed by no lane, where the model expects 0 under
+        // any policy, so the file judges exactly as the full image would.
+        // Claiming addressed qwords even when 0 → 0 is what keeps a lost
+        // update that leaves 0 where 0 was in the file.
+        let mut addressed = vec![false; init_img.len()];
+        for local in 0..per_group {
+            let i = group * per_group + local;
+            let l = case
+                .lanes
+                .get(i)
+                .ok_or_else(|| shape(format!("no lane {i}")))?;
+            if !l.active {
+                continue;
+            }
+            let eff = calc_ds_addr16(l.addr, case.offset);
+            // First and last qword of bytes eff..=eff + 7 ((eff + 7) / 8).
+            for q in [eff / 8, eff.div_ceil(8)] {
+                if let Some(a) = usize::try_from(q).ok().and_then(|q| addressed.get_mut(q)) {
+                    *a = true;
+                }
+            }
+        }
         let mut init = BTreeMap::new();
         let mut final_ = BTreeMap::new();
         for (q, &v) in init_img.iter().enumerate() {
-            let f = final_img.and_then(|img| img.get(q).copied());
             if v != 0 {
                 init.insert(q as u64 * 8, v);
             }
-            if let Some(f) = f {
-                if v != 0 || f != 0 {
+            if let Some(f) = final_img.and_then(|img| img.get(q).copied()) {
+                if v != 0 || f != 0 || addressed.get(q).copied().unwrap_or(false) {
                     final_.insert(q as u64 * 8, f);
                 }
             }

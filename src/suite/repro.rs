@@ -176,9 +176,10 @@ impl Repro {
     }
 
     /// The recorded outcome of workgroup `group` as a `dsxor-observation/1`
-    /// document (`check::file::ObservationFile`, the model helper's type,
-    /// so `dsxor check` reads back exactly what is written), with where it
-    /// came from in extra fields.
+    /// document (`check::file::ObservationFile::from_case_group`, which
+    /// claims every qword an active lane addressed, so `dsxor check` reads
+    /// back exactly what is written), with where it came from in extra
+    /// fields.
     pub fn to_observation(&self, group: u32) -> Result<ObservationFile, ReproError> {
         let c = &self.case;
         if group >= c.geometry.groups {
@@ -198,24 +199,6 @@ impl Repro {
         };
         let mut file = ObservationFile::from_case_group(c, obs, fault, group as usize)
             .map_err(|e| ReproError::Export(e.to_string()))?;
-        // `from_case_group` claims only qwords nonzero before or after, so a
-        // lost update that leaves 0 where 0 was would vanish from the file.
-        // Claim every qword an active lane addressed, as the kernel dumped it.
-        if let Some(img) = obs.and_then(|o| o.lds_final.get(group as usize)) {
-            let lpg = c.geometry.lanes_per_group() as usize;
-            for l in c
-                .lanes
-                .iter()
-                .skip(group as usize * lpg)
-                .take(lpg)
-                .filter(|l| l.active)
-            {
-                let eff = u64::from(l.addr) + u64::from(c.offset);
-                if let Some(v) = img.get((eff / 8) as usize).filter(|_| eff % 8 == 0) {
-                    file.final_.insert(eff, *v);
-                }
-            }
-        }
         let source = serde_json::json!({
             "tool": format!("dsxor {}", self.dsxor_version),
             "repro": REPRO_FORMAT,

@@ -145,7 +145,7 @@ fn svg_and_markdown_of_one_run() {
     assert!(has(&texts, "4000 cases: 4000 passed, 0 failed (5400 ms)"));
     assert!(has(&texts, "10 cases: 7 passed, 3 failed (700 ms)"));
     assert!(
-        has(&texts, "4007 of 4010 passed, FAILED, seed 7"),
+        has(&texts, "4007 of 4010 passed, status FAILED, seed 7"),
         "{texts:?}"
     );
     assert!(has(

@@ -569,7 +569,7 @@ fn draw_cells(area: &DrawingArea<SVGBackend, Shift>, r: &Results) -> Result<(), 
     let d = &r.environment.device;
     // Two lines: the verdict as the caption, where it ran on the axis.
     let caption = format!(
-        "conformance cases per (pattern, wave): {} of {} passed, {}, seed {}",
+        "conformance cases per (pattern, wave): {} of {} passed, status {}, seed {}",
         r.passed,
         r.total,
         status_name(r.status),

@@ -4,6 +4,21 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// `println!`/`print!` that ignore a closed stdout (`dsxor run | head`): the
+/// results live in files, and losing display lines must not panic the run.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 /// An error with the exit code it stands for (DESIGN.md: 2 bad usage or
 /// input, 3 environment).
 struct Failure {
@@ -597,7 +612,7 @@ fn cmd_run(args: RunArgs) -> Outcome {
 fn cmd_repro(args: ReproArgs) -> Outcome {
     use dsxor::backend::conformance::DeviceOutcome;
     let repro = dsxor::suite::repro::Repro::read(&args.file).map_err(bad_input)?;
-    println!(
+    outln!(
         "repro {}: {} (seed {}, case {}/{} wave{} #{}), recorded on {} ({}): {}",
         args.file.display(),
         repro.failure.kind,
@@ -615,7 +630,7 @@ fn cmd_repro(args: ReproArgs) -> Outcome {
         let mut text = file.to_json();
         text.push('\n');
         dsxor::report::results::write_text_atomic(path, &text).map_err(bad_input)?;
-        println!(
+        outln!(
             "exported group {} as dsxor-observation/1: {}",
             args.group,
             path.display()
@@ -636,9 +651,10 @@ fn cmd_repro(args: ReproArgs) -> Outcome {
         })?;
     if let Some(k) = &replayed.kernel {
         if k.code_object_sha256 != repro.kernel.code_object_sha256 {
-            println!(
+            outln!(
                 "note: kernel code object differs from the recorded one ({} vs {})",
-                k.code_object_sha256, repro.kernel.code_object_sha256
+                k.code_object_sha256,
+                repro.kernel.code_object_sha256
             );
         }
     }
@@ -648,13 +664,13 @@ fn cmd_repro(args: ReproArgs) -> Outcome {
         DeviceOutcome::Fault { message } => format!("faulted: {message}"),
         DeviceOutcome::Timeout { message } => format!("timed out: {message}"),
     };
-    println!("replayed on {}: the device {what}", opened.selection.reason);
+    outln!("replayed on {}: the device {what}", opened.selection.reason);
     if j.passed {
-        println!("PASSES now: {}", j.explanation);
+        outln!("PASSES now: {}", j.explanation);
         Ok(dsxor::exit::PASS)
     } else {
         let same = j.kind.as_deref() == Some(repro.failure.kind.as_str());
-        println!(
+        outln!(
             "STILL FAILS ({}{}): {}",
             j.kind.as_deref().unwrap_or("unknown"),
             if same {
@@ -691,8 +707,8 @@ fn cmd_merge(args: MergeArgs) -> Outcome {
     if let Some(j) = &args.junit {
         dsxor::report::junit::write_junit(j, &merged).map_err(bad_input)?;
     }
-    print!("{}", dsxor::report::console::summary_table(&merged));
-    println!("merged {} shards: {}", args.files.len(), out.display());
+    out!("{}", dsxor::report::console::summary_table(&merged));
+    outln!("merged {} shards: {}", args.files.len(), out.display());
     Ok(match merged.status {
         Status::Passed => dsxor::exit::PASS,
         Status::Failed => dsxor::exit::FAIL,
@@ -719,9 +735,9 @@ fn check_file(file: &std::path::Path, oor: &str, lds_granule: u32, json: bool) -
     let verdict = obs.judge(&policy).map_err(bad_input)?;
     if json {
         let text = serde_json::to_string_pretty(&verdict).map_err(bad_input)?;
-        println!("{text}");
+        outln!("{text}");
     } else {
-        println!("{}: {}", file.display(), verdict.explain());
+        outln!("{}: {}", file.display(), verdict.explain());
     }
     Ok(if verdict.passed() {
         dsxor::exit::PASS
@@ -885,7 +901,7 @@ fn bench_cmd(args: BenchArgs) -> Outcome {
     } else {
         "lane-ops/s"
     };
-    println!(
+    outln!(
         "{}",
         if emulated {
             "rates: EMULATED lane-operations per second, the software device's own speed on this host, not a GPU figure"
@@ -920,7 +936,7 @@ fn bench_cmd(args: BenchArgs) -> Outcome {
                     run.error.as_deref().unwrap_or("")
                 ),
             };
-            println!("{:<44} {rate}", run.name);
+            outln!("{:<44} {rate}", run.name);
         },
     )
     .map_err(|e| {
@@ -931,7 +947,7 @@ fn bench_cmd(args: BenchArgs) -> Outcome {
         }
     })?;
     match &record.ceiling {
-        Some(c) => println!(
+        Some(c) => outln!(
             "ceiling: {} lane-ops/s = {} CUs x {} kHz x {} lanes/clock/CU\n  {}\n  sources: {}",
             si(c.lane_ops_per_second),
             c.compute_units,
@@ -940,20 +956,20 @@ fn bench_cmd(args: BenchArgs) -> Outcome {
             c.formula,
             c.sources.join("; ")
         ),
-        None => println!(
+        None => outln!(
             "ceiling: none ({})",
             record.no_ceiling_reason.as_deref().unwrap_or("unknown")
         ),
     }
     for s in &record.skipped {
-        println!("skipped {}: {}", s.name, s.reason);
+        outln!("skipped {}: {}", s.name, s.reason);
     }
     std::fs::create_dir_all(&args.out)
         .map_err(|e| environment(anyhow::anyhow!("cannot create {}: {e}", args.out.display())))?;
     let path = args.out.join(record.file_name());
     record.save(&path).map_err(environment)?;
     let failed = record.runs.iter().filter(|r| r.outcome != "pass").count();
-    println!(
+    outln!(
         "{} runs, {} passed their check, {failed} failed; record: {}",
         record.runs.len(),
         record.runs.len() - failed,
@@ -1069,7 +1085,7 @@ fn report_cmd(args: ReportArgs) -> Outcome {
         let md = markdown::render_conformance(&results);
         match &args.markdown {
             Some(path) => write_report_file(path, &md)?,
-            None => print!("{md}"),
+            None => out!("{md}"),
         }
         return Ok(dsxor::exit::PASS);
     }
@@ -1117,7 +1133,7 @@ fn report_cmd(args: ReportArgs) -> Outcome {
             })?;
             eprintln!("dsxor: wrote {}", path.display());
         }
-        None => print!("{md}"),
+        None => out!("{md}"),
     }
     if let Some(c) = &comparisons {
         let bad: Vec<_> = c

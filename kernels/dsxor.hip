@@ -119,9 +119,9 @@ DSXOR_CONFORMANCE(65528)
 // Zero the LDS, barrier, `iters` ds_xor_rtn_b64 per lane on address
 // addr[lane], XOR every returned value into fold[lane], barrier, dump the
 // LDS. data_next = data ^ (ret & dep_mask): the host passes 0, so the data
-// stays fixed (final LDS at a = XOR over lanes at a of data when iters is
-// odd, else 0, under any order) while the compiler must still treat each
-// return as an input of the next data.
+// stays fixed while the compiler must still treat each return as an input
+// of the next data. What each kernel then leaves behind is stated above it;
+// src/bench/expect.rs checks exactly that.
 // ---------------------------------------------------------------------------
 
 DSXOR_DEVICE void dsxor_lds_zero(uint32_t tid, uint32_t block,
@@ -138,6 +138,9 @@ DSXOR_DEVICE void dsxor_lds_dump(uint64_t *lds_out, uint64_t base,
 }
 
 // Dependent: one instruction in flight; its return feeds the next data.
+// Every instruction xors d = data[lane]: final LDS at a = XOR over lanes at
+// a of d when iters is odd, else 0, under any order; a lane alone at its
+// address reads 0, d, 0, d, ..., so its fold is d when iters / 2 is odd.
 DSXOR_GLOBAL void dsxor_throughput_dep(const uint32_t *addr,
                                        const uint64_t *data, uint64_t *fold,
                                        uint64_t *lds_out, uint32_t iters,
@@ -169,8 +172,36 @@ DSXOR_GLOBAL void dsxor_throughput_dep(const uint32_t *addr,
 
 // Independent: four instructions in flight before one wait (iters is a
 // multiple of 4; a remainder is not issued). Early-clobber outputs keep the
-// four VDSTs apart from ADDR and DATA, which the later instructions still
-// read while earlier ones are outstanding.
+// four VDSTs apart from ADDR and the DATA registers, which the later
+// instructions still read while earlier ones are outstanding.
+//
+// The four instructions xor four different values, d = data[lane] under the
+// 16-bit chunk masks DSXOR_INDEP_MASK0..3 (chunk 3 = bits 63:48 ... chunk 0
+// = bits 15:0; masks 1111, 0011, 1000, 1011). The same value four times
+// would cancel: every expected LDS qword and fold would be 0, and a kernel
+// that issued nothing would pass. With these masks, after k = iters / 4
+// rounds:
+//   - final LDS at a = XOR over lanes at a of d when k is odd, else 0 (the
+//     masks XOR to all ones; XOR commutes, so this holds under any order);
+//   - a lane alone at its address: the DS instructions of one wave complete
+//     in issue order (LGKM_CNT counts them in order: CLRX GcnInstrsDs.md
+//     "Any DS instruction return data in order"; LLVM's SIInsertWaitcnts
+//     waits lgkmcnt(N > 0) on LDS for the same reason), so a round starting
+//     at LDS value p returns p, p^v0, p^v0^v1, p^v0^v1^v2: their XOR is
+//     v0 ^ v2 = d & 0x0000ffffffffffff, and the fold is that when k is odd,
+//     else 0.
+// Why not d, rotl(d,16), rotl(d,32), rotl(d,48): those XOR to a value with
+// four equal 16-bit chunks, and v0 ^ v2 = d ^ rotl(d,32) has equal dwords,
+// so a device returning each qword with its dwords swapped would pass.
+// Chunk masks also keep every value inside the host's DATA subspace, a
+// product of one subspace per 16-bit chunk (src/bench/pattern.rs), so a
+// contended lane's fold stays checkable; rotations would leave it. The
+// host's DATA has every chunk nonzero, so the four values are distinct.
+#define DSXOR_INDEP_MASK0 0xffffffffffffffffull
+#define DSXOR_INDEP_MASK1 0x00000000ffffffffull
+#define DSXOR_INDEP_MASK2 0xffff000000000000ull
+#define DSXOR_INDEP_MASK3 0xffff0000ffffffffull
+
 DSXOR_GLOBAL void dsxor_throughput_indep(const uint32_t *addr,
                                          const uint64_t *data, uint64_t *fold,
                                          uint64_t *lds_out, uint32_t iters,
@@ -186,13 +217,17 @@ DSXOR_GLOBAL void dsxor_throughput_indep(const uint32_t *addr,
   uint64_t d = data[lane];
   uint64_t f = 0;
   for (uint32_t i = 0; i + 4 <= iters; i += 4) {
+    const uint64_t d0 = d & DSXOR_INDEP_MASK0;
+    const uint64_t d1 = d & DSXOR_INDEP_MASK1;
+    const uint64_t d2 = d & DSXOR_INDEP_MASK2;
+    const uint64_t d3 = d & DSXOR_INDEP_MASK3;
     uint64_t r0, r1, r2, r3;
     __asm__ volatile("ds_xor_rtn_b64 %0, %4, %5\n\t"
-                     "ds_xor_rtn_b64 %1, %4, %5\n\t"
-                     "ds_xor_rtn_b64 %2, %4, %5\n\t"
-                     "ds_xor_rtn_b64 %3, %4, %5\n\t" DSXOR_WAIT_DS
+                     "ds_xor_rtn_b64 %1, %4, %6\n\t"
+                     "ds_xor_rtn_b64 %2, %4, %7\n\t"
+                     "ds_xor_rtn_b64 %3, %4, %8\n\t" DSXOR_WAIT_DS
                      : "=&v"(r0), "=&v"(r1), "=&v"(r2), "=&v"(r3)
-                     : "v"(a), "v"(d)
+                     : "v"(a), "v"(d0), "v"(d1), "v"(d2), "v"(d3)
                      : "memory");
     const uint64_t r = r0 ^ r1 ^ r2 ^ r3;
     f ^= r;

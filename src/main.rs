@@ -4,6 +4,21 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// `println!`/`print!` that ignore a closed stdout (`dsxor run | head`): the
+/// results live in files, and losing display lines must not panic the run.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 /// An error with the exit code it stands for (DESIGN.md: 2 bad usage or
 /// input, 3 environment).
 struct Failure {
@@ -143,8 +158,9 @@ enum Command {
     /// launch's result, and write results/bench-<UTC>-<backend>-<target>.json.
     /// Exit 1 when a run returned a wrong result, timed out or faulted.
     Bench(BenchArgs),
-    /// Render bench records as an SVG and a Markdown table; with
-    /// --fail-below, exit 1 when a run fell below PCT % of its baseline.
+    /// Render bench records, or conformance results, as an SVG and a
+    /// Markdown table; with --fail-below (bench records only), exit 1 when
+    /// a run fell below PCT % of its baseline.
     Report(ReportArgs),
 }
 
@@ -200,7 +216,8 @@ fn isa_lines(
         let line = item.join(" ");
         let text = answer(target, &line)
             .map_err(|e| bad_input(anyhow::anyhow!("`{}`: {e}", line.trim())))?;
-        println!("{text}");
+        writeln!(std::io::stdout(), "{text}")
+            .map_err(|e| environment(anyhow::anyhow!("writing standard output: {e}")))?;
         return Ok(dsxor::exit::PASS);
     }
     let stdin = std::io::stdin();
@@ -308,19 +325,24 @@ fn cmd_inspect(file: &std::path::Path, target: Option<&str>) -> Outcome {
 
 // ---- hip / backend handlers ----
 fn cmd_info(json: bool, require_device: bool, device: Option<u32>) -> Outcome {
+    use std::io::Write;
     let info = dsxor::hip::info::Info::gather();
+    // Write errors (a closed pipe under `| head`) are ignored, as `kernels`
+    // does: the exit code still reports the device check below.
+    let mut so = std::io::stdout().lock();
     if json {
         let text = serde_json::to_string_pretty(&info).map_err(environment)?;
-        println!("{text}");
+        let _ = writeln!(so, "{text}");
     } else {
-        print!("{}", info.render_text());
+        let _ = write!(so, "{}", info.render_text());
     }
     if let Some(n) = device {
         use dsxor::backend::Backend;
         let backend = dsxor::backend::hip::HipBackend::open(Some(n)).map_err(environment)?;
         let d = backend.info();
         if !json {
-            println!(
+            let _ = writeln!(
+                so,
                 "device {n} opened: {} ({}), runs {:?}",
                 d.name, d.target_id, d.wave_sizes
             );
@@ -379,7 +401,9 @@ struct RunArgs {
     /// Seed (decimal or 0x-hex); default: a fresh one, printed and recorded.
     #[arg(long)]
     seed: Option<String>,
-    /// Only these patterns (comma-separated or repeated).
+    /// Only these patterns (comma-separated or repeated): uniform,
+    /// one-address, k-per-address, cross-wave, bank-stride, exec-mask,
+    /// offset, alloc-edge, data.
     #[arg(long, value_delimiter = ',')]
     pattern: Vec<String>,
     /// Only these wave sizes: 32, 64.
@@ -627,7 +651,7 @@ fn cmd_run(args: RunArgs) -> Outcome {
 fn cmd_repro(args: ReproArgs) -> Outcome {
     use dsxor::backend::conformance::DeviceOutcome;
     let repro = dsxor::suite::repro::Repro::read(&args.file).map_err(bad_input)?;
-    println!(
+    outln!(
         "repro {}: {} (seed {}, case {}/{} wave{} #{}), recorded on {} ({}): {}",
         args.file.display(),
         repro.failure.kind,
@@ -645,7 +669,7 @@ fn cmd_repro(args: ReproArgs) -> Outcome {
         let mut text = file.to_json();
         text.push('\n');
         dsxor::report::results::write_text_atomic(path, &text).map_err(bad_input)?;
-        println!(
+        outln!(
             "exported group {} as dsxor-observation/1: {}",
             args.group,
             path.display()
@@ -666,9 +690,10 @@ fn cmd_repro(args: ReproArgs) -> Outcome {
         })?;
     if let Some(k) = &replayed.kernel {
         if k.code_object_sha256 != repro.kernel.code_object_sha256 {
-            println!(
+            outln!(
                 "note: kernel code object differs from the recorded one ({} vs {})",
-                k.code_object_sha256, repro.kernel.code_object_sha256
+                k.code_object_sha256,
+                repro.kernel.code_object_sha256
             );
         }
     }
@@ -678,13 +703,13 @@ fn cmd_repro(args: ReproArgs) -> Outcome {
         DeviceOutcome::Fault { message } => format!("faulted: {message}"),
         DeviceOutcome::Timeout { message } => format!("timed out: {message}"),
     };
-    println!("replayed on {}: the device {what}", opened.selection.reason);
+    outln!("replayed on {}: the device {what}", opened.selection.reason);
     if j.passed {
-        println!("PASSES now: {}", j.explanation);
+        outln!("PASSES now: {}", j.explanation);
         Ok(dsxor::exit::PASS)
     } else {
         let same = j.kind.as_deref() == Some(repro.failure.kind.as_str());
-        println!(
+        outln!(
             "STILL FAILS ({}{}): {}",
             j.kind.as_deref().unwrap_or("unknown"),
             if same {
@@ -721,8 +746,8 @@ fn cmd_merge(args: MergeArgs) -> Outcome {
     if let Some(j) = &args.junit {
         dsxor::report::junit::write_junit(j, &merged).map_err(bad_input)?;
     }
-    print!("{}", dsxor::report::console::summary_table(&merged));
-    println!("merged {} shards: {}", args.files.len(), out.display());
+    out!("{}", dsxor::report::console::summary_table(&merged));
+    outln!("merged {} shards: {}", args.files.len(), out.display());
     Ok(match merged.status {
         Status::Passed => dsxor::exit::PASS,
         Status::Failed => dsxor::exit::FAIL,
@@ -749,9 +774,9 @@ fn check_file(file: &std::path::Path, oor: &str, lds_granule: u32, json: bool) -
     let verdict = obs.judge(&policy).map_err(bad_input)?;
     if json {
         let text = serde_json::to_string_pretty(&verdict).map_err(bad_input)?;
-        println!("{text}");
+        outln!("{text}");
     } else {
-        println!("{}: {}", file.display(), verdict.explain());
+        outln!("{}: {}", file.display(), verdict.explain());
     }
     Ok(if verdict.passed() {
         dsxor::exit::PASS
@@ -784,8 +809,9 @@ struct BenchArgs {
     /// Checked but untimed launches before the timed ones.
     #[arg(long)]
     warmup: Option<u32>,
-    /// Instructions per lane of the independent chain (a multiple of 4); the
-    /// dependent chain runs one fewer (so its count is 3 mod 4).
+    /// Instructions per lane of the independent chain (a multiple of 4; 4 mod
+    /// 8 for a strong check, else its expected values are all 0 and the
+    /// record says "weak"); the dependent chain runs one fewer (3 mod 4).
     #[arg(long)]
     iters: Option<u32>,
     /// Workgroups per CU of the pattern runs.
@@ -914,7 +940,7 @@ fn bench_cmd(args: BenchArgs) -> Outcome {
     } else {
         "lane-ops/s"
     };
-    println!(
+    outln!(
         "{}",
         if emulated {
             "rates: EMULATED lane-operations per second, the software device's own speed on this host, not a GPU figure"
@@ -949,7 +975,7 @@ fn bench_cmd(args: BenchArgs) -> Outcome {
                     run.error.as_deref().unwrap_or("")
                 ),
             };
-            println!("{:<44} {rate}", run.name);
+            outln!("{:<44} {rate}", run.name);
         },
     )
     .map_err(|e| {
@@ -960,7 +986,7 @@ fn bench_cmd(args: BenchArgs) -> Outcome {
         }
     })?;
     match &record.ceiling {
-        Some(c) => println!(
+        Some(c) => outln!(
             "ceiling: {} lane-ops/s = {} CUs x {} kHz x {} lanes/clock/CU\n  {}\n  sources: {}",
             si(c.lane_ops_per_second),
             c.compute_units,
@@ -969,20 +995,20 @@ fn bench_cmd(args: BenchArgs) -> Outcome {
             c.formula,
             c.sources.join("; ")
         ),
-        None => println!(
+        None => outln!(
             "ceiling: none ({})",
             record.no_ceiling_reason.as_deref().unwrap_or("unknown")
         ),
     }
     for s in &record.skipped {
-        println!("skipped {}: {}", s.name, s.reason);
+        outln!("skipped {}: {}", s.name, s.reason);
     }
     std::fs::create_dir_all(&args.out)
         .map_err(|e| environment(anyhow::anyhow!("cannot create {}: {e}", args.out.display())))?;
     let path = args.out.join(record.file_name());
     record.save(&path).map_err(environment)?;
     let failed = record.runs.iter().filter(|r| r.outcome != "pass").count();
-    println!(
+    outln!(
         "{} runs, {} passed their check, {failed} failed; record: {}",
         record.runs.len(),
         record.runs.len() - failed,
@@ -996,8 +1022,9 @@ fn bench_cmd(args: BenchArgs) -> Outcome {
 }
 #[derive(clap::Args)]
 struct ReportArgs {
-    /// Bench records (`dsxor-bench/1` JSON); the newest is the current run,
-    /// the others make the trend.
+    /// Bench records (`dsxor-bench/1` JSON) or conformance results
+    /// (`dsxor-results/1`, the final .json of `dsxor run`), one kind per
+    /// call; the newest is the current run, the others make the trend.
     #[arg(required = true)]
     files: Vec<std::path::PathBuf>,
     /// Write the SVG picture here.
@@ -1015,16 +1042,93 @@ struct ReportArgs {
     baseline: Option<std::path::PathBuf>,
 }
 
+/// A file given to `dsxor report`, told apart by its `format` field.
+enum ReportInput {
+    Bench(dsxor::report::bench_record::BenchRecord),
+    Conformance(dsxor::report::results::Results),
+}
+
+fn report_input(path: &std::path::Path) -> Result<ReportInput, Failure> {
+    use dsxor::report::bench_record::{BenchRecord, BENCH_FORMAT};
+    use dsxor::report::results::{Results, RESULTS_FORMAT};
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| bad_input(anyhow::anyhow!("cannot read {}: {e}", path.display())))?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        bad_input(anyhow::anyhow!(
+            "{} is not a JSON bench record or conformance results file: {e}",
+            path.display()
+        ))
+    })?;
+    match value.get("format").and_then(|f| f.as_str()) {
+        Some(BENCH_FORMAT) => Ok(ReportInput::Bench(
+            BenchRecord::from_json(&text, path).map_err(bad_input)?,
+        )),
+        Some(RESULTS_FORMAT) => Ok(ReportInput::Conformance(
+            Results::read(path).map_err(bad_input)?,
+        )),
+        other => Err(bad_input(anyhow::anyhow!(
+            "{}: {}; dsxor report reads `{BENCH_FORMAT}` (dsxor bench) and `{RESULTS_FORMAT}` \
+             (the final .json of dsxor run, not its .cases.jsonl)",
+            path.display(),
+            match other {
+                Some(f) => format!("format `{f}`"),
+                None => "no string `format` field".into(),
+            }
+        ))),
+    }
+}
+
+/// Write `text` to `path`, or say why not (exit 3).
+fn write_report_file(path: &std::path::Path, text: &str) -> Result<(), Failure> {
+    std::fs::write(path, text)
+        .map_err(|e| environment(anyhow::anyhow!("cannot write {}: {e}", path.display())))?;
+    eprintln!("dsxor: wrote {}", path.display());
+    Ok(())
+}
+
 fn report_cmd(args: ReportArgs) -> Outcome {
     use dsxor::report::bench_record::{compare, BenchRecord, Verdict};
     use dsxor::report::{markdown, svg};
 
-    let records = args
-        .files
-        .iter()
-        .map(|p| BenchRecord::load(p))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(bad_input)?;
+    let mut records = Vec::new();
+    let mut conformance = Vec::new();
+    for path in &args.files {
+        match report_input(path)? {
+            ReportInput::Bench(r) => records.push((path, r)),
+            ReportInput::Conformance(r) => conformance.push((path, r)),
+        }
+    }
+    // Policy: one kind per call. One --svg/--markdown path holds one
+    // picture and one summary; a mixed call would also leave unclear what
+    // --fail-below judges.
+    if let (Some((b, _)), Some((c, _))) = (records.first(), conformance.first()) {
+        return Err(bad_input(anyhow::anyhow!(
+            "{} is a bench record and {} a conformance results file: dsxor report renders one \
+             kind per call; run it once for the bench records and once for the results files",
+            b.display(),
+            c.display()
+        )));
+    }
+    if !conformance.is_empty() {
+        if args.fail_below.is_some() {
+            return Err(bad_input(anyhow::anyhow!(
+                "--fail-below compares bench records; the files given are conformance results \
+                 (their failures are in the report and in dsxor run's exit code)"
+            )));
+        }
+        let results: Vec<_> = conformance.into_iter().map(|(_, r)| r).collect();
+        if let Some(path) = &args.svg {
+            let picture = svg::render_conformance(&results).map_err(bad_input)?;
+            write_report_file(path, &picture)?;
+        }
+        let md = markdown::render_conformance(&results);
+        match &args.markdown {
+            Some(path) => write_report_file(path, &md)?,
+            None => out!("{md}"),
+        }
+        return Ok(dsxor::exit::PASS);
+    }
+    let records: Vec<BenchRecord> = records.into_iter().map(|(_, r)| r).collect();
     let baseline = match (&args.baseline, args.fail_below) {
         (Some(path), Some(pct)) => {
             if !(pct.is_finite() && pct > 0.0) {
@@ -1068,7 +1172,7 @@ fn report_cmd(args: ReportArgs) -> Outcome {
             })?;
             eprintln!("dsxor: wrote {}", path.display());
         }
-        None => print!("{md}"),
+        None => out!("{md}"),
     }
     if let Some(c) = &comparisons {
         let bad: Vec<_> = c

@@ -97,6 +97,61 @@ fn injected_lost_update_gets_no_rate_and_exit_1() {
     assert!(String::from_utf8_lossy(&run.stdout).contains("WRONG-RESULT: no rate counted"));
 }
 
+/// The independent chain's check is not vacuous: each fault the emulator
+/// can inject into 64-bit DS atomics fails its runs (exit 1), where the old
+/// kernel (the same DATA four times per round: every expected value 0)
+/// passed them. Without a fault the same runs pass.
+#[test]
+fn injected_faults_fail_the_independent_chain() {
+    let run = |fault: Option<&str>, filter: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().to_str().unwrap();
+        let mut args = vec![
+            "bench",
+            "--backend",
+            "emu",
+            "--quick",
+            "--out",
+            out,
+            "--filter",
+            filter,
+        ];
+        if let Some(f) = fault {
+            args.extend(["--fault", f]);
+        }
+        let o = common::dsxor(&args);
+        let rec = BenchRecord::load(&records_in(dir.path())[0]).unwrap();
+        (o, rec)
+    };
+    for (fault, filter) in [
+        ("swap-dwords", "conflict-free/indep/wave32"),
+        ("return-new", "conflict-free/indep/wave32"),
+        ("low-dword-only", "bank-conflict-4way/indep/wave64"),
+        ("lost-update", "one-address/indep/wave64"),
+    ] {
+        let (o, rec) = run(Some(fault), filter);
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{fault}: {}",
+            String::from_utf8_lossy(&o.stdout)
+        );
+        assert_eq!(rec.runs.len(), 1, "{fault}");
+        let r = &rec.runs[0];
+        assert_eq!(r.outcome, "wrong-result", "{fault}: {}", r.name);
+        assert!(r.lane_ops_per_second.is_none() && r.check.mismatches > 0);
+        assert!(!r.check.expected_all_zero);
+    }
+    let (o, rec) = run(None, "indep/wave32");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert!(rec.all_passed && rec.runs.iter().all(|r| !r.check.expected_all_zero));
+}
+
 #[test]
 fn bad_arguments_exit_2() {
     for args in [

@@ -77,9 +77,12 @@ fn correct_device_passes_every_run_with_rates() {
         }
     }
     for r in &rec.runs {
-        // 31 dependent instructions: LDS and folds nonzero; 32: all zero.
-        assert_eq!(r.check.expected_all_zero, r.chain == "indep", "{}", r.name);
+        // 31 dependent instructions, 28 independent ones (7 rounds of 4):
+        // LDS and uncontended folds are nonzero for both chains.
+        assert!(!r.check.expected_all_zero, "{}", r.name);
     }
+    let r = rec.run("conflict-free/indep/wave32").unwrap();
+    assert_eq!((r.iters, r.issued_per_lane), (28, 28));
     let r = rec.run("one-address/dep/wave64").unwrap();
     assert_eq!(
         (
@@ -91,6 +94,20 @@ fn correct_device_passes_every_run_with_rates() {
         ),
         (2, 1, 128, 31, 31)
     );
+}
+
+#[test]
+fn even_round_count_is_marked_weak() {
+    // 32 independent instructions: 8 rounds, every exact expectation 0 (the
+    // record says so); the dependent chain's 31 stay strong.
+    let mut s = Settings::new(true);
+    s.iters_indep = 32;
+    s.filter = Some("wave32".into());
+    let (rec, _) = bench(Fault::None, &s);
+    assert!(rec.all_passed);
+    for r in &rec.runs {
+        assert_eq!(r.check.expected_all_zero, r.chain == "indep", "{}", r.name);
+    }
 }
 
 #[test]

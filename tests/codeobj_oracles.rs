@@ -393,11 +393,15 @@ fn bundles_made_by_clang_offload_bundler_pick_the_right_entry() {
         .map(|e| e.id)
         .collect();
     assert_eq!(ids.len(), 3, "{ids:?}");
-    // Two AMDGPU entries: a target must be named.
-    assert!(matches!(
-        CodeObject::parse(&data),
-        Err(CodeObjectError::NoBundleEntry { .. })
-    ));
+    // Two AMDGPU entries: a target must be named, and the error says how.
+    match CodeObject::parse(&data) {
+        Err(e @ CodeObjectError::NoBundleEntry { target: None, .. }) => {
+            let text = e.to_string();
+            assert!(text.contains("--target"), "{text}");
+            assert!(text.contains("hipv4-amdgcn-amd-amdhsa--gfx90a"), "{text}");
+        }
+        other => panic!("a two-target bundle gave {other:?}"),
+    }
     let g11 = CodeObject::parse_for_target(&data, &TargetId::parse("gfx1100").unwrap()).unwrap();
     assert_eq!(g11.elf_bytes(), std::fs::read(&a).unwrap().as_slice());
     assert_eq!(g11.target.processor, "gfx1100");

@@ -99,6 +99,25 @@ fn device_queries_without_a_device_are_errors_not_panics() {
     assert!(matches!(hip.device(u32::MAX), Err(HipError::Invalid(_))));
 }
 
+/// `DSXOR_HIP_LIB` / `Hip::load_from` with a bare soname ask the dynamic
+/// loader, as dlopen does: the name the default search loaded by must load
+/// again the same way, giving the same file.
+#[test]
+fn a_bare_soname_is_found_by_the_loader() {
+    let Some(hip) = hip() else { return };
+    let lib = hip.library();
+    if lib.candidate.contains('/') {
+        eprintln!(
+            "SKIPPED: the runtime was found as a path ({}), not by the loader",
+            lib.candidate
+        );
+        return;
+    }
+    let again = Hip::load_from(&lib.candidate)
+        .unwrap_or_else(|e| panic!("{} loaded by the search but not alone: {e}", lib.candidate));
+    assert_eq!(again.library().resolved, lib.resolved);
+}
+
 #[test]
 fn nonexistent_library_is_named_in_the_error() {
     let err = Hip::load_from("/nonexistent/libamdhip64.so").expect_err("no such file");

@@ -45,6 +45,11 @@ pub const BANK_ROW_BYTES: u32 = 64 * 4;
 /// contended lane's fold (in the span of its address's DATA values) is a
 /// checkable claim even when more than 64 lanes share one address.
 pub const DATA_SUBSPACE_DIM: usize = 24;
+/// The subspace is a product of one random subspace of GF(2)^16 per 16-bit
+/// chunk (chunk `c` = bits `16c + 15 .. 16c`), each of this dimension: the
+/// `_indep` kernel xors DATA under 16-bit chunk masks (`expect::INDEP_MASKS`),
+/// which keep every value inside such a product.
+pub const CHUNK_SUBSPACE_DIM: usize = DATA_SUBSPACE_DIM / 4;
 
 /// Where the lanes of a workgroup land.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -166,29 +171,38 @@ impl Layout {
     }
 }
 
-/// DATA for `n_lanes` lanes: each the XOR of a nonzero subset of
-/// `DATA_SUBSPACE_DIM` linearly independent random vectors (so nonzero),
-/// from a ChaCha8 stream of `seed`.
+/// DATA for `n_lanes` lanes, from a ChaCha8 stream of `seed`: per 16-bit
+/// chunk, `CHUNK_SUBSPACE_DIM` linearly independent random chunk values span
+/// that chunk's subspace; each lane's chunk is the XOR of a nonzero subset of
+/// them, so every chunk of every lane is nonzero. (Then the four values the
+/// `_indep` kernel xors are nonzero and distinct, and every uncontended
+/// expectation of `expect` is nonzero.)
 pub fn lane_data(seed: u64, n_lanes: usize) -> Vec<u64> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut basis = Gf2Basis::default();
-    let mut vectors = Vec::with_capacity(DATA_SUBSPACE_DIM);
-    while vectors.len() < DATA_SUBSPACE_DIM {
-        let v: u64 = rng.random();
-        // Keep only vectors that extend the span: the subspace then has
-        // exactly DATA_SUBSPACE_DIM dimensions and no lane gets 0.
-        if basis.insert(v) {
-            vectors.push(v);
+    let mut chunk_bases: Vec<Vec<u64>> = Vec::with_capacity(4);
+    for c in 0..4 {
+        let mut basis = Gf2Basis::default();
+        let mut vectors = Vec::with_capacity(CHUNK_SUBSPACE_DIM);
+        while vectors.len() < CHUNK_SUBSPACE_DIM {
+            let v = u64::from(rng.random::<u16>()) << (16 * c);
+            // Keep only vectors that extend the span: the chunk subspace
+            // then has exactly CHUNK_SUBSPACE_DIM dimensions.
+            if basis.insert(v) {
+                vectors.push(v);
+            }
         }
+        chunk_bases.push(vectors);
     }
     (0..n_lanes)
         .map(|_| {
-            let mask: u32 = rng.random_range(1..(1u32 << DATA_SUBSPACE_DIM));
-            vectors
-                .iter()
-                .enumerate()
-                .filter(|(k, _)| mask >> k & 1 == 1)
-                .fold(0u64, |acc, (_, v)| acc ^ v)
+            chunk_bases.iter().fold(0u64, |d, vectors| {
+                let mask: u32 = rng.random_range(1..(1u32 << CHUNK_SUBSPACE_DIM));
+                vectors
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, _)| mask >> k & 1 == 1)
+                    .fold(d, |acc, (_, v)| acc ^ v)
+            })
         })
         .collect()
 }
@@ -291,11 +305,25 @@ mod tests {
         let a = lane_data(7, 500);
         assert_eq!(a, lane_data(7, 500));
         assert_ne!(a, lane_data(8, 500));
-        assert!(a.iter().all(|&d| d != 0));
+        assert!(a
+            .iter()
+            .all(|&d| (0..4).all(|c| (d >> (16 * c)) & 0xffff != 0)));
         let mut b = Gf2Basis::default();
         for &d in &a {
             b.insert(d);
         }
         assert_eq!(b.rank(), DATA_SUBSPACE_DIM);
+        // A product of chunk subspaces: each chunk alone spans 6 dimensions.
+        for c in 0..4 {
+            let mut chunk = Gf2Basis::default();
+            for &d in &a {
+                chunk.insert(d & (0xffff << (16 * c)));
+            }
+            assert_eq!(chunk.rank(), CHUNK_SUBSPACE_DIM, "chunk {c}");
+        }
+        // The product is not closed under swapping dwords (a swapped fold
+        // must not look consistent): almost no swapped value is in the span.
+        let swapped_inside = a.iter().filter(|d| b.contains(d.rotate_left(32))).count();
+        assert_eq!(swapped_inside, 0);
     }
 }

@@ -218,7 +218,7 @@ fn run_one(
     let kernel = spec.chain.kernel();
 
     let mut check = CheckRecord {
-        expected_all_zero: issued % 4 == 0,
+        expected_all_zero: expect::all_exact_zero(layout, groups, spec.chain, &data, issued),
         ..CheckRecord::default()
     };
     let mut samples = Vec::with_capacity(settings.reps as usize);
@@ -282,7 +282,8 @@ fn run_one(
                 })
             }
         };
-        let c: CheckOutcome = expect::check(layout, groups, &data, issued, &fold, &lds_out);
+        let c: CheckOutcome =
+            expect::check(layout, groups, spec.chain, &data, issued, &fold, &lds_out);
         check.launches_checked += 1;
         check.lds_qwords_checked += c.lds_qwords_checked;
         check.folds_exact += c.folds_exact;

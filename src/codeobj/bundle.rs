@@ -87,6 +87,16 @@ pub fn select<'e>(
         .filter(|e| e.size > 0)
         .filter_map(|e| e.amdgpu_target().map(|t| (e, t)))
         .collect();
+    if amd.is_empty() {
+        let all: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
+        return Err(CodeObjectError::NoAmdgpuEntry {
+            entries: if all.is_empty() {
+                "none".to_string()
+            } else {
+                all.join(", ")
+            },
+        });
+    }
     let available = || {
         amd.iter()
             .map(|(e, _)| e.id.clone())
@@ -99,17 +109,12 @@ pub fn select<'e>(
             .find(|(_, t)| t == want)
             .or_else(|| amd.iter().find(|(_, t)| t.runs_on(want))),
         None if amd.len() == 1 => amd.first(),
-        None => {
-            return Err(CodeObjectError::NoBundleEntry {
-                target: "(none chosen among several)".into(),
-                available: available(),
-            })
-        }
+        None => None,
     };
     chosen
         .map(|(e, _)| *e)
         .ok_or_else(|| CodeObjectError::NoBundleEntry {
-            target: target.map(|t| t.to_string()).unwrap_or_default(),
+            target: target.map(|t| t.to_string()),
             available: available(),
         })
 }

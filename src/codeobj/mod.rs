@@ -76,8 +76,15 @@ pub enum CodeObjectError {
     BadMetadata(String),
     #[error("bad offload bundle: {0}")]
     Bundle(String),
-    #[error("no bundle entry for target {target}; the bundle holds: {available}")]
-    NoBundleEntry { target: String, available: String },
+    #[error("the bundle holds no AMDGPU code object (entries: {entries})")]
+    NoAmdgpuEntry { entries: String },
+    /// No entry for the target asked for, or (`target: None`) several
+    /// AMDGPU entries and none named.
+    #[error("{}", no_bundle_entry(target.as_deref(), available))]
+    NoBundleEntry {
+        target: Option<String>,
+        available: String,
+    },
     #[error("bad target id `{target}`: {why}")]
     BadTargetId { target: String, why: String },
     #[error("no kernel `{kernel}` in the code object (kernels: {available})")]
@@ -88,6 +95,16 @@ pub enum CodeObjectError {
     Kernarg { kernel: String, why: String },
     #[error("cannot patch `{kernel}`: {why}")]
     Patch { kernel: String, why: String },
+}
+
+fn no_bundle_entry(target: Option<&str>, available: &str) -> String {
+    match target {
+        Some(t) => format!("no bundle entry for target {t}; the bundle holds: {available}"),
+        None => format!(
+            "the bundle holds {available}: name the entry to read by target id \
+             (`dsxor inspect --target gfx1100 FILE`)"
+        ),
+    }
 }
 
 /// Most kernels one code object may hold (a bound on the work a hostile
@@ -163,7 +180,7 @@ impl CodeObject {
         let co = Self::parse_inner(data, Some(target))?;
         if !co.target.runs_on(target) {
             return Err(CodeObjectError::NoBundleEntry {
-                target: target.to_string(),
+                target: Some(target.to_string()),
                 available: co.target.to_string(),
             });
         }

@@ -86,6 +86,22 @@ fn list(attempts: &[LoadAttempt]) -> String {
 }
 
 impl HipError {
+    /// The error on one line (the load error lists its attempts inline),
+    /// for one-line notices such as backend selection's.
+    pub fn one_line(&self) -> String {
+        match self {
+            HipError::LibraryNotFound { attempts } => format!(
+                "libamdhip64 could not be loaded (tried {})",
+                attempts
+                    .iter()
+                    .map(|a| a.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+            other => other.to_string(),
+        }
+    }
+
     /// The HIP status of a failed call, if this is one.
     pub fn status(&self) -> Option<&HipStatus> {
         match self {

@@ -113,17 +113,7 @@ impl Info {
     }
 
     pub fn from_load_error(e: &HipError) -> Info {
-        let one_line = match e {
-            HipError::LibraryNotFound { attempts } => format!(
-                "libamdhip64 could not be loaded (tried {})",
-                attempts
-                    .iter()
-                    .map(|a| a.to_string())
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ),
-            other => other.to_string(),
-        };
+        let one_line = e.one_line();
         Info {
             library_loaded_as: None,
             library: None,

@@ -6,7 +6,16 @@ use std::sync::Arc;
 use super::{sys, Hip, HipError, Inner, LoadAttempt, LoadedLibrary};
 
 /// Set to a library file to use exactly that one (nothing else is tried).
+/// A bare name without a `/` (`libamdhip64.so.6`) goes to the dynamic
+/// loader's search, as `dlopen` treats it.
 pub const ENV_HIP_LIB: &str = "DSXOR_HIP_LIB";
+
+/// A name with no directory part: `dlopen` searches for it (LD_LIBRARY_PATH,
+/// the ld.so cache) instead of opening a file relative to the working
+/// directory (dlopen(3)), so checking that it exists here would be wrong.
+fn is_bare_name(p: &Path) -> bool {
+    p.parent().is_some_and(|d| d.as_os_str().is_empty())
+}
 
 /// The sonames tried in each directory and then through the loader. `.so` is
 /// the development symlink (ROCm installs it; Debian's libamdhip64-dev
@@ -35,6 +44,9 @@ pub enum Candidate {
 impl Candidate {
     fn describe(&self) -> String {
         match self {
+            Candidate::Path(p) if is_bare_name(p) => {
+                format!("{} (dynamic loader search)", p.display())
+            }
             Candidate::Path(p) => p.display().to_string(),
             Candidate::Loader(n) => format!("{n} (dynamic loader search)"),
             Candidate::Unset(v) => format!("${v}/lib"),
@@ -90,7 +102,7 @@ pub(super) fn load(candidates: &[Candidate]) -> Result<Hip, HipError> {
             }
             // A missing file gets a plain reason rather than dlopen's text,
             // and the loader is not asked to search for a path.
-            Candidate::Path(p) if !p.exists() => {
+            Candidate::Path(p) if !is_bare_name(p) && !p.exists() => {
                 attempts.push(LoadAttempt {
                     candidate: c.describe(),
                     reason: "no such file".into(),
@@ -176,6 +188,23 @@ mod tests {
         assert_eq!(c[9], Candidate::Loader("libamdhip64.so"));
         assert_eq!(c.last(), Some(&Candidate::Loader("libamdhip64.so.5")));
         assert_eq!(c.len(), 4 + 1 + 4 + 4);
+    }
+
+    #[test]
+    fn bare_names_go_to_the_loader() {
+        assert!(is_bare_name(Path::new("libamdhip64.so.6")));
+        assert!(!is_bare_name(Path::new("./libamdhip64.so")));
+        assert!(!is_bare_name(Path::new("/nonexistent")));
+        let err = load(&[Candidate::Path("libdsxor-no-such-library.so".into())]).unwrap_err();
+        let HipError::LibraryNotFound { attempts } = &err else {
+            panic!("unexpected {err}");
+        };
+        // dlopen's own message, not "no such file".
+        assert_eq!(
+            attempts[0].candidate,
+            "libdsxor-no-such-library.so (dynamic loader search)"
+        );
+        assert_ne!(attempts[0].reason, "no such file");
     }
 
     #[test]

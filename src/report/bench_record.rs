@@ -123,10 +123,11 @@ pub struct RunRecord {
 pub struct CheckRecord {
     /// Launches whose outputs were checked (warm-up and timed).
     pub launches_checked: u32,
-    /// True when every exactly-expected value is 0 (4k instructions per
-    /// lane, always so for `_indep`): the check then proves every output was
-    /// written and every contended fold consistent, but a kernel writing
-    /// zeros without issuing an atomic would pass it.
+    /// True when every exactly-expected value is 0 (`bench::expect::
+    /// all_exact_zero`: an even number of rounds, e.g. `_indep` with `iters`
+    /// a multiple of 8; never with the default counts): the check then
+    /// proves every output was written and every contended fold consistent,
+    /// but a kernel writing zeros without issuing an atomic would pass it.
     #[serde(default)]
     pub expected_all_zero: bool,
     pub lds_qwords_checked: u64,

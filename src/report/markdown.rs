@@ -1,10 +1,12 @@
 //! A Markdown summary of bench records: the latest record's runs in one
 //! table, a run-by-record table when given several records, and the
-//! comparison with a baseline when one was asked for.
+//! comparison with a baseline when one was asked for; and a summary of
+//! conformance results (`render_conformance`).
 
 use std::fmt::Write;
 
 use crate::report::bench_record::{BenchRecord, Comparison, Verdict};
+use crate::report::results::{Results, Status};
 use crate::report::svg::{percent, si};
 
 /// A baseline comparison to include: the baseline, the threshold in percent,
@@ -218,6 +220,133 @@ pub fn render(records: &[BenchRecord], baseline: Option<&BaselineSection<'_>>) -
                 c.percent
                     .map(|p| format!("{p:.1} %"))
                     .unwrap_or_else(|| "—".into())
+            );
+        }
+    }
+    md
+}
+
+/// Render conformance results (`dsxor-results/1`; sorted by start time
+/// here, the newest is "latest"): a header naming what decided the cases
+/// and where they ran, the latest run's (pattern, wave) table, its
+/// failures, and a run-by-run table when given several runs.
+pub fn render_conformance(results: &[Results]) -> String {
+    let mut sorted: Vec<&Results> = results.iter().collect();
+    sorted.sort_by(|a, b| a.started_utc.cmp(&b.started_utc));
+    let mut md = String::from("# dsxor conformance report\n\n");
+    let Some(r) = sorted.last().copied() else {
+        md.push_str("No conformance results given.\n");
+        return md;
+    };
+    let d = &r.environment.device;
+    let status = match r.status {
+        Status::Passed => "passed".to_string(),
+        Status::Failed => "**failed**".to_string(),
+        Status::Aborted => format!(
+            "**aborted**: {}",
+            escape(r.abort_reason.as_deref().unwrap_or("no reason recorded"))
+        ),
+    };
+    let _ = writeln!(
+        md,
+        "## Latest run, {} to {}\n",
+        r.started_utc, r.finished_utc
+    );
+    let _ = writeln!(
+        md,
+        "- status: {status}; {} of {} cases passed, {} failed, wall time {} ms",
+        r.passed, r.total, r.failed, r.wall_ms
+    );
+    let _ = writeln!(
+        md,
+        "- seed {}, generator version {}, shard {}/{}, {} cases planned",
+        r.spec.seed, r.spec.generator_version, r.spec.shard.index, r.spec.shard.count, r.spec.cases
+    );
+    let _ = writeln!(
+        md,
+        "- backend `{}`, device {} (`{}`), {} CUs",
+        d.backend.name(),
+        escape(&d.name),
+        escape(&d.target_id),
+        d.compute_units
+    );
+    for co in &r.environment.code_objects {
+        let _ = writeln!(
+            md,
+            "- code object wave{}: `{}` sha256 `{}` ({})",
+            co.wave.lanes(),
+            escape(&co.source),
+            escape(&co.sha256),
+            escape(&co.origin)
+        );
+    }
+    // The recorded description already starts with `policy:` today.
+    let policy = r.parameters.policy.as_str();
+    let policy = policy.strip_prefix("policy:").unwrap_or(policy).trim();
+    let _ = writeln!(md, "- model policy: {}", escape(policy));
+    if let Some(f) = &r.parameters.fault {
+        let _ = writeln!(md, "- injected fault (emu `--fault`): `{}`", escape(f));
+    }
+    let _ = writeln!(md, "- dsxor {}\n", escape(&r.dsxor_version));
+    md.push_str("| pattern | wave | cases | passed | failed | time |\n");
+    md.push_str("| --- | --- | ---: | ---: | ---: | ---: |\n");
+    for c in &r.patterns {
+        let failed = if c.failed > 0 {
+            format!("**{}**", c.failed)
+        } else {
+            "0".into()
+        };
+        let _ = writeln!(
+            md,
+            "| `{}` | {} | {} | {} | {failed} | {} ms |",
+            c.pattern.name(),
+            c.wave.lanes(),
+            c.cases,
+            c.passed,
+            c.wall_ms
+        );
+    }
+    if !r.failures.is_empty() {
+        let _ = writeln!(md, "\n### Failures ({})\n", r.failures.len());
+        md.push_str("| index | pattern | wave | kind | summary | repro |\n");
+        md.push_str("| ---: | --- | --- | --- | --- | --- |\n");
+        for f in &r.failures {
+            let repro = match (&f.repro, f.same_kind_as) {
+                (Some(p), _) => format!("`{}`", escape(p)),
+                (None, Some(i)) => format!("same kind as {i}"),
+                (None, None) => "—".into(),
+            };
+            let _ = writeln!(
+                md,
+                "| {} | `{}` | {} | `{}` | {} | {repro} |",
+                f.index,
+                f.pattern.name(),
+                f.wave.lanes(),
+                escape(&f.kind),
+                escape(&f.summary)
+            );
+        }
+    }
+    if sorted.len() > 1 {
+        let _ = writeln!(md, "\n## Across {} runs (oldest to newest)\n", sorted.len());
+        md.push_str("| started | seed | backend | target | cases | passed | failed | status |\n");
+        md.push_str("| --- | ---: | --- | --- | ---: | ---: | ---: | --- |\n");
+        for x in &sorted {
+            let _ = writeln!(
+                md,
+                "| {} | {} | `{}` | `{}` | {} | {} | {} | {} |",
+                escape(&x.started_utc),
+                x.spec.seed,
+                x.environment.device.backend.name(),
+                escape(&x.environment.device.target_id),
+                x.total,
+                x.passed,
+                x.failed,
+                match x.status {
+                    Status::Passed => "passed",
+                    Status::Failed => "**failed**",
+                    Status::Aborted => "**aborted**",
+                }
             );
         }
     }

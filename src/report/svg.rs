@@ -17,6 +17,10 @@
 //!    each independent-chain pattern run, so a nightly's trend and a
 //!    regression are visible at a glance.
 //!
+//! Conformance results (`dsxor-results/1`) get their own picture in the
+//! same style (`render_conformance`): cases passed/failed per (pattern,
+//! wave) of the latest run, and failed cases across runs.
+//!
 //! Rates are on a log axis: one address and conflict-free differ by orders
 //! of magnitude. Records of the software device say on every panel that the
 //! rate is the emulator's speed, never a GPU figure.
@@ -25,7 +29,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use crate::gen::Pattern;
 use crate::report::bench_record::{BenchRecord, RunRecord};
+use crate::report::results::{PatternCounts, Results, Status};
 
 const WIDTH: u32 = 1200;
 const ROW: u32 = 22;
@@ -36,6 +42,8 @@ const LEGEND_WIDTH: i32 = 280;
 pub enum SvgError {
     #[error("no bench record to draw")]
     NoRecords,
+    #[error("no conformance results to draw")]
+    NoResults,
     #[error("records mix emulated and GPU rates (`{0}` and `{1}`): the emulator's speed is no GPU figure; draw them separately")]
     MixedMetrics(String, String),
     #[error("drawing failed: {0}")]
@@ -497,6 +505,293 @@ fn draw_trend(
                 .pos(Pos::new(HPos::Left, VPos::Center)),
         ))
         .map_err(draw_err)?;
+    }
+    Ok(())
+}
+
+/// The time axis labels of `times` (RFC 3339): `MM-DD HH:MM`, with the
+/// seconds when two neighbours would otherwise look alike.
+fn time_labels(times: &[&str]) -> Vec<String> {
+    let labels: Vec<String> = times.iter().map(|t| time_label(t)).collect();
+    if (1..labels.len()).any(|i| labels[i] == labels[i - 1]) {
+        return times
+            .iter()
+            .map(|t| {
+                t.get(5..19)
+                    .map(|s| s.replace('T', " "))
+                    .unwrap_or_else(|| t.to_string())
+            })
+            .collect();
+    }
+    labels
+}
+
+fn cell_label(c: &PatternCounts) -> String {
+    format!("{} / wave{}", c.pattern.name(), c.wave.lanes())
+}
+
+fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Passed => "passed",
+        Status::Failed => "FAILED",
+        Status::Aborted => "ABORTED",
+    }
+}
+
+/// Render conformance results (`dsxor-results/1`, any order; sorted by
+/// start time here) as one SVG in the bench picture's style:
+/// 1. the latest run's cells: per (pattern, wave) one bar of passed cases
+///    (green) followed by the failed ones (red), with the counts as text;
+/// 2. across runs (oldest to newest): the failed cases of each run, in
+///    total and per pattern that failed in any run.
+pub fn render_conformance(results: &[Results]) -> Result<String, SvgError> {
+    let mut sorted: Vec<&Results> = results.iter().collect();
+    sorted.sort_by(|a, b| a.started_utc.cmp(&b.started_utc));
+    let latest = *sorted.last().ok_or(SvgError::NoResults)?;
+    let h1 = 110 + ROW * latest.patterns.len().max(1) as u32;
+    let h2 = 460;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, h1 + h2)).into_drawing_area();
+        root.fill(&WHITE).map_err(draw_err)?;
+        let (top, bottom) = root.split_vertically(h1);
+        draw_cells(&top, latest)?;
+        draw_failure_trend(&bottom, &sorted)?;
+        root.present().map_err(draw_err)?;
+    }
+    Ok(svg)
+}
+
+fn draw_cells(area: &DrawingArea<SVGBackend, Shift>, r: &Results) -> Result<(), SvgError> {
+    let cells = &r.patterns;
+    let n = cells.len().max(1) as f64;
+    let most = cells.iter().map(|c| c.cases).max().unwrap_or(0).max(1) as f64;
+    let d = &r.environment.device;
+    // Two lines: the verdict as the caption, where it ran on the axis.
+    let caption = format!(
+        "conformance cases per (pattern, wave): {} of {} passed, status {}, seed {}",
+        r.passed,
+        r.total,
+        status_name(r.status),
+        r.spec.seed
+    );
+    let ran = format!(
+        "cases (green: passed, red: failed) on {} ({}, {} backend), started {}",
+        d.name,
+        d.target_id,
+        d.backend.name(),
+        r.started_utc
+    );
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 20))
+        .margin(10)
+        .margin_right(40)
+        .x_label_area_size(45)
+        .y_label_area_size(LABEL_AREA)
+        // Room right of the longest bar for its counts.
+        .build_cartesian_2d(0.0..most * 1.45, 0.0..n)
+        .map_err(draw_err)?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(0)
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .x_desc(ran)
+        .draw()
+        .map_err(draw_err)?;
+    let green = RGBColor(60, 160, 80);
+    for (i, c) in cells.iter().enumerate() {
+        let y = n - i as f64 - 0.5;
+        let (px, py) = to_area(area, chart.backend_coord(&(0.0, y)));
+        area.draw(&Text::new(
+            cell_label(c),
+            (px - 8, py),
+            ("sans-serif", 13)
+                .into_font()
+                .into_text_style(area)
+                .pos(Pos::new(HPos::Right, VPos::Center)),
+        ))
+        .map_err(draw_err)?;
+        let passed = c.passed as f64;
+        let end = (c.passed + c.failed) as f64;
+        if c.passed > 0 {
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(0.0, y - 0.35), (passed, y + 0.35)],
+                    green.filled(),
+                )))
+                .map_err(draw_err)?;
+        }
+        if c.failed > 0 {
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(passed, y - 0.35), (end, y + 0.35)],
+                    RED.filled(),
+                )))
+                .map_err(draw_err)?;
+        }
+        let text = format!(
+            " {} cases: {} passed, {} failed ({} ms)",
+            c.cases, c.passed, c.failed, c.wall_ms
+        );
+        let style = ("sans-serif", 12)
+            .into_font()
+            .into_text_style(area)
+            .pos(Pos::new(HPos::Left, VPos::Center));
+        let style = if c.failed > 0 {
+            style.color(&RED)
+        } else {
+            style
+        };
+        chart
+            .draw_series(std::iter::once(Text::new(text, (end.max(0.0), y), style)))
+            .map_err(draw_err)?;
+    }
+    if cells.is_empty() {
+        let (px, py) = to_area(area, chart.backend_coord(&(0.0, n)));
+        area.draw(&Text::new(
+            "no (pattern, wave) cell in the latest run",
+            (px + 10, py + 10),
+            ("sans-serif", 14).into_font().into_text_style(area),
+        ))
+        .map_err(draw_err)?;
+    }
+    Ok(())
+}
+
+/// A line of the failure trend: legend name, colour, (run, failed) points.
+type FailureSeries = (String, RGBAColor, Vec<(f64, f64)>);
+
+fn draw_failure_trend(
+    area: &DrawingArea<SVGBackend, Shift>,
+    runs: &[&Results],
+) -> Result<(), SvgError> {
+    let k = runs.len();
+    // Series: the total, then each pattern that failed in some run, in the
+    // order patterns first appear.
+    let mut failing: Vec<Pattern> = Vec::new();
+    for r in runs {
+        for c in &r.patterns {
+            if c.failed > 0 && !failing.contains(&c.pattern) {
+                failing.push(c.pattern);
+            }
+        }
+    }
+    let failed_of = |r: &Results, p: Pattern| -> u64 {
+        r.patterns
+            .iter()
+            .filter(|c| c.pattern == p)
+            .map(|c| c.failed)
+            .sum()
+    };
+    let most = runs.iter().map(|r| r.failed).max().unwrap_or(0).max(1) as f64;
+    let times: Vec<&str> = runs.iter().map(|r| r.started_utc.as_str()).collect();
+    let labels = time_labels(&times);
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            format!("across {k} run(s), oldest to newest: failed cases per run"),
+            ("sans-serif", 18),
+        )
+        .margin(10)
+        .x_label_area_size(45)
+        .y_label_area_size(90)
+        .margin_right(LEGEND_WIDTH)
+        .build_cartesian_2d(-0.5f64..(k as f64 - 0.5).max(0.5), 0.0..most * 1.15)
+        .map_err(draw_err)?;
+    chart
+        .configure_mesh()
+        .x_labels(k.clamp(1, 12))
+        .x_label_formatter(&|v| {
+            let i = v.round();
+            if (v - i).abs() < 1e-6 && i >= 0.0 {
+                labels.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        })
+        // Counts are whole: label only the integer ticks.
+        .y_label_formatter(&|v| {
+            if (v - v.round()).abs() < 1e-9 {
+                format!("{v:.0}")
+            } else {
+                String::new()
+            }
+        })
+        .x_desc("run (UTC start time)")
+        .y_desc("failed cases")
+        .draw()
+        .map_err(draw_err)?;
+    if k < 2 {
+        let (px, py) = to_area(area, chart.backend_coord(&(-0.5, most * 1.15)));
+        area.draw(&Text::new(
+            "one run: give dsxor report several results files to see a trend",
+            (px + 10, py + 10),
+            ("sans-serif", 14).into_font().into_text_style(area),
+        ))
+        .map_err(draw_err)?;
+    }
+    let mut series: Vec<FailureSeries> = vec![(
+        "all patterns".into(),
+        BLACK.to_rgba(),
+        runs.iter()
+            .enumerate()
+            .map(|(i, r)| (i as f64, r.failed as f64))
+            .collect(),
+    )];
+    for (s, &p) in failing.iter().enumerate() {
+        series.push((
+            p.name().to_string(),
+            Palette99::pick(s).to_rgba(),
+            runs.iter()
+                .enumerate()
+                .map(|(i, r)| (i as f64, failed_of(r, p) as f64))
+                .collect(),
+        ));
+    }
+    for (s, (name, color, points)) in series.iter().enumerate() {
+        // The total is wider: a pattern that holds every failure draws over
+        // it, and the total must still show.
+        let width = if s == 0 { 5 } else { 2 };
+        chart
+            .draw_series(LineSeries::new(points.clone(), color.stroke_width(width)))
+            .map_err(draw_err)?;
+        chart
+            .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .map_err(draw_err)?;
+        let (x0, y0) = to_area(
+            area,
+            chart.backend_coord(&((k as f64 - 0.5).max(0.5), most * 1.15)),
+        );
+        let y = y0 + 10 + 18 * s as i32;
+        area.draw(&PathElement::new(
+            vec![(x0 + 16, y), (x0 + 40, y)],
+            color.stroke_width(3),
+        ))
+        .map_err(draw_err)?;
+        area.draw(&Text::new(
+            name.clone(),
+            (x0 + 46, y),
+            ("sans-serif", 12)
+                .into_font()
+                .into_text_style(area)
+                .pos(Pos::new(HPos::Left, VPos::Center)),
+        ))
+        .map_err(draw_err)?;
+    }
+    // The total's count at each run, so a reader needs no axis to read it.
+    if let Some((_, _, total)) = series.first() {
+        for &(x, y) in total {
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    format!("{y:.0} failed"),
+                    (x, y),
+                    ("sans-serif", 12)
+                        .into_font()
+                        .into_text_style(area)
+                        .pos(Pos::new(HPos::Center, VPos::Bottom)),
+                )))
+                .map_err(draw_err)?;
+        }
     }
     Ok(())
 }

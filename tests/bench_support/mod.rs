@@ -208,8 +208,19 @@ pub enum Fault {
     Timeout,
 }
 
+/// DATA of the `_indep` kernel's four in-flight instructions: `d` under
+/// these masks (kernels/dsxor.hip, DSXOR_INDEP_MASK0..3), restated here so
+/// the simulated device does not borrow the checker's code.
+const INDEP_MASKS: [u64; 4] = [
+    u64::MAX,
+    0x0000_0000_ffff_ffff,
+    0xffff_0000_0000_0000,
+    0xffff_0000_ffff_ffff,
+];
+
 /// A host-side executor of the throughput kernel ABI: LDS zeroed, `n`
-/// instructions per lane in round-robin order, folds, LDS dump.
+/// instructions per lane in round-robin order (instruction `k` of `_indep`
+/// xors `d & INDEP_MASKS[k % 4]`, of `_dep` `d`), folds, LDS dump.
 pub struct SimDevice {
     pub info: DeviceInfo,
     pub fault: Fault,
@@ -274,9 +285,9 @@ impl Backend for SimDevice {
                 "dynamic LDS differs from lds_qwords".into(),
             ));
         }
-        let n = match d.kernel {
-            "dsxor_throughput_dep" => iters,
-            "dsxor_throughput_indep" => iters / 4 * 4,
+        let (n, masks): (u32, &[u64]) = match d.kernel {
+            "dsxor_throughput_dep" => (iters, &[u64::MAX]),
+            "dsxor_throughput_indep" => (iters / 4 * 4, &INDEP_MASKS),
             k => return Err(BackendError::Invalid(format!("no kernel {k}"))),
         };
         let addr: Vec<u32> = d.buffers[0]
@@ -298,7 +309,7 @@ impl Backend for SimDevice {
                     }
                     let q = (addr[lane] / 8) as usize;
                     let r = lds[q];
-                    lds[q] ^= data[lane];
+                    lds[q] ^= data[lane] & masks[k as usize % masks.len()];
                     f[t] ^= r;
                 }
             }

@@ -539,3 +539,27 @@ fn jobs_change_nothing_that_is_recorded() {
     ]);
     assert_eq!(code(&o), 2, "{}", text(&o));
 }
+
+/// `dsxor run | head -1`: a closed stdout must not panic the run (exit 101)
+/// nor lose its results file — display lines are not results.
+#[test]
+fn a_closed_stdout_neither_panics_nor_loses_the_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_dsxor"))
+        .args(["run", "--backend", "emu", "--cases", "200", "--seed", "7"])
+        .arg("--out")
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the read end before the run prints anything.
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        results_json(dir.path()).len(),
+        1,
+        "the final results file is written"
+    );
+}

@@ -59,13 +59,13 @@ impl Progress {
     /// A (pattern, wave) cell finished: the plain-mode line.
     pub fn cell_done(&mut self, cell: &str, cases: u64, failed: u64, wall: Duration) {
         if self.bar.is_none() {
-            println!(
+            stdout_line(&format!(
                 "[{:>width$}/{}] {cell}: {cases} cases, {failed} failed ({:.1} s)",
                 self.done,
                 self.total,
                 wall.as_secs_f64(),
                 width = self.total.to_string().len()
-            );
+            ));
         }
     }
 
@@ -73,7 +73,7 @@ impl Progress {
     pub fn println(&self, message: &str) {
         match &self.bar {
             Some(bar) => bar.println(message),
-            None => println!("{message}"),
+            None => stdout_line(message),
         }
     }
 
@@ -189,4 +189,16 @@ mod tests {
         );
         assert!(lines[3].contains("seed 7"));
     }
+}
+
+/// Write display text to stdout, ignoring a closed pipe (`dsxor run | head`):
+/// a run must not panic and lose its results file over a display line.
+pub fn stdout_text(text: &str) {
+    use std::io::Write as _;
+    let _ = std::io::stdout().write_all(text.as_bytes());
+}
+
+/// `stdout_text` plus a newline.
+pub fn stdout_line(line: &str) {
+    stdout_text(&format!("{line}\n"));
 }

@@ -490,8 +490,8 @@ fn run_plan(
     if let Some(j) = &opts.junit {
         write_junit(j, &results)?;
     }
-    print!("{}", summary_table(&results));
-    println!("results: {}", results_path.display());
+    crate::report::console::stdout_text(&summary_table(&results));
+    crate::report::console::stdout_line(&format!("results: {}", results_path.display()));
     let exit_code = match (&abort, failed) {
         (Some(a), _) => a.code,
         (None, 0) => exit::PASS,

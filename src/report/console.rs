@@ -154,6 +154,18 @@ pub fn summary_table(results: &Results) -> String {
     out
 }
 
+/// Write display text to stdout, ignoring a closed pipe (`dsxor run | head`):
+/// a run must not panic and lose its results file over a display line.
+pub fn stdout_text(text: &str) {
+    use std::io::Write as _;
+    let _ = std::io::stdout().write_all(text.as_bytes());
+}
+
+/// `stdout_text` plus a newline.
+pub fn stdout_line(line: &str) {
+    stdout_text(&format!("{line}\n"));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,16 +201,4 @@ mod tests {
         );
         assert!(lines[3].contains("seed 7"));
     }
-}
-
-/// Write display text to stdout, ignoring a closed pipe (`dsxor run | head`):
-/// a run must not panic and lose its results file over a display line.
-pub fn stdout_text(text: &str) {
-    use std::io::Write as _;
-    let _ = std::io::stdout().write_all(text.as_bytes());
-}
-
-/// `stdout_text` plus a newline.
-pub fn stdout_line(line: &str) {
-    stdout_text(&format!("{line}\n"));
 }

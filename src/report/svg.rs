@@ -445,14 +445,7 @@ fn draw_trend(
     chart
         .configure_mesh()
         .x_labels(k.clamp(1, 12))
-        .x_label_formatter(&|v| {
-            let i = v.round();
-            if (v - i).abs() < 1e-6 && i >= 0.0 {
-                labels.get(i as usize).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        })
+        .x_label_formatter(&|v| index_label(&labels, *v))
         .y_label_formatter(&|v| si(*v))
         .x_desc("record (UTC creation time)")
         .y_desc(if latest.is_emulated() {
@@ -701,14 +694,7 @@ fn draw_failure_trend(
     chart
         .configure_mesh()
         .x_labels(k.clamp(1, 12))
-        .x_label_formatter(&|v| {
-            let i = v.round();
-            if (v - i).abs() < 1e-6 && i >= 0.0 {
-                labels.get(i as usize).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        })
+        .x_label_formatter(&|v| index_label(&labels, *v))
         // Counts are whole: label only the integer ticks.
         .y_label_formatter(&|v| {
             if (v - v.round()).abs() < 1e-9 {
@@ -794,6 +780,17 @@ fn draw_failure_trend(
         }
     }
     Ok(())
+}
+
+/// The label of the run at x = index (the trend charts' x axis counts runs);
+/// nothing between integer ticks.
+fn index_label(labels: &[String], v: f64) -> String {
+    let i = v.round();
+    if (v - i).abs() < 1e-6 && i >= 0.0 {
+        labels.get(i as usize).cloned().unwrap_or_default()
+    } else {
+        String::new()
+    }
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@
 //! hardware queue per backend). So each test waits for the command's
 //! complete output (an atomically written results file with its status, a
 //! verdict line), gives the process a moment to exit on its own, then kills
-//! its process group. A run whose output is missing or not what is
+//! it with its child processes. A run whose output is missing or not what is
 //! expected fails the test, whatever happened at exit.
 //!
 //! CPU: each emulated process keeps about one core busy; the heavy tests
@@ -136,7 +136,6 @@ fn run_emulated(
     limit: Duration,
     complete: &dyn Fn(&str) -> bool,
 ) -> Emulated {
-    use std::os::unix::process::CommandExt;
     let logs = tempfile::tempdir().expect("temp dir");
     let out_path = logs.path().join("stdout");
     let err_path = logs.path().join("stderr");
@@ -150,12 +149,11 @@ fn run_emulated(
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&out_path).expect("stdout file"))
         .stderr(std::fs::File::create(&err_path).expect("stderr file"))
-        // Its own process group: run-hip.sh, timeout and dsxor go together.
-        .process_group(0)
         .spawn()
         .expect("run-hip.sh starts");
-    let group = child.id();
-    let read = |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+    let root = child.id();
+    let read =
+        |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
     let mut completed_at: Option<Instant> = None;
     let ended = loop {
         if let Some(status) = child.try_wait().expect("wait") {
@@ -166,18 +164,14 @@ fn run_emulated(
             None if complete(&read(&out_path)) => completed_at = Some(now),
             Some(t) if now.duration_since(t) > Duration::from_secs(1) => {
                 // The hipStreamDestroy hang (see the top of this file).
-                let _ = Command::new("kill")
-                    .args(["-KILL", "--", &format!("-{group}")])
-                    .status();
+                kill_tree(root);
                 let _ = child.wait();
                 break Ended::StoppedWhenComplete;
             }
             _ => {}
         }
         if now.duration_since(started) > limit {
-            let _ = Command::new("kill")
-                .args(["-KILL", "--", &format!("-{group}")])
-                .status();
+            kill_tree(root);
             let _ = child.wait();
             panic!(
                 "dsxor {args:?} on the emulator did not complete within {limit:?}\n--- stdout\n{}\n--- stderr\n{}",
@@ -193,6 +187,46 @@ fn run_emulated(
         stderr: read(&err_path),
         wall: started.elapsed(),
     }
+}
+
+/// SIGKILL `root` and every process below it. By process id, found in
+/// /proc: run-hip.sh runs dsxor under `timeout`, which moves itself into a
+/// process group of its own, so killing run-hip.sh's group would miss it.
+fn kill_tree(root: u32) {
+    let mut parent_of = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        // /proc/PID/stat: `pid (comm) state ppid ...`; comm may hold spaces.
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        if let Some(ppid) = ppid {
+            parent_of.push((pid, ppid));
+        }
+    }
+    let mut tree = vec![root];
+    let mut i = 0;
+    while i < tree.len() {
+        let p = tree[i];
+        tree.extend(
+            parent_of
+                .iter()
+                .filter(|&&(_, pp)| pp == p)
+                .map(|&(c, _)| c),
+        );
+        i += 1;
+    }
+    let _ = Command::new("kill")
+        .arg("-KILL")
+        .args(tree.iter().map(|p| p.to_string()))
+        .stderr(Stdio::null())
+        .status();
 }
 
 /// The final results file of a `dsxor run` in `dir` (not the case stream).
@@ -221,7 +255,8 @@ fn board(r: &Rocjitsu) -> Value {
 }
 
 fn u(v: &Value) -> u64 {
-    v.as_u64().unwrap_or_else(|| panic!("{v} is not an unsigned integer"))
+    v.as_u64()
+        .unwrap_or_else(|| panic!("{v} is not an unsigned integer"))
 }
 
 /// `dsxor info --require-device --json` through libamdhip64 5.4: one
@@ -238,7 +273,10 @@ fn info_sees_the_emulated_w7900_through_hip_5_4() {
     let cus = u(&b["simd_count"]) / u(&b["simd_per_cu"]);
     assert_eq!(cus, 96, "the configured board is a 96-CU W7900");
     for (env, count, unit) in [(None, cus / 2, "WGP"), (Some("0"), cus, "CU")] {
-        let envs: Vec<(&str, &str)> = env.map(|v| ("GPU_ENABLE_WGP_MODE", v)).into_iter().collect();
+        let envs: Vec<(&str, &str)> = env
+            .map(|v| ("GPU_ENABLE_WGP_MODE", v))
+            .into_iter()
+            .collect();
         let e = run_emulated(
             r,
             &["info", "--require-device", "--json"],
@@ -249,7 +287,10 @@ fn info_sees_the_emulated_w7900_through_hip_5_4() {
         assert_eq!(e.ended, Ended::Exited(0), "{}", e.text());
         let info: Value = serde_json::from_str(&e.stdout).expect("info --json is JSON");
         let rt = info["runtime_version"].as_str().expect("runtime version");
-        assert!(rt.starts_with("5.4."), "HIP {rt}, expected ROCm 5.4.2's 5.4.x");
+        assert!(
+            rt.starts_with("5.4."),
+            "HIP {rt}, expected ROCm 5.4.2's 5.4.x"
+        );
         assert_eq!(info["driver_version"], info["runtime_version"]);
         let devices = info["devices"].as_array().expect("devices");
         assert_eq!(devices.len(), 1, "{info}");
@@ -268,7 +309,8 @@ fn info_sees_the_emulated_w7900_through_hip_5_4() {
     let e = run_emulated(r, &["info"], &[], Duration::from_secs(120), &|_| false);
     assert_eq!(e.ended, Ended::Exited(0), "{}", e.text());
     assert!(
-        e.stdout.contains("target gfx1100, 48 WGPs (96 CUs), 1760 MHz"),
+        e.stdout
+            .contains("target gfx1100, 48 WGPs (96 CUs), 1760 MHz"),
         "{}",
         e.text()
     );
@@ -369,7 +411,12 @@ fn conformance_on_the_hip_backend_passes_and_matches_the_software_device() {
         "--out",
         emu_dir.path().to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let key = |c: &Value| {
         (
             c["index"].clone(),
@@ -388,11 +435,13 @@ fn conformance_on_the_hip_backend_passes_and_matches_the_software_device() {
         emu_cases.iter().map(key).collect::<Vec<_>>(),
         "the HIP and software runs of seed {CONFORMANCE_SEED} ran different cases"
     );
-    assert!(hip_cases.iter().chain(&emu_cases).all(|c| c["passed"] == true));
+    assert!(hip_cases
+        .iter()
+        .chain(&emu_cases)
+        .all(|c| c["passed"] == true));
     eprintln!(
         "rocjitsu conformance: {total} cases passed on HIP 5.4 / emulated gfx1100 in {:.1?} ({})",
-        e.wall,
-        res["wall_ms"]
+        e.wall, res["wall_ms"]
     );
 }
 
@@ -411,7 +460,12 @@ fn mutant_or() -> Vec<u8> {
         let vaddr = dsxor::codeobj::patch::find_ds_xor_site(&co, &k.name).expect("one site");
         let off = co.file_offset(vaddr, 8).expect("in a section") as usize;
         let mut w = u64::from_le_bytes(bytes[off..off + 8].try_into().unwrap());
-        assert_eq!((w >> 18) & 0xff, 107, "{}: ds_xor_rtn_b64 is DS opcode 107", k.name);
+        assert_eq!(
+            (w >> 18) & 0xff,
+            107,
+            "{}: ds_xor_rtn_b64 is DS opcode 107",
+            k.name
+        );
         w = (w & !(0xff << 18)) | (106 << 18);
         bytes[off..off + 8].copy_from_slice(&w.to_le_bytes());
         patched += 1;
@@ -538,5 +592,8 @@ fn the_throughput_kernels_run_and_check_through_the_real_runtime() {
     assert!(runs.iter().all(|r| r["outcome"] == "pass"), "{}", e.text());
     let c = &rec["ceiling"];
     assert_eq!(u(&c["compute_units"]), 96, "{c}");
-    assert!(c["compute_units_from"].as_str().unwrap().starts_with("48 WGPs"));
+    assert!(c["compute_units_from"]
+        .as_str()
+        .unwrap()
+        .starts_with("48 WGPs"));
 }

@@ -117,11 +117,7 @@ pub fn for_device(info: &DeviceInfo) -> Result<Ceiling, NoCeiling> {
 }
 
 /// The ceiling for `count` multiprocessors of `unit` at `clock_khz`.
-pub fn from_multiprocessors(
-    count: u32,
-    unit: crate::hip::ComputeUnit,
-    clock_khz: u32,
-) -> Ceiling {
+pub fn from_multiprocessors(count: u32, unit: crate::hip::ComputeUnit, clock_khz: u32) -> Ceiling {
     let cus = count.saturating_mul(unit.cus());
     let mut c = compute(cus, clock_khz);
     if unit.cus() != 1 {
@@ -187,13 +183,22 @@ mod tests {
         let wgp_mode_off = std::env::var(crate::hip::ENV_WGP_MODE)
             .is_ok_and(|v| v.trim() == "0" || v.trim().eq_ignore_ascii_case("false"));
         let reported = if wgp_mode_off { 96 } else { 48 };
-        let c = for_device(&device(BackendKind::Hip, "gfx1100", reported, Some(2_500_000))).unwrap();
+        let c = for_device(&device(
+            BackendKind::Hip,
+            "gfx1100",
+            reported,
+            Some(2_500_000),
+        ))
+        .unwrap();
         assert_eq!(c.compute_units, 96);
         assert_eq!(c.compute_units_from.is_some(), !wgp_mode_off);
         assert_relative_eq!(c.lane_ops_per_second, 3.84e12);
         let wgps = from_multiprocessors(48, crate::hip::ComputeUnit::Wgp, 2_500_000);
         assert_eq!(wgps.compute_units, 96);
-        assert!(wgps.compute_units_from.unwrap().starts_with("48 WGPs x 2 CUs per WGP"));
+        assert!(wgps
+            .compute_units_from
+            .unwrap()
+            .starts_with("48 WGPs x 2 CUs per WGP"));
         assert_relative_eq!(wgps.lane_ops_per_second, 3.84e12);
         assert_relative_eq!(
             from_multiprocessors(96, crate::hip::ComputeUnit::Cu, 2_500_000).lane_ops_per_second,

@@ -54,7 +54,9 @@ fn embedded_waves(target_id: &str, waves: &[u32]) -> Vec<u32> {
 /// `48 WGPs (96 CUs)`, `104 CUs`.
 fn units_text(n: u32, unit: Option<super::ComputeUnit>) -> String {
     match unit {
-        Some(u @ super::ComputeUnit::Wgp) => format!("{n} WGPs ({} CUs)", n.saturating_mul(u.cus())),
+        Some(u @ super::ComputeUnit::Wgp) => {
+            format!("{n} WGPs ({} CUs)", n.saturating_mul(u.cus()))
+        }
         _ => format!("{n} CUs"),
     }
 }

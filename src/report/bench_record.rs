@@ -253,9 +253,8 @@ impl BenchRecord {
             serde_json::to_string_pretty(self).map_err(|e| write_err(std::io::Error::other(e)))?;
         // Whole or absent, as results files are: a reader (a CI step, a
         // test waiting on a hung process) never sees half a record.
-        crate::report::results::write_text_atomic(path, &(text + "\n")).map_err(|e| {
-            write_err(std::io::Error::other(e.to_string()))
-        })
+        crate::report::results::write_text_atomic(path, &(text + "\n"))
+            .map_err(|e| write_err(std::io::Error::other(e.to_string())))
     }
 
     /// True when the rates are the software device's, not a GPU's.

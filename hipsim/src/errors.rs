@@ -157,7 +157,10 @@ mod tests {
 
     #[test]
     fn names_and_strings() {
-        assert_eq!(name(E::hipErrorNoDevice).to_str().unwrap(), "hipErrorNoDevice");
+        assert_eq!(
+            name(E::hipErrorNoDevice).to_str().unwrap(),
+            "hipErrorNoDevice"
+        );
         assert_eq!(name(E(100)).to_str().unwrap(), "hipErrorNoDevice");
         assert_eq!(name(E(2)).to_str().unwrap(), "hipErrorOutOfMemory");
         assert_eq!(name(E(400)).to_str().unwrap(), "hipErrorInvalidHandle");
@@ -166,6 +169,9 @@ mod tests {
             string(E::hipErrorNoDevice).to_str().unwrap(),
             "no ROCm-capable device is detected"
         );
-        assert_eq!(string(E::hipErrorAssert).to_str().unwrap(), "hipErrorAssert");
+        assert_eq!(
+            string(E::hipErrorAssert).to_str().unwrap(),
+            "hipErrorAssert"
+        );
     }
 }

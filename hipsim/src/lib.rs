@@ -10,7 +10,8 @@
 //! launches run on one worker thread per stream, so `hipStreamQuery` sees
 //! them pending. Configuration: environment variables (`config`), listed in
 //! docs/src/internals/hipsim.md with each behaviour and its ROCm/clr source.
-#![allow(non_snake_case)] // HIP's entry point names.
+#![allow(non_snake_case)]
+// HIP's entry point names.
 // The exports are HIP's C entry points; their safety contract is HIP's
 // (valid pointers as the HIP API reference describes), stated once here.
 #![allow(clippy::missing_safety_doc)]
@@ -28,7 +29,7 @@ use dsxor::hip::sys::{
     hipFunction_t, hipModule_t, hipStream_t,
 };
 
-use runtime::{runtime, Runtime, R, LDS_PER_BLOCK, MAX_WORK_GROUP_SIZE};
+use runtime::{runtime, Runtime, LDS_PER_BLOCK, MAX_WORK_GROUP_SIZE, R};
 
 type E = hipError_t;
 
@@ -357,7 +358,11 @@ pub unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> E {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn hipEventElapsedTime(ms: *mut f32, start: hipEvent_t, stop: hipEvent_t) -> E {
+pub unsafe extern "C" fn hipEventElapsedTime(
+    ms: *mut f32,
+    start: hipEvent_t,
+    stop: hipEvent_t,
+) -> E {
     api("hipEventElapsedTime", |rt| {
         let m = out(ms)?;
         *m = rt.elapsed_ms(start as usize, stop as usize)?;
@@ -387,7 +392,11 @@ pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> E {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn hipMemcpyHtoD(dst: hipDeviceptr_t, src: *mut c_void, sizeBytes: usize) -> E {
+pub unsafe extern "C" fn hipMemcpyHtoD(
+    dst: hipDeviceptr_t,
+    src: *mut c_void,
+    sizeBytes: usize,
+) -> E {
     api("hipMemcpyHtoD", |rt| {
         if sizeBytes == 0 {
             return Ok(());
@@ -402,7 +411,11 @@ pub unsafe extern "C" fn hipMemcpyHtoD(dst: hipDeviceptr_t, src: *mut c_void, si
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn hipMemcpyDtoH(dst: *mut c_void, src: hipDeviceptr_t, sizeBytes: usize) -> E {
+pub unsafe extern "C" fn hipMemcpyDtoH(
+    dst: *mut c_void,
+    src: hipDeviceptr_t,
+    sizeBytes: usize,
+) -> E {
     api("hipMemcpyDtoH", |rt| {
         if sizeBytes == 0 {
             return Ok(());

@@ -53,7 +53,8 @@ impl Allocation {
             } else {
                 let sh = 8 * (o % 4);
                 let v = u32::from(src[k]);
-                let _ = word.fetch_update(Relaxed, Relaxed, |w| Some((w & !(0xff << sh)) | (v << sh)));
+                let _ =
+                    word.fetch_update(Relaxed, Relaxed, |w| Some((w & !(0xff << sh)) | (v << sh)));
                 k += 1;
             }
         }

@@ -607,8 +607,7 @@ impl Runtime {
         {
             return Err(E::hipErrorOutOfMemory);
         }
-        let global: [u64; 3] =
-            std::array::from_fn(|i| u64::from(grid[i]) * u64::from(block[i]));
+        let global: [u64; 3] = std::array::from_fn(|i| u64::from(grid[i]) * u64::from(block[i]));
         if global[0] > u64::from(u32::MAX) {
             return Err(E::hipErrorInvalidConfiguration);
         }
@@ -714,11 +713,14 @@ fn prepare(bytes: &[u8], device: &TargetId) -> R<Prepared> {
         _ => E::hipErrorInvalidImage,
     })?;
     if !executes(device) {
+        // The object is for this device, but the software device runs only
+        // gfx11: for this runtime there is no binary it can execute here.
         eprintln!(
-            "dsxor-hipsim: device target {device}: only gfx11 code is executed ({})",
+            "dsxor-hipsim: device target {device}: only gfx11 code is executed ({}); \
+             hipModuleLoadData returns hipErrorNoBinaryForGpu",
             dsxor::backend::emu::GFX11_PROCESSORS.join(", ")
         );
-        return Err(E::hipErrorNotSupported);
+        return Err(E::hipErrorNoBinaryForGpu);
     }
     let text = code.text().map_err(|_| E::hipErrorInvalidImage)?;
     let program = decode_text(text.bytes, text.vaddr);
@@ -778,7 +780,9 @@ unsafe fn image_len(p: *const u8) -> R<usize> {
         for _ in 0..n {
             let e = read(off, 24)?;
             let (o, size, id_len) = (u64_at(e, 0), u64_at(e, 8), u64_at(e, 16));
-            off = off.checked_add(24 + id_len).ok_or(E::hipErrorInvalidImage)?;
+            off = off
+                .checked_add(24 + id_len)
+                .ok_or(E::hipErrorInvalidImage)?;
             end = end.max(off).max(o.saturating_add(size));
         }
         if end > MAX {

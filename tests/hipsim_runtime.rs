@@ -782,6 +782,9 @@ fn child_hang() {
     });
     std::thread::sleep(Duration::from_millis(300));
     println!("query={}", call!(l, hipStreamQuery(k.stream)));
+    // hipStreamDestroy returns at once even so.
+    println!("destroy={}", call!(l, hipStreamDestroy(k.stream)));
+    std::thread::sleep(Duration::from_millis(100));
     println!("free returned: {}", rx.try_recv().is_ok());
     // The hung kernel and the blocked hipFree end with the process.
     std::process::exit(0);
@@ -799,6 +802,7 @@ fn hip_free_waits_for_a_hung_kernel() {
     assert!(o.status.success(), "{}", said(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains(&format!("query={NOT_READY}")), "{}", said(&o));
+    assert!(out.contains("destroy=0"), "{}", said(&o));
     assert!(out.contains("free returned: false"), "{}", said(&o));
 }
 
@@ -874,7 +878,13 @@ fn a_kernel_without_arguments_refuses_a_kernarg_size() {
     let src = dir.path().join("k.hip");
     std::fs::write(
         &src,
-        "extern \"C\" __attribute__((global)) void noargs() {}\n",
+        concat!(
+            "extern \"C\" __attribute__((global)) void noargs() {}\n",
+            "extern \"C\" __attribute__((global)) void static_lds() {\n",
+            "  __attribute__((shared)) static volatile int s[256];\n",
+            "  s[__builtin_amdgcn_workitem_id_x()] = 1;\n",
+            "}\n",
+        ),
     )
     .unwrap();
     let out = dir.path().join("k.co");
@@ -976,4 +986,39 @@ fn a_kernel_without_arguments_refuses_a_kernarg_size() {
         std::thread::sleep(Duration::from_millis(1));
     }
     assert_eq!(call!(l, hipStreamQuery(s)), SUCCESS);
+    // 1 KiB of static LDS + 64 KiB dynamic: over the device's 64 KiB
+    // (rocclr/platform/kernel.cpp, CL_OUT_OF_RESOURCES → hipErrorOutOfMemory).
+    let kname = CString::new("static_lds").unwrap();
+    assert_eq!(
+        call!(l, hipModuleGetFunction(&mut f, m, kname.as_ptr())),
+        SUCCESS
+    );
+    assert!(
+        co.kernel("static_lds")
+            .unwrap()
+            .descriptor
+            .group_segment_fixed_size
+            >= 1024
+    );
+    // (Refused before it runs: the simulator could not run this kernel's
+    // flat access to LDS, which needs the shared aperture.)
+    assert_eq!(
+        call!(
+            l,
+            hipModuleLaunchKernel(
+                f,
+                1,
+                1,
+                1,
+                32,
+                1,
+                1,
+                65536,
+                s,
+                std::ptr::null_mut(),
+                std::ptr::null_mut()
+            )
+        ),
+        OUT_OF_MEMORY
+    );
 }

@@ -28,9 +28,10 @@
 //! it with its child processes. A run whose output is missing or not what is
 //! expected fails the test, whatever happened at exit.
 //!
-//! CPU: each emulated process keeps about one core busy; the heavy tests
-//! (conformance, mutant, bench) take a shared lock so at most one emulated
-//! run is in flight while the cheap ones go in parallel.
+//! CPU: each emulated process keeps about one core busy; every test that
+//! launches kernels takes a shared lock, so at most one such emulated run
+//! is in flight (2-core CI) while `info` goes alongside. Measured: about
+//! 0.8 s of CPU per conformance case.
 
 mod common;
 
@@ -673,4 +674,121 @@ fn qualify_holds_the_software_device_against_amds_emulator() {
             .count(),
         disagreements.len()
     );
+}
+
+/// The two HIP runtimes dsxor's GPU path meets without a GPU.
+enum Runtime {
+    /// ROCm 5.4.2 on AMD's emulator.
+    Rocm(&'static Rocjitsu),
+    /// The project's software HIP runtime (hipsim/, issue 10), configured
+    /// as the same board: 96 CUs at 1,760 MHz, HIP 5.4.22803.
+    Hipsim,
+}
+
+impl Runtime {
+    fn name(&self) -> &'static str {
+        match self {
+            Runtime::Rocm(_) => "ROCm 5.4.2 on rocjitsu",
+            Runtime::Hipsim => "hipsim",
+        }
+    }
+
+    /// `dsxor ARGS` on this runtime: (exit code or None when stopped
+    /// complete, stdout).
+    fn dsxor(&self, args: &[&str], complete: &dyn Fn(&str) -> bool) -> (Option<i32>, String) {
+        match self {
+            Runtime::Rocm(r) => {
+                let e = run_emulated(r, args, &[], Duration::from_secs(300), complete);
+                let code = match e.ended {
+                    Ended::Exited(c) => Some(c),
+                    Ended::StoppedWhenComplete => None,
+                };
+                (code, e.stdout)
+            }
+            Runtime::Hipsim => {
+                let o = common::dsxor_hipsim(
+                    args,
+                    &[
+                        ("DSXOR_HIPSIM_CUS", "96"),
+                        ("DSXOR_HIPSIM_CLOCK_KHZ", "1760000"),
+                        ("DSXOR_HIPSIM_RUNTIME_VERSION", "50422803"),
+                    ],
+                );
+                (
+                    o.status.code(),
+                    String::from_utf8_lossy(&o.stdout).into_owned(),
+                )
+            }
+        }
+    }
+}
+
+/// What each runtime makes of one board and one conformance run: the
+/// device as dsxor records it (multiprocessors counted in WGPs, clock, LDS,
+/// default and supported wave sizes, version as configured) and every
+/// case's record (digest, outcome, verdict) of a run whose kernels read
+/// their explicit arguments at the metadata's offsets and hidden arguments
+/// (block sizes, grid) written by the runtime. The software HIP runtime
+/// must give exactly what the real one gives.
+#[test]
+fn the_software_hip_runtime_gives_what_rocm_gives() {
+    let Some(r) = rocjitsu() else { return };
+    let _one = heavy();
+    let mut seen = Vec::new();
+    for rt in [Runtime::Rocm(r), Runtime::Hipsim] {
+        let (code, out) = rt.dsxor(&["info", "--require-device", "--json"], &|_| false);
+        assert_eq!(code, Some(0), "{}: {out}", rt.name());
+        let info: Value = serde_json::from_str(&out).expect("JSON");
+        let d = &info["devices"][0];
+        let device = serde_json::json!({
+            "count": info["devices"].as_array().map(Vec::len),
+            "runtime": info["runtime_version"],
+            "target": d["target_id"],
+            "multiprocessors": d["compute_units"],
+            "unit": d["compute_unit"],
+            "clock_khz": d["clock_khz"],
+            "lds_per_block": d["lds_per_block"],
+            "wavefront_size": d["wavefront_size"],
+            "wave_sizes": d["wave_sizes"],
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let out_dir = dir.path().to_path_buf();
+        let (code, stdout) = rt.dsxor(
+            &[
+                "run",
+                "--backend",
+                "hip",
+                "--cases",
+                "18",
+                "--seed",
+                "29",
+                "--minimize-budget",
+                "0s",
+                "--out",
+                out_dir.to_str().unwrap(),
+            ],
+            &|_| results_written(&out_dir),
+        );
+        let res = read_json(&results_file(&out_dir).expect("results"));
+        assert_eq!(res["status"], "passed", "{}: {stdout}", rt.name());
+        assert!(matches!(code, None | Some(0)), "{}: {stdout}", rt.name());
+        let case_records: Vec<Value> = cases(&out_dir)
+            .iter()
+            .map(|c| {
+                serde_json::json!([
+                    c["index"],
+                    c["case_digest"],
+                    c["outcome"],
+                    c["passed"],
+                    c["groups"],
+                    c["lds_bytes"]
+                ])
+            })
+            .collect();
+        seen.push((rt.name(), device, case_records));
+    }
+    let (rocm, hipsim) = (&seen[0], &seen[1]);
+    assert_eq!(rocm.1, hipsim.1, "{} vs {}", rocm.0, hipsim.0);
+    assert_eq!(rocm.1["multiprocessors"], 48);
+    assert_eq!(rocm.2, hipsim.2, "{} vs {}", rocm.0, hipsim.0);
 }

@@ -136,3 +136,106 @@ fn the_command_on_the_software_device_writes_its_record() {
     let o = common::dsxor(&["qualify", "--backend", "emu", "--cases", "0"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// Run `dsxor qualify --backend hip` on the software HIP runtime (hipsim)
+/// with `env`; its exit code, its output and its record.
+fn qualify_on_hipsim(env: &[(&str, &str)]) -> (Option<i32>, String, serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let o = common::dsxor_hipsim(
+        &[
+            "qualify",
+            "--backend",
+            "hip",
+            "--cases",
+            "6",
+            "--out",
+            dir.path().to_str().unwrap(),
+        ],
+        env,
+    );
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(files.len(), 1, "one record: {text}");
+    let path = files[0].as_ref().unwrap().path();
+    assert!(
+        path.file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .ends_with("-hip-gfx1100.json"),
+        "{}",
+        path.display()
+    );
+    let rec = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    (o.status.code(), text, rec)
+}
+
+/// The record's HIP device is the simulator's, by name, and both sides are
+/// the software device: plumbing only, never a qualification.
+fn assert_simulated_device(rec: &serde_json::Value, text: &str) {
+    assert_eq!(rec["format"], "dsxor-qualify/1");
+    assert_eq!(rec["device"]["backend"], "hip");
+    assert_eq!(
+        rec["device"]["name"], "AMD Radeon RX 7900 XTX (simulated by dsxor-hipsim)",
+        "{text}"
+    );
+    assert_eq!(rec["device"]["target_id"], "gfx1100");
+    assert_eq!(rec["emu"]["backend"], "emu");
+    assert_eq!(rec["plumbing_only"], true, "{text}");
+    assert!(text.contains("plumbing only"), "{text}");
+    assert_eq!(rec["instructions"].as_array().unwrap().len(), 13);
+}
+
+/// Issue 16: in CI `dsxor qualify --backend hip` runs through the software
+/// HIP runtime: every program through the unchanged HIP backend (module
+/// load, kernarg, buffers, launch, read-back) agrees with the software
+/// device and the pseudocode.
+#[test]
+fn qualify_through_the_software_hip_runtime_agrees_everywhere() {
+    let (code, text, rec) = qualify_on_hipsim(&[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert_simulated_device(&rec, &text);
+    assert_eq!(rec["disagreements"].as_array().unwrap().len(), 0, "{text}");
+    for i in rec["instructions"].as_array().unwrap() {
+        // 6 programs per wave size (every EXEC shape and contention level).
+        assert_eq!(i["programs"], 12, "{i}");
+        assert_eq!(i["agreed"], 12, "{i}");
+        assert_eq!(i["qualified"], true, "{i}");
+    }
+    assert!(
+        text.contains("13 of 13 instructions qualified, 0 disagreements"),
+        "{text}"
+    );
+}
+
+/// The plumbing has teeth: the HIP side losing updates
+/// (DSXOR_HIPSIM_FAULT=lost-update) gives exit 1 and disagreements that
+/// name the HIP device as the side that differs, the software device
+/// agreeing with the pseudocode.
+#[test]
+fn qualify_reports_a_wrong_hip_device_as_the_side_that_differs() {
+    let (code, text, rec) = qualify_on_hipsim(&[("DSXOR_HIPSIM_FAULT", "lost-update")]);
+    assert_eq!(code, Some(1), "{text}");
+    assert_simulated_device(&rec, &text);
+    let ds = rec["disagreements"].as_array().unwrap();
+    assert!(!ds.is_empty(), "{text}");
+    assert!(text.contains("disagreement: "), "{text}");
+    for d in ds {
+        let summary = d["summary"].as_str().unwrap();
+        assert!(
+            summary.starts_with("device differs with the pseudocode, emu agrees"),
+            "{summary}"
+        );
+        assert_ne!(d["device"], d["pseudocode"]);
+        assert_eq!(d["emu"], d["pseudocode"]);
+    }
+    assert!(rec["instructions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|i| i["qualified"] == false));
+}

@@ -153,11 +153,14 @@ pub fn runtime() -> R<&'static Runtime> {
     r.as_ref().map_err(|_| E::hipErrorNotInitialized)
 }
 
+/// Ends with dsxor's `HIPSIM_NAME_SUFFIX`, by which dsxor knows a record
+/// made here is the software device's (`dsxor qualify`: plumbing only).
 fn device_name(t: &TargetId) -> String {
+    use dsxor::backend::HIPSIM_NAME_SUFFIX;
     if t.processor == "gfx1100" {
-        "AMD Radeon RX 7900 XTX (simulated by dsxor-hipsim)".to_string()
+        format!("AMD Radeon RX 7900 XTX {HIPSIM_NAME_SUFFIX}")
     } else {
-        format!("{t} (simulated by dsxor-hipsim)")
+        format!("{t} {HIPSIM_NAME_SUFFIX}")
     }
 }
 

@@ -32,6 +32,10 @@ impl BackendKind {
     }
 }
 
+/// The end of every device name dsxor's software HIP runtime (`hipsim/`)
+/// reports, so a record made through it is never mistaken for silicon.
+pub const HIPSIM_NAME_SUFFIX: &str = "(simulated by dsxor-hipsim)";
+
 /// What a backend says about the device it drives; recorded in every result file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DeviceInfo {
@@ -50,6 +54,14 @@ pub struct DeviceInfo {
     pub runtime_version: Option<String>,
     pub driver_version: Option<String>,
     pub pci_bus_id: Option<String>,
+}
+
+impl DeviceInfo {
+    /// The device is dsxor's software device: directly (`emu`) or through
+    /// the software HIP runtime (its name ends with [`HIPSIM_NAME_SUFFIX`]).
+    pub fn is_software_device(&self) -> bool {
+        self.backend == BackendKind::Emu || self.name.ends_with(HIPSIM_NAME_SUFFIX)
+    }
 }
 
 /// One scalar or buffer argument of a kernel, in the kernel's argument order.

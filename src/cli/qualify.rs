@@ -83,7 +83,7 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
         target,
         device.info().runtime_version.as_deref().unwrap_or("-"),
         device.info().driver_version.as_deref().unwrap_or("-"),
-        if device.info().backend == dsxor::backend::BackendKind::Emu {
+        if device.info().is_software_device() {
             " (both sides the software device: plumbing only)"
         } else {
             ""

@@ -638,7 +638,7 @@ fn child(test: &str, env: &[(&str, &str)]) -> Output {
         "1",
     ]);
     for (k, _) in std::env::vars() {
-        if k.starts_with("DSXOR_HIPSIM_") {
+        if k.starts_with("DSXOR_HIPSIM_") || k == "GPU_ENABLE_WGP_MODE" {
             cmd.env_remove(k);
         }
     }
@@ -684,6 +684,9 @@ fn child_devices() {
     println!("count rc={rc} n={n}");
     if rc == SUCCESS {
         println!("mp={}", attr(&l, A::hipDeviceAttributeMultiprocessorCount));
+        let mut props: Box<sys::hipDeviceProp_t> = Box::new(unsafe { std::mem::zeroed() });
+        call!(l, hipGetDeviceProperties(&mut *props, 0));
+        println!("props_mp={}", props.multiProcessorCount);
         println!("clock={}", attr(&l, A::hipDeviceAttributeClockRate));
         let mut v = 0;
         call!(l, hipRuntimeGetVersion(&mut v));
@@ -739,6 +742,42 @@ fn configured_devices_and_overrides() {
         said(&o)
     );
     assert!(String::from_utf8_lossy(&o.stderr).contains("DSXOR_HIPSIM_ON_FAULT"));
+}
+
+/// ROCm's GPU_ENABLE_WGP_MODE, read as rocclr reads a boolean flag
+/// (rocclr/utils/flags.cpp `Tbool`: "true" or atoi() != 0): off, gfx10+
+/// reports CUs as multiprocessors (rocsettings.cpp `enableWgpMode_`,
+/// rocdevice.cpp `maxComputeUnits_`), in the attribute and the legacy
+/// properties alike; and dsxor, reading the same variable, names the unit
+/// the runtime counted.
+#[test]
+fn gpu_enable_wgp_mode_0_reports_cus_as_rocm_does() {
+    for (value, mp, unit) in [
+        (None, 48, "WGP"),
+        (Some("1"), 48, "WGP"),
+        (Some("true"), 48, "WGP"),
+        (Some("0"), 96, "CU"),
+        (Some("false"), 96, "CU"),
+        (Some("TRUE"), 96, "CU"),
+        (Some(""), 96, "CU"),
+    ] {
+        let env: Vec<(&str, &str)> = value
+            .map(|v| ("GPU_ENABLE_WGP_MODE", v))
+            .into_iter()
+            .collect();
+        let o = child("child_devices", &env);
+        child_passed(&o);
+        let out = String::from_utf8_lossy(&o.stdout);
+        for want in [format!("mp={mp}\n"), format!("props_mp={mp}\n")] {
+            assert!(out.contains(&want), "{value:?}: {want}: {}", said(&o));
+        }
+        let o = common::dsxor_hipsim(&["info", "--require-device", "--json"], &env);
+        assert_eq!(o.status.code(), Some(0), "{}", said(&o));
+        let info: serde_json::Value = serde_json::from_slice(&o.stdout).expect("info --json");
+        let d = &info["devices"][0];
+        assert_eq!(d["compute_units"], mp, "{value:?}: {d}");
+        assert_eq!(d["compute_unit"], unit, "{value:?}: {d}");
+    }
 }
 
 #[test]

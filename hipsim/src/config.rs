@@ -13,6 +13,9 @@ pub const ENV_FAIL: &str = "DSXOR_HIPSIM_FAIL";
 pub const ENV_CUS: &str = "DSXOR_HIPSIM_CUS";
 pub const ENV_CLOCK_KHZ: &str = "DSXOR_HIPSIM_CLOCK_KHZ";
 pub const ENV_RUNTIME_VERSION: &str = "DSXOR_HIPSIM_RUNTIME_VERSION";
+/// ROCm's own variable (rocclr/utils/flags.hpp, `GPU_ENABLE_WGP_MODE`,
+/// default true), honoured as ROCm honours it: not a DSXOR_HIPSIM_ one.
+pub const ENV_WGP_MODE: &str = "GPU_ENABLE_WGP_MODE";
 
 /// Every variable, for documentation and error messages.
 pub const ALL_VARS: [&str; 8] = [
@@ -63,6 +66,9 @@ pub struct Config {
     pub cus: u32,
     pub clock_khz: u32,
     pub runtime_version: i32,
+    /// `GPU_ENABLE_WGP_MODE` (rocclr's `enableWgpMode_` on gfx10+): the
+    /// multiprocessor count is then WGPs, else CUs.
+    pub wgp_mode: bool,
 }
 
 impl Config {
@@ -133,6 +139,7 @@ impl Config {
             Some(s) => parse_version(&s)
                 .ok_or_else(|| format!("{ENV_RUNTIME_VERSION}={s}: expected MAJOR.MINOR.PATCH or HIP_VERSION's integer"))?,
         };
+        let wgp_mode = get(ENV_WGP_MODE).map_or(true, |v| rocclr_bool(&v));
         Ok(Config {
             devices,
             on_fault,
@@ -142,8 +149,24 @@ impl Config {
             cus,
             clock_khz,
             runtime_version,
+            wgp_mode,
         })
     }
+}
+
+/// A boolean flag's value as rocclr parses it (ROCm/clr
+/// rocclr/utils/flags.cpp, `Flag::setValue`, `Tbool`:
+/// `strcmp(value, "true") == 0 || atoi(value) != 0`): exactly `true`, or
+/// a leading integer (after blanks and a sign, as C's `atoi` reads it)
+/// that is not zero. So `TRUE`, `yes`, `on` and the empty string are false.
+pub fn rocclr_bool(value: &str) -> bool {
+    if value == "true" {
+        return true;
+    }
+    // atoi: skip isspace, an optional sign, then the decimal digits.
+    let v = value.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
+    let v = v.strip_prefix(['+', '-']).unwrap_or(v);
+    v.bytes().take_while(u8::is_ascii_digit).any(|d| d != b'0')
 }
 
 fn parse_target(s: &str) -> Result<TargetId, String> {
@@ -203,6 +226,30 @@ mod tests {
         assert_eq!(c.emu, EmuConfig::default());
         assert_eq!((c.cus, c.clock_khz), (96, 2_500_000));
         assert_eq!(c.runtime_version, 60_241_134);
+        assert!(c.wgp_mode);
+    }
+
+    /// rocclr's Tbool (flags.cpp): "true" or atoi(value) != 0.
+    #[test]
+    fn gpu_enable_wgp_mode_parses_as_rocclr_parses_it() {
+        for (v, want) in [
+            ("1", true),
+            ("true", true),
+            (" 2", true),
+            ("-1", true),
+            ("1x", true),
+            ("007", true),
+            ("0", false),
+            ("false", false),
+            ("TRUE", false),
+            ("yes", false),
+            ("", false),
+            ("00", false),
+            ("x1", false),
+        ] {
+            assert_eq!(rocclr_bool(v), want, "{v:?}");
+            assert_eq!(cfg(&[(ENV_WGP_MODE, v)]).unwrap().wgp_mode, want, "{v:?}");
+        }
     }
 
     #[test]

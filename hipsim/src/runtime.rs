@@ -243,13 +243,14 @@ impl Runtime {
     }
 
     /// The device's reported "multiprocessor" count: on gfx10 and later clr
-    /// reports WGPs, half the CUs, as WGP mode is the default
-    /// (rocclr/device/rocm/rocdevice.cpp: `maxComputeUnits_ = enableWgpMode_
-    /// ? cuCount / 2 : cuCount`; hipamd/src/hip_device.cpp copies it to
-    /// multiProcessorCount).
+    /// reports WGPs, half the CUs, in WGP mode, the default; with
+    /// `GPU_ENABLE_WGP_MODE` false, CUs (rocclr/device/rocm/rocsettings.cpp:
+    /// `if (gfxipMajor >= 10) enableWgpMode_ = GPU_ENABLE_WGP_MODE`;
+    /// rocdevice.cpp: `maxComputeUnits_ = enableWgpMode_ ? cuCount / 2 :
+    /// cuCount`; hipamd/src/hip_device.cpp copies it to multiProcessorCount).
     pub fn multiprocessors(&self, d: &Device) -> u32 {
         match generation(&d.target.processor) {
-            Some(g) if g >= 10 => (self.config.cus / 2).max(1),
+            Some(g) if g >= 10 && self.config.wgp_mode => (self.config.cus / 2).max(1),
             _ => self.config.cus,
         }
     }
@@ -1045,6 +1046,16 @@ mod tests {
         c.devices.push(TargetId::parse("gfx90a").unwrap());
         let rt = Runtime::new(c);
         assert_eq!(rt.multiprocessors(&rt.devices[0]), 48, "gfx11: WGPs");
+        assert_eq!(rt.multiprocessors(&rt.devices[1]), 96, "gfx9: CUs");
+        let mut c =
+            Config::from_lookup(|k| (k == "GPU_ENABLE_WGP_MODE").then(|| "0".into())).unwrap();
+        c.devices.push(TargetId::parse("gfx90a").unwrap());
+        let rt = Runtime::new(c);
+        assert_eq!(
+            rt.multiprocessors(&rt.devices[0]),
+            96,
+            "gfx11, WGP mode off: CUs"
+        );
         assert_eq!(rt.multiprocessors(&rt.devices[1]), 96, "gfx9: CUs");
     }
 }

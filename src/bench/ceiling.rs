@@ -180,8 +180,10 @@ mod tests {
     fn rx_7900_xtx_at_peak_clock() {
         // 96 CUs (48 WGPs) at 2.5 GHz: 96 * 2.5e9 * 16 = 3.84e12 lane-ops/s.
         // HIP reports 48 (WGPs) on gfx11 unless GPU_ENABLE_WGP_MODE=0.
-        let wgp_mode_off = std::env::var(crate::hip::ENV_WGP_MODE)
-            .is_ok_and(|v| v.trim() == "0" || v.trim().eq_ignore_ascii_case("false"));
+        let wgp_mode_off = crate::hip::multiprocessor_unit(
+            "gfx1100",
+            std::env::var(crate::hip::ENV_WGP_MODE).ok().as_deref(),
+        ) == crate::hip::ComputeUnit::Cu;
         let reported = if wgp_mode_off { 96 } else { 48 };
         let c = for_device(&device(
             BackendKind::Hip,

@@ -123,17 +123,27 @@ pub const ENV_WGP_MODE: &str = "GPU_ENABLE_WGP_MODE";
 /// (hipDeviceAttributeMultiprocessorCount reads `maxComputeUnits_`).
 /// Confirmed on ROCm 5.4.2 with AMD's emulator (tests/rocjitsu.rs): an
 /// emulated 96-CU W7900 reports 48, or 96 with `GPU_ENABLE_WGP_MODE=0`.
-/// Policy (rocclr's flag parser not restated here): `0` or `false` (any
-/// case) turns WGP mode off; anything else, or unset, leaves it on.
+/// The value is read as rocclr reads a boolean flag (rocclr/utils/flags.cpp,
+/// `Flag::setValue`, `Tbool`: `strcmp(value, "true") == 0 || atoi(value) != 0`):
+/// WGP mode is on when unset, exactly `true`, or a non-zero leading integer;
+/// `0`, `false`, `FALSE`, `yes`, and the empty string all turn it off.
 pub fn multiprocessor_unit(processor: &str, wgp_mode: Option<&str>) -> ComputeUnit {
-    let wgp_off = wgp_mode.is_some_and(|v| {
-        let v = v.trim();
-        v == "0" || v.eq_ignore_ascii_case("false")
-    });
+    let wgp_on = wgp_mode.map_or(true, rocclr_bool);
     match processor_generation(processor) {
-        Some(g) if g >= 10 && !wgp_off => ComputeUnit::Wgp,
+        Some(g) if g >= 10 && wgp_on => ComputeUnit::Wgp,
         _ => ComputeUnit::Cu,
     }
+}
+
+/// rocclr's `Tbool` (above): exactly `true`, or C's `atoi` (blanks, a sign,
+/// decimal digits) giving non-zero.
+fn rocclr_bool(value: &str) -> bool {
+    if value == "true" {
+        return true;
+    }
+    let v = value.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
+    let v = v.strip_prefix(['+', '-']).unwrap_or(v);
+    v.bytes().take_while(u8::is_ascii_digit).any(|d| d != b'0')
 }
 
 /// `gfx1100` → 11, `gfx90a` → 9, `gfx942` → 9, `gfx1250` → 12.
@@ -367,6 +377,12 @@ mod tests {
         assert_eq!(multiprocessor_unit("gfx1200", Some("true")), Wgp);
         assert_eq!(multiprocessor_unit("gfx1100", Some("0")), Cu);
         assert_eq!(multiprocessor_unit("gfx1100", Some("FALSE")), Cu);
+        // rocclr's Tbool: only "true" or a non-zero atoi() is true.
+        assert_eq!(multiprocessor_unit("gfx1100", Some("TRUE")), Cu);
+        assert_eq!(multiprocessor_unit("gfx1100", Some("yes")), Cu);
+        assert_eq!(multiprocessor_unit("gfx1100", Some("")), Cu);
+        assert_eq!(multiprocessor_unit("gfx1100", Some(" 2")), Wgp);
+        assert_eq!(multiprocessor_unit("gfx1100", Some("-1")), Wgp);
         assert_eq!(multiprocessor_unit("gfx90a", None), Cu);
         assert_eq!(multiprocessor_unit("gfx942", Some("1")), Cu);
         assert_eq!((Wgp.cus(), Cu.cus()), (2, 1));

@@ -174,9 +174,10 @@ pub fn hipsim_lib() -> PathBuf {
 pub fn dsxor_hipsim(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_dsxor"));
     cmd.args(args).env("DSXOR_HIP_LIB", hipsim_lib());
-    // Only the configuration the test gives.
+    // Only the configuration the test gives (ROCm's GPU_ENABLE_WGP_MODE,
+    // which the simulator honours, included).
     for (k, _) in std::env::vars() {
-        if k.starts_with("DSXOR_HIPSIM_") {
+        if k.starts_with("DSXOR_HIPSIM_") || k == "GPU_ENABLE_WGP_MODE" {
             cmd.env_remove(k);
         }
     }

@@ -68,7 +68,7 @@ fn run_with(
     let env = Env {
         prog: &prog,
         mem: &mem,
-        fault,
+        fault: fault.map(Into::into),
     };
     let mut wave = Wave::new(wave64);
     wave.set_exec(wave.full_mask());
@@ -502,7 +502,7 @@ fn random_words_never_panic_the_decoder_or_the_interpreter() {
         let env = Env {
             prog: &prog,
             mem: &mem,
-            fault: Fault::ALL.get(round % 8).copied(),
+            fault: Fault::ALL.get(round % 12).map(|&f| f.into()),
         };
         let mut wave = Wave::new(round % 2 == 1);
         wave.set_exec(wave.full_mask());

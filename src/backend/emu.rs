@@ -65,7 +65,7 @@ impl EmuBackend {
         });
         let mut name = "dsxor emu gfx11 (RDNA3 interpreter)".to_string();
         if let Some(f) = config.fault {
-            name.push_str(&format!(", fault {}", f.name()));
+            name.push_str(&format!(", fault {f}"));
         }
         if let Some(s) = config.interleave_seed {
             name.push_str(&format!(", interleave seed {s}"));

@@ -79,7 +79,7 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
         })
         .collect::<Result<Vec<_>, _>>()?;
     let fault = match &args.fault {
-        Some(name) => Some(name.parse::<dsxor::emu::Fault>().map_err(bad_input)?),
+        Some(name) => Some(name.parse::<dsxor::emu::FaultSpec>().map_err(bad_input)?),
         None => None,
     };
     if fault.is_some() && choice != BackendChoice::Emu {

@@ -66,9 +66,9 @@ pub(crate) struct DeviceArgs {
     /// dsxor_conformance_off* kernels) instead of the embedded ones.
     #[arg(long)]
     pub(crate) code_object: Option<std::path::PathBuf>,
-    /// Software device only: inject a named fault (lost-update, return-new,
-    /// ignore-exec, drop-offset1, swap-dwords, low-dword-only).
-    #[arg(long)]
+    /// Software device only: inject a fault, NAME[:RATE][@COND[,COND]]
+    /// (e.g. torn:1e-4@cross-wave); `--help` lists names and conditions.
+    #[arg(long, value_name = "NAME[:RATE][@COND]", long_help = dsxor::emu::FaultSpec::help())]
     pub(crate) fault: Option<String>,
     /// Software device only: seed of its lane/wave interleaving.
     #[arg(long)]
@@ -137,7 +137,7 @@ pub(crate) fn device_request(
     })?;
     let fault = match &dev.fault {
         None => None,
-        Some(name) => Some(name.parse::<dsxor::emu::Fault>().map_err(bad_input)?),
+        Some(name) => Some(name.parse::<dsxor::emu::FaultSpec>().map_err(bad_input)?),
     };
     Ok(dsxor::suite::device::DeviceRequest {
         choice,

@@ -101,7 +101,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         parameters: dsxor::report::results::Parameters {
             timeout_ms: req.timeout.as_millis() as u64,
             minimize_budget_ms: minimize_time.as_millis() as u64,
-            fault: req.fault.map(|f| f.name().to_string()),
+            fault: req.fault.map(|f| f.to_string()),
             interleave_seed: req.interleave_seed,
             policy: policy.describe(),
         },

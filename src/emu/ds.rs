@@ -18,8 +18,9 @@
 //!   order when an interleave seed is given.
 
 use super::decode::{AtomicOp, Ds, DsKind};
+use super::fault::{self, AtomicIn, FaultSpec};
 use super::wave::Wave;
-use super::{Fault, WaveError};
+use super::WaveError;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
@@ -27,12 +28,15 @@ use rand_chacha::ChaCha8Rng;
 #[derive(Clone, Debug)]
 pub struct Lds {
     pub bytes: Vec<u8>,
+    /// The fault injector's state for this workgroup (`fault`).
+    pub fault: fault::State,
 }
 
 impl Lds {
     pub fn new(size: u32) -> Lds {
         Lds {
             bytes: vec![0; size as usize],
+            fault: fault::State::default(),
         }
     }
     pub fn size(&self) -> u64 {
@@ -159,14 +163,13 @@ pub fn exec_ds(
     w: &mut Wave,
     d: &Ds,
     lds: &mut Lds,
-    fault: Option<Fault>,
+    fault: Option<FaultSpec>,
     rng: Option<&mut ChaCha8Rng>,
     pc: u64,
 ) -> Result<(), WaveError> {
     let exec = w.exec();
     let lanes = w.lanes;
     let offset16 = ((d.offset1 as u64) << 8) | d.offset0 as u64;
-    let size = lds.size();
     match d.kind {
         DsKind::Nop => Ok(()),
         DsKind::Atomic { op, wide, rtn } if fault.is_none() && rng.is_none() => {
@@ -193,18 +196,11 @@ pub fn exec_ds(
             Ok(())
         }
         DsKind::Atomic { op, wide, rtn } => {
-            let bytes: u64 = if wide { 8 } else { 4 };
-            let bits = if wide { 64 } else { 32 };
-            let mask = if fault == Some(Fault::IgnoreExec) {
-                w.full_mask()
-            } else {
-                exec
-            };
-            let offset = if fault == Some(Fault::DropOffset1) {
-                d.offset0 as u64
-            } else {
-                offset16
-            };
+            // Faults or a shuffled lane order: the fault injector's one
+            // hook, given the lanes' inputs (`fault::atomic`).
+            let mut addr = [0u32; 64];
+            let mut data = [0u64; 64];
+            let mut data2 = [0u64; 64];
             let read_data = |w: &Wave, r: u8, l: usize| -> u64 {
                 let lo = w.vgpr(r as usize, l) as u64;
                 if wide {
@@ -213,77 +209,43 @@ pub fn exec_ds(
                     lo
                 }
             };
-            // Fast path for the common case: ascending order, no fault.
-            let order: Vec<u32> = if rng.is_none() && mask == w.full_mask() {
-                (0..lanes).collect()
-            } else {
-                lane_order(mask, lanes, rng)
+            for l in 0..lanes as usize {
+                addr[l] = w.vgpr(d.addr as usize, l);
+                data[l] = read_data(w, d.data0, l);
+                data2[l] = read_data(w, d.data1, l);
+            }
+            let input = AtomicIn {
+                op,
+                wide,
+                lanes,
+                exec,
+                addr: &addr,
+                data: &data,
+                data2: &data2,
+                offset0: d.offset0,
+                offset1: d.offset1,
             };
-            let mut rets = [0u64; 64];
-            let mut olds = [0u64; 64];
-            let mut addrs = [0u64; 64];
-            for &l in &order {
-                let l = l as usize;
-                let a = w.vgpr(d.addr as usize, l) as u64 + offset;
-                if a % bytes != 0 {
-                    return Err(WaveError::MemViol {
-                        pc,
-                        lane: l as u32,
-                        addr: a,
-                        what: format!("{} needs {bytes}-byte alignment", d.name),
-                    });
+            let out = fault::atomic(&input, lds, fault.as_ref(), rng).map_err(|m| {
+                WaveError::MemViol {
+                    pc,
+                    lane: m.lane,
+                    addr: m.addr,
+                    what: format!(
+                        "{} needs {}-byte alignment",
+                        d.name,
+                        if wide { 8 } else { 4 }
+                    ),
                 }
-                addrs[l] = a;
-            }
-            let lost_update = fault == Some(Fault::LostUpdate);
-            if lost_update {
-                // Every lane reads before any lane writes: updates are lost.
-                for &l in &order {
-                    let a = addrs[l as usize];
-                    olds[l as usize] = if a < size {
-                        lds.read(a, bytes as usize)
-                    } else {
-                        0
-                    };
-                }
-            }
-            for &l in &order {
-                let l = l as usize;
-                let a = addrs[l];
-                let in_range = a < size;
-                let tmp = if lost_update {
-                    olds[l]
-                } else if in_range {
-                    lds.read(a, bytes as usize)
-                } else {
-                    0
-                };
-                let data = read_data(w, d.data0, l);
-                let data2 = read_data(w, d.data1, l);
-                let mut new = atomic_new(op, tmp, data, data2, bits);
-                if fault == Some(Fault::LowDwordOnly) && wide {
-                    new = (tmp & 0xffff_ffff_0000_0000) | (new & 0xffff_ffff);
-                }
-                if in_range {
-                    lds.write(a, bytes as usize, new);
-                }
-                let mut ret = if fault == Some(Fault::ReturnNew) {
-                    new
-                } else {
-                    tmp
-                };
-                if fault == Some(Fault::SwapDwords) && wide {
-                    ret = ret.rotate_left(32);
-                }
-                rets[l] = ret;
-            }
-            w.ds_atomic_lane_ops += order.len() as u64;
+            })?;
+            w.ds_atomic_lane_ops += u64::from(out.mask.count_ones());
             if rtn {
-                for &l in &order {
-                    let l = l as usize;
-                    w.set_vgpr(d.vdst as usize, l, rets[l] as u32);
+                for l in 0..lanes as usize {
+                    if out.mask >> l & 1 == 0 {
+                        continue;
+                    }
+                    w.set_vgpr(d.vdst as usize, l, out.ret[l] as u32);
                     if wide {
-                        w.set_vgpr(d.vdst as usize + 1, l, (rets[l] >> 32) as u32);
+                        w.set_vgpr(d.vdst as usize + 1, l, (out.ret[l] >> 32) as u32);
                     }
                 }
             }

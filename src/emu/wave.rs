@@ -14,8 +14,9 @@ use super::decode::{
     Sopk, Src, VOp, VopdHalf, VopdOp, EXEC_LO, NULL, VCC_LO,
 };
 use super::ds::{exec_ds, Lds};
+use super::fault::FaultSpec;
 use super::mem::GlobalMem;
-use super::{Fault, WaveError};
+use super::WaveError;
 use rand_chacha::ChaCha8Rng;
 
 /// VGPRs per lane held for every wave: the 8-bit VGPR field plus room for a
@@ -51,7 +52,7 @@ pub struct Wave {
 pub struct Env<'a> {
     pub prog: &'a Decoded,
     pub mem: &'a GlobalMem,
-    pub fault: Option<Fault>,
+    pub fault: Option<FaultSpec>,
 }
 
 impl Wave {

@@ -13,7 +13,7 @@ use crate::backend::hip::HipBackend;
 use crate::backend::select::{select, BackendChoice, HipView, SelectError, Selection, EMU_TARGET};
 use crate::backend::BackendError;
 use crate::case::WaveSize;
-use crate::emu::{EmuConfig, Fault};
+use crate::emu::{EmuConfig, FaultSpec};
 
 /// What the user asked for.
 #[derive(Clone, Debug)]
@@ -24,7 +24,7 @@ pub struct DeviceRequest {
     /// `--wave` (empty: every wave size the device and kernels offer).
     pub waves: Vec<WaveSize>,
     pub code_object: Option<PathBuf>,
-    pub fault: Option<Fault>,
+    pub fault: Option<FaultSpec>,
     pub interleave_seed: Option<u64>,
     pub timeout: Duration,
     /// The policy's LDS allocation block in bytes (`--lds-granule`). The

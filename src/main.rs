@@ -99,6 +99,12 @@ enum Command {
     /// parameters) into one; exit 0 passed, 1 failures, 2 refused, 3 a shard
     /// was aborted.
     Merge(cli::merge::MergeArgs),
+    /// Measure the suite's sensitivity: run it against each mutant (an
+    /// injected fault at a rate, under conditions) of the software device
+    /// within a budget; report kills, time to first kill, kill rate per
+    /// pattern, the mutation score per budget and survivors' detection
+    /// floor (mutate-<UTC>.json/.md/.svg in OUT). Exit 0 when it measured.
+    Mutate(cli::mutate::MutateArgs),
 
     // ---- model / check commands ----
     /// Judge a dsxor-observation/1 file without running anything: exit 0
@@ -151,6 +157,7 @@ fn run(args: Cli) -> cli::Outcome {
         Command::Run(args) => cli::run::cmd_run(args),
         Command::Repro(args) => cli::repro::cmd_repro(args),
         Command::Merge(args) => cli::merge::cmd_merge(args),
+        Command::Mutate(args) => cli::mutate::cmd_mutate(args),
 
         // ---- model / check dispatch ----
         Command::Check {

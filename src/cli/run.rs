@@ -6,9 +6,18 @@ use super::*;
 pub(crate) struct RunArgs {
     #[command(flatten)]
     pub(crate) dev: DeviceArgs,
-    /// Total cases over every (pattern, wave) cell.
-    #[arg(long, default_value_t = dsxor::gen::suite::DEFAULT_CASES)]
-    pub(crate) cases: u64,
+    /// Total cases over every (pattern, wave) cell [default: 72000, or
+    /// sized by --rate].
+    #[arg(long)]
+    pub(crate) cases: Option<u64>,
+    /// Size the run to a claim instead of a case count: enough contended
+    /// lane-ops to see a fault hitting this fraction of them (e.g. 1e-5)
+    /// with --confidence; ceil(-ln(1-C)/R) lane-ops.
+    #[arg(long, conflicts_with = "cases")]
+    pub(crate) rate: Option<f64>,
+    /// Confidence of the claim a pass states (and --rate sizes to).
+    #[arg(long, default_value_t = 0.999)]
+    pub(crate) confidence: f64,
     /// Seed (decimal or 0x-hex); default: a fresh one, printed and recorded.
     #[arg(long)]
     pub(crate) seed: Option<String>,
@@ -77,12 +86,46 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
     };
     let policy = policy_of(&args.dev)?;
     let minimize_time = parse_duration("minimize-budget", &args.minimize_budget)?;
+    use dsxor::mutate::odds;
+    if !(args.confidence > 0.0 && args.confidence < 1.0) {
+        return Err(bad_input(odds::OddsError::Confidence(args.confidence)));
+    }
+    let needed = match args.rate {
+        Some(r) => Some(odds::events_needed(r, args.confidence).map_err(bad_input)?),
+        None => None,
+    };
     let req = device_request(&args.dev, waves)?;
     let mut opened = open_device(&req)?;
+    let cases = match needed {
+        None => args.cases.unwrap_or(dsxor::gen::suite::DEFAULT_CASES),
+        Some(events) => {
+            let sample = SuiteSpec::new(
+                seed,
+                3600,
+                &patterns,
+                &probes,
+                &opened.selection.waves,
+                shard,
+            )
+            .map_err(bad_input)?;
+            let cases = odds::cases_for_events(&sample, events).ok_or_else(|| {
+                bad_input(anyhow::anyhow!(
+                    "--rate: the selected patterns have no contended lane-op; no run length shows such a fault"
+                ))
+            })?;
+            eprintln!(
+                "dsxor: sized to the claim: a fault hitting {} contended lane-ops shows with \
+                 probability {} in {events} of them: about {cases} cases of this selection",
+                odds::one_in(args.rate.unwrap_or(1.0)),
+                args.confidence
+            );
+            cases
+        }
+    };
     // The device decides the wave sizes (the request ∩ what it and the kernels offer).
     let spec = SuiteSpec::new(
         seed,
-        args.cases,
+        cases,
         &patterns,
         &probes,
         &opened.selection.waves,
@@ -148,6 +191,19 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         })?;
     if let Some(reason) = &out.results.abort_reason {
         eprintln!("dsxor: run aborted: {reason}");
+    }
+    if out.exit_code == dsxor::exit::PASS {
+        outln!(
+            "{}",
+            odds::pass_statement(out.contended_lane_ops, args.confidence)
+        );
+        if let Some(r) = args.rate {
+            outln!(
+                "claim: a fault hitting {} contended lane-ops would have shown with probability {:.4}",
+                odds::one_in(r),
+                odds::detection_probability(r, out.contended_lane_ops)
+            );
+        }
     }
     Ok(out.exit_code)
 }

@@ -790,4 +790,144 @@ mod tests {
         assert_ne!(a, launch_identity([vec![1u8, 2, 4]].into_iter(), 1, 32));
         assert_ne!(a, launch_identity([vec![1u8, 2, 3]].into_iter(), 2, 32));
     }
+
+    const LDS_INIT: u64 = 0x0123_4567_89ab_cdef;
+
+    fn data(l: usize) -> u64 {
+        0x1111_1111_0000_0001u64.wrapping_mul(l as u64 + 1) | 0x8000_0000_8000_0000
+    }
+
+    /// One ds_xor_rtn_b64 with `spec` on `lds` (every qword LDS_INIT at
+    /// first) by wave `wave`; lanes beyond `addrs` are inactive.
+    fn xor(
+        spec: &str,
+        lds: &mut Lds,
+        wave: u32,
+        lanes: u32,
+        addrs: &[u32],
+        offset: u16,
+    ) -> AtomicOut {
+        let spec: Option<FaultSpec> = (!spec.is_empty()).then(|| spec.parse().unwrap());
+        let mut addr = [0u32; 64];
+        let mut d = [0u64; 64];
+        let mut exec = 0u64;
+        for (l, &a) in addrs.iter().enumerate() {
+            addr[l] = a;
+            d[l] = data(l);
+            exec |= 1 << l;
+        }
+        lds.fault.wave = wave;
+        let input = AtomicIn {
+            op: AtomicOp::Xor,
+            wide: true,
+            lanes,
+            exec,
+            addr: &addr,
+            data: &d,
+            data2: &[0; 64],
+            offset0: offset as u8,
+            offset1: (offset >> 8) as u8,
+        };
+        atomic(&input, lds, spec.as_ref(), None).unwrap()
+    }
+
+    fn fresh() -> Lds {
+        let mut l = Lds::new(1024);
+        for q in 0..128 {
+            l.write(q * 8, 8, LDS_INIT);
+        }
+        l.fault.reset(0, 42);
+        l
+    }
+
+    /// Lanes whose return is not what a correct, lane-ascending device
+    /// returns for the same instruction.
+    fn wrong_lanes(spec: &str, lanes: u32, addrs: &[u32], offset: u16) -> Vec<usize> {
+        let good = xor("", &mut fresh(), 0, lanes, addrs, offset);
+        let bad = xor(spec, &mut fresh(), 0, lanes, addrs, offset);
+        (0..addrs.len()).filter(|&l| good.ret[l] != bad.ret[l]).collect()
+    }
+
+    #[test]
+    fn conditions_select_the_lanes_they_name() {
+        // Lanes 0, 1 share address 0; lanes 2, 3, 4 share 8; lane 5 is alone at 16.
+        let addrs = [0, 0, 8, 8, 8, 16];
+        assert_eq!(wrong_lanes("return-new", 32, &addrs, 0), vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(wrong_lanes("return-new@within-wave", 32, &addrs, 0), vec![0, 1, 2, 3, 4]);
+        assert_eq!(wrong_lanes("return-new@same-address=3", 32, &addrs, 0), vec![2, 3, 4]);
+        assert_eq!(wrong_lanes("return-new@offset=8", 32, &addrs, 0), Vec::<usize>::new());
+        assert_eq!(wrong_lanes("return-new@offset=8", 32, &addrs, 8).len(), 6);
+        assert_eq!(wrong_lanes("return-new@wave64", 32, &addrs, 0), Vec::<usize>::new());
+        assert_eq!(wrong_lanes("return-new@wave64", 64, &addrs, 0).len(), 6);
+        // EXEC holds 6 of 32 lanes: partial. All 32 lanes: not.
+        assert_eq!(wrong_lanes("return-new@exec-partial", 32, &addrs, 0).len(), 6);
+        let all: Vec<u32> = (0..32).map(|l| 8 * l).collect();
+        assert_eq!(wrong_lanes("return-new@exec-partial", 32, &all, 0), Vec::<usize>::new());
+        // Banks: 0 and 256 are both in banks 0-1 (a conflict); 8 is in banks 2-3.
+        assert_eq!(wrong_lanes("return-new@bank-conflict", 32, &[0, 256, 8], 0), vec![0, 1]);
+        // high-dword: the low dword of the return stays right.
+        let good = xor("", &mut fresh(), 0, 32, &[0], 0);
+        let bad = xor("return-new@high-dword", &mut fresh(), 0, 32, &[0], 0);
+        assert_eq!(bad.ret[0] & !HI, good.ret[0] & !HI);
+        assert_eq!(bad.ret[0] & HI, (LDS_INIT ^ data(0)) & HI);
+    }
+
+    #[test]
+    fn cross_wave_classes_act_only_on_another_waves_update() {
+        let d1 = data(0);
+        // Wave 0 updates qword 0; then wave 1 (lane 0, same data) updates it.
+        let two_waves = |spec: &str| {
+            let mut lds = fresh();
+            let first = xor(spec, &mut lds, 0, 32, &[0], 0);
+            let second = xor(spec, &mut lds, 1, 32, &[0], 0);
+            (first.ret[0], second.ret[0], lds.read(0, 8))
+        };
+        let after_first = LDS_INIT ^ d1;
+        assert_eq!(two_waves(""), (LDS_INIT, after_first, LDS_INIT));
+        // The second update overwrites the first: memory holds init ^ d1.
+        assert_eq!(
+            two_waves("cross-wave-lost-update"),
+            (LDS_INIT, LDS_INIT, LDS_INIT ^ d1)
+        );
+        // Stale by one update: the value before wave 0's update.
+        assert_eq!(two_waves("return-stale"), (LDS_INIT, LDS_INIT, LDS_INIT));
+        // Torn: high dword from before wave 0's update, low from after.
+        let torn = (LDS_INIT & HI) | (after_first & !HI);
+        assert_eq!(two_waves("torn"), (LDS_INIT, torn, torn ^ d1));
+        // Dropped writes, right returns: memory never changes.
+        assert_eq!(two_waves("drop-write"), (LDS_INIT, LDS_INIT, LDS_INIT));
+        // One wave twice: no cross-wave update, no fault.
+        let mut lds = fresh();
+        xor("return-new@cross-wave", &mut lds, 3, 32, &[0], 0);
+        let again = xor("return-new@cross-wave", &mut lds, 3, 32, &[0], 0);
+        assert_eq!(again.ret[0], after_first);
+        let other = xor("return-new@cross-wave", &mut lds, 4, 32, &[0], 0);
+        assert_eq!(other.ret[0], LDS_INIT ^ d1);
+    }
+
+    #[test]
+    fn a_rate_hits_about_that_fraction_of_lanes_and_zero_hits_none() {
+        let addrs: Vec<u32> = (0..64).map(|l| 8 * l).collect();
+        let (mut hit, mut total) = (0usize, 0usize);
+        let mut lds = fresh();
+        for round in 0..200u32 {
+            lds.fault.reset(round, 7);
+            let good = xor("", &mut fresh(), 0, 64, &addrs, 0);
+            let bad = xor("return-new:0.25", &mut fresh_like(&lds), 0, 64, &addrs, 0);
+            hit += (0..64).filter(|&l| good.ret[l] != bad.ret[l]).count();
+            total += 64;
+        }
+        // 12800 draws at p = 0.25: sd 49; allow 5 sd.
+        let expect = total / 4;
+        assert!(hit.abs_diff(expect) < 245, "{hit} of {total}");
+        assert_eq!(wrong_lanes("return-new:0", 64, &addrs, 0), Vec::<usize>::new());
+        assert_eq!(wrong_lanes("return-new:1", 64, &addrs, 0).len(), 64);
+    }
+
+    /// A fresh LDS image with `like`'s launch and group (the coin's stream).
+    fn fresh_like(like: &Lds) -> Lds {
+        let mut l = fresh();
+        l.fault.reset(like.fault.group, like.fault.launch);
+        l
+    }
 }

@@ -9,8 +9,9 @@
 //! detection floor.
 //!
 //! Time is case time: the sum over cases of generate + run + judge, each
-//! measured on the worker that ran it (single-core seconds; with `--jobs N`
-//! the wall time is about that over N).
+//! measured as the CPU time of the worker thread that ran it (so a loaded
+//! host does not shrink a budget; with `--jobs N` the wall time is about
+//! the case time over N).
 
 pub mod odds;
 pub mod report;
@@ -258,6 +259,25 @@ pub fn interleaved(spec: &SuiteSpec) -> Vec<Planned> {
     keyed.into_iter().map(|k| k.2).collect()
 }
 
+/// CPU time of the calling thread, in seconds (POSIX
+/// `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`); elsewhere, wall time since
+/// the first call.
+pub fn thread_cpu_seconds() -> f64 {
+    #[cfg(unix)]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid, writable timespec for the call's duration.
+        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0 {
+            return ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9;
+        }
+    }
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_secs_f64()
+}
+
 /// One case's result, as a worker reports it.
 struct Done {
     planned: Planned,
@@ -322,7 +342,7 @@ fn run_mutant(
             let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Done, String>>(8);
             scope.spawn(move || {
                 for planned in stream.iter().skip(k).step_by(n) {
-                    let t0 = Instant::now();
+                    let t0 = thread_cpu_seconds();
                     let g = suite.generate(*planned);
                     let r = device
                         .run_case(&g.case)
@@ -331,7 +351,7 @@ fn run_mutant(
                         .map(|j| Done {
                             planned: *planned,
                             variant: g.variant.clone(),
-                            seconds: t0.elapsed().as_secs_f64(),
+                            seconds: thread_cpu_seconds() - t0,
                             kind: if j.passed {
                                 None
                             } else {

@@ -39,6 +39,10 @@ pub(crate) struct MutateArgs {
     /// A launch not complete after this long is a timeout verdict (a kill).
     #[arg(long, default_value = "10s")]
     pub(crate) timeout: String,
+    /// Run nothing: read this dsxor-mutate/1 record, print the mix its kill
+    /// rates suggest and write its Markdown and SVG again into OUT.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) from: Option<std::path::PathBuf>,
 }
 
 pub(crate) fn cmd_mutate(args: MutateArgs) -> Outcome {
@@ -68,6 +72,32 @@ pub(crate) fn cmd_mutate(args: MutateArgs) -> Outcome {
         return Err(bad_input(anyhow::anyhow!(
             "--budgets and --max-cases must allow at least one case"
         )));
+    }
+    if let Some(path) = &args.from {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| bad_input(anyhow::anyhow!("{}: {e}", path.display())))?;
+        let record: mutate::MutateRecord = serde_json::from_str(&text).map_err(|e| {
+            bad_input(anyhow::anyhow!(
+                "{}: not a dsxor-mutate/1 record: {e}",
+                path.display()
+            ))
+        })?;
+        if record.format != mutate::MUTATE_FORMAT {
+            return Err(bad_input(anyhow::anyhow!(
+                "{}: format {:?}, expected {}",
+                path.display(),
+                record.format,
+                mutate::MUTATE_FORMAT
+            )));
+        }
+        let budget = record
+            .scores
+            .first()
+            .map_or(record.max_seconds, |s| s.budget_seconds);
+        for (p, s) in mutate::suggested_mix(&record, budget, 0.04) {
+            outln!("{:<14} {:>4} per 1000", p.name(), (s * 1000.0).round());
+        }
+        return write_record(&args.out, &record, false);
     }
     let opts = MutateOptions {
         seed: parse_seed(&args.seed)?,
@@ -121,21 +151,6 @@ pub(crate) fn cmd_mutate(args: MutateArgs) -> Outcome {
         MutateError::Usage(_) => bad_input(e),
         MutateError::Environment(_) => environment(e),
     })?;
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| bad_input(anyhow::anyhow!("--out {}: {e}", args.out.display())))?;
-    let stem = format!(
-        "mutate-{}",
-        record.started_utc.replace([':', '-'], "").replace('T', "-")
-    );
-    let json = serde_json::to_string_pretty(&record)
-        .map_err(|e| bad_input(anyhow::anyhow!("serializing the record: {e}")))?;
-    let md = dsxor::mutate::report::markdown(&record);
-    let svg = dsxor::mutate::report::render(&record).map_err(bad_input)?;
-    for (ext, text) in [("json", &json), ("md", &md), ("svg", &svg)] {
-        let path = args.out.join(format!("{stem}.{ext}"));
-        std::fs::write(&path, text)
-            .map_err(|e| bad_input(anyhow::anyhow!("writing {}: {e}", path.display())))?;
-    }
     for s in &record.scores {
         outln!(
             "mutation score at {} case-s: {}/{} ({:.1} %)",
@@ -145,9 +160,33 @@ pub(crate) fn cmd_mutate(args: MutateArgs) -> Outcome {
             s.score * 100.0
         );
     }
-    outln!(
-        "record: {}",
-        args.out.join(format!("{stem}.json")).display()
+    write_record(&args.out, &record, true)
+}
+
+/// Write the record's JSON (when `json`), Markdown and SVG into `out`.
+fn write_record(
+    out: &std::path::Path,
+    record: &dsxor::mutate::MutateRecord,
+    json: bool,
+) -> Outcome {
+    std::fs::create_dir_all(out)
+        .map_err(|e| bad_input(anyhow::anyhow!("--out {}: {e}", out.display())))?;
+    let stem = format!(
+        "mutate-{}",
+        record.started_utc.replace([':', '-'], "").replace('T', "-")
     );
+    let text = serde_json::to_string_pretty(record)
+        .map_err(|e| bad_input(anyhow::anyhow!("serializing the record: {e}")))?;
+    let md = dsxor::mutate::report::markdown(record);
+    let svg = dsxor::mutate::report::render(record).map_err(bad_input)?;
+    for (ext, body) in [("json", &text), ("md", &md), ("svg", &svg)] {
+        if ext == "json" && !json {
+            continue;
+        }
+        let path = out.join(format!("{stem}.{ext}"));
+        std::fs::write(&path, body)
+            .map_err(|e| bad_input(anyhow::anyhow!("writing {}: {e}", path.display())))?;
+        outln!("wrote {}", path.display());
+    }
     Ok(dsxor::exit::PASS)
 }

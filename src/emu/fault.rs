@@ -845,26 +845,52 @@ mod tests {
     fn wrong_lanes(spec: &str, lanes: u32, addrs: &[u32], offset: u16) -> Vec<usize> {
         let good = xor("", &mut fresh(), 0, lanes, addrs, offset);
         let bad = xor(spec, &mut fresh(), 0, lanes, addrs, offset);
-        (0..addrs.len()).filter(|&l| good.ret[l] != bad.ret[l]).collect()
+        (0..addrs.len())
+            .filter(|&l| good.ret[l] != bad.ret[l])
+            .collect()
     }
 
     #[test]
     fn conditions_select_the_lanes_they_name() {
         // Lanes 0, 1 share address 0; lanes 2, 3, 4 share 8; lane 5 is alone at 16.
         let addrs = [0, 0, 8, 8, 8, 16];
-        assert_eq!(wrong_lanes("return-new", 32, &addrs, 0), vec![0, 1, 2, 3, 4, 5]);
-        assert_eq!(wrong_lanes("return-new@within-wave", 32, &addrs, 0), vec![0, 1, 2, 3, 4]);
-        assert_eq!(wrong_lanes("return-new@same-address=3", 32, &addrs, 0), vec![2, 3, 4]);
-        assert_eq!(wrong_lanes("return-new@offset=8", 32, &addrs, 0), Vec::<usize>::new());
+        assert_eq!(
+            wrong_lanes("return-new", 32, &addrs, 0),
+            vec![0, 1, 2, 3, 4, 5]
+        );
+        assert_eq!(
+            wrong_lanes("return-new@within-wave", 32, &addrs, 0),
+            vec![0, 1, 2, 3, 4]
+        );
+        assert_eq!(
+            wrong_lanes("return-new@same-address=3", 32, &addrs, 0),
+            vec![2, 3, 4]
+        );
+        assert_eq!(
+            wrong_lanes("return-new@offset=8", 32, &addrs, 0),
+            Vec::<usize>::new()
+        );
         assert_eq!(wrong_lanes("return-new@offset=8", 32, &addrs, 8).len(), 6);
-        assert_eq!(wrong_lanes("return-new@wave64", 32, &addrs, 0), Vec::<usize>::new());
+        assert_eq!(
+            wrong_lanes("return-new@wave64", 32, &addrs, 0),
+            Vec::<usize>::new()
+        );
         assert_eq!(wrong_lanes("return-new@wave64", 64, &addrs, 0).len(), 6);
         // EXEC holds 6 of 32 lanes: partial. All 32 lanes: not.
-        assert_eq!(wrong_lanes("return-new@exec-partial", 32, &addrs, 0).len(), 6);
+        assert_eq!(
+            wrong_lanes("return-new@exec-partial", 32, &addrs, 0).len(),
+            6
+        );
         let all: Vec<u32> = (0..32).map(|l| 8 * l).collect();
-        assert_eq!(wrong_lanes("return-new@exec-partial", 32, &all, 0), Vec::<usize>::new());
+        assert_eq!(
+            wrong_lanes("return-new@exec-partial", 32, &all, 0),
+            Vec::<usize>::new()
+        );
         // Banks: 0 and 256 are both in banks 0-1 (a conflict); 8 is in banks 2-3.
-        assert_eq!(wrong_lanes("return-new@bank-conflict", 32, &[0, 256, 8], 0), vec![0, 1]);
+        assert_eq!(
+            wrong_lanes("return-new@bank-conflict", 32, &[0, 256, 8], 0),
+            vec![0, 1]
+        );
         // high-dword: the low dword of the return stays right.
         let good = xor("", &mut fresh(), 0, 32, &[0], 0);
         let bad = xor("return-new@high-dword", &mut fresh(), 0, 32, &[0], 0);
@@ -920,7 +946,10 @@ mod tests {
         // 12800 draws at p = 0.25: sd 49; allow 5 sd.
         let expect = total / 4;
         assert!(hit.abs_diff(expect) < 245, "{hit} of {total}");
-        assert_eq!(wrong_lanes("return-new:0", 64, &addrs, 0), Vec::<usize>::new());
+        assert_eq!(
+            wrong_lanes("return-new:0", 64, &addrs, 0),
+            Vec::<usize>::new()
+        );
         assert_eq!(wrong_lanes("return-new:1", 64, &addrs, 0).len(), 64);
     }
 

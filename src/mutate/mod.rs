@@ -134,6 +134,9 @@ pub struct FloorTry {
     pub killed: bool,
     pub seconds_to_kill: Option<f64>,
     pub seconds_run: f64,
+    /// Kills per pattern at this rate.
+    #[serde(default)]
+    pub patterns: Vec<PatternKills>,
 }
 
 /// One mutant's run.
@@ -482,7 +485,11 @@ pub fn run(
         if !m.killed && opts.floor {
             let mut r = spec.probability();
             while r < 1.0 {
-                r = (r * 10.0).min(1.0);
+                // ×10, kept to 3 significant digits (1e-5, not 9.999…e-6).
+                r = format!("{:.2e}", r * 10.0)
+                    .parse::<f64>()
+                    .unwrap_or(1.0)
+                    .min(1.0);
                 let higher = spec.with_rate(r);
                 let t = run_mutant(opts, &suite, &stream, higher, &patterns)?;
                 m.floor_tries.push(FloorTry {
@@ -491,6 +498,7 @@ pub fn run(
                     killed: t.killed,
                     seconds_to_kill: t.first_kill.as_ref().map(|k| k.seconds),
                     seconds_run: t.seconds_run,
+                    patterns: t.patterns.clone(),
                 });
                 if t.killed {
                     m.detection_floor = Some(r);
@@ -529,6 +537,81 @@ pub fn run(
     budgets.dedup();
     record.scores = budgets.iter().map(|&b| record.score_at(b)).collect();
     Ok(record)
+}
+
+/// Kill rates per (mutant, pattern) at the mutant's own rate: measured,
+/// or for a survivor, its detection floor's rates scaled down by the rate
+/// ratio (a rare fault's kills grow linearly with its rate).
+fn kill_rates(r: &MutateRecord, patterns: &[Pattern]) -> Vec<Vec<f64>> {
+    r.mutants
+        .iter()
+        .map(|m| {
+            let (per, scale) = match (m.killed, m.floor_tries.iter().find(|t| t.killed)) {
+                (false, Some(t)) => (&t.patterns, m.rate / t.rate),
+                _ => (&m.patterns, 1.0),
+            };
+            patterns
+                .iter()
+                .map(|p| {
+                    per.iter()
+                        .find(|k| k.pattern == *p)
+                        .map_or(0.0, |k| k.kill_rate_per_s * scale)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The pattern shares that maximize the expected number of mutants killed
+/// within `budget` case-seconds, Σₘ 1 − exp(−budget · Σₚ sₚ λₚₘ) (first
+/// kills as Poisson arrivals at each pattern's measured kill rate λ), with
+/// every pattern keeping at least `floor` of the cases (coverage of faults
+/// no mutant models). Exponentiated gradient on the simplex; the objective
+/// is concave, so it converges to the optimum.
+pub fn suggested_mix(r: &MutateRecord, budget: f64, floor: f64) -> Vec<(Pattern, f64)> {
+    let patterns: Vec<Pattern> = r.mix_per_mille.iter().map(|(p, _)| *p).collect();
+    let n = patterns.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let floor = floor.clamp(0.0, 1.0 / n as f64);
+    let lambda = kill_rates(r, &patterns);
+    let mut s = vec![1.0 / n as f64; n];
+    for _ in 0..3000 {
+        let mut g = vec![0.0; n];
+        for l in &lambda {
+            let rate: f64 = l.iter().zip(&s).map(|(a, b)| a * b).sum();
+            let w = budget * (-budget * rate).exp();
+            for p in 0..n {
+                g[p] += w * l[p];
+            }
+        }
+        let top = g.iter().copied().fold(0.0, f64::max);
+        if top <= 0.0 {
+            break;
+        }
+        for p in 0..n {
+            s[p] *= (0.05 * g[p] / top).exp();
+        }
+        // Back onto the simplex with the floor: the floor share fixed, the
+        // rest in proportion.
+        let sum: f64 = s.iter().sum();
+        for x in &mut s {
+            *x /= sum;
+        }
+        let low: Vec<bool> = s.iter().map(|&x| x < floor).collect();
+        let fixed = low.iter().filter(|&&b| b).count() as f64 * floor;
+        let free: f64 = s
+            .iter()
+            .zip(&low)
+            .filter(|(_, &b)| !b)
+            .map(|(x, _)| x)
+            .sum();
+        for (x, &b) in s.iter_mut().zip(&low) {
+            *x = if b { floor } else { *x / free * (1.0 - fixed) };
+        }
+    }
+    patterns.into_iter().zip(s).collect()
 }
 
 /// The suite's per-pattern cases per 1000 (both wave sizes together).

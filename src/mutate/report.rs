@@ -58,6 +58,17 @@ pub fn markdown(r: &MutateRecord) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    let smallest = r.scores.first().map_or(r.max_seconds, |s| s.budget_seconds);
+    let _ = writeln!(
+        md,
+        "Mix the kill rates suggest (maximizing the mutants killed within {smallest} case-s, \
+         every pattern at least 4 %; cases per 1000): {}\n",
+        super::suggested_mix(r, smallest, 0.04)
+            .iter()
+            .map(|(p, s)| format!("{p} {:.0}", s * 1000.0))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     let _ = writeln!(
         md,
         "| mutant | killed | cases to first kill | case-s to first kill | first kill by | fastest pattern (kills/s) | detection floor |"

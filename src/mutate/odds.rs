@@ -127,9 +127,10 @@ pub fn pass_statement(n: u64, c: f64) -> String {
             one_in(r),
             detection_probability(r, n)
         ),
-        None => format!(
+        None => {
             "this pass ran no contended lane-op: it rules out no serialization fault at any rate"
-        ),
+                .to_string()
+        }
     }
 }
 

@@ -139,8 +139,7 @@ pub fn render(r: &MutateRecord) -> Result<String, SvgError> {
         .iter()
         .map(|p| p.2)
         .fold(f64::INFINITY, f64::min)
-        .min(1e-3)
-        .max(1e-7);
+        .clamp(1e-7, 1e-3);
     let hi = r.max_seconds.max(1.0) * 10.0;
     let row = 22u32;
     let height = 160 + row * n as u32;

@@ -499,18 +499,13 @@ impl Wave {
             AndNot1B64 => self.set_scc_w64(sdst, a64 & !b64),
             OrNot1B64 => self.set_scc_w64(sdst, a64 | !b64),
             // S_BFE: offset = S1[4:0] (5:0 for 64), width = S1[22:16].
-            BfeU32 | BfeI32 => {
-                let off = b & 31;
-                let width = (b >> 16) & 0x7f;
-                let r = bfe32(a, off, width, op == BfeI32);
-                self.set_scc_w(sdst, r);
-            }
-            BfeU64 | BfeI64 => {
-                let off = b & 63;
-                let width = (b >> 16) & 0x7f;
-                let r = bfe64(a64, off, width, op == BfeI64);
-                self.set_scc_w64(sdst, r);
-            }
+            BfeU32 => self.set_scc_w(sdst, bfe_u(a as u64, b & 31, (b >> 16) & 0x7f) as u32),
+            BfeI32 => self.set_scc_w(
+                sdst,
+                bfe_i(a as i32 as i64, b & 31, (b >> 16) & 0x7f) as u32,
+            ),
+            BfeU64 => self.set_scc_w64(sdst, bfe_u(a64, b & 63, (b >> 16) & 0x7f)),
+            BfeI64 => self.set_scc_w64(sdst, bfe_i(a64 as i64, b & 63, (b >> 16) & 0x7f) as u64),
             BfmB32 => self.sw(sdst, mask32(a & 31) << (b & 31)),
             BfmB64 => self.sw64(sdst, mask64(a & 63) << (b & 63)),
             MulI32 => self.sw(sdst, a.wrapping_mul(b)),
@@ -521,6 +516,8 @@ impl Wave {
             PackLlB32B16 => self.sw(sdst, (a & 0xffff) | (b << 16)),
             PackLhB32B16 => self.sw(sdst, (a & 0xffff) | (b & 0xffff_0000)),
             PackHhB32B16 => self.sw(sdst, (a >> 16) | (b & 0xffff_0000)),
+            // S_PACK_HL_B32_B16: D0 = { S1[15:0], S0[31:16] }.
+            PackHlB32B16 => self.sw(sdst, (a >> 16) | (b << 16)),
         }
     }
 
@@ -628,6 +625,14 @@ impl Wave {
             Bcnt0I32B64 => self.set_scc_w(sdst, a64.count_zeros()),
             Bcnt1I32B32 => self.set_scc_w(sdst, a.count_ones()),
             Bcnt1I32B64 => self.set_scc_w(sdst, a64.count_ones()),
+            // S_BITREPLICATE_B64_B32: D0.u64[2i] = D0.u64[2i+1] = S0.u32[i]; SCC unchanged.
+            BitreplicateB64B32 => self.sw64(sdst, bitreplicate(a)),
+            // S_QUADMASK: tmp[i] = S0[4i +: 4] != 0; SCC = D0 != 0.
+            QuadmaskB32 => self.set_scc_w(sdst, quadmask(a as u64, 8) as u32),
+            QuadmaskB64 => self.set_scc_w64(sdst, quadmask(a64, 16)),
+            // S_WQM: tmp[i] = S0[(i & 60) +: 4] != 0; SCC = D0 != 0.
+            WqmB32 => self.set_scc_w(sdst, wqm(a as u64, 32) as u32),
+            WqmB64 => self.set_scc_w64(sdst, wqm(a64, 64)),
             NotB32 => self.set_scc_w(sdst, !a),
             NotB64 => self.set_scc_w64(sdst, !a64),
             AndSaveexecB32 | AndSaveexecB64 => saveexec(self, a64 & exec, op == AndSaveexecB64),
@@ -857,6 +862,15 @@ impl Wave {
                 self.vwrite(vdst, &a, exec);
             }
             NotB32 => map2!(|x: u32, _| !x),
+            SwapB32 => {
+                // V_SWAP_B32: tmp = D0; D0 = S0; S0 = tmp (the decoder guarantees a VGPR src0).
+                if let Src::V(r) = src[0] {
+                    self.vread(Src::V(vdst), &mut a);
+                    self.vread(Src::V(r), &mut b);
+                    self.vwrite(vdst, &b, exec);
+                    self.vwrite(r, &a, exec);
+                }
+            }
             BfrevB32 => map2!(|x: u32, _| x.reverse_bits()),
             ClzI32U32 => map2!(|x: u32, _| if x == 0 { u32::MAX } else { x.leading_zeros() }),
             CtzI32B32 => map2!(|x: u32, _| if x == 0 { u32::MAX } else { x.trailing_zeros() }),
@@ -950,6 +964,21 @@ impl Wave {
                 self.vwrite(vdst, &d, exec);
             }
             MulLoU32 => map2!(|x: u32, y: u32| x.wrapping_mul(y)),
+            // V_ADD_NC_I32 / V_SUB_NC_I32 without clamp: wrapping (clamp is refused at decode).
+            AddNcI32 => map2!(|x: u32, y: u32| x.wrapping_add(y)),
+            SubNcI32 => map2!(|x: u32, y: u32| x.wrapping_sub(y)),
+            SadU8 => map3!(|x: u32, y: u32, z: u32| sad_u8(x, y, z, false)),
+            MsadU8 => map3!(|x: u32, y: u32, z: u32| sad_u8(x, y, z, true)),
+            // V_SAD_HI_U8: D0 = (v_sad_u8(S0, S1, 0) << 16) + S2.
+            SadHiU8 => {
+                map3!(|x: u32, y: u32, z: u32| (sad_u8(x, y, 0, false) << 16).wrapping_add(z))
+            }
+            // V_SAD_U16: S2 + |S0[15:0] - S1[15:0]| + |S0[31:16] - S1[31:16]|.
+            SadU16 => map3!(|x: u32, y: u32, z: u32| z
+                .wrapping_add((x & 0xffff).abs_diff(y & 0xffff))
+                .wrapping_add((x >> 16).abs_diff(y >> 16))),
+            SadU32 => map3!(|x: u32, y: u32, z: u32| x.abs_diff(y).wrapping_add(z)),
+            LerpU8 => map3!(|x: u32, y: u32, z: u32| lerp_u8(x, y, z)),
             MulHiU32 => map2!(|x: u32, y: u32| ((x as u64 * y as u64) >> 32) as u32),
             MulHiI32 => map2!(|x: u32, y: u32| ((x as i32 as i64 * y as i32 as i64) >> 32) as u32),
             LshlAddU32 => map3!(|x: u32, y: u32, z: u32| (x << (y & 31)).wrapping_add(z)),
@@ -960,8 +989,11 @@ impl Wave {
             Xor3B32 => map3!(|x: u32, y: u32, z: u32| x ^ y ^ z),
             Add3U32 => map3!(|x: u32, y: u32, z: u32| x.wrapping_add(y).wrapping_add(z)),
             XadU32 => map3!(|x: u32, y: u32, z: u32| (x ^ y).wrapping_add(z)),
-            BfeU32 => map3!(|x: u32, y: u32, z: u32| bfe32(x, y & 31, z & 31, false)),
-            BfeI32 => map3!(|x: u32, y: u32, z: u32| bfe32(x, y & 31, z & 31, true)),
+            // V_BFE_*: offset S1[4:0], width S2[4:0].
+            BfeU32 => map3!(|x: u32, y: u32, z: u32| bfe_u(x as u64, y & 31, z & 31) as u32),
+            BfeI32 => {
+                map3!(|x: u32, y: u32, z: u32| bfe_i(x as i32 as i64, y & 31, z & 31) as u32)
+            }
             BfiB32 => map3!(|x: u32, y: u32, z: u32| (x & y) | (!x & z)),
             AlignbitB32 => {
                 map3!(|x: u32, y: u32, z: u32| ((((x as u64) << 32) | y as u64) >> (z & 31)) as u32)
@@ -1041,8 +1073,10 @@ impl Wave {
                         let p = a[l] as u128 * b[l] as u128 + acc[l] as u128;
                         (p as u64, p >> 64 != 0)
                     } else {
+                        // { D1.i1, D0.i64 } = 65'B(65'I(S0.i32) * 65'I(S1.i32) + 65'I(S2.i64)):
+                        // the exact sum fits 65 bits, so D1 (bit 64) is its sign.
                         let p = a[l] as i32 as i128 * b[l] as i32 as i128 + acc[l] as i64 as i128;
-                        (p as u64, p != p as i64 as i128)
+                        (p as u64, p < 0)
                     };
                     r[l] = v;
                     cout |= (co as u64) << l;
@@ -1148,32 +1182,72 @@ fn mask64(w: u32) -> u64 {
     }
 }
 
-/// Bit-field extract; width 0 gives 0; fields past bit 31 read zeros
-/// (S_BFE / V_BFE pseudocode).
-fn bfe32(x: u32, off: u32, width: u32, signed: bool) -> u32 {
+/// Unsigned bit-field extract (S_BFE_U32/U64, V_BFE_U32):
+/// `(S0 >> offset) & ((1 << width) - 1)`; a width of the operand's size or
+/// more keeps every bit shifted down.
+fn bfe_u(x: u64, off: u32, width: u32) -> u64 {
+    (x >> off) & mask64(width)
+}
+
+/// Signed bit-field extract (S_BFE_I32/I64, V_BFE_I32), from the RDNA3 ISA
+/// guide's pseudocode:
+/// `tmp = (S0.i >> offset) & ((1 << width) - 1); D0 = signext_from_bit(tmp, width)`.
+/// The shift is arithmetic, so a field that runs past the top of the
+/// register reads copies of the sign bit: the result is sign-extended from
+/// where the field ends. `x` is the source already sign-extended to 64 bits;
+/// width 0 gives 0.
+fn bfe_i(x: i64, off: u32, width: u32) -> i64 {
     if width == 0 {
         return 0;
     }
-    let w = width.min(32);
-    let v = (x >> off) & mask32(w);
-    if signed && w < 32 && (v >> (w - 1)) & 1 == 1 {
-        v | !mask32(w)
+    let shifted = x >> off;
+    if width >= 64 {
+        return shifted;
+    }
+    let t = shifted as u64 & mask64(width);
+    if t >> (width - 1) & 1 == 1 {
+        (t | !mask64(width)) as i64
     } else {
-        v
+        t as i64
     }
 }
 
-fn bfe64(x: u64, off: u32, width: u32, signed: bool) -> u64 {
-    if width == 0 {
-        return 0;
-    }
-    let w = width.min(64);
-    let v = (x >> off) & mask64(w);
-    if signed && w < 64 && (v >> (w - 1)) & 1 == 1 {
-        v | !mask64(w)
-    } else {
-        v
-    }
+/// S_BITREPLICATE_B64_B32: every bit of S0 twice.
+fn bitreplicate(x: u32) -> u64 {
+    (0..32).fold(0u64, |d, i| d | (((x >> i) & 1) as u64 * 3) << (2 * i))
+}
+
+/// S_QUADMASK: bit i = any of S0[4i +: 4] (`quads` quads).
+fn quadmask(x: u64, quads: u32) -> u64 {
+    (0..quads).fold(0u64, |d, i| d | (((x >> (4 * i)) & 0xf != 0) as u64) << i)
+}
+
+/// S_WQM: bit i = any of the quad holding bit i (`bits` bits).
+fn wqm(x: u64, bits: u32) -> u64 {
+    (0..bits).fold(0u64, |d, i| d | (((x >> (i & 60)) & 0xf != 0) as u64) << i)
+}
+
+/// V_SAD_U8 (`masked`: V_MSAD_U8, bytes whose reference S1 byte is 0 are
+/// skipped): S2 + the sum over the four bytes of |S0[b] - S1[b]|.
+fn sad_u8(x: u32, y: u32, acc: u32, masked: bool) -> u32 {
+    (0..4).fold(acc, |t, k| {
+        let (p, q) = ((x >> (8 * k)) & 0xff, (y >> (8 * k)) & 0xff);
+        if masked && q == 0 {
+            t
+        } else {
+            t.wrapping_add(p.abs_diff(q))
+        }
+    })
+}
+
+/// V_LERP_U8: per byte, (S0[b] + S1[b] + S2[8b]) >> 1 (the rounding bit is
+/// the low bit of S2's byte).
+fn lerp_u8(x: u32, y: u32, z: u32) -> u32 {
+    (0..4).fold(0u32, |t, k| {
+        let sh = 8 * k;
+        let v = (((x >> sh) & 0xff) + ((y >> sh) & 0xff) + ((z >> sh) & 1)) >> 1;
+        t | (v & 0xff) << sh
+    })
 }
 
 fn med3<T: Ord + Copy>(a: T, b: T, c: T) -> T {
@@ -1231,10 +1305,10 @@ mod tests {
 
     #[test]
     fn bfe_and_med3_edges() {
-        assert_eq!(bfe32(0xf0, 4, 4, false), 0xf);
-        assert_eq!(bfe32(0xf0, 4, 4, true), u32::MAX);
-        assert_eq!(bfe32(0x1234, 0, 0, true), 0);
-        assert_eq!(bfe64(1 << 63, 63, 1, true), u64::MAX);
+        assert_eq!(bfe_u(0xf0, 4, 4), 0xf);
+        assert_eq!(bfe_i(0xf0, 4, 4), -1);
+        assert_eq!(bfe_i(0x1234, 0, 0), 0);
+        assert_eq!(bfe_i((1u64 << 63) as i64, 63, 1), -1);
         assert_eq!(med3(5, 1, 3), 3);
         assert_eq!(med3(-1i32, -5, 7), -1);
         assert_eq!(perm(0x0102_0304, 0x0506_0708, 0x0c07_0004), 0x0001_0804);

@@ -146,7 +146,7 @@ fn depctr(simm: u16) -> String {
     }
 }
 
-fn sop2_widths(op: Sop2) -> (u32, u32, u32) {
+pub(crate) fn sop2_widths(op: Sop2) -> (u32, u32, u32) {
     use Sop2::*;
     let d = match op {
         LshlB64 | LshrB64 | AshrI64 | AndB64 | OrB64 | XorB64 | NandB64 | NorB64 | XnorB64
@@ -160,7 +160,7 @@ fn sop2_widths(op: Sop2) -> (u32, u32, u32) {
     )
 }
 
-fn sop1_widths(op: Sop1) -> (u32, u32) {
+pub(crate) fn sop1_widths(op: Sop1) -> (u32, u32) {
     use Sop1::*;
     let s = if op.src0_64() { 2 } else { 1 };
     let d = match op {

@@ -14,6 +14,7 @@ use super::decode::{
     Sopk, Src, VOp, VopdHalf, VopdOp, EXEC_LO, NULL, VCC_LO,
 };
 use super::ds::{exec_ds, Lds};
+use super::hazard::Pending;
 use super::mem::GlobalMem;
 use super::{Fault, WaveError};
 use rand_chacha::ChaCha8Rng;
@@ -34,7 +35,8 @@ pub enum Status {
 /// Architectural state of one wave.
 pub struct Wave {
     /// SGPR file indexed by operand code (vcc at 106, m0 at 125, exec at 126).
-    pub s: Vec<u32>,
+    /// A fixed-size array, so an 8-bit register number needs no bounds check.
+    pub s: Box<[u32; SGPRS]>,
     pub scc: bool,
     /// VGPRs: register r, lane l at `r * 64 + l`.
     pub v: Vec<u32>,
@@ -45,6 +47,25 @@ pub struct Wave {
     pub executed: u64,
     /// Active-lane DS atomic operations performed (for throughput figures).
     pub ds_atomic_lane_ops: u64,
+    /// Outstanding memory instructions, when hazard checking is on
+    /// ([`super::hazard`]); None: off.
+    pub hazard: Option<Box<Pending>>,
+}
+
+/// A vector source of `N` lanes.
+enum Row<'a, const N: usize> {
+    V(&'a [u32; N]),
+    S(u32),
+}
+
+impl<const N: usize> Row<'_, N> {
+    #[inline(always)]
+    fn at(&self, i: usize) -> u32 {
+        match self {
+            Row::V(x) => x[i],
+            Row::S(v) => *v,
+        }
+    }
 }
 
 /// What the interpreter needs besides the wave.
@@ -57,7 +78,7 @@ pub struct Env<'a> {
 impl Wave {
     pub fn new(wave64: bool) -> Wave {
         Wave {
-            s: vec![0; SGPRS],
+            s: Box::new([0; SGPRS]),
             scc: false,
             v: vec![0; VGPRS * 64],
             pc: 0,
@@ -65,6 +86,7 @@ impl Wave {
             status: Status::Running,
             executed: 0,
             ds_atomic_lane_ops: 0,
+            hazard: None,
         }
     }
 
@@ -168,24 +190,6 @@ impl Wave {
         }
     }
 
-    /// A 32-bit operand for every lane: the VGPR row itself, or `tmp`
-    /// filled with the scalar value.
-    #[inline]
-    fn operand<'s>(&'s self, src: Src, tmp: &'s mut [u32; 64]) -> &'s [u32; 64] {
-        if let Src::V(r) = src {
-            let base = r as usize * 64;
-            if let Some(row) = self
-                .v
-                .get(base..base + 64)
-                .and_then(|s| <&[u32; 64]>::try_from(s).ok())
-            {
-                return row;
-            }
-        }
-        tmp.fill(self.s32(src));
-        tmp
-    }
-
     /// A 64-bit vector operand (register pair) for every lane.
     #[inline]
     fn vread64(&self, src: Src, out: &mut [u64; 64]) {
@@ -199,6 +203,95 @@ impl Wave {
             }
             other => out.fill(self.s64(other)),
         }
+    }
+
+    /// Source `s` as the wave's `N` lanes: its VGPR row in place, or a scalar
+    /// broadcast to every lane.
+    #[inline(always)]
+    fn row<const N: usize>(&self, s: Src) -> Row<'_, N> {
+        if let Src::V(r) = s {
+            let b = r as usize * 64;
+            if let Some(x) = self
+                .v
+                .get(b..b + N)
+                .and_then(|x| <&[u32; N]>::try_from(x).ok())
+            {
+                return Row::V(x);
+            }
+        }
+        Row::S(self.s32(s))
+    }
+
+    /// Write `out` to VGPR `vdst` in the lanes of `exec` (N lanes).
+    #[inline(always)]
+    fn store_row<const N: usize>(&mut self, vdst: u8, out: &[u32; N], exec: u64) {
+        let b = vdst as usize * 64;
+        if let Some(dst) = self.v.get_mut(b..b + N) {
+            let full = u64::MAX >> (64 - N);
+            if exec & full == full {
+                dst.copy_from_slice(out);
+            } else {
+                for (i, (d, &o)) in dst.iter_mut().zip(out).enumerate() {
+                    if exec >> i & 1 != 0 {
+                        *d = o;
+                    }
+                }
+            }
+        }
+    }
+
+    /// `vdst = f(s0, s1)` per lane; each operand combination gets its own
+    /// loop so the compiler vectorizes it.
+    #[inline(always)]
+    fn lanes2<const N: usize>(
+        &mut self,
+        vdst: u8,
+        s0: Src,
+        s1: Src,
+        exec: u64,
+        f: impl Fn(u32, u32) -> u32,
+    ) {
+        let mut out = [0u32; N];
+        match (self.row::<N>(s0), self.row::<N>(s1)) {
+            (Row::V(a), Row::V(b)) => {
+                for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                    *o = f(x, y);
+                }
+            }
+            (Row::V(a), Row::S(y)) => {
+                for (o, &x) in out.iter_mut().zip(a) {
+                    *o = f(x, y);
+                }
+            }
+            (Row::S(x), Row::V(b)) => {
+                for (o, &y) in out.iter_mut().zip(b) {
+                    *o = f(x, y);
+                }
+            }
+            (Row::S(x), Row::S(y)) => out = [f(x, y); N],
+        }
+        self.store_row::<N>(vdst, &out, exec);
+    }
+
+    /// `vdst = f(s0, s1, s2)` per lane.
+    #[inline(always)]
+    fn lanes3<const N: usize>(
+        &mut self,
+        vdst: u8,
+        src: &[Src; 3],
+        exec: u64,
+        f: impl Fn(u32, u32, u32) -> u32,
+    ) {
+        let mut out = [0u32; N];
+        let (a, b, c) = (
+            self.row::<N>(src[0]),
+            self.row::<N>(src[1]),
+            self.row::<N>(src[2]),
+        );
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = f(a.at(i), b.at(i), c.at(i));
+        }
+        self.store_row::<N>(vdst, &out, exec);
     }
 
     /// Write `vals` to VGPR `r` in the lanes of `mask`.
@@ -276,6 +369,19 @@ impl Wave {
                     pc: Wave::pc_addr(prog, i),
                 });
             };
+            if let Some(h) = self.hazard.as_deref_mut() {
+                let wave64 = self.lanes == 64;
+                if let Some(hz) = h.check(inst, wave64) {
+                    return Err(WaveError::Hazard {
+                        pc: Wave::pc_addr(prog, i),
+                        inst: super::disasm::disasm(inst, wave64),
+                        detail: hz.detail,
+                    });
+                }
+                h.issue(inst, Wave::pc_addr(prog, i), || {
+                    super::disasm::disasm(inst, wave64)
+                });
+            }
             self.pc = i + 1;
             self.executed += 1;
             match inst {
@@ -826,51 +932,28 @@ impl Wave {
     fn valu(&mut self, op: VOp, vdst: u8, sdst: u8, src: &[Src; 3]) -> Result<(), WaveError> {
         use VOp::*;
         let exec = self.exec();
-        let n = self.lanes as usize;
-        let mut a = [0u32; 64];
-        let mut b = [0u32; 64];
-        let mut c = [0u32; 64];
-        let mut d = [0u32; 64];
-        // Operands are borrowed in place when they are VGPRs (no copy).
+        // Pure per-lane operations: one lane loop over the wave's own lane
+        // count (32 or 64), sources borrowed in place, no scratch arrays.
         macro_rules! map2 {
             ($f:expr) => {{
-                let x = self.operand(src[0], &mut a);
-                let y = self.operand(src[1], &mut b);
-                let f = $f;
-                for ((o, &p), &q) in d.iter_mut().zip(x).zip(y) {
-                    *o = f(p, q);
+                if self.lanes == 32 {
+                    self.lanes2::<32>(vdst, src[0], src[1], exec, $f)
+                } else {
+                    self.lanes2::<64>(vdst, src[0], src[1], exec, $f)
                 }
-                self.vwrite(vdst, &d, exec);
             }};
         }
         macro_rules! map3 {
             ($f:expr) => {{
-                let x = self.operand(src[0], &mut a);
-                let y = self.operand(src[1], &mut b);
-                let z = self.operand(src[2], &mut c);
-                let f = $f;
-                for (((o, &p), &q), &r) in d.iter_mut().zip(x).zip(y).zip(z) {
-                    *o = f(p, q, r);
+                if self.lanes == 32 {
+                    self.lanes3::<32>(vdst, src, exec, $f)
+                } else {
+                    self.lanes3::<64>(vdst, src, exec, $f)
                 }
-                self.vwrite(vdst, &d, exec);
             }};
         }
         match op {
-            Nop => {}
-            MovB32 => {
-                self.vread(src[0], &mut a);
-                self.vwrite(vdst, &a, exec);
-            }
             NotB32 => map2!(|x: u32, _| !x),
-            SwapB32 => {
-                // V_SWAP_B32: tmp = D0; D0 = S0; S0 = tmp (the decoder guarantees a VGPR src0).
-                if let Src::V(r) = src[0] {
-                    self.vread(Src::V(vdst), &mut a);
-                    self.vread(Src::V(r), &mut b);
-                    self.vwrite(vdst, &b, exec);
-                    self.vwrite(r, &a, exec);
-                }
-            }
             BfrevB32 => map2!(|x: u32, _| x.reverse_bits()),
             ClzI32U32 => map2!(|x: u32, _| if x == 0 { u32::MAX } else { x.leading_zeros() }),
             CtzI32B32 => map2!(|x: u32, _| if x == 0 { u32::MAX } else { x.trailing_zeros() }),
@@ -879,42 +962,6 @@ impl Wave {
             } else {
                 (x ^ ((x as i32 >> 31) as u32)).leading_zeros()
             }),
-            ReadfirstlaneB32 => {
-                // The lowest active lane; lane 0 when EXEC is 0 (RDNA3 guide).
-                let lane = if exec == 0 {
-                    0
-                } else {
-                    exec.trailing_zeros() as usize
-                };
-                let v = match src[0] {
-                    Src::V(r) => self.vgpr(r as usize, lane),
-                    other => self.s32(other),
-                };
-                self.sw(sdst, v);
-            }
-            ReadlaneB32 => {
-                let lane = (self.s32(src[1]) & (self.lanes - 1)) as usize;
-                let v = match src[0] {
-                    Src::V(r) => self.vgpr(r as usize, lane),
-                    other => self.s32(other),
-                };
-                self.sw(vdst, v);
-            }
-            WritelaneB32 => {
-                // Ignores EXEC (RDNA3 guide: "writes a lane regardless of EXEC").
-                let v = self.s32(src[0]);
-                let lane = (self.s32(src[1]) & (self.lanes - 1)) as usize;
-                self.set_vgpr(vdst as usize, lane, v);
-            }
-            CndmaskB32 => {
-                let mask = self.read_mask(src[2]);
-                self.vread(src[0], &mut a);
-                self.vread(src[1], &mut b);
-                for l in 0..64 {
-                    d[l] = if mask >> l & 1 != 0 { b[l] } else { a[l] };
-                }
-                self.vwrite(vdst, &d, exec);
-            }
             AddNcU32 => map2!(|x: u32, y: u32| x.wrapping_add(y)),
             SubNcU32 => map2!(|x: u32, y: u32| x.wrapping_sub(y)),
             SubrevNcU32 => map2!(|x: u32, y: u32| y.wrapping_sub(x)),
@@ -940,29 +987,6 @@ impl Wave {
             XnorB32 => map2!(|x: u32, y: u32| !(x ^ y)),
             BfmB32 => map2!(|x: u32, y: u32| mask32(x & 31) << (y & 31)),
             BcntU32B32 => map2!(|x: u32, y: u32| x.count_ones().wrapping_add(y)),
-            MbcntLoU32B32 | MbcntHiU32B32 => {
-                // Count of set bits of S0 below this lane (lanes 0–31 for lo,
-                // 32–63 for hi), plus S1 (RDNA3 guide v_mbcnt_*).
-                self.vread(src[0], &mut a);
-                self.vread(src[1], &mut b);
-                for l in 0..64 {
-                    let below = if op == MbcntLoU32B32 {
-                        if l >= 32 {
-                            u32::MAX
-                        } else {
-                            (1u32 << l).wrapping_sub(1)
-                        }
-                    } else if l < 32 {
-                        0
-                    } else if l >= 64 {
-                        u32::MAX
-                    } else {
-                        (1u64 << (l - 32)).wrapping_sub(1) as u32
-                    };
-                    d[l] = (a[l] & below).count_ones().wrapping_add(b[l]);
-                }
-                self.vwrite(vdst, &d, exec);
-            }
             MulLoU32 => map2!(|x: u32, y: u32| x.wrapping_mul(y)),
             // V_ADD_NC_I32 / V_SUB_NC_I32 without clamp: wrapping (clamp is refused at decode).
             AddNcI32 => map2!(|x: u32, y: u32| x.wrapping_add(y)),
@@ -1018,6 +1042,98 @@ impl Wave {
             Max3U32 => map3!(|x: u32, y: u32, z: u32| x.max(y).max(z)),
             Med3I32 => map3!(|x: u32, y: u32, z: u32| med3(x as i32, y as i32, z as i32) as u32),
             Med3U32 => map3!(|x: u32, y: u32, z: u32| med3(x, y, z)),
+            _ => return self.valu_other(op, vdst, sdst, src),
+        }
+        Ok(())
+    }
+
+    fn valu_other(
+        &mut self,
+        op: VOp,
+        vdst: u8,
+        sdst: u8,
+        src: &[Src; 3],
+    ) -> Result<(), WaveError> {
+        use VOp::*;
+        let exec = self.exec();
+        let n = self.lanes as usize;
+        let mut a = [0u32; 64];
+        let mut b = [0u32; 64];
+        let mut d = [0u32; 64];
+        match op {
+            Nop => {}
+            MovB32 => {
+                self.vread(src[0], &mut a);
+                self.vwrite(vdst, &a, exec);
+            }
+            SwapB32 => {
+                // V_SWAP_B32: tmp = D0; D0 = S0; S0 = tmp (the decoder guarantees a VGPR src0).
+                if let Src::V(r) = src[0] {
+                    self.vread(Src::V(vdst), &mut a);
+                    self.vread(Src::V(r), &mut b);
+                    self.vwrite(vdst, &b, exec);
+                    self.vwrite(r, &a, exec);
+                }
+            }
+            ReadfirstlaneB32 => {
+                // The lowest active lane; lane 0 when EXEC is 0 (RDNA3 guide).
+                let lane = if exec == 0 {
+                    0
+                } else {
+                    exec.trailing_zeros() as usize
+                };
+                let v = match src[0] {
+                    Src::V(r) => self.vgpr(r as usize, lane),
+                    other => self.s32(other),
+                };
+                self.sw(sdst, v);
+            }
+            ReadlaneB32 => {
+                let lane = (self.s32(src[1]) & (self.lanes - 1)) as usize;
+                let v = match src[0] {
+                    Src::V(r) => self.vgpr(r as usize, lane),
+                    other => self.s32(other),
+                };
+                self.sw(vdst, v);
+            }
+            WritelaneB32 => {
+                // Ignores EXEC (RDNA3 guide: "writes a lane regardless of EXEC").
+                let v = self.s32(src[0]);
+                let lane = (self.s32(src[1]) & (self.lanes - 1)) as usize;
+                self.set_vgpr(vdst as usize, lane, v);
+            }
+            CndmaskB32 => {
+                let mask = self.read_mask(src[2]);
+                self.vread(src[0], &mut a);
+                self.vread(src[1], &mut b);
+                for l in 0..64 {
+                    d[l] = if mask >> l & 1 != 0 { b[l] } else { a[l] };
+                }
+                self.vwrite(vdst, &d, exec);
+            }
+            MbcntLoU32B32 | MbcntHiU32B32 => {
+                // Count of set bits of S0 below this lane (lanes 0–31 for lo,
+                // 32–63 for hi), plus S1 (RDNA3 guide v_mbcnt_*).
+                self.vread(src[0], &mut a);
+                self.vread(src[1], &mut b);
+                for l in 0..64 {
+                    let below = if op == MbcntLoU32B32 {
+                        if l >= 32 {
+                            u32::MAX
+                        } else {
+                            (1u32 << l).wrapping_sub(1)
+                        }
+                    } else if l < 32 {
+                        0
+                    } else if l >= 64 {
+                        u32::MAX
+                    } else {
+                        (1u64 << (l - 32)).wrapping_sub(1) as u32
+                    };
+                    d[l] = (a[l] & below).count_ones().wrapping_add(b[l]);
+                }
+                self.vwrite(vdst, &d, exec);
+            }
             LshlrevB64 | LshrrevB64 | AshrrevI64 => {
                 self.vread(src[0], &mut a);
                 let mut v = [0u64; 64];
@@ -1084,6 +1200,7 @@ impl Wave {
                 self.vwrite64(vdst, &r, exec);
                 self.write_mask(sdst, cout & exec);
             }
+            _ => {}
         }
         Ok(())
     }
@@ -1113,6 +1230,10 @@ impl Wave {
                 region: mem.describe(e.addr),
             };
             match f.kind {
+                FlatKind::Load { bytes: 4, .. } => {
+                    let v = mem.read_u32(addr).map_err(err)?;
+                    self.set_vgpr(f.vdst as usize, l, v);
+                }
                 FlatKind::Load { bytes, signed } => {
                     let mut buf = [0u8; 16];
                     mem.read(addr, &mut buf[..bytes as usize]).map_err(err)?;

@@ -1,0 +1,238 @@
+//! `dsxor bench`.
+
+use super::*;
+
+#[derive(clap::Args)]
+pub(crate) struct BenchArgs {
+    /// Device: `auto` (a HIP GPU with kernels for its target, else the
+    /// software device), `hip` or `emu`.
+    #[arg(long, default_value = "auto")]
+    pub(crate) backend: String,
+    /// HIP device index (with --backend hip or auto).
+    #[arg(long)]
+    pub(crate) device: Option<u32>,
+    /// CI-sized runs: 1 workgroup of 64 lanes per CU, 31/32 instructions per
+    /// lane, 1 warm-up + 5 timed launches (full: 4 x 256 lanes per CU,
+    /// 1023/1024 instructions, 3 + 30 launches).
+    #[arg(long)]
+    pub(crate) quick: bool,
+    /// Directory of the record (created when missing).
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub(crate) out: std::path::PathBuf,
+    /// Timed launches per run.
+    #[arg(long)]
+    pub(crate) reps: Option<u32>,
+    /// Checked but untimed launches before the timed ones.
+    #[arg(long)]
+    pub(crate) warmup: Option<u32>,
+    /// Instructions per lane of the independent chain (a multiple of 4; 4 mod
+    /// 8 for a strong check, else its expected values are all 0 and the
+    /// record says "weak"); the dependent chain runs one fewer (3 mod 4).
+    #[arg(long)]
+    pub(crate) iters: Option<u32>,
+    /// Workgroups per CU of the pattern runs.
+    #[arg(long, value_name = "N")]
+    pub(crate) workgroups_per_cu: Option<u32>,
+    /// Lanes per workgroup of the pattern runs (a multiple of 64, up to 1024).
+    #[arg(long, value_name = "N")]
+    pub(crate) lanes_per_group: Option<u32>,
+    /// Seed of the DATA values.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) seed: u64,
+    /// Only runs whose name contains this (`one-address`, `wave64`, `occupancy`).
+    #[arg(long, value_name = "SUBSTR")]
+    pub(crate) filter: Option<String>,
+    /// Wave sizes to run (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "32,64")]
+    pub(crate) waves: Vec<u32>,
+    /// Per-launch budget in seconds: a launch still running then is a timeout.
+    #[arg(long, default_value_t = 120)]
+    pub(crate) timeout: u64,
+    /// Software device only: inject a named misbehaviour (to see the check
+    /// refuse the rate of a wrong result).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) fault: Option<String>,
+}
+
+pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
+    use dsxor::backend::select::{select, BackendChoice, HipView};
+    use dsxor::backend::{emu::EmuBackend, hip::HipBackend, Backend, BackendError};
+    use dsxor::bench::run::Provenance;
+    use dsxor::bench::{run_bench, KernelObject, Settings};
+    use dsxor::case::WaveSize;
+    use dsxor::codeobj::embedded::find_embedded;
+    use dsxor::report::bench_record::Rate;
+    use dsxor::report::svg::si;
+
+    let choice = BackendChoice::parse(&args.backend).ok_or_else(|| {
+        bad_input(anyhow::anyhow!(
+            "--backend must be auto, hip or emu, not `{}`",
+            args.backend
+        ))
+    })?;
+    let waves = args
+        .waves
+        .iter()
+        .map(|&w| {
+            WaveSize::from_lanes(w)
+                .ok_or_else(|| bad_input(anyhow::anyhow!("--waves: {w} is not 32 or 64")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let fault = match &args.fault {
+        Some(name) => Some(name.parse::<dsxor::emu::Fault>().map_err(bad_input)?),
+        None => None,
+    };
+    if fault.is_some() && choice != BackendChoice::Emu {
+        return Err(bad_input(anyhow::anyhow!("--fault needs --backend emu")));
+    }
+    let mut settings = Settings::new(args.quick);
+    settings.seed = args.seed;
+    if let Some(r) = args.reps {
+        settings.reps = r;
+    }
+    if let Some(w) = args.warmup {
+        settings.warmup = w;
+    }
+    if let Some(i) = args.iters {
+        if i < 4 || i % 4 != 0 {
+            return Err(bad_input(anyhow::anyhow!(
+                "--iters must be a positive multiple of 4, not {i}"
+            )));
+        }
+        settings.iters_indep = i;
+        settings.iters_dep = i - 1;
+    }
+    if let Some(n) = args.workgroups_per_cu {
+        settings.workgroups_per_cu = n;
+    }
+    if let Some(n) = args.lanes_per_group {
+        settings.lanes_per_group = n;
+    }
+    settings.filter = args.filter.clone();
+    settings.validate().map_err(bad_input)?;
+
+    // Probe HIP once (unless the software device was asked for), select.
+    let probe = (choice != BackendChoice::Emu).then(dsxor::hip::probe);
+    let view = probe.as_ref().map(HipView::from_probe);
+    let selection = select(choice, view.as_ref(), &waves, args.device, |p, w| {
+        find_embedded(p, w).is_some()
+    })
+    .map_err(environment)?;
+    eprintln!("dsxor: {}", selection.reason);
+    let backend_err = |e: BackendError| match e {
+        BackendError::Invalid(_) => bad_input(e),
+        _ => environment(e),
+    };
+    let mut backend: Box<dyn Backend> = match (selection.hip_device, &probe) {
+        (Some(index), Some(Ok(report))) => {
+            Box::new(HipBackend::from_report(report, Some(index)).map_err(backend_err)?)
+        }
+        (Some(index), _) => Box::new(HipBackend::open(Some(index)).map_err(backend_err)?),
+        (None, _) => Box::new(
+            EmuBackend::new(dsxor::emu::EmuConfig {
+                fault,
+                ..Default::default()
+            })
+            .map_err(backend_err)?,
+        ),
+    };
+    let objects: Vec<KernelObject> = selection
+        .waves
+        .iter()
+        .filter_map(|&w| find_embedded(&selection.target, w))
+        .map(|o| KernelObject {
+            target: o.target.to_string(),
+            wave: o.wave,
+            origin: o.origin.name().to_string(),
+            source: format!("embedded:{}", o.file_name),
+            compiler: Some(o.compiler.to_string()),
+            bytes: o.bytes,
+        })
+        .collect();
+    settings.waves = objects.iter().map(|o| o.wave).collect();
+    let emulated = backend.info().backend == dsxor::backend::BackendKind::Emu;
+    let unit = if emulated {
+        "emulated lane-ops/s"
+    } else {
+        "lane-ops/s"
+    };
+    outln!(
+        "{}",
+        if emulated {
+            "rates: EMULATED lane-operations per second, the software device's own speed on this host, not a GPU figure"
+        } else {
+            "rates: ds_xor_rtn_b64 lane-operations per second on the GPU (HIP event time per launch)"
+        }
+    );
+    let provenance = Provenance {
+        command: std::env::args().collect(),
+        selection: selection.reason.clone(),
+        timeout: Some(std::time::Duration::from_secs(args.timeout.max(1))),
+    };
+    let record = run_bench(
+        backend.as_mut(),
+        &objects,
+        &settings,
+        &provenance,
+        &mut |run| {
+            let rate = match run.lane_ops_per_second {
+                Some(Rate { median, min, max }) => format!(
+                    "{} {unit} (min {}, max {}){}",
+                    si(median),
+                    si(min),
+                    si(max),
+                    run.fraction_of_ceiling
+                        .map(|f| format!(", {} of ceiling", dsxor::report::svg::percent(f)))
+                        .unwrap_or_default()
+                ),
+                None => format!(
+                    "{}: no rate counted ({})",
+                    run.outcome.to_uppercase(),
+                    run.error.as_deref().unwrap_or("")
+                ),
+            };
+            outln!("{:<44} {rate}", run.name);
+        },
+    )
+    .map_err(|e| {
+        if e.is_environment() {
+            environment(e)
+        } else {
+            bad_input(e)
+        }
+    })?;
+    match &record.ceiling {
+        Some(c) => outln!(
+            "ceiling: {} lane-ops/s = {} CUs x {} kHz x {} lanes/clock/CU\n  {}\n  sources: {}",
+            si(c.lane_ops_per_second),
+            c.compute_units,
+            c.clock_khz,
+            c.lanes_per_clock_per_cu,
+            c.formula,
+            c.sources.join("; ")
+        ),
+        None => outln!(
+            "ceiling: none ({})",
+            record.no_ceiling_reason.as_deref().unwrap_or("unknown")
+        ),
+    }
+    for s in &record.skipped {
+        outln!("skipped {}: {}", s.name, s.reason);
+    }
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| environment(anyhow::anyhow!("cannot create {}: {e}", args.out.display())))?;
+    let path = args.out.join(record.file_name());
+    record.save(&path).map_err(environment)?;
+    let failed = record.runs.iter().filter(|r| r.outcome != "pass").count();
+    outln!(
+        "{} runs, {} passed their check, {failed} failed; record: {}",
+        record.runs.len(),
+        record.runs.len() - failed,
+        path.display()
+    );
+    Ok(if record.all_passed {
+        dsxor::exit::PASS
+    } else {
+        dsxor::exit::FAIL
+    })
+}

@@ -1,0 +1,68 @@
+//! `dsxor kernels` / `dsxor inspect`.
+
+use super::*;
+
+pub(crate) fn cmd_kernels(target: Option<&str>) -> Outcome {
+    use dsxor::codeobj::{describe::describe, embedded, CodeObject};
+    let objects: Vec<_> = embedded()
+        .iter()
+        .filter(|o| target.map_or(true, |t| o.target == t))
+        .collect();
+    if objects.is_empty() {
+        return Err(environment(anyhow::anyhow!(
+            "no embedded code object for target {}",
+            target.unwrap_or("(any)")
+        )));
+    }
+    use std::io::Write;
+    // Write errors (a closed pipe under `| head`) end the listing quietly.
+    let mut so = std::io::stdout().lock();
+    for o in objects {
+        // An embedded object that does not parse is a broken build, not bad input.
+        let co = CodeObject::parse(o.bytes).map_err(|e| {
+            environment(anyhow::Error::new(e).context(format!("embedded {}", o.file_name)))
+        })?;
+        let _ = writeln!(
+            so,
+            "{} wave{}  {}  {} bytes  from {} ({})",
+            o.target,
+            o.wave.lanes(),
+            o.file_name,
+            o.bytes.len(),
+            o.origin.name(),
+            o.compiler
+        );
+        let _ = write!(so, "{}", describe(&co, false).map_err(environment)?);
+    }
+    Ok(dsxor::exit::PASS)
+}
+
+pub(crate) fn cmd_inspect(file: &std::path::Path, target: Option<&str>) -> Outcome {
+    use dsxor::codeobj::{describe::describe, CodeObject, CodeObjectError, TargetId};
+    let data = std::fs::read(file).map_err(|e| {
+        bad_input(CodeObjectError::Io {
+            path: file.to_path_buf(),
+            error: e,
+        })
+    })?;
+    let in_file = |e: CodeObjectError| {
+        bad_input(CodeObjectError::InFile {
+            path: file.to_path_buf(),
+            error: Box::new(e),
+        })
+    };
+    let co = match target {
+        Some(t) => {
+            let t = TargetId::parse(t).map_err(bad_input)?;
+            CodeObject::parse_for_target(&data, &t)
+        }
+        None => CodeObject::parse(&data),
+    }
+    .map_err(in_file)?;
+    use std::io::Write;
+    let text = describe(&co, true).map_err(in_file)?;
+    let mut so = std::io::stdout().lock();
+    let _ = writeln!(so, "{}", file.display());
+    let _ = write!(so, "{text}");
+    Ok(dsxor::exit::PASS)
+}

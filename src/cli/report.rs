@@ -1,0 +1,198 @@
+//! `dsxor report`.
+
+use super::*;
+
+#[derive(clap::Args)]
+pub(crate) struct ReportArgs {
+    /// Bench records (`dsxor-bench/1` JSON) or conformance results
+    /// (`dsxor-results/1`, the final .json of `dsxor run`), one kind per
+    /// call; the newest is the current run, the others make the trend.
+    #[arg(required = true)]
+    pub(crate) files: Vec<std::path::PathBuf>,
+    /// Write the SVG picture here.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) svg: Option<std::path::PathBuf>,
+    /// Write the Markdown summary here (default: print it).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) markdown: Option<std::path::PathBuf>,
+    /// Exit 1 when a run of the newest record has a median rate below PCT %
+    /// of the same run in --baseline, or failed its check.
+    #[arg(long, value_name = "PCT", requires = "baseline")]
+    pub(crate) fail_below: Option<f64>,
+    /// The bench record to compare against.
+    #[arg(long, value_name = "FILE", requires = "fail_below")]
+    pub(crate) baseline: Option<std::path::PathBuf>,
+}
+
+/// A file given to `dsxor report`, told apart by its `format` field.
+pub(crate) enum ReportInput {
+    Bench(dsxor::report::bench_record::BenchRecord),
+    Conformance(dsxor::report::results::Results),
+}
+
+pub(crate) fn report_input(path: &std::path::Path) -> Result<ReportInput, Failure> {
+    use dsxor::report::bench_record::{BenchRecord, BENCH_FORMAT};
+    use dsxor::report::results::{Results, RESULTS_FORMAT};
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| bad_input(anyhow::anyhow!("cannot read {}: {e}", path.display())))?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        bad_input(anyhow::anyhow!(
+            "{} is not a JSON bench record or conformance results file: {e}",
+            path.display()
+        ))
+    })?;
+    match value.get("format").and_then(|f| f.as_str()) {
+        Some(BENCH_FORMAT) => Ok(ReportInput::Bench(
+            BenchRecord::from_json(&text, path).map_err(bad_input)?,
+        )),
+        Some(RESULTS_FORMAT) => Ok(ReportInput::Conformance(
+            Results::read(path).map_err(bad_input)?,
+        )),
+        other => Err(bad_input(anyhow::anyhow!(
+            "{}: {}; dsxor report reads `{BENCH_FORMAT}` (dsxor bench) and `{RESULTS_FORMAT}` \
+             (the final .json of dsxor run, not its .cases.jsonl)",
+            path.display(),
+            match other {
+                Some(f) => format!("format `{f}`"),
+                None => "no string `format` field".into(),
+            }
+        ))),
+    }
+}
+
+/// Write `text` to `path`, or say why not (exit 3).
+pub(crate) fn write_report_file(path: &std::path::Path, text: &str) -> Result<(), Failure> {
+    std::fs::write(path, text)
+        .map_err(|e| environment(anyhow::anyhow!("cannot write {}: {e}", path.display())))?;
+    eprintln!("dsxor: wrote {}", path.display());
+    Ok(())
+}
+
+pub(crate) fn report_cmd(args: ReportArgs) -> Outcome {
+    use dsxor::report::bench_record::{compare, BenchRecord, Verdict};
+    use dsxor::report::{markdown, svg};
+
+    let mut records = Vec::new();
+    let mut conformance = Vec::new();
+    for path in &args.files {
+        match report_input(path)? {
+            ReportInput::Bench(r) => records.push((path, r)),
+            ReportInput::Conformance(r) => conformance.push((path, r)),
+        }
+    }
+    // Policy: one kind per call. One --svg/--markdown path holds one
+    // picture and one summary; a mixed call would also leave unclear what
+    // --fail-below judges.
+    if let (Some((b, _)), Some((c, _))) = (records.first(), conformance.first()) {
+        return Err(bad_input(anyhow::anyhow!(
+            "{} is a bench record and {} a conformance results file: dsxor report renders one \
+             kind per call; run it once for the bench records and once for the results files",
+            b.display(),
+            c.display()
+        )));
+    }
+    if !conformance.is_empty() {
+        if args.fail_below.is_some() {
+            return Err(bad_input(anyhow::anyhow!(
+                "--fail-below compares bench records; the files given are conformance results \
+                 (their failures are in the report and in dsxor run's exit code)"
+            )));
+        }
+        let results: Vec<_> = conformance.into_iter().map(|(_, r)| r).collect();
+        if let Some(path) = &args.svg {
+            let picture = svg::render_conformance(&results).map_err(bad_input)?;
+            write_report_file(path, &picture)?;
+        }
+        let md = markdown::render_conformance(&results);
+        match &args.markdown {
+            Some(path) => write_report_file(path, &md)?,
+            None => out!("{md}"),
+        }
+        return Ok(dsxor::exit::PASS);
+    }
+    let records: Vec<BenchRecord> = records.into_iter().map(|(_, r)| r).collect();
+    let baseline = match (&args.baseline, args.fail_below) {
+        (Some(path), Some(pct)) => {
+            if !(pct.is_finite() && pct > 0.0) {
+                return Err(bad_input(anyhow::anyhow!(
+                    "--fail-below must be a positive percentage, not {pct}"
+                )));
+            }
+            Some((BenchRecord::load(path).map_err(bad_input)?, pct))
+        }
+        _ => None,
+    };
+    let latest = records
+        .iter()
+        .max_by(|a, b| a.created_utc.cmp(&b.created_utc))
+        .ok_or_else(|| bad_input(anyhow::anyhow!("no bench record given")))?;
+    let comparisons = match &baseline {
+        Some((base, pct)) => {
+            Some(compare(latest, base, *pct).map_err(|e| bad_input(anyhow::anyhow!(e)))?)
+        }
+        None => None,
+    };
+    let section = match (&baseline, &comparisons) {
+        (Some((base, pct)), Some(c)) => Some(markdown::BaselineSection {
+            baseline: base,
+            fail_below_pct: *pct,
+            comparisons: c,
+        }),
+        _ => None,
+    };
+    if let Some(path) = &args.svg {
+        let picture = svg::render(&records).map_err(bad_input)?;
+        std::fs::write(path, picture)
+            .map_err(|e| environment(anyhow::anyhow!("cannot write {}: {e}", path.display())))?;
+        eprintln!("dsxor: wrote {}", path.display());
+    }
+    let md = markdown::render(&records, section.as_ref());
+    match &args.markdown {
+        Some(path) => {
+            std::fs::write(path, &md).map_err(|e| {
+                environment(anyhow::anyhow!("cannot write {}: {e}", path.display()))
+            })?;
+            eprintln!("dsxor: wrote {}", path.display());
+        }
+        None => out!("{md}"),
+    }
+    if let Some(c) = &comparisons {
+        let bad: Vec<_> = c
+            .iter()
+            .filter(|x| matches!(x.verdict, Verdict::Regressed | Verdict::Failed))
+            .collect();
+        let compared = c
+            .iter()
+            .filter(|x| x.verdict != Verdict::NotCompared)
+            .count();
+        for x in &bad {
+            eprintln!(
+                "dsxor: {} {}: {} of baseline",
+                x.name,
+                if x.verdict == Verdict::Failed {
+                    "FAILED its check"
+                } else {
+                    "REGRESSED"
+                },
+                x.percent
+                    .map(|p| format!("{p:.1} %"))
+                    .unwrap_or_else(|| "-".into())
+            );
+        }
+        eprintln!(
+            "dsxor: {compared} of {} runs compared with the baseline, {} below threshold or failed",
+            c.len(),
+            bad.len()
+        );
+        if !bad.is_empty() {
+            return Ok(dsxor::exit::FAIL);
+        }
+        // A threshold that judged nothing must not pass silently in CI.
+        if compared == 0 {
+            return Err(bad_input(anyhow::anyhow!(
+                "no run of the newest record matches a run of the baseline (name and geometry)"
+            )));
+        }
+    }
+    Ok(dsxor::exit::PASS)
+}

@@ -46,7 +46,11 @@ fn assemble(mc: &PathBuf, src: &str) -> Vec<u8> {
         .arg(&path)
         .output()
         .expect("run llvm-mc");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut bytes = Vec::new();
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         if let Some(i) = line.find("encoding: [") {
@@ -83,7 +87,11 @@ fn valu_body() -> String {
         "v_bfe_u32 v8, v7, 3, 5",
         "v_cndmask_b32 v9, v1, v2, vcc_lo",
     ];
-    ops.iter().cycle().take(32).map(|s| format!("{s}\n")).collect()
+    ops.iter()
+        .cycle()
+        .take(32)
+        .map(|s| format!("{s}\n"))
+        .collect()
 }
 
 fn salu_body() -> String {
@@ -97,7 +105,11 @@ fn salu_body() -> String {
         "s_add_i32 s8, s8, 3",
         "s_or_b64 s[10:11], s[10:11], s[4:5]",
     ];
-    ops.iter().cycle().take(32).map(|s| format!("{s}\n")).collect()
+    ops.iter()
+        .cycle()
+        .take(32)
+        .map(|s| format!("{s}\n"))
+        .collect()
 }
 
 fn mem_body() -> String {
@@ -112,7 +124,11 @@ fn mem_body() -> String {
         "ds_store_b64 v20, v[2:3] offset:512",
         "ds_load_b64 v[6:7], v20 offset:512",
     ];
-    ops.iter().cycle().take(32).map(|s| format!("{s}\n")).collect()
+    ops.iter()
+        .cycle()
+        .take(32)
+        .map(|s| format!("{s}\n"))
+        .collect()
 }
 
 /// CPU time of the calling thread in ns (Linux: first field of schedstat).
@@ -159,7 +175,11 @@ fn bench(c: &mut Criterion) {
     g.sample_size(20)
         .measurement_time(Duration::from_secs(3))
         .warm_up_time(Duration::from_secs(1));
-    for (name, body) in [("valu", valu_body()), ("salu", salu_body()), ("mem", mem_body())] {
+    for (name, body) in [
+        ("valu", valu_body()),
+        ("salu", salu_body()),
+        ("mem", mem_body()),
+    ] {
         let mut mem = GlobalMem::new();
         let buf = mem.map("buf", &vec![0u8; 4096]);
         let s = Setup {

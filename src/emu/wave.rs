@@ -1047,13 +1047,7 @@ impl Wave {
         Ok(())
     }
 
-    fn valu_other(
-        &mut self,
-        op: VOp,
-        vdst: u8,
-        sdst: u8,
-        src: &[Src; 3],
-    ) -> Result<(), WaveError> {
+    fn valu_other(&mut self, op: VOp, vdst: u8, sdst: u8, src: &[Src; 3]) -> Result<(), WaveError> {
         use VOp::*;
         let exec = self.exec();
         let n = self.lanes as usize;

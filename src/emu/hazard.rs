@@ -103,7 +103,7 @@ fn uses(inst: &Inst, wave64: bool) -> (Regs, Regs) {
             }
             wr.s(*sdst, d);
         }
-        Inst::Sopk { op, sdst, .. } => {
+        Inst::Sopk { op, sdst, .. }
             if !matches!(
                 op,
                 Sopk::Version
@@ -111,10 +111,10 @@ fn uses(inst: &Inst, wave64: bool) -> (Regs, Regs) {
                     | Sopk::WaitcntVmcnt
                     | Sopk::WaitcntExpcnt
                     | Sopk::WaitcntLgkmcnt
-            ) {
-                rd.s(*sdst, 1);
-                wr.s(*sdst, 1);
-            }
+            ) =>
+        {
+            rd.s(*sdst, 1);
+            wr.s(*sdst, 1);
         }
         Inst::Sopc { s0, s1, .. } => {
             rd.src(*s0, 1);

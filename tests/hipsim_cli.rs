@@ -373,7 +373,6 @@ fn no_device_out_of_memory_and_no_binary_exit_3_naming_hips_error() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("simulated"), "{stdout}");
-    assert!(stdout.contains("48 CUs"), "WGPs on gfx11: {stdout}");
 }
 
 /// `dsxor bench --quick` through the simulator (4 CUs, to stay quick):

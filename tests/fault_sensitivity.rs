@@ -24,6 +24,7 @@ fn device(fault: Option<FaultSpec>) -> Box<dyn CaseDevice> {
         interleave_seed: None,
         timeout: std::time::Duration::from_secs(10),
         lds_granule: 512,
+        hazard_check: false,
     })
     .map_err(|e| e.to_string())
     .expect("the software device opens")

@@ -301,6 +301,8 @@ fn devices(opts: &MutateOptions, spec: FaultSpec) -> Result<Vec<Worker>, MutateE
         interleave_seed: None,
         timeout: opts.timeout,
         lds_granule: opts.policy.lds_granule,
+        // The embedded kernels: no hazard check (as `dsxor run` without --code-object).
+        hazard_check: false,
     };
     let opened = open(&req)?;
     Ok(opened

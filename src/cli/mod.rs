@@ -18,7 +18,7 @@ macro_rules! out {
     }};
 }
 
-/// An error with the exit code it stands for (DESIGN.md: 2 bad usage or
+/// An error with the exit code it stands for (`dsxor::exit`, docs/src/reference/exit-codes.md: 2 bad usage or
 /// input, 3 environment).
 pub(crate) struct Failure {
     pub(crate) code: u8,

@@ -20,7 +20,9 @@ pub(crate) struct RunArgs {
     /// Only these wave sizes: 32, 64.
     #[arg(long, value_delimiter = ',')]
     pub(crate) wave: Vec<String>,
-    /// Run shard K of N (1-based): cases with index % N == K-1.
+    /// Run shard K of N (1-based): cases with index % N == K-1. Without it,
+    /// SHARD_INDEX (0-based) and TOTAL_SHARDS from the environment (as
+    /// ROCm's CI sets them) choose the shard.
     #[arg(long)]
     pub(crate) shard: Option<String>,
     /// Directory for the results, case stream and repro files.
@@ -48,7 +50,6 @@ pub(crate) struct RunArgs {
 
 pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
     use dsxor::gen::suite::{parse_pattern, parse_probe, parse_wave, SuiteSpec};
-    use dsxor::gen::Shard;
     let patterns = args
         .pattern
         .iter()
@@ -67,10 +68,11 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         .map(|w| parse_wave(w))
         .collect::<Result<Vec<_>, _>>()
         .map_err(bad_input)?;
-    let shard = match &args.shard {
-        Some(s) => Shard::parse(s).map_err(bad_input)?,
-        None => Shard::WHOLE,
-    };
+    let shard = shard_of(
+        args.shard.as_deref(),
+        std::env::var("SHARD_INDEX").ok().as_deref(),
+        std::env::var("TOTAL_SHARDS").ok().as_deref(),
+    )?;
     let seed = match &args.seed {
         Some(s) => parse_seed(s)?,
         None => rand::random::<u64>(),
@@ -150,4 +152,40 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         eprintln!("dsxor: run aborted: {reason}");
     }
     Ok(out.exit_code)
+}
+
+/// The shard to run: `--shard K/N` when given; else `SHARD_INDEX` (0-based)
+/// and `TOTAL_SHARDS`, the variables TheRock (ROCm's own CI) sets for its
+/// shard matrices; else the whole run. One variable without the other is
+/// bad input rather than a silent whole run on every shard.
+fn shard_of(
+    flag: Option<&str>,
+    index: Option<&str>,
+    total: Option<&str>,
+) -> Result<dsxor::gen::Shard, Failure> {
+    use dsxor::gen::Shard;
+    if let Some(s) = flag {
+        return Shard::parse(s).map_err(bad_input);
+    }
+    match (index, total) {
+        (None, None) => Ok(Shard::WHOLE),
+        (Some(k), Some(n)) => {
+            let k0: u32 = k.trim().parse().map_err(|_| {
+                bad_input(anyhow::anyhow!(
+                    "SHARD_INDEX={k:?}: expected a 0-based shard index"
+                ))
+            })?;
+            let text = format!("{}/{}", u64::from(k0) + 1, n.trim());
+            let shard = Shard::parse(&text).map_err(|e| {
+                bad_input(anyhow::anyhow!(
+                    "SHARD_INDEX={k:?} TOTAL_SHARDS={n:?} (shard {text}): {e}"
+                ))
+            })?;
+            eprintln!("dsxor: shard {shard} from SHARD_INDEX={k} TOTAL_SHARDS={n}");
+            Ok(shard)
+        }
+        (Some(_), None) | (None, Some(_)) => Err(bad_input(anyhow::anyhow!(
+            "SHARD_INDEX and TOTAL_SHARDS must be set together (or use --shard K/N)"
+        ))),
+    }
 }

@@ -12,14 +12,13 @@ pub(crate) struct RunArgs {
     /// Seed (decimal or 0x-hex); default: a fresh one, printed and recorded.
     #[arg(long)]
     pub(crate) seed: Option<String>,
-    /// Only these patterns (comma-separated or repeated): uniform,
-    /// one-address, k-per-address, cross-wave, bank-stride, exec-mask,
-    /// offset, alloc-edge, data.
-    #[arg(long, value_delimiter = ',')]
-    pub(crate) pattern: Vec<String>,
-    /// Only these wave sizes: 32, 64.
-    #[arg(long, value_delimiter = ',')]
-    pub(crate) wave: Vec<String>,
+    /// Only these patterns (comma-separated or repeated; default: all).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub(crate) pattern: Vec<PatternArg>,
+    /// Only these wave sizes (comma-separated; default: every size the
+    /// device and the kernels offer).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub(crate) wave: Vec<WaveArg>,
     /// Run shard K of N (1-based): cases with index % N == K-1. Without it,
     /// SHARD_INDEX (0-based) and TOTAL_SHARDS from the environment (as
     /// ROCm's CI sets them) choose the shard.
@@ -31,9 +30,9 @@ pub(crate) struct RunArgs {
     /// Also write JUnit XML here.
     #[arg(long)]
     pub(crate) junit: Option<std::path::PathBuf>,
-    /// Opt-in probes that can fault real hardware: misaligned, out-of-range.
-    #[arg(long, value_delimiter = ',')]
-    pub(crate) probe: Vec<String>,
+    /// Opt-in probes that can fault real hardware (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub(crate) probe: Vec<ProbeArg>,
     /// Time allowed to minimize each failing case (0s: keep it as found).
     #[arg(long, default_value = "20s")]
     pub(crate) minimize_budget: String,
@@ -49,25 +48,20 @@ pub(crate) struct RunArgs {
 }
 
 pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
-    use dsxor::gen::suite::{parse_pattern, parse_probe, parse_wave, SuiteSpec};
+    use dsxor::gen::suite::{parse_pattern, parse_probe, SuiteSpec};
     let patterns = args
         .pattern
         .iter()
-        .map(|p| parse_pattern(p))
+        .map(|p| parse_pattern(&value_name(p)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(bad_input)?;
     let probes = args
         .probe
         .iter()
-        .map(|p| parse_probe(p))
+        .map(|p| parse_probe(&value_name(p)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(bad_input)?;
-    let waves = args
-        .wave
-        .iter()
-        .map(|w| parse_wave(w))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(bad_input)?;
+    let waves = args.wave.iter().map(|&w| w.into()).collect();
     let shard = shard_of(
         args.shard.as_deref(),
         std::env::var("SHARD_INDEX").ok().as_deref(),

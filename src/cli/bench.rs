@@ -11,9 +11,9 @@ pub(crate) struct BenchArgs {
     /// HIP device index (with --backend hip or auto).
     #[arg(long)]
     pub(crate) device: Option<u32>,
-    /// CI-sized runs: 1 workgroup of 64 lanes per CU, 31/32 instructions per
-    /// lane, 1 warm-up + 5 timed launches (full: 4 x 256 lanes per CU,
-    /// 1023/1024 instructions, 3 + 30 launches).
+    /// CI-sized runs: 1 workgroup of 64 lanes per CU, 31 (dep) / 28 (indep)
+    /// instructions per lane, 1 warm-up + 5 timed launches (full: 4 x 256
+    /// lanes per CU, 1023 / 1020 instructions, 3 + 30 launches).
     #[arg(long)]
     pub(crate) quick: bool,
     /// Directory of the record (created when missing).

@@ -48,9 +48,33 @@ fn subcommands() -> BTreeSet<String> {
         .collect()
 }
 
+/// Where the command starting `text` ends: at `;`, `|`, `&`, a single
+/// quote or a backtick outside `$( … )`, at the `)` closing a substitution
+/// it sits in, or at the line's end. `"` and `$((…))` inside arguments do
+/// not end it.
+fn command_end(text: &str) -> usize {
+    let b = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'$' if b.get(i + 1) == Some(&b'(') => {
+                depth += 1;
+                i += 1;
+            }
+            b'(' if depth > 0 => depth += 1,
+            b')' if depth > 0 => depth -= 1,
+            b')' => return i,
+            b';' | b'|' | b'&' | b'\'' | b'`' if depth == 0 => return i,
+            _ => {}
+        }
+        i += 1;
+    }
+    b.len()
+}
+
 /// `dsxor SUB --flag …` invocations in shell text: SUB and the flags up to
-/// the end of the command (`;`, `&&`, `|`, `)`, a quote or a line end;
-/// backslash continuations joined first).
+/// the end of the command (backslash continuations joined first).
 fn invocations(text: &str, subs: &BTreeSet<String>) -> Vec<(String, Vec<String>)> {
     let joined = text.replace("\\\n", " ");
     let mut found = Vec::new();
@@ -59,9 +83,7 @@ fn invocations(text: &str, subs: &BTreeSet<String>) -> Vec<(String, Vec<String>)
         while let Some(i) = rest.find("dsxor ") {
             let after = &rest[i + "dsxor ".len()..];
             rest = after;
-            let end = after
-                .find([';', '|', ')', '\'', '"', '&'])
-                .unwrap_or(after.len());
+            let end = command_end(after);
             let mut words = after[..end].split_whitespace();
             let Some(sub) = words.next() else { continue };
             if !subs.contains(sub) {
@@ -69,7 +91,10 @@ fn invocations(text: &str, subs: &BTreeSet<String>) -> Vec<(String, Vec<String>)
             }
             let flags = words
                 .filter(|w| w.starts_with("--"))
-                .map(|w| w.split('=').next().unwrap_or(w).to_string())
+                .map(|w| {
+                    let w = w.trim_end_matches('"');
+                    w.split('=').next().unwrap_or(w).to_string()
+                })
                 .collect();
             found.push((sub.to_string(), flags));
         }
@@ -173,6 +198,21 @@ fn every_dsxor_flag_the_recipes_use_exists() {
         used.values().map(BTreeSet::len).sum::<usize>() >= 10,
         "{used:?}"
     );
+}
+
+#[test]
+fn the_scanner_reads_past_substitutions_and_quotes() {
+    let subs: BTreeSet<String> = ["run", "merge"].iter().map(|s| s.to_string()).collect();
+    let inv = invocations(
+        "dsxor run --seed \"$S\" \\\n  --shard \"$((I + 1))/$N\" \\\n  --out r --junit j.xml\n\
+         x $(dsxor merge $(ls a | grep -v '.r') --out m.json) && dsxor run --wave 32; echo --no",
+        &subs,
+    );
+    let flags = |k: usize| inv[k].1.join(" ");
+    assert_eq!(inv.len(), 3, "{inv:?}");
+    assert_eq!(flags(0), "--seed --shard --out --junit");
+    assert_eq!(flags(1), "--out");
+    assert_eq!(flags(2), "--wave");
 }
 
 #[test]

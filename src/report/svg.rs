@@ -382,7 +382,7 @@ fn draw_patterns(
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
+        .position(SeriesLabelPosition::UpperRight)
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .label_font(("sans-serif", 12))
@@ -658,7 +658,7 @@ fn draw_cells(area: &DrawingArea<SVGBackend, Shift>, r: &Results) -> Result<(), 
         r.spec.seed
     );
     let ran = format!(
-        "cases (green: passed, red: failed) on {} ({}, {} backend), started {}",
+        "cases (bluish green: passed, vermillion: failed) on {} ({}, {} backend), started {}",
         d.name,
         d.target_id,
         d.backend.name(),
@@ -671,7 +671,7 @@ fn draw_cells(area: &DrawingArea<SVGBackend, Shift>, r: &Results) -> Result<(), 
         .x_label_area_size(45)
         .y_label_area_size(LABEL_AREA)
         // Room right of the longest bar for its counts.
-        .build_cartesian_2d(0.0..most * 1.45, 0.0..n)
+        .build_cartesian_2d(0.0..most * 1.45, 0.0..n + 1.2)
         .map_err(draw_err)?;
     chart
         .configure_mesh()
@@ -752,7 +752,7 @@ fn draw_cells(area: &DrawingArea<SVGBackend, Shift>, r: &Results) -> Result<(), 
     if !cells.is_empty() {
         chart
             .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
+            .position(SeriesLabelPosition::UpperRight)
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK)
             .label_font(("sans-serif", 12))
@@ -921,6 +921,15 @@ mod tests {
         assert_eq!(si(1.5e6), "1.500 M");
         assert_eq!(si(999.0), "999.000");
         assert_eq!(si(0.0), "0");
+    }
+
+    #[test]
+    fn si_ticks_show_no_empty_digits() {
+        assert_eq!(si_tick(1e7), "10 M");
+        assert_eq!(si_tick(2.5e9), "2.5 G");
+        assert_eq!(si_tick(5e7), "50 M");
+        assert_eq!(si_tick(999.0), "999");
+        assert_eq!(si_tick(0.0), "0");
     }
 
     #[test]

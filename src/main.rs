@@ -183,7 +183,16 @@ fn run(args: Cli) -> cli::Outcome {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help and --version go to stdout with exit 0, as clap does.
+        Err(e) if !e.use_stderr() => e.exit(),
+        // Usage errors (clap's own, exit 2) read like every other error.
+        Err(e) => {
+            eprint!("dsxor: {}", e.render());
+            return ExitCode::from(dsxor::exit::USAGE);
+        }
+    };
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(Failure { code, error }) => {

@@ -49,6 +49,7 @@ pub(crate) mod info;
 pub(crate) mod isa;
 pub(crate) mod merge;
 pub(crate) mod package;
+pub(crate) mod qualify;
 pub(crate) mod report;
 pub(crate) mod repro;
 pub(crate) mod run;

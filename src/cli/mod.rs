@@ -85,6 +85,11 @@ pub(crate) struct DeviceArgs {
     /// LDS allocation block in bytes (512: LLVM's gfx11 granule; 1024: Mesa's).
     #[arg(long, default_value_t = dsxor::model::policy::LDS_GRANULE_GFX11_LLVM)]
     pub(crate) lds_granule: u32,
+    /// Software device only: do not check a --code-object kernel for
+    /// hazards (a register read before the s_waitcnt of the memory
+    /// instruction writing it), which is on by default for user code objects.
+    #[arg(long)]
+    pub(crate) no_hazard_check: bool,
 }
 
 /// A duration flag: humantime (`10s`, `500ms`, `2m`), or a bare number of
@@ -148,6 +153,7 @@ pub(crate) fn device_request(
         interleave_seed: dev.interleave_seed,
         timeout: parse_duration("timeout", &dev.timeout)?,
         lds_granule: dev.lds_granule,
+        hazard_check: dev.code_object.is_some() && !dev.no_hazard_check,
     })
 }
 

@@ -187,7 +187,7 @@ fn every_fault_changes_the_result_of_a_contended_case() {
             kernel,
             &c,
             EmuConfig {
-                fault: Some(fault),
+                fault: Some(fault.into()),
                 ..Default::default()
             },
         ) {

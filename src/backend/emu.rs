@@ -65,7 +65,7 @@ impl EmuBackend {
         });
         let mut name = "dsxor emu gfx11 (RDNA3 interpreter)".to_string();
         if let Some(f) = config.fault {
-            name.push_str(&format!(", fault {}", f.name()));
+            name.push_str(&format!(", fault {f}"));
         }
         if let Some(s) = config.interleave_seed {
             name.push_str(&format!(", interleave seed {s}"));
@@ -113,6 +113,12 @@ fn map_err(e: EmuError, kernel: &str, d: &Dispatch<'_>) -> BackendError {
             error: WaveError::Unsupported { .. },
             ..
         } => BackendError::Environment(e.to_string()),
+        // A hazard is a defect of the kernel (the input), not of the device
+        // nor a conformance failure: bad input, exit 2.
+        EmuError::Wave {
+            error: WaveError::Hazard { .. },
+            ..
+        } => BackendError::Invalid(format!("hazard: {e}")),
         EmuError::Wave { .. } => BackendError::Fault(e.to_string()),
     }
 }

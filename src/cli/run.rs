@@ -6,21 +6,31 @@ use super::*;
 pub(crate) struct RunArgs {
     #[command(flatten)]
     pub(crate) dev: DeviceArgs,
-    /// Total cases over every (pattern, wave) cell.
-    #[arg(long, default_value_t = dsxor::gen::suite::DEFAULT_CASES)]
-    pub(crate) cases: u64,
+    /// Total cases over every (pattern, wave) cell [default: 72000, or
+    /// sized by --rate].
+    #[arg(long)]
+    pub(crate) cases: Option<u64>,
+    /// Size the run to a claim instead of a case count: enough contended
+    /// lane-ops to see a fault hitting this fraction of them (e.g. 1e-5)
+    /// with --confidence; ceil(-ln(1-C)/R) lane-ops.
+    #[arg(long, conflicts_with = "cases")]
+    pub(crate) rate: Option<f64>,
+    /// Confidence of the claim a pass states (and --rate sizes to).
+    #[arg(long, default_value_t = 0.999)]
+    pub(crate) confidence: f64,
     /// Seed (decimal or 0x-hex); default: a fresh one, printed and recorded.
     #[arg(long)]
     pub(crate) seed: Option<String>,
-    /// Only these patterns (comma-separated or repeated): uniform,
-    /// one-address, k-per-address, cross-wave, bank-stride, exec-mask,
-    /// offset, alloc-edge, data.
-    #[arg(long, value_delimiter = ',')]
-    pub(crate) pattern: Vec<String>,
-    /// Only these wave sizes: 32, 64.
-    #[arg(long, value_delimiter = ',')]
-    pub(crate) wave: Vec<String>,
-    /// Run shard K of N (1-based): cases with index % N == K-1.
+    /// Only these patterns (comma-separated or repeated; default: all).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub(crate) pattern: Vec<PatternArg>,
+    /// Only these wave sizes (comma-separated; default: every size the
+    /// device and the kernels offer).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub(crate) wave: Vec<WaveArg>,
+    /// Run shard K of N (1-based): cases with index % N == K-1. Without it,
+    /// SHARD_INDEX (0-based) and TOTAL_SHARDS from the environment (as
+    /// ROCm's CI sets them) choose the shard.
     #[arg(long)]
     pub(crate) shard: Option<String>,
     /// Directory for the results, case stream and repro files.
@@ -29,9 +39,9 @@ pub(crate) struct RunArgs {
     /// Also write JUnit XML here.
     #[arg(long)]
     pub(crate) junit: Option<std::path::PathBuf>,
-    /// Opt-in probes that can fault real hardware: misaligned, out-of-range.
-    #[arg(long, value_delimiter = ',')]
-    pub(crate) probe: Vec<String>,
+    /// Opt-in probes that can fault real hardware (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub(crate) probe: Vec<ProbeArg>,
     /// Time allowed to minimize each failing case (0s: keep it as found).
     #[arg(long, default_value = "20s")]
     pub(crate) minimize_budget: String,
@@ -47,42 +57,71 @@ pub(crate) struct RunArgs {
 }
 
 pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
-    use dsxor::gen::suite::{parse_pattern, parse_probe, parse_wave, SuiteSpec};
-    use dsxor::gen::Shard;
+    use dsxor::gen::suite::{parse_pattern, parse_probe, SuiteSpec};
     let patterns = args
         .pattern
         .iter()
-        .map(|p| parse_pattern(p))
+        .map(|p| parse_pattern(&value_name(p)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(bad_input)?;
     let probes = args
         .probe
         .iter()
-        .map(|p| parse_probe(p))
+        .map(|p| parse_probe(&value_name(p)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(bad_input)?;
-    let waves = args
-        .wave
-        .iter()
-        .map(|w| parse_wave(w))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(bad_input)?;
-    let shard = match &args.shard {
-        Some(s) => Shard::parse(s).map_err(bad_input)?,
-        None => Shard::WHOLE,
-    };
+    let waves = args.wave.iter().map(|&w| w.into()).collect();
+    let shard = shard_of(
+        args.shard.as_deref(),
+        std::env::var("SHARD_INDEX").ok().as_deref(),
+        std::env::var("TOTAL_SHARDS").ok().as_deref(),
+    )?;
     let seed = match &args.seed {
         Some(s) => parse_seed(s)?,
         None => rand::random::<u64>(),
     };
     let policy = policy_of(&args.dev)?;
     let minimize_time = parse_duration("minimize-budget", &args.minimize_budget)?;
+    use dsxor::mutate::odds;
+    if !(args.confidence > 0.0 && args.confidence < 1.0) {
+        return Err(bad_input(odds::OddsError::Confidence(args.confidence)));
+    }
+    let needed = match args.rate {
+        Some(r) => Some(odds::events_needed(r, args.confidence).map_err(bad_input)?),
+        None => None,
+    };
     let req = device_request(&args.dev, waves)?;
     let mut opened = open_device(&req)?;
+    let cases = match needed {
+        None => args.cases.unwrap_or(dsxor::gen::suite::DEFAULT_CASES),
+        Some(events) => {
+            let sample = SuiteSpec::new(
+                seed,
+                3600,
+                &patterns,
+                &probes,
+                &opened.selection.waves,
+                shard,
+            )
+            .map_err(bad_input)?;
+            let cases = odds::cases_for_events(&sample, events).ok_or_else(|| {
+                bad_input(anyhow::anyhow!(
+                    "--rate: the selected patterns have no contended lane-op; no run length shows such a fault"
+                ))
+            })?;
+            eprintln!(
+                "dsxor: sized to the claim: a fault hitting {} contended lane-ops shows with \
+                 probability {} in {events} of them: about {cases} cases of this selection",
+                odds::one_in(args.rate.unwrap_or(1.0)),
+                args.confidence
+            );
+            cases
+        }
+    };
     // The device decides the wave sizes (the request ∩ what it and the kernels offer).
     let spec = SuiteSpec::new(
         seed,
-        args.cases,
+        cases,
         &patterns,
         &probes,
         &opened.selection.waves,
@@ -101,7 +140,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         parameters: dsxor::report::results::Parameters {
             timeout_ms: req.timeout.as_millis() as u64,
             minimize_budget_ms: minimize_time.as_millis() as u64,
-            fault: req.fault.map(|f| f.name().to_string()),
+            fault: req.fault.map(|f| f.to_string()),
             interleave_seed: req.interleave_seed,
             policy: policy.describe(),
         },
@@ -149,5 +188,54 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
     if let Some(reason) = &out.results.abort_reason {
         eprintln!("dsxor: run aborted: {reason}");
     }
+    if out.exit_code == dsxor::exit::PASS {
+        outln!(
+            "{}",
+            odds::pass_statement(out.contended_lane_ops, args.confidence)
+        );
+        if let Some(r) = args.rate {
+            outln!(
+                "claim: a fault hitting {} contended lane-ops would have shown with probability {:.4}",
+                odds::one_in(r),
+                odds::detection_probability(r, out.contended_lane_ops)
+            );
+        }
+    }
     Ok(out.exit_code)
+}
+
+/// The shard to run: `--shard K/N` when given; else `SHARD_INDEX` (0-based)
+/// and `TOTAL_SHARDS`, the variables TheRock (ROCm's own CI) sets for its
+/// shard matrices; else the whole run. One variable without the other is
+/// bad input rather than a silent whole run on every shard.
+fn shard_of(
+    flag: Option<&str>,
+    index: Option<&str>,
+    total: Option<&str>,
+) -> Result<dsxor::gen::Shard, Failure> {
+    use dsxor::gen::Shard;
+    if let Some(s) = flag {
+        return Shard::parse(s).map_err(bad_input);
+    }
+    match (index, total) {
+        (None, None) => Ok(Shard::WHOLE),
+        (Some(k), Some(n)) => {
+            let k0: u32 = k.trim().parse().map_err(|_| {
+                bad_input(anyhow::anyhow!(
+                    "SHARD_INDEX={k:?}: expected a 0-based shard index"
+                ))
+            })?;
+            let text = format!("{}/{}", u64::from(k0) + 1, n.trim());
+            let shard = Shard::parse(&text).map_err(|e| {
+                bad_input(anyhow::anyhow!(
+                    "SHARD_INDEX={k:?} TOTAL_SHARDS={n:?} (shard {text}): {e}"
+                ))
+            })?;
+            eprintln!("dsxor: shard {shard} from SHARD_INDEX={k} TOTAL_SHARDS={n}");
+            Ok(shard)
+        }
+        (Some(_), None) | (None, Some(_)) => Err(bad_input(anyhow::anyhow!(
+            "SHARD_INDEX and TOTAL_SHARDS must be set together (or use --shard K/N)"
+        ))),
+    }
 }

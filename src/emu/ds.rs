@@ -18,8 +18,9 @@
 //!   order when an interleave seed is given.
 
 use super::decode::{AtomicOp, Ds, DsKind};
+use super::fault::{self, AtomicIn, FaultSpec};
 use super::wave::Wave;
-use super::{Fault, WaveError};
+use super::WaveError;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
@@ -27,12 +28,15 @@ use rand_chacha::ChaCha8Rng;
 #[derive(Clone, Debug)]
 pub struct Lds {
     pub bytes: Vec<u8>,
+    /// The fault injector's state for this workgroup (`fault`).
+    pub fault: fault::State,
 }
 
 impl Lds {
     pub fn new(size: u32) -> Lds {
         Lds {
             bytes: vec![0; size as usize],
+            fault: fault::State::default(),
         }
     }
     pub fn size(&self) -> u64 {
@@ -52,11 +56,10 @@ impl Lds {
     #[inline]
     pub fn read(&self, a: u64, n: usize) -> u64 {
         if let Some(s) = self.bytes.get(a as usize..a as usize + n) {
-            if n == 8 {
-                let mut b = [0u8; 8];
-                b.copy_from_slice(s);
-                return u64::from_le_bytes(b);
-            }
+            // Whole in range: one little-endian load of n bytes.
+            let mut b = [0u8; 8];
+            b[..n].copy_from_slice(s);
+            return u64::from_le_bytes(b);
         }
         let mut v = 0u64;
         for k in 0..n {
@@ -68,10 +71,8 @@ impl Lds {
     #[inline]
     pub fn write(&mut self, a: u64, n: usize, v: u64) {
         if let Some(s) = self.bytes.get_mut(a as usize..a as usize + n) {
-            if n == 8 {
-                s.copy_from_slice(&v.to_le_bytes());
-                return;
-            }
+            s.copy_from_slice(&v.to_le_bytes()[..n]);
+            return;
         }
         for k in 0..n {
             self.write_byte(a + k as u64, (v >> (8 * k)) as u8);
@@ -154,19 +155,56 @@ fn lane_order(mask: u64, lanes: u32, rng: Option<&mut ChaCha8Rng>) -> Vec<u32> {
     v
 }
 
+/// The lanes of `mask` in the order they are performed: ascending without a
+/// scheduler seed (no allocation), seeded shuffle with one.
+enum Lanes {
+    Ascending { mask: u64, next: u32, lanes: u32 },
+    Shuffled(std::vec::IntoIter<u32>),
+}
+
+impl Iterator for Lanes {
+    type Item = u32;
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        match self {
+            Lanes::Ascending { mask, next, lanes } => {
+                while *next < *lanes {
+                    let l = *next;
+                    *next += 1;
+                    if *mask >> l & 1 != 0 {
+                        return Some(l);
+                    }
+                }
+                None
+            }
+            Lanes::Shuffled(it) => it.next(),
+        }
+    }
+}
+
+fn lanes_in_order(mask: u64, lanes: u32, rng: Option<&mut ChaCha8Rng>) -> Lanes {
+    match rng {
+        None => Lanes::Ascending {
+            mask,
+            next: 0,
+            lanes,
+        },
+        Some(r) => Lanes::Shuffled(lane_order(mask, lanes, Some(r)).into_iter()),
+    }
+}
+
 /// Execute one DS instruction for the active lanes of `w`.
 pub fn exec_ds(
     w: &mut Wave,
     d: &Ds,
     lds: &mut Lds,
-    fault: Option<Fault>,
+    fault: Option<FaultSpec>,
     rng: Option<&mut ChaCha8Rng>,
     pc: u64,
 ) -> Result<(), WaveError> {
     let exec = w.exec();
     let lanes = w.lanes;
     let offset16 = ((d.offset1 as u64) << 8) | d.offset0 as u64;
-    let size = lds.size();
     match d.kind {
         DsKind::Nop => Ok(()),
         DsKind::Atomic { op, wide, rtn } if fault.is_none() && rng.is_none() => {
@@ -193,18 +231,11 @@ pub fn exec_ds(
             Ok(())
         }
         DsKind::Atomic { op, wide, rtn } => {
-            let bytes: u64 = if wide { 8 } else { 4 };
-            let bits = if wide { 64 } else { 32 };
-            let mask = if fault == Some(Fault::IgnoreExec) {
-                w.full_mask()
-            } else {
-                exec
-            };
-            let offset = if fault == Some(Fault::DropOffset1) {
-                d.offset0 as u64
-            } else {
-                offset16
-            };
+            // Faults or a shuffled lane order: the fault injector's one
+            // hook, given the lanes' inputs (`fault::atomic`).
+            let mut addr = [0u32; 64];
+            let mut data = [0u64; 64];
+            let mut data2 = [0u64; 64];
             let read_data = |w: &Wave, r: u8, l: usize| -> u64 {
                 let lo = w.vgpr(r as usize, l) as u64;
                 if wide {
@@ -213,84 +244,50 @@ pub fn exec_ds(
                     lo
                 }
             };
-            // Fast path for the common case: ascending order, no fault.
-            let order: Vec<u32> = if rng.is_none() && mask == w.full_mask() {
-                (0..lanes).collect()
-            } else {
-                lane_order(mask, lanes, rng)
+            for l in 0..lanes as usize {
+                addr[l] = w.vgpr(d.addr as usize, l);
+                data[l] = read_data(w, d.data0, l);
+                data2[l] = read_data(w, d.data1, l);
+            }
+            let input = AtomicIn {
+                op,
+                wide,
+                lanes,
+                exec,
+                addr: &addr,
+                data: &data,
+                data2: &data2,
+                offset0: d.offset0,
+                offset1: d.offset1,
             };
-            let mut rets = [0u64; 64];
-            let mut olds = [0u64; 64];
-            let mut addrs = [0u64; 64];
-            for &l in &order {
-                let l = l as usize;
-                let a = w.vgpr(d.addr as usize, l) as u64 + offset;
-                if a % bytes != 0 {
-                    return Err(WaveError::MemViol {
-                        pc,
-                        lane: l as u32,
-                        addr: a,
-                        what: format!("{} needs {bytes}-byte alignment", d.name),
-                    });
+            let out = fault::atomic(&input, lds, fault.as_ref(), rng).map_err(|m| {
+                WaveError::MemViol {
+                    pc,
+                    lane: m.lane,
+                    addr: m.addr,
+                    what: format!(
+                        "{} needs {}-byte alignment",
+                        d.name,
+                        if wide { 8 } else { 4 }
+                    ),
                 }
-                addrs[l] = a;
-            }
-            let lost_update = fault == Some(Fault::LostUpdate);
-            if lost_update {
-                // Every lane reads before any lane writes: updates are lost.
-                for &l in &order {
-                    let a = addrs[l as usize];
-                    olds[l as usize] = if a < size {
-                        lds.read(a, bytes as usize)
-                    } else {
-                        0
-                    };
-                }
-            }
-            for &l in &order {
-                let l = l as usize;
-                let a = addrs[l];
-                let in_range = a < size;
-                let tmp = if lost_update {
-                    olds[l]
-                } else if in_range {
-                    lds.read(a, bytes as usize)
-                } else {
-                    0
-                };
-                let data = read_data(w, d.data0, l);
-                let data2 = read_data(w, d.data1, l);
-                let mut new = atomic_new(op, tmp, data, data2, bits);
-                if fault == Some(Fault::LowDwordOnly) && wide {
-                    new = (tmp & 0xffff_ffff_0000_0000) | (new & 0xffff_ffff);
-                }
-                if in_range {
-                    lds.write(a, bytes as usize, new);
-                }
-                let mut ret = if fault == Some(Fault::ReturnNew) {
-                    new
-                } else {
-                    tmp
-                };
-                if fault == Some(Fault::SwapDwords) && wide {
-                    ret = ret.rotate_left(32);
-                }
-                rets[l] = ret;
-            }
-            w.ds_atomic_lane_ops += order.len() as u64;
+            })?;
+            w.ds_atomic_lane_ops += u64::from(out.mask.count_ones());
             if rtn {
-                for &l in &order {
-                    let l = l as usize;
-                    w.set_vgpr(d.vdst as usize, l, rets[l] as u32);
+                for l in 0..lanes as usize {
+                    if out.mask >> l & 1 == 0 {
+                        continue;
+                    }
+                    w.set_vgpr(d.vdst as usize, l, out.ret[l] as u32);
                     if wide {
-                        w.set_vgpr(d.vdst as usize + 1, l, (rets[l] >> 32) as u32);
+                        w.set_vgpr(d.vdst as usize + 1, l, (out.ret[l] >> 32) as u32);
                     }
                 }
             }
             Ok(())
         }
         DsKind::Store { bytes } => {
-            for l in lane_order(exec, lanes, rng) {
+            for l in lanes_in_order(exec, lanes, rng) {
                 let l = l as usize;
                 let a = w.vgpr(d.addr as usize, l) as u64 + offset16;
                 store_bytes(w, lds, a, d.data0, bytes as usize, l);
@@ -300,7 +297,7 @@ pub fn exec_ds(
         DsKind::Store2 { wide, stride64 } => {
             let el: u64 = if wide { 8 } else { 4 };
             let scale = el * if stride64 { 64 } else { 1 };
-            for l in lane_order(exec, lanes, rng) {
+            for l in lanes_in_order(exec, lanes, rng) {
                 let l = l as usize;
                 let base = w.vgpr(d.addr as usize, l) as u64;
                 store_bytes(

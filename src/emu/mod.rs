@@ -4,19 +4,20 @@
 //! - `decode`: `.text` → a compact instruction form, decoded once.
 //! - `wave`: one wave's registers and the scalar/vector/memory interpreter.
 //! - `ds`: LDS instructions from the ISA pseudocode (never `model`).
+//! - `fault`: fault injection into DS atomics (classes, rates, conditions).
 //! - `mem`: bounds-checked global memory at fake device addresses.
-//! - this file: configuration, fault injection, the initial wave state of the
+//! - this file: configuration, the initial wave state of the
 //!   AMDHSA ABI, workgroups with `s_barrier`, the seeded scheduler and the
 //!   thread pool that spreads workgroups over the host's cores.
 
 pub mod decode;
 pub mod disasm;
 pub mod ds;
+pub mod fault;
+pub mod hazard;
 pub mod mem;
 pub mod wave;
 
-use std::fmt;
-use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -29,93 +30,14 @@ use ds::Lds;
 use mem::GlobalMem;
 use wave::{Env, Status, Wave};
 
-/// One named way to make the software device misbehave, as real hardware or
-/// a compiler could. Each applies to the DS atomic instructions (the family
-/// under test); every other instruction runs correctly.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Fault {
-    /// The read-modify-write is not atomic across the lanes of one
-    /// instruction: every lane reads the old value before any lane writes,
-    /// so lanes sharing an address lose all updates but the last.
-    LostUpdate,
-    /// The returning forms give back the new value instead of the old one.
-    ReturnNew,
-    /// Lanes whose EXEC bit is clear execute the atomic anyway.
-    IgnoreExec,
-    /// The high offset byte (offset1) is ignored: the address is ADDR + offset0.
-    DropOffset1,
-    /// The returned 64-bit value has its two dwords swapped.
-    SwapDwords,
-    /// 64-bit atomics update only the low dword of memory; the high dword keeps its old value.
-    LowDwordOnly,
-}
-
-impl Fault {
-    pub const ALL: [Fault; 6] = [
-        Fault::LostUpdate,
-        Fault::ReturnNew,
-        Fault::IgnoreExec,
-        Fault::DropOffset1,
-        Fault::SwapDwords,
-        Fault::LowDwordOnly,
-    ];
-
-    /// The name used on the command line (`--fault NAME`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Fault::LostUpdate => "lost-update",
-            Fault::ReturnNew => "return-new",
-            Fault::IgnoreExec => "ignore-exec",
-            Fault::DropOffset1 => "drop-offset1",
-            Fault::SwapDwords => "swap-dwords",
-            Fault::LowDwordOnly => "low-dword-only",
-        }
-    }
-
-    /// One-line description (for `--help` and reports).
-    pub fn doc(self) -> &'static str {
-        match self {
-            Fault::LostUpdate => "read-modify-write not atomic across contending lanes: all lanes read, then all write",
-            Fault::ReturnNew => "returning atomics give back the new value instead of the old one",
-            Fault::IgnoreExec => "lanes with EXEC clear execute the atomic too",
-            Fault::DropOffset1 => "the high offset byte (offset1) is ignored",
-            Fault::SwapDwords => "the returned qword has its two dwords swapped",
-            Fault::LowDwordOnly => "64-bit atomics update only the low 32 bits of memory",
-        }
-    }
-}
-
-impl fmt::Display for Fault {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// An unknown fault name.
-#[derive(Debug, thiserror::Error)]
-#[error("unknown fault `{given}`; known faults: {}", Fault::ALL.iter().map(|f| f.name()).collect::<Vec<_>>().join(", "))]
-pub struct UnknownFault {
-    pub given: String,
-}
-
-impl FromStr for Fault {
-    type Err = UnknownFault;
-    fn from_str(s: &str) -> Result<Fault, UnknownFault> {
-        Fault::ALL
-            .iter()
-            .copied()
-            .find(|f| f.name() == s)
-            .ok_or_else(|| UnknownFault {
-                given: s.to_string(),
-            })
-    }
-}
+pub use fault::{Conditions, Fault, FaultParseError, FaultSpec, UnknownFault};
 
 /// How the software device runs a dispatch.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EmuConfig {
-    /// Inject one named misbehaviour (None: behave as the ISA says).
-    pub fault: Option<Fault>,
+    /// Inject one named misbehaviour, at a rate and under conditions
+    /// (None: behave as the ISA says).
+    pub fault: Option<FaultSpec>,
     /// Seed of the scheduler that orders contending lanes within one DS
     /// instruction and interleaves the waves of a workgroup between barriers.
     /// None: deterministic order (ascending lanes; each wave runs until it
@@ -132,6 +54,11 @@ pub struct EmuConfig {
     /// rounded up to it. 1024 is the block size Mesa and LLVM PR 224852 give
     /// for gfx11's allocation (as opposed to the LDS_SIZE encoding unit).
     pub lds_granule: Option<u32>,
+    /// Report a read (or overwrite) of a register that an outstanding memory
+    /// instruction will still write, i.e. a missing `s_waitcnt`, as
+    /// [`WaveError::Hazard`] ([`hazard`]). The command line turns it on for
+    /// user code objects (`--code-object`; `--no-hazard-check` turns it off).
+    pub hazard_check: bool,
 }
 
 /// Instructions per wave allowed for a wall-clock `timeout`: a generous
@@ -167,6 +94,14 @@ pub enum WaveError {
     BadBranch { pc: u64 },
     #[error("pc {pc:#x} is outside the decoded .text")]
     PcOutsideText { pc: u64 },
+    /// The kernel uses a memory result before waiting for it: on silicon it
+    /// would read a stale register (or have its write clobbered).
+    #[error("hazard at pc {pc:#x} `{inst}`: {detail}")]
+    Hazard {
+        pc: u64,
+        inst: String,
+        detail: String,
+    },
 }
 
 /// Why a launch on the software device did not complete.
@@ -449,6 +384,8 @@ struct GroupCtx<'a> {
     budget: u64,
     deadline: Instant,
     entry: u32,
+    /// The launch's identity for the fault stream (0 when no fault draws).
+    launch_id: u64,
 }
 
 /// Run workgroup `g` to completion on this thread.
@@ -466,8 +403,14 @@ fn run_group(
     }
     for (w, wave) in waves.iter_mut().enumerate().take(nwaves) {
         init_wave(wave, l, g, w as u32, c.entry);
+        match (&mut wave.hazard, c.cfg.hazard_check) {
+            (Some(h), true) => h.clear(),
+            (h, true) => *h = Some(Box::default()),
+            (h, false) => *h = None,
+        }
     }
     lds.bytes.fill(0);
+    lds.fault.reset(g, c.launch_id);
     let mut rng = c.cfg.interleave_seed.map(|seed| {
         // One stream per workgroup, so parallel runs stay reproducible.
         let mut r = ChaCha8Rng::seed_from_u64(seed);
@@ -502,6 +445,7 @@ fn run_group(
             None => (runnable[0], SLICE),
         };
         let wave = &mut waves[wi];
+        lds.fault.wave = wi as u32;
         let left = c.budget.saturating_sub(wave.executed);
         let q = quantum.min(left.max(1));
         let res = wave.run(&c.env, lds, rng.as_mut(), q);
@@ -557,6 +501,14 @@ pub fn run(launch: &Launch<'_>, mem: &GlobalMem, cfg: &EmuConfig) -> Result<RunS
             .unwrap_or_else(|| budget_for_timeout(launch.timeout)),
         deadline: Instant::now() + launch.timeout,
         entry,
+        launch_id: match &cfg.fault {
+            Some(f) if f.is_random() => fault::launch_identity(
+                (0..).map_while(|i| mem.region_bytes(i)),
+                launch.groups,
+                launch.block,
+            ),
+            _ => 0,
+        },
     };
     let threads = cfg
         .threads

@@ -51,6 +51,9 @@ pub struct RunOutcome {
     pub repros: Vec<PathBuf>,
     /// 0 passed, 1 a conformance failure, 2 bad input, 3 environment.
     pub exit_code: u8,
+    /// Contended lane-ops of the cases that ran (`mutate::odds`): what a
+    /// pass rules out is sized by it.
+    pub contended_lane_ops: u64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -284,6 +287,7 @@ fn run_plan(
     let mut repros = Vec::new();
     let mut minimized: HashMap<(Pattern, WaveSize, String), u64> = HashMap::new();
     let mut abort: Option<Abort> = None;
+    let mut contended_lane_ops = 0u64;
 
     for (position, planned) in plan.iter().enumerate() {
         let (generated, evaluated) = match workers.get(position % workers.len().max(1)) {
@@ -329,6 +333,7 @@ fn run_plan(
                 break;
             }
         };
+        contended_lane_ops += crate::mutate::odds::contended_lane_ops(&case);
         let device_us = match &outcome {
             DeviceOutcome::Completed { device_us, .. } => *device_us,
             _ => 0,
@@ -502,6 +507,7 @@ fn run_plan(
         results_path,
         repros,
         exit_code,
+        contended_lane_ops,
     })
 }
 

@@ -29,7 +29,7 @@ fn objects() -> Vec<(WaveSize, &'static [u8])> {
 
 fn emu(fault: Option<Fault>) -> EmuBackend {
     EmuBackend::new(EmuConfig {
-        fault,
+        fault: fault.map(Into::into),
         threads: Some(1),
         ..Default::default()
     })

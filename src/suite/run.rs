@@ -492,10 +492,12 @@ fn run_plan(
     }
     crate::report::console::stdout_text(&summary_table(&results));
     crate::report::console::stdout_line(&format!("results: {}", results_path.display()));
+    // Conformance failures already found decide the code: an abort after
+    // them (environment or input trouble) must not hide them behind 2 or 3.
     let exit_code = match (&abort, failed) {
-        (Some(a), _) => a.code,
+        (_, 1..) => exit::FAIL,
+        (Some(a), 0) => a.code,
         (None, 0) => exit::PASS,
-        (None, _) => exit::FAIL,
     };
     Ok(RunOutcome {
         results,

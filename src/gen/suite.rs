@@ -200,6 +200,17 @@ impl SuiteSpec {
             .collect()
     }
 
+    /// How many cases this shard runs (run indices below `cases` with
+    /// `index % N == K - 1`), without building the plan.
+    pub fn shard_len(&self) -> u64 {
+        let (k, n) = (u64::from(self.shard.index), u64::from(self.shard.count));
+        if k == 0 || n == 0 || self.cases < k {
+            0
+        } else {
+            (self.cases - k) / n + 1
+        }
+    }
+
     pub fn generate(&self, planned: Planned) -> Generated {
         generate(self.seed, planned.id, planned.index)
     }
@@ -219,6 +230,18 @@ mod tests {
 
     fn spec(cases: u64, shard: Shard) -> SuiteSpec {
         SuiteSpec::new(1, cases, &[], &[], &[], shard).unwrap()
+    }
+
+    #[test]
+    fn shard_len_counts_the_plan() {
+        for cases in [1, 2, 17, 100] {
+            for n in 1..=7 {
+                for k in 1..=n {
+                    let s = spec(cases, Shard { index: k, count: n });
+                    assert_eq!(s.shard_len(), s.plan().len() as u64, "{cases} {k}/{n}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -33,6 +33,12 @@ pub(crate) enum ReportInput {
 pub(crate) fn report_input(path: &std::path::Path) -> Result<ReportInput, Failure> {
     use dsxor::report::bench_record::{BenchRecord, BENCH_FORMAT};
     use dsxor::report::results::{Results, RESULTS_FORMAT};
+    // A run killed before its .json: its case stream, read as `aborted`.
+    if path.to_string_lossy().ends_with(".cases.jsonl") {
+        return Results::recover(path)
+            .map(ReportInput::Conformance)
+            .map_err(bad_input);
+    }
     let text = std::fs::read_to_string(path)
         .map_err(|e| bad_input(anyhow::anyhow!("cannot read {}: {e}", path.display())))?;
     let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
@@ -50,7 +56,7 @@ pub(crate) fn report_input(path: &std::path::Path) -> Result<ReportInput, Failur
         )),
         other => Err(bad_input(anyhow::anyhow!(
             "{}: {}; dsxor report reads `{BENCH_FORMAT}` (dsxor bench) and `{RESULTS_FORMAT}` \
-             (the final .json of dsxor run, not its .cases.jsonl)",
+             (the final .json of dsxor run, or the .cases.jsonl of a run killed before it)",
             path.display(),
             match other {
                 Some(f) => format!("format `{f}`"),

@@ -133,7 +133,7 @@ pub fn shrink(
     let env_error: RefCell<Option<BackendError>> = RefCell::new(None);
     let last: RefCell<Option<(DeviceOutcome, Judgement)>> = RefCell::new(None);
     let m = minimize(case, budget, |candidate| {
-        if env_error.borrow().is_some() {
+        if env_error.borrow().is_some() || super::stop::requested().is_some() {
             return false;
         }
         match device.run_case(candidate) {
@@ -255,12 +255,13 @@ fn run_plan(
     let spec = &opts.spec;
     let info = device.info().clone();
     let env = environment(device, &opts.selection);
-    let mut writer = ResultsWriter::create(
+    let mut writer = ResultsWriter::create_with(
         &opts.out_dir,
         started_at,
         info.backend.name(),
         &info.target_id,
         spec,
+        Some((&opts.parameters, &env)),
     )?;
     let mut progress = match opts.interactive {
         Some(i) => Progress::with_mode(plan.len() as u64, i),
@@ -286,6 +287,16 @@ fn run_plan(
     let mut abort: Option<Abort> = None;
 
     for (position, planned) in plan.iter().enumerate() {
+        if let Some(signal) = super::stop::requested() {
+            abort = Some(Abort {
+                code: exit::ENVIRONMENT,
+                reason: format!(
+                    "stopped by {signal} after {position} of {} cases",
+                    plan.len()
+                ),
+            });
+            break;
+        }
         let (generated, evaluated) = match workers.get(position % workers.len().max(1)) {
             None => {
                 let g = spec.generate(*planned);
@@ -333,7 +344,7 @@ fn run_plan(
             DeviceOutcome::Completed { device_us, .. } => *device_us,
             _ => 0,
         };
-        writer.record(&CaseRecord {
+        let recorded = writer.record(&CaseRecord {
             index: planned.index,
             pattern: id.pattern,
             variant: variant.clone(),
@@ -355,7 +366,14 @@ fn run_plan(
             },
             notes: judgement.notes.clone(),
             device_us,
-        })?;
+        });
+        if let Err(e) = recorded {
+            abort = Some(Abort {
+                code: exit::ENVIRONMENT,
+                reason: e.to_string(),
+            });
+            break;
+        }
         if let Some(cell) = cells.last_mut() {
             cell.counts.cases += 1;
             if judgement.passed {
@@ -421,7 +439,13 @@ fn run_plan(
             shrunk.stats.clone(),
         );
         let path = repro_path(writer.dir(), writer.stem(), planned.index);
-        repro.write(&path)?;
+        if let Err(e) = repro.write(&path) {
+            abort = Some(Abort {
+                code: exit::ENVIRONMENT,
+                reason: e.to_string(),
+            });
+            break;
+        }
         let after = shrunk.case.lanes.iter().filter(|l| l.active).count();
         progress.println(&format!(
             "     minimized to {} group(s) x {} wave(s), {} active lane(s) in {} tries ({:.1} s{}): {}",
@@ -504,6 +528,69 @@ fn run_plan(
         results_path,
         repros,
         exit_code,
+    })
+}
+
+/// A run that stopped before its first case (no device: `--backend hip`
+/// on a machine without one): it still writes its `aborted` results file,
+/// an empty case stream and JUnit, so CI finds a file that says why.
+/// `info` names the device asked for; returns the files with `code`.
+pub fn write_unstarted(
+    opts: &RunOptions,
+    info: crate::backend::DeviceInfo,
+    reason: &str,
+    code: u8,
+) -> Result<RunOutcome, RunError> {
+    let now = SystemTime::now();
+    let (host_os, host_arch, host_cpus) = host();
+    let env = Environment {
+        device: info,
+        selection: opts.selection.clone(),
+        code_objects: Vec::new(),
+        host_os,
+        host_arch,
+        host_cpus,
+    };
+    let mut writer = ResultsWriter::create_with(
+        &opts.out_dir,
+        now,
+        env.device.backend.name(),
+        &env.device.target_id,
+        &opts.spec,
+        Some((&opts.parameters, &env)),
+    )?;
+    let results = Results {
+        format: RESULTS_FORMAT.into(),
+        dsxor_version: env!("CARGO_PKG_VERSION").into(),
+        started_utc: rfc3339(now),
+        finished_utc: rfc3339(now),
+        wall_ms: 0,
+        status: Status::Aborted,
+        abort_reason: Some(reason.to_string()),
+        environment: env,
+        spec: opts.spec.clone(),
+        parameters: opts.parameters.clone(),
+        cases_file: writer
+            .cases_path()
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned()),
+        total: 0,
+        passed: 0,
+        failed: 0,
+        patterns: Vec::new(),
+        failures: Vec::new(),
+        merged_from: Vec::new(),
+    };
+    let results_path = writer.finish(&results)?;
+    if let Some(j) = &opts.junit {
+        write_junit(j, &results)?;
+    }
+    crate::report::console::stdout_line(&format!("results: {}", results_path.display()));
+    Ok(RunOutcome {
+        results,
+        results_path,
+        repros: Vec::new(),
+        exit_code: code,
     })
 }
 

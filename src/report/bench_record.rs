@@ -159,24 +159,24 @@ pub struct Rate {
 
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
-    #[error("cannot read bench record {path}: {source}")]
+    #[error("cannot read bench record {path}: {cause}")]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("{path} is not a bench record: {source}")]
+    #[error("{path} is not a bench record: {cause}")]
     Parse {
         path: PathBuf,
-        source: serde_json::Error,
+        cause: serde_json::Error,
     },
     #[error("{path}: format `{found}`, expected `{BENCH_FORMAT}`")]
     Format { path: PathBuf, found: String },
     #[error("{path}: {what}")]
     Invalid { path: PathBuf, what: String },
-    #[error("cannot write bench record {path}: {source}")]
+    #[error("cannot write bench record {path}: {cause}")]
     Write {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 }
 
@@ -185,7 +185,7 @@ impl BenchRecord {
     pub fn from_json(text: &str, path: &Path) -> Result<BenchRecord, RecordError> {
         let r: BenchRecord = serde_json::from_str(text).map_err(|source| RecordError::Parse {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         })?;
         if r.format != BENCH_FORMAT {
             return Err(RecordError::Format {
@@ -234,20 +234,37 @@ impl BenchRecord {
     pub fn load(path: &Path) -> Result<BenchRecord, RecordError> {
         let text = std::fs::read_to_string(path).map_err(|source| RecordError::Read {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         })?;
         BenchRecord::from_json(&text, path)
     }
 
-    /// Write as pretty JSON to `path`.
+    /// Write as pretty JSON to `path`, atomically (no torn or empty file).
     pub fn save(&self, path: &Path) -> Result<(), RecordError> {
         let write_err = |source| RecordError::Write {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         };
         let text =
             serde_json::to_string_pretty(self).map_err(|e| write_err(std::io::Error::other(e)))?;
-        std::fs::write(path, text + "\n").map_err(write_err)
+        crate::report::results::write_text_atomic(path, &(text + "\n"))
+            .map_err(|e| write_err(std::io::Error::other(e.to_string())))
+    }
+
+    /// Write as pretty JSON into `dir` under [`BenchRecord::file_name`], or
+    /// that name with `-2`, `-3`… when a record of the same second is
+    /// already there; never replaces a file. Returns the path.
+    pub fn save_new(&self, dir: &Path) -> Result<PathBuf, RecordError> {
+        let name = self.file_name();
+        let stem = name.strip_suffix(".json").unwrap_or(&name);
+        let write_err = |source| RecordError::Write {
+            path: dir.join(&name),
+            cause: source,
+        };
+        let text =
+            serde_json::to_string_pretty(self).map_err(|e| write_err(std::io::Error::other(e)))?;
+        crate::report::results::write_new_file(dir, stem, "json", &(text + "\n"))
+            .map_err(|e| write_err(std::io::Error::other(e.to_string())))
     }
 
     /// True when the rates are the software device's, not a GPU's.

@@ -27,20 +27,20 @@ pub const CASES_FORMAT: &str = "dsxor-cases/1";
 
 #[derive(Debug, thiserror::Error)]
 pub enum ResultsError {
-    #[error("cannot create results directory {path}: {source}")]
+    #[error("cannot create results directory {path}: {cause}")]
     CreateDir {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {path}: {cause}")]
     Write {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}: {cause}")]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("{path} is not a dsxor results file: {why}")]
     Malformed { path: PathBuf, why: String },
@@ -189,7 +189,7 @@ impl Results {
     pub fn read(path: &Path) -> Result<Results, ResultsError> {
         let text = fs::read_to_string(path).map_err(|source| ResultsError::Read {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         })?;
         let malformed = |why: String| ResultsError::Malformed {
             path: path.to_path_buf(),
@@ -234,7 +234,7 @@ impl Results {
         };
         let text = fs::read_to_string(cases_path).map_err(|source| ResultsError::Read {
             path: cases_path.to_path_buf(),
-            source,
+            cause: source,
         })?;
         let complete = match text.rfind('\n') {
             Some(i) => &text[..=i],
@@ -435,7 +435,7 @@ impl ResultsWriter {
     ) -> Result<ResultsWriter, ResultsError> {
         fs::create_dir_all(dir).map_err(|source| ResultsError::CreateDir {
             path: dir.to_path_buf(),
-            source,
+            cause: source,
         })?;
         let mut base = format!(
             "{}-{}-{}",
@@ -487,7 +487,7 @@ impl ResultsWriter {
                 Err(source) => {
                     return Err(ResultsError::Write {
                         path: cases_path,
-                        source,
+                        cause: source,
                     })
                 }
             }
@@ -521,14 +521,14 @@ impl ResultsWriter {
             .and_then(|_| self.cases.flush())
             .map_err(|source| ResultsError::Write {
                 path: self.cases_path.clone(),
-                source,
+                cause: source,
             })
     }
 
     pub fn record(&mut self, record: &CaseRecord) -> Result<(), ResultsError> {
         let line = serde_json::to_string(record).map_err(|e| ResultsError::Write {
             path: self.cases_path.clone(),
-            source: std::io::Error::other(e),
+            cause: std::io::Error::other(e),
         })?;
         self.append_line(&line)
     }
@@ -546,7 +546,7 @@ impl ResultsWriter {
 pub fn write_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), ResultsError> {
     let mut text = serde_json::to_string_pretty(value).map_err(|e| ResultsError::Write {
         path: path.to_path_buf(),
-        source: std::io::Error::other(e),
+        cause: std::io::Error::other(e),
     })?;
     text.push('\n');
     write_text_atomic(path, &text)
@@ -559,7 +559,7 @@ pub fn write_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), ResultsE
 pub fn write_text_atomic(path: &Path, text: &str) -> Result<(), ResultsError> {
     let err = |source| ResultsError::Write {
         path: path.to_path_buf(),
-        source,
+        cause: source,
     };
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -581,6 +581,45 @@ pub fn write_text_atomic(path: &Path, text: &str) -> Result<(), ResultsError> {
     Ok(())
 }
 
+/// Write `text` as a new file in `dir` named `<stem>.<ext>`, or
+/// `<stem>-2.<ext>`, `-3`… when that name is taken (two runs started in
+/// the same second): written to a temporary file first and persisted
+/// without replacing anything, so no record is ever lost to another and
+/// none is left torn or empty. Returns the path written.
+pub fn write_new_file(
+    dir: &Path,
+    stem: &str,
+    ext: &str,
+    text: &str,
+) -> Result<PathBuf, ResultsError> {
+    let first = dir.join(format!("{stem}.{ext}"));
+    let err = |path: &Path, cause| ResultsError::Write {
+        path: path.to_path_buf(),
+        cause,
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{stem}."))
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| err(&first, e))?;
+    tmp.write_all(text.as_bytes())
+        .and_then(|_| tmp.as_file().sync_all())
+        .map_err(|e| err(&first, e))?;
+    for n in 1u32.. {
+        let path = if n == 1 {
+            first.clone()
+        } else {
+            dir.join(format!("{stem}-{n}.{ext}"))
+        };
+        match tmp.persist_noclobber(&path) {
+            Ok(_) => return Ok(path),
+            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => tmp = e.file,
+            Err(e) => return Err(err(&path, e.error)),
+        }
+    }
+    Err(err(&first, std::io::Error::other("no free file name")))
+}
+
 /// Fail now, before any case runs, if `dir` cannot take files (it is
 /// created if missing) or `file`'s directory cannot: a run must not do all
 /// its work and then lose it to a bad path.
@@ -588,17 +627,17 @@ pub fn check_writable(dir: Option<&Path>, file: Option<&Path>) -> Result<(), Res
     if let Some(dir) = dir {
         fs::create_dir_all(dir).map_err(|source| ResultsError::CreateDir {
             path: dir.to_path_buf(),
-            source,
+            cause: source,
         })?;
         tempfile::tempfile_in(dir).map_err(|source| ResultsError::Write {
             path: dir.to_path_buf(),
-            source,
+            cause: source,
         })?;
     }
     if let Some(file) = file {
         let err = |source| ResultsError::Write {
             path: file.to_path_buf(),
-            source,
+            cause: source,
         };
         if file.is_dir() {
             return Err(err(std::io::Error::other("it is a directory")));
@@ -662,6 +701,19 @@ pub(crate) mod tests {
             failures: vec![],
             merged_from: vec![],
         }
+    }
+
+    #[test]
+    fn new_files_never_replace_one_another() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = write_new_file(dir.path(), "bench-x", "json", "first\n").unwrap();
+        let b = write_new_file(dir.path(), "bench-x", "json", "second\n").unwrap();
+        assert_ne!(a, b);
+        assert!(b.to_string_lossy().ends_with("bench-x-2.json"), "{b:?}");
+        assert_eq!(fs::read_to_string(&a).unwrap(), "first\n");
+        assert_eq!(fs::read_to_string(&b).unwrap(), "second\n");
+        // No temporary file left behind.
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
     #[test]

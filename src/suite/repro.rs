@@ -22,10 +22,10 @@ pub const REPRO_FORMAT: &str = "dsxor-repro/1";
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReproError {
-    #[error("cannot read repro file {path}: {source}")]
+    #[error("cannot read repro file {path}: {cause}")]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("{path} is not a {REPRO_FORMAT} file: {why}")]
     Malformed { path: PathBuf, why: String },
@@ -137,7 +137,7 @@ impl Repro {
     pub fn read(path: &Path) -> Result<Repro, ReproError> {
         let text = fs::read_to_string(path).map_err(|source| ReproError::Read {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         })?;
         let malformed = |why: String| ReproError::Malformed {
             path: path.to_path_buf(),

@@ -215,6 +215,8 @@ fn bad_paths_and_empty_or_unseeded_shards_are_refused_before_any_case() {
         vec!["--cases", "0"],
         vec!["--cases", "3", "--shard", "5/10", "--seed", "1"],
         vec!["--shard", "1/2"],
+        vec!["--timeout", "0s"],
+        vec!["--timeout", "1ns"],
     ] {
         let mut a = vec!["run", "--backend", "emu", "--out", out];
         if !args.contains(&"--cases") {
@@ -335,4 +337,55 @@ fn merge_names_a_bounded_list_of_missing_shards() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("4294967284 more"), "{stderr}");
     assert!(stderr.len() < 2000, "{stderr}");
+}
+
+/// On a terminal with stderr redirected (`dsxor run … 2>err.txt`), the seed
+/// line, every `FAIL case` line and every repro path still reach the
+/// screen: the bar draws on stderr, so it is stderr that decides bar or
+/// plain lines, and messages go to stdout either way. `script` gives the
+/// run a terminal.
+#[test]
+fn a_terminal_with_stderr_redirected_still_shows_seed_failures_and_repros() {
+    let Some(script) = common::tool("script (util-linux)", "DSXOR_SCRIPT", &["script"]) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let err = dir.path().join("err.txt");
+    let cmd = format!(
+        "'{}' run --backend emu --fault lost-update --pattern one-address --wave 32 \
+         --cases 3 --seed 7 --out '{}' 2>'{}'",
+        env!("CARGO_BIN_EXE_dsxor"),
+        dir.path().display(),
+        err.display()
+    );
+    let o = Command::new(script)
+        .args(["-qec", &cmd, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let screen = String::from_utf8_lossy(&o.stdout);
+    assert!(screen.contains("seed 7 (0x7)"), "{screen}");
+    assert!(screen.contains("FAIL case"), "{screen}");
+    assert!(screen.contains(".repro-"), "{screen}");
+}
+
+/// An error names its cause once: `cannot read X: No such file or
+/// directory (os error 2)`, not that twice (the cause printed in the
+/// message and again as the error's source).
+#[test]
+fn an_error_names_its_cause_once() {
+    for args in [
+        vec!["merge", "/nonexistent/a.json"],
+        vec!["repro", "/nonexistent/r.json"],
+        vec!["report", "/nonexistent/b.json"],
+    ] {
+        let o = common::dsxor(&args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", text(&o));
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(
+            stderr.matches("No such file or directory").count(),
+            1,
+            "{args:?}: {stderr}"
+        );
+    }
 }

@@ -176,11 +176,19 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         interactive: None,
     };
     let judge = dsxor::suite::judge::ModelJudge::new(policy);
-    let jobs = args.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    });
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    // Each job holds a whole software device: more jobs than cores only
+    // costs memory (--jobs 100000 took 4 GB before its first case).
+    let jobs = match args.jobs {
+        Some(j) if j > cores => {
+            eprintln!("dsxor: --jobs {j} capped at {cores}, the host's cores");
+            cores
+        }
+        Some(j) => j,
+        None => cores,
+    };
     // One job: the opened device runs everything (no worker threads).
     let devices = if jobs > 1 {
         opened.emu_workers(jobs).map_err(|e| match e {

@@ -215,16 +215,17 @@ pub fn run_suite_with(
     opts: &RunOptions,
     workers: Vec<Worker>,
 ) -> Result<RunOutcome, RunError> {
-    let plan = opts.spec.plan();
+    // Lazy: generated as taken, so memory does not grow with --cases.
+    let plan = opts.spec.plan_iter();
     let n = workers.len();
     std::thread::scope(|scope| {
         let mut results = Vec::with_capacity(n);
         for (k, (mut w_device, w_judge)) in workers.into_iter().enumerate() {
             let (tx, rx) = std::sync::mpsc::sync_channel(WORKER_AHEAD);
-            let (plan, spec) = (&plan, &opts.spec);
+            let (plan, spec) = (plan.clone(), &opts.spec);
             scope.spawn(move || {
-                for planned in plan.iter().skip(k).step_by(n) {
-                    let generated = spec.generate(*planned);
+                for planned in plan.skip(k).step_by(n) {
+                    let generated = spec.generate(planned);
                     let r = evaluate(w_device.as_mut(), w_judge.as_ref(), &generated.case);
                     let stop = r.is_err();
                     // A closed channel: the run stopped; so does the worker.
@@ -237,7 +238,7 @@ pub fn run_suite_with(
         }
         // `results` is dropped when this returns (before the scope joins the
         // workers), which unblocks any worker still sending.
-        run_plan(device, judge, opts, &plan, &results)
+        run_plan(device, judge, opts, plan, &results)
     })
 }
 
@@ -247,12 +248,13 @@ fn run_plan(
     device: &mut dyn CaseDevice,
     judge: &dyn Judge,
     opts: &RunOptions,
-    plan: &[crate::gen::suite::Planned],
+    plan: impl Iterator<Item = crate::gen::suite::Planned>,
     workers: &[std::sync::mpsc::Receiver<Evaluated>],
 ) -> Result<RunOutcome, RunError> {
     let started_at = SystemTime::now();
     let started = Instant::now();
     let spec = &opts.spec;
+    let planned_len = spec.shard_len();
     let info = device.info().clone();
     let env = environment(device, &opts.selection);
     let mut writer = ResultsWriter::create_with(
@@ -264,14 +266,14 @@ fn run_plan(
         Some((&opts.parameters, &env)),
     )?;
     let mut progress = match opts.interactive {
-        Some(i) => Progress::with_mode(plan.len() as u64, i),
-        None => Progress::new(plan.len() as u64),
+        Some(i) => Progress::with_mode(planned_len, i),
+        None => Progress::new(planned_len),
     };
     progress.println(&format!(
         "dsxor run: seed {} ({:#x}), {} of {} cases (shard {}), {} on {} ({}), streaming to {}",
         spec.seed,
         spec.seed,
-        plan.len(),
+        planned_len,
         spec.cases,
         spec.shard,
         info.backend.name(),
@@ -286,20 +288,17 @@ fn run_plan(
     let mut minimized: HashMap<(Pattern, WaveSize, String), u64> = HashMap::new();
     let mut abort: Option<Abort> = None;
 
-    for (position, planned) in plan.iter().enumerate() {
+    for (position, planned) in plan.enumerate() {
         if let Some(signal) = super::stop::requested() {
             abort = Some(Abort {
                 code: exit::ENVIRONMENT,
-                reason: format!(
-                    "stopped by {signal} after {position} of {} cases",
-                    plan.len()
-                ),
+                reason: format!("stopped by {signal} after {position} of {planned_len} cases"),
             });
             break;
         }
         let (generated, evaluated) = match workers.get(position % workers.len().max(1)) {
             None => {
-                let g = spec.generate(*planned);
+                let g = spec.generate(planned);
                 let r = evaluate(device, judge, &g.case);
                 (g, r)
             }
@@ -424,7 +423,7 @@ fn run_plan(
         let kernel = device
             .kernel_identity(&shrunk.case)
             .unwrap_or_else(|_| unknown_kernel(&shrunk.case));
-        let repro = Repro::new(
+        let mut repro = Repro::new(
             spec.seed,
             spec.generator_version,
             id,
@@ -438,6 +437,7 @@ fn run_plan(
             judge.policy(),
             shrunk.stats.clone(),
         );
+        repro.fault = opts.parameters.fault.clone();
         let path = repro_path(writer.dir(), writer.stem(), planned.index);
         if let Err(e) = repro.write(&path) {
             abort = Some(Abort {

@@ -86,6 +86,10 @@ pub struct Repro {
     pub policy: String,
     pub original: Shape,
     pub minimize: MinimizeStats,
+    /// The software device's injected fault (`--fault`) the failure was
+    /// found under, if any: a replay without it says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<String>,
 }
 
 impl Repro {
@@ -126,6 +130,7 @@ impl Repro {
             policy,
             original: Shape::of(original),
             minimize,
+            fault: None,
         }
     }
 
@@ -152,7 +157,7 @@ impl Repro {
         }
         let repro: Repro = serde_json::from_value(value).map_err(|e| malformed(e.to_string()))?;
         let c = &repro.case;
-        if c.lanes.len() != c.geometry.total_lanes()
+        if c.geometry.checked_total_lanes() != Some(c.lanes.len())
             || c.lds_init.len() != c.geometry.groups as usize
             || c.lds_bytes % 8 != 0
             || c.lds_init.iter().any(|g| g.len() != c.lds_qwords())

@@ -157,6 +157,10 @@ pub struct Rate {
     pub max: f64,
 }
 
+/// The smallest and largest nonzero rate a record may hold (per second).
+pub const MIN_RATE: f64 = 1e-3;
+pub const MAX_RATE: f64 = 1e18;
+
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
     #[error("cannot read bench record {path}: {cause}")]
@@ -213,11 +217,21 @@ impl BenchRecord {
             }
             let rates = [
                 run.lane_ops_per_second.map(|x| x.median),
+                run.lane_ops_per_second.map(|x| x.min),
+                run.lane_ops_per_second.map(|x| x.max),
                 run.lds_bytes_per_second,
             ];
-            if rates.iter().flatten().any(|x| !x.is_finite() || *x < 0.0) {
+            // Policy: a rate is 0 or within [MIN_RATE, MAX_RATE]. Rates near
+            // the limits of a double (1e-308, 1e308) made the plotting
+            // library's log axis spin forever or exhaust memory; no device
+            // does fewer than 1e-3 or more than 1e18 operations a second.
+            if rates
+                .iter()
+                .flatten()
+                .any(|x| !(*x == 0.0 || (MIN_RATE..=MAX_RATE).contains(x)))
+            {
                 return Err(invalid(format!(
-                    "run `{}` has a negative or non-finite rate",
+                    "run `{}` has a rate outside 0 or [{MIN_RATE:e}, {MAX_RATE:e}] per second",
                     run.name
                 )));
             }

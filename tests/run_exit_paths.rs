@@ -389,3 +389,138 @@ fn an_error_names_its_cause_once() {
         );
     }
 }
+
+/// Memory follows the shard, not the flags: one case of a run of
+/// 4294967295 cases split 4294967295 ways is generated alone (the whole
+/// plan used to be built first: gigabytes, then an allocation abort), and
+/// `--jobs` beyond the host's cores is capped with a notice instead of
+/// allocating a software device per job.
+#[test]
+fn plans_and_workers_are_sized_by_the_machine_not_the_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = common::dsxor(&[
+        "run",
+        "--backend",
+        "emu",
+        "--cases",
+        "4294967295",
+        "--shard",
+        "3/4294967295",
+        "--seed",
+        "1",
+        "--jobs",
+        "100000",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("--jobs 100000 capped at"), "{stderr}");
+    let r = json(&results_json(dir.path())[0]);
+    assert_eq!(r["total"], 1);
+}
+
+/// Sizes read from a repro file are multiplied without wrapping: 134217729
+/// waves of 32 lanes is not 32 lanes (it replayed as another case).
+#[test]
+fn a_repro_whose_sizes_overflow_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = common::dsxor(&[
+        "run",
+        "--backend",
+        "emu",
+        "--fault",
+        "lost-update",
+        "--pattern",
+        "one-address",
+        "--wave",
+        "32",
+        "--cases",
+        "3",
+        "--seed",
+        "7",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    let repro = files(dir.path(), ".json")
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains(".repro-"))
+        .unwrap();
+    let mut r = json(&repro);
+    // One group of one wave32 → 134217729 waves: 134217729 × 32 = 2^32 + 32.
+    let lanes = r["case"]["lanes"].as_array().unwrap().len() as u64;
+    assert_eq!(
+        r["case"]["geometry"]["groups"], 1,
+        "{}",
+        r["case"]["geometry"]
+    );
+    let waves = lanes / 32;
+    r["case"]["geometry"]["waves_per_group"] = (waves + (1u64 << 27)).into();
+    std::fs::write(&repro, serde_json::to_string(&r).unwrap()).unwrap();
+    let o = common::dsxor(&["repro", repro.to_str().unwrap(), "--backend", "emu"]);
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("sizes disagree"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// SIGKILL at random moments of a failing run (cases, minimization, repro
+/// writes): every file with a final name is whole (each `.json` parses),
+/// and the case stream is recovered with every finished case.
+#[test]
+fn sigkill_at_random_moments_leaves_no_torn_file() {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    for round in 0..4u32 {
+        let delay_ms = 30 + u64::from(nanos.wrapping_mul(2654435761).rotate_left(round * 7) % 400);
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dsxor"))
+            .args(["run", "--backend", "emu", "--fault", "lost-update"])
+            .args(["--cases", "1000000", "--seed", "7", "--jobs", "1", "--out"])
+            .arg(dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_for_cases(dir.path(), 1);
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        for p in files(dir.path(), ".json") {
+            let text = std::fs::read_to_string(&p).unwrap();
+            assert!(
+                serde_json::from_str::<serde_json::Value>(&text).is_ok(),
+                "torn file after SIGKILL at {delay_ms} ms: {}",
+                p.display()
+            );
+        }
+        let stream = files(dir.path(), ".cases.jsonl").remove(0);
+        let lines = stream_lines(&stream);
+        let md = dir.path().join("r.md");
+        let o = common::dsxor(&[
+            "report",
+            stream.to_str().unwrap(),
+            "--markdown",
+            md.to_str().unwrap(),
+        ]);
+        assert_eq!(code(&o), 0, "SIGKILL at {delay_ms} ms: {}", text(&o));
+        let merged = dir.path().join("m.json");
+        let o = common::dsxor(&[
+            "merge",
+            stream.to_str().unwrap(),
+            "--out",
+            merged.to_str().unwrap(),
+        ]);
+        assert!([1, 3].contains(&code(&o)), "{}", text(&o));
+        assert_eq!(
+            json(&merged)["total"].as_u64().unwrap() as usize,
+            lines - 1,
+            "SIGKILL at {delay_ms} ms"
+        );
+    }
+}

@@ -66,7 +66,11 @@ pub struct Settings {
 pub struct CeilingRecord {
     pub lane_ops_per_second: f64,
     pub lds_bytes_per_second: f64,
+    /// CUs (converted from WGPs when the runtime counts those).
     pub compute_units: u32,
+    /// How `compute_units` came from the runtime's count, when converted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute_units_from: Option<String>,
     pub clock_khz: u32,
     pub lanes_per_clock_per_cu: u32,
     pub formula: String,
@@ -261,6 +265,8 @@ impl BenchRecord {
         };
         let text =
             serde_json::to_string_pretty(self).map_err(|e| write_err(std::io::Error::other(e)))?;
+        // Whole or absent, as results files are: a reader (a CI step, a
+        // test waiting on a hung process) never sees half a record.
         crate::report::results::write_text_atomic(path, &(text + "\n"))
             .map_err(|e| write_err(std::io::Error::other(e.to_string())))
     }

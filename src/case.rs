@@ -50,6 +50,12 @@ impl Geometry {
     pub fn total_lanes(&self) -> usize {
         self.groups as usize * self.lanes_per_group() as usize
     }
+    /// `total_lanes` for sizes read from a file: None when the product
+    /// overflows (134217729 waves of 32 lanes must not wrap to 32).
+    pub fn checked_total_lanes(&self) -> Option<usize> {
+        let per_group = self.waves_per_group.checked_mul(self.wave_size.lanes())?;
+        (self.groups as usize).checked_mul(per_group as usize)
+    }
 }
 
 /// One work-item's inputs to the single `ds_xor_rtn_b64` it issues.

@@ -348,10 +348,13 @@ fn json_verdicts_carry_kind_group_address_lanes() {
     let (code, out, err) = check(&p, &["--json"]);
     assert_eq!(code, 1, "{err}");
     let verdict: Value = serde_json::from_str(&out).expect("--json prints JSON");
+    assert_eq!(verdict["format"], "dsxor-verdict/1");
+    assert_eq!(verdict["verdict"], "inconsistent");
     let f = &verdict["findings"][0];
     assert_eq!(f["kind"], "wrong-final");
     assert_eq!(f["group"], 0);
-    assert_eq!(f["address"], 16);
+    // Hex, as the observation file writes addresses.
+    assert_eq!(f["address"], "0x10");
     assert_eq!(f["lanes"][0]["lane"], 3);
     assert!(f["why"].as_str().unwrap().contains("0x123456789abcd10"));
 }
@@ -405,4 +408,21 @@ fn an_exported_lost_update_from_zero_to_zero_is_claimed_and_fails() {
     let p = write(&dir, "lost.json", &file.to_value());
     let (code, out, err) = check(&p, &[]);
     assert_eq!(code, 1, "{out}{err}");
+}
+
+/// A repeated key is refused (exit 2), not silently resolved to its last
+/// value: here a wrong `final` map hides behind the right one.
+#[test]
+fn duplicate_keys_are_refused() {
+    let v = design_example();
+    let dir = tempfile::tempdir().unwrap();
+    let good = write(&dir, "good.json", &v);
+    assert_eq!(check(&good, &[]).0, 0);
+    let text = serde_json::to_string(&v).unwrap();
+    let dup = text.replacen('{', r#"{"final":{"0x10":"0x0"},"#, 1);
+    let p = dir.path().join("dup.json");
+    std::fs::write(&p, dup).unwrap();
+    let (code, _, err) = check(&p, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("duplicate key `final`"), "{err}");
 }

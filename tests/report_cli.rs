@@ -144,3 +144,40 @@ fn bad_input_exits_2() {
     let out = common::dsxor(&["report", &emu, "--fail-below", "-5", "--baseline", &emu]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A rate near the limits of a double is refused before plotting (it made
+/// the SVG's log axis spin or exhaust memory), within a time limit.
+#[test]
+fn rates_near_the_limits_of_a_double_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for rate in [1e300, 1e-300] {
+        let mut v = serde_json::to_value(record("2026-12-01T02:00:00Z", "emu", 1.0)).unwrap();
+        v["runs"][0]["lane_ops_per_second"]["median"] = rate.into();
+        let p = dir.path().join("r.json");
+        std::fs::write(&p, serde_json::to_string(&v).unwrap()).unwrap();
+        let svg = dir.path().join("r.svg");
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_dsxor"))
+            .args([
+                "report",
+                p.to_str().unwrap(),
+                "--svg",
+                svg.to_str().unwrap(),
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if start.elapsed() > std::time::Duration::from_secs(20) {
+                let _ = child.kill();
+                panic!("report --svg with rate {rate:e} still running after 20 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
+        assert_eq!(status.code(), Some(2), "rate {rate:e}");
+    }
+}

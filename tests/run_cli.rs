@@ -218,8 +218,11 @@ fn a_fault_gives_a_repro_that_replays_exports_and_checks() {
     );
     let o = common::dsxor(&["repro", repro, "--backend", "emu"]);
     assert_eq!(code(&o), 0, "{}", text(&o));
+    // Replayed without the fault it was found under, it passes — and says
+    // the recorded fault was not applied.
     assert!(
-        String::from_utf8_lossy(&o.stdout).contains("PASSES now"),
+        String::from_utf8_lossy(&o.stdout)
+            .contains("PASSES now, without the recorded fault lost-update"),
         "{}",
         text(&o)
     );
@@ -352,6 +355,62 @@ fn a_code_object_file_fixes_the_wave_size() {
         out,
     ]);
     assert_eq!(code(&o), 2, "{}", text(&o));
+}
+
+/// A code object whose conformance kernels issue `ds_or_rtn_b64` where
+/// `ds_xor_rtn_b64` belongs is refused before any case runs (exit 2, no
+/// case stream), naming what sits at the site label — not run to 46,004
+/// failures and then stopped by the first offset patch.
+#[test]
+fn a_code_object_without_ds_xor_at_its_site_is_refused_before_any_case() {
+    use dsxor::codeobj::CodeObject;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/prebuilt/dsxor-gfx1100-w32.co");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let co = CodeObject::parse(&bytes).unwrap();
+    let mut patched = 0;
+    for k in co
+        .kernels
+        .iter()
+        .filter(|k| k.name.starts_with("dsxor_conformance_off"))
+    {
+        for d in co.ds_instructions(k).unwrap() {
+            // gfx11 DS layout: op in bits 25:18 (LLVM DSInstructions.td:
+            // DS_XOR_RTN_B64 0x6b, DS_OR_RTN_B64 0x6a).
+            if d.inst.op == 0x6b {
+                let off = co.file_offset(d.vaddr, 8).unwrap() as usize;
+                let mut w = u32::from_le_bytes(bytes[off..off + 4].try_into().unwrap());
+                w = (w & !(0xff << 18)) | (0x6a << 18);
+                bytes[off..off + 4].copy_from_slice(&w.to_le_bytes());
+                patched += 1;
+            }
+        }
+    }
+    assert!(patched >= 2, "{patched}");
+    let dir = tempfile::tempdir().unwrap();
+    let co_path = dir.path().join("or.co");
+    std::fs::write(&co_path, &bytes).unwrap();
+    let out = dir.path().join("out");
+    let o = common::dsxor(&[
+        "run",
+        "--backend",
+        "emu",
+        "--cases",
+        "90",
+        "--seed",
+        "1",
+        "--code-object",
+        co_path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("ds_or_rtn_b64"), "{}", text(&o));
+    assert!(stderr.contains("ds_xor_site"), "{}", text(&o));
+    assert!(
+        !out.exists() || files(&out, ".cases.jsonl").is_empty(),
+        "no case ran, so no case stream was written"
+    );
 }
 
 /// `--lds-granule` reaches the software device: the notice and the
@@ -518,7 +577,8 @@ fn jobs_change_nothing_that_is_recorded() {
     let (one, f1, n1, _) = run("1");
     let (three, f3, n3, o3) = run("3");
     assert!(
-        String::from_utf8_lossy(&o3.stderr).contains("on 3 software devices side by side"),
+        // 3 devices, or the host's cores when it has fewer (--jobs is capped).
+        String::from_utf8_lossy(&o3.stderr).contains("software devices side by side"),
         "{}",
         text(&o3)
     );

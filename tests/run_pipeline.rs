@@ -34,6 +34,8 @@ enum Misbehave {
     EnvironmentAfter(u64),
     /// Faults whenever an active lane has data with bit 63 set.
     FaultOnHighBit,
+    /// FlipReturnBit, and an environment error after the first `n` dispatches.
+    FlipReturnBitThenEnvironmentAfter(u64),
 }
 
 /// A fake conformance device. Lanes of a group are serialized in ascending
@@ -96,7 +98,9 @@ impl Backend for FakeGpu {
 
     fn dispatch(&mut self, d: &Dispatch<'_>) -> Result<Completion, BackendError> {
         self.dispatches += 1;
-        if let Misbehave::EnvironmentAfter(n) = self.misbehave {
+        if let Misbehave::EnvironmentAfter(n) | Misbehave::FlipReturnBitThenEnvironmentAfter(n) =
+            self.misbehave
+        {
             if self.dispatches > n {
                 return Err(BackendError::Environment(
                     "the fake device fell off the bus".into(),
@@ -144,7 +148,11 @@ impl Backend for FakeGpu {
                 if !(self.misbehave == Misbehave::LoseSecondUpdate && *n == 2) {
                     *slot ^= data[i];
                 }
-                if self.misbehave == Misbehave::FlipReturnBit && i - g * block == 5 {
+                let flip = matches!(
+                    self.misbehave,
+                    Misbehave::FlipReturnBit | Misbehave::FlipReturnBitThenEnvironmentAfter(_)
+                );
+                if flip && i - g * block == 5 {
                     ret[i] ^= 1;
                 }
             }
@@ -464,6 +472,21 @@ fn environment_trouble_aborts_with_exit_3_and_keeps_finished_cases() {
     assert_eq!(lines.len(), 6);
     let junit = std::fs::read_to_string(dir.path().join("junit.xml")).unwrap();
     assert!(junit.contains("<error"), "{junit}");
+}
+
+#[test]
+fn failures_found_before_an_abort_decide_the_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_suite(
+        &mut device(Misbehave::FlipReturnBitThenEnvironmentAfter(20)),
+        &AscendingJudge,
+        &options(dir.path(), all_spec(2, 60, Shard::WHOLE)),
+    )
+    .unwrap();
+    assert!(out.results.failed > 0, "{:?}", out.results);
+    assert_eq!(out.results.status, Status::Aborted);
+    assert!(out.results.abort_reason.is_some());
+    assert_eq!(out.exit_code, 1, "failures found must not exit 3");
 }
 
 #[test]

@@ -246,6 +246,18 @@ pub fn file_object(path: &std::path::Path, target: &str) -> Result<KernelObject,
             co.wave_size(k)
         )
     })?;
+    // Refused before any case runs: a conformance kernel that does not
+    // issue ds_xor_rtn_b64 at its site would fail every case (and then stop
+    // the run at the first offset patch) for a reason that is not the
+    // device's.
+    for k in co
+        .kernels
+        .iter()
+        .filter(|k| k.name.starts_with(KERNEL_PREFIX))
+    {
+        crate::codeobj::find_ds_xor_site(&co, &k.name)
+            .map_err(|e| format!("{}: not a conformance code object: {e}", path.display()))?;
+    }
     Ok(KernelObject {
         wave,
         bytes: co.elf_bytes().to_vec(),

@@ -37,12 +37,11 @@ pub enum BenchError {
     Environment(String),
     /// The backend refused a launch for reasons outside the case (exit 3
     /// for `Environment`, 2 for `Invalid`).
-    #[error("bench run `{run}` (kernel `{kernel}`): {source}")]
+    #[error("bench run `{run}` (kernel `{kernel}`): {cause}")]
     Backend {
         run: String,
         kernel: String,
-        #[source]
-        source: BackendError,
+        cause: BackendError,
     },
 }
 
@@ -52,7 +51,9 @@ impl BenchError {
         match self {
             BenchError::Plan(_) => false,
             BenchError::Environment(_) => true,
-            BenchError::Backend { source, .. } => !matches!(source, BackendError::Invalid(_)),
+            BenchError::Backend { cause: source, .. } => {
+                !matches!(source, BackendError::Invalid(_))
+            }
         }
     }
 }

@@ -266,7 +266,7 @@ fn run_one(
                 return Err(BenchError::Backend {
                     run: spec.name.clone(),
                     kernel: kernel.to_string(),
-                    source,
+                    cause: source,
                 });
             }
         };
@@ -276,7 +276,7 @@ fn run_one(
                 return Err(BenchError::Backend {
                     run: spec.name.clone(),
                     kernel: kernel.to_string(),
-                    source: BackendError::Invalid(format!(
+                    cause: BackendError::Invalid(format!(
                         "backend returned {} buffers, 4 were sent",
                         other.len()
                     )),

@@ -214,8 +214,7 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
     }
     std::fs::create_dir_all(&args.out)
         .map_err(|e| environment(anyhow::anyhow!("cannot create {}: {e}", args.out.display())))?;
-    let path = args.out.join(record.file_name());
-    record.save(&path).map_err(environment)?;
+    let path = record.save_new(&args.out).map_err(environment)?;
     let failed = record.runs.iter().filter(|r| r.outcome != "pass").count();
     outln!(
         "{} runs, {} passed their check, {failed} failed; record: {}",

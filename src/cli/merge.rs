@@ -4,7 +4,8 @@ use super::*;
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct MergeArgs {
-    /// The shards' results files (*.json, not *.cases.jsonl).
+    /// The shards' results files (*.json); for a shard killed before it
+    /// wrote one, its case stream (*.cases.jsonl), read as `aborted`.
     #[arg(required = true)]
     pub(crate) files: Vec<std::path::PathBuf>,
     /// Where to write the merged results (default: beside the first, `-merged.json`).
@@ -34,13 +35,19 @@ pub(crate) fn cmd_merge(args: MergeArgs) -> Outcome {
             first.with_file_name(format!("{stem}-merged.json"))
         }
     };
-    dsxor::report::results::write_atomic(&out, &merged).map_err(bad_input)?;
+    dsxor::report::results::check_writable(None, Some(&out)).map_err(bad_input)?;
     if let Some(j) = &args.junit {
-        dsxor::report::junit::write_junit(j, &merged).map_err(bad_input)?;
+        dsxor::report::results::check_writable(None, Some(j)).map_err(bad_input)?;
+    }
+    dsxor::report::results::write_atomic(&out, &merged).map_err(environment)?;
+    if let Some(j) = &args.junit {
+        dsxor::report::junit::write_junit(j, &merged).map_err(environment)?;
     }
     out!("{}", dsxor::report::console::summary_table(&merged));
     outln!("merged {} shards: {}", args.files.len(), out.display());
+    // Failures any shard found decide the code, aborted shards or not.
     Ok(match merged.status {
+        _ if merged.failed > 0 => dsxor::exit::FAIL,
         Status::Passed => dsxor::exit::PASS,
         Status::Failed => dsxor::exit::FAIL,
         Status::Aborted => dsxor::exit::ENVIRONMENT,

@@ -103,6 +103,24 @@ pub(crate) fn parse_duration(flag: &str, text: &str) -> Result<std::time::Durati
         .map_err(|e| bad_input(anyhow::anyhow!("--{flag} {text:?}: {e} (e.g. 10s, 500ms)")))
 }
 
+/// The shortest `--timeout` accepted. Policy (no source fixes it): a
+/// launch of the smallest case takes about a millisecond on the software
+/// device and tens of microseconds plus the runtime's launch latency on a
+/// GPU, so anything under 100 ms would turn healthy launches into timeout
+/// *conformance failures* (`--timeout 0s`/`1ns` did, for every case).
+pub(crate) const MIN_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(100);
+
+pub(crate) fn parse_timeout(text: &str) -> Result<std::time::Duration, Failure> {
+    let t = parse_duration("timeout", text)?;
+    if t < MIN_TIMEOUT {
+        return Err(bad_input(anyhow::anyhow!(
+            "--timeout {text:?}: below the {} ms floor, every launch would be judged a timeout",
+            MIN_TIMEOUT.as_millis()
+        )));
+    }
+    Ok(t)
+}
+
 pub(crate) fn parse_seed(text: &str) -> Result<u64, Failure> {
     let t = text.trim();
     let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
@@ -152,7 +170,7 @@ pub(crate) fn device_request(
         code_object: dev.code_object.clone(),
         fault,
         interleave_seed: dev.interleave_seed,
-        timeout: parse_duration("timeout", &dev.timeout)?,
+        timeout: parse_timeout(&dev.timeout)?,
         lds_granule: dev.lds_granule,
         hazard_check: dev.code_object.is_some() && !dev.no_hazard_check,
     })

@@ -33,6 +33,12 @@ pub(crate) enum ReportInput {
 pub(crate) fn report_input(path: &std::path::Path) -> Result<ReportInput, Failure> {
     use dsxor::report::bench_record::{BenchRecord, BENCH_FORMAT};
     use dsxor::report::results::{Results, RESULTS_FORMAT};
+    // A run killed before its .json: its case stream, read as `aborted`.
+    if path.to_string_lossy().ends_with(".cases.jsonl") {
+        return Results::recover(path)
+            .map(ReportInput::Conformance)
+            .map_err(bad_input);
+    }
     let text = std::fs::read_to_string(path)
         .map_err(|e| bad_input(anyhow::anyhow!("cannot read {}: {e}", path.display())))?;
     let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
@@ -50,7 +56,7 @@ pub(crate) fn report_input(path: &std::path::Path) -> Result<ReportInput, Failur
         )),
         other => Err(bad_input(anyhow::anyhow!(
             "{}: {}; dsxor report reads `{BENCH_FORMAT}` (dsxor bench) and `{RESULTS_FORMAT}` \
-             (the final .json of dsxor run, not its .cases.jsonl)",
+             (the final .json of dsxor run, or the .cases.jsonl of a run killed before it)",
             path.display(),
             match other {
                 Some(f) => format!("format `{f}`"),
@@ -62,8 +68,8 @@ pub(crate) fn report_input(path: &std::path::Path) -> Result<ReportInput, Failur
 
 /// Write `text` to `path`, or say why not (exit 3).
 pub(crate) fn write_report_file(path: &std::path::Path, text: &str) -> Result<(), Failure> {
-    std::fs::write(path, text)
-        .map_err(|e| environment(anyhow::anyhow!("cannot write {}: {e}", path.display())))?;
+    // Atomically: a full disk leaves the old file or none, never an empty one.
+    dsxor::report::results::write_text_atomic(path, text).map_err(environment)?;
     eprintln!("dsxor: wrote {}", path.display());
     Ok(())
 }
@@ -72,6 +78,10 @@ pub(crate) fn report_cmd(args: ReportArgs) -> Outcome {
     use dsxor::report::bench_record::{compare, BenchRecord, Verdict};
     use dsxor::report::{markdown, svg};
 
+    // Bad output paths are refused before any work (exit 2).
+    for path in [&args.svg, &args.markdown].into_iter().flatten() {
+        dsxor::report::results::check_writable(None, Some(path)).map_err(bad_input)?;
+    }
     let mut records = Vec::new();
     let mut conformance = Vec::new();
     for path in &args.files {
@@ -142,16 +152,13 @@ pub(crate) fn report_cmd(args: ReportArgs) -> Outcome {
     };
     if let Some(path) = &args.svg {
         let picture = svg::render(&records).map_err(bad_input)?;
-        std::fs::write(path, picture)
-            .map_err(|e| environment(anyhow::anyhow!("cannot write {}: {e}", path.display())))?;
+        write_report_file(path, &picture)?;
         eprintln!("dsxor: wrote {}", path.display());
     }
     let md = markdown::render(&records, section.as_ref());
     match &args.markdown {
         Some(path) => {
-            std::fs::write(path, &md).map_err(|e| {
-                environment(anyhow::anyhow!("cannot write {}: {e}", path.display()))
-            })?;
+            write_report_file(path, &md)?;
             eprintln!("dsxor: wrote {}", path.display());
         }
         None => out!("{md}"),

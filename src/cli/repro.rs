@@ -37,7 +37,10 @@ pub(crate) fn cmd_repro(args: ReproArgs) -> Outcome {
         let file = repro.to_observation(args.group).map_err(bad_input)?;
         let mut text = file.to_json();
         text.push('\n');
-        dsxor::report::results::write_text_atomic(path, &text).map_err(bad_input)?;
+        // A bad path is the user's (2); a write failing on a good one (a
+        // full disk) is the machine's (3).
+        dsxor::report::results::check_writable(None, Some(path)).map_err(bad_input)?;
+        dsxor::report::results::write_text_atomic(path, &text).map_err(environment)?;
         outln!(
             "exported group {} as dsxor-observation/1: {}",
             args.group,
@@ -73,8 +76,31 @@ pub(crate) fn cmd_repro(args: ReproArgs) -> Outcome {
         DeviceOutcome::Timeout { message } => format!("timed out: {message}"),
     };
     outln!("replayed on {}: the device {what}", opened.selection.reason);
+    // A failure found under an injected fault, replayed without it, passes
+    // for a reason that says nothing about the device: say so.
+    let applied = req.fault.as_ref().map(|f| f.to_string());
+    let missing_fault = match (&repro.fault, &applied) {
+        (Some(recorded), Some(now)) if recorded == now => None,
+        (Some(recorded), _) => Some(recorded.clone()),
+        (None, _) => None,
+    };
+    if let Some(f) = &missing_fault {
+        outln!(
+            "note: recorded under --fault {f}, which this replay did not inject{};              add --backend emu --fault {f} to replay it as recorded",
+            applied
+                .as_ref()
+                .map(|a| format!(" (it injected {a})"))
+                .unwrap_or_default()
+        );
+    }
     if j.passed {
-        outln!("PASSES now: {}", j.explanation);
+        match &missing_fault {
+            Some(f) => outln!(
+                "PASSES now, without the recorded fault {f}: {}",
+                j.explanation
+            ),
+            None => outln!("PASSES now: {}", j.explanation),
+        }
         Ok(dsxor::exit::PASS)
     } else {
         let same = j.kind.as_deref() == Some(repro.failure.kind.as_str());

@@ -76,8 +76,28 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         std::env::var("SHARD_INDEX").ok().as_deref(),
         std::env::var("TOTAL_SHARDS").ok().as_deref(),
     )?;
+    // Refused before anything runs (each would otherwise be found late, or
+    // pass a run that checked nothing).
+    if args.cases == Some(0) {
+        return Err(bad_input(anyhow::anyhow!(
+            "--cases 0: a run that checks no case cannot pass; give at least 1"
+        )));
+    }
+    if let Some(cases) = args.cases.filter(|&c| u64::from(shard.index) > c) {
+        return Err(bad_input(anyhow::anyhow!(
+            "--shard {shard} of --cases {cases}: that shard has no cases"
+        )));
+    }
     let seed = match &args.seed {
         Some(s) => parse_seed(s)?,
+        // Each shard would draw its own seed, and merge would refuse them
+        // only after every shard ran.
+        None if shard.count > 1 => {
+            return Err(bad_input(anyhow::anyhow!(
+                "--shard {shard} needs --seed: every shard of a run must generate from the same \
+                 seed (give all of them the same --seed)"
+            )))
+        }
         None => rand::random::<u64>(),
     };
     let policy = policy_of(&args.dev)?;
@@ -90,8 +110,67 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         Some(r) => Some(odds::events_needed(r, args.confidence).map_err(bad_input)?),
         None => None,
     };
+    if args.jobs == Some(0) {
+        return Err(bad_input(anyhow::anyhow!("--jobs 0: expected at least 1")));
+    }
     let req = device_request(&args.dev, waves)?;
-    let mut opened = open_device(&req)?;
+    dsxor::report::results::check_writable(Some(&args.out), args.junit.as_deref())
+        .map_err(bad_input)?;
+    let parameters = dsxor::report::results::Parameters {
+        timeout_ms: req.timeout.as_millis() as u64,
+        minimize_budget_ms: minimize_time.as_millis() as u64,
+        fault: req.fault.as_ref().map(|f| f.to_string()),
+        interleave_seed: req.interleave_seed,
+        policy: policy.describe(),
+    };
+    // From here on the run writes an `aborted` results file whatever stops it.
+    dsxor::suite::stop::watch_signals().map_err(environment)?;
+    let mut opened = match open_device(&req) {
+        Ok(o) => o,
+        Err(f) if f.code == dsxor::exit::ENVIRONMENT => {
+            let spec = SuiteSpec::new(
+                seed,
+                args.cases.unwrap_or(dsxor::gen::suite::DEFAULT_CASES),
+                &patterns,
+                &probes,
+                &req.waves,
+                shard,
+            )
+            .map_err(bad_input)?;
+            let reason = format!("{:#}", f.error);
+            let opts = dsxor::suite::run::RunOptions {
+                spec,
+                out_dir: args.out.clone(),
+                junit: args.junit.clone(),
+                minimize: dsxor::gen::minimize::Budget::default(),
+                max_repros: args.max_repros,
+                parameters,
+                selection: reason.clone(),
+                interactive: None,
+            };
+            let backend = match req.choice {
+                dsxor::backend::select::BackendChoice::Emu => dsxor::backend::BackendKind::Emu,
+                _ => dsxor::backend::BackendKind::Hip,
+            };
+            let info = dsxor::backend::DeviceInfo {
+                backend,
+                name: "none (no device opened)".into(),
+                target_id: "unknown".into(),
+                wave_sizes: Vec::new(),
+                compute_units: 0,
+                clock_khz: None,
+                lds_per_block: 0,
+                runtime_version: None,
+                driver_version: None,
+                pci_bus_id: None,
+            };
+            if let Err(e) = dsxor::suite::run::write_unstarted(&opts, info, &reason, f.code) {
+                eprintln!("dsxor: error: cannot write the aborted results: {e}");
+            }
+            return Err(f);
+        }
+        Err(f) => return Err(f),
+    };
     let cases = match needed {
         None => args.cases.unwrap_or(dsxor::gen::suite::DEFAULT_CASES),
         Some(events) => {
@@ -137,25 +216,24 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
             ..Default::default()
         },
         max_repros: args.max_repros,
-        parameters: dsxor::report::results::Parameters {
-            timeout_ms: req.timeout.as_millis() as u64,
-            minimize_budget_ms: minimize_time.as_millis() as u64,
-            fault: req.fault.map(|f| f.to_string()),
-            interleave_seed: req.interleave_seed,
-            policy: policy.describe(),
-        },
+        parameters,
         selection: opened.selection.reason.clone(),
         interactive: None,
     };
     let judge = dsxor::suite::judge::ModelJudge::new(policy);
-    if args.jobs == Some(0) {
-        return Err(bad_input(anyhow::anyhow!("--jobs 0: expected at least 1")));
-    }
-    let jobs = args.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    });
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    // Each job holds a whole software device: more jobs than cores only
+    // costs memory (--jobs 100000 took 4 GB before its first case).
+    let jobs = match args.jobs {
+        Some(j) if j > cores => {
+            eprintln!("dsxor: --jobs {j} capped at {cores}, the host's cores");
+            cores
+        }
+        Some(j) => j,
+        None => cores,
+    };
     // One job: the opened device runs everything (no worker threads).
     let devices = if jobs > 1 {
         opened.emu_workers(jobs).map_err(|e| match e {
@@ -182,9 +260,9 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         })
         .collect();
     let out = dsxor::suite::run::run_suite_with(opened.device.as_mut(), &judge, &opts, workers)
-        .map_err(|e| {
-            bad_input(anyhow::anyhow!(e).context(format!("--out {}", args.out.display())))
-        })?;
+        // The paths were checked before the first case: a write failing now
+        // is the machine's trouble (a full disk), not the user's input.
+        .map_err(environment)?;
     if let Some(reason) = &out.results.abort_reason {
         eprintln!("dsxor: run aborted: {reason}");
     }

@@ -29,7 +29,7 @@ pub use ds::DsInstruction;
 pub use embedded::{embedded, find_embedded, EmbeddedObject, Origin};
 pub use kernarg::{build_kernarg, Kernarg, LaunchDims};
 pub use metadata::{KernelArg, KernelMetadata, Metadata, ValueKind};
-pub use patch::patch_ds_offset;
+pub use patch::{find_ds_xor_site, patch_ds_offset};
 pub use target::{Feature, TargetId};
 
 use elf::{Bytes, ElfHeader, Section, Symbol};

@@ -25,6 +25,18 @@ pub fn find_ds_xor_site(co: &CodeObject, kernel: &str) -> Result<u64, CodeObject
         why,
     };
     let k = co.kernel(kernel)?;
+    // At the label, first: a code object whose instruction was replaced (a
+    // ds_or_rtn_b64 where the ds_xor_rtn_b64 should be) is named for what
+    // is there, not only for what is missing.
+    if let Some(site) = co.symbol_vaddr(&site_symbol(kernel)) {
+        let (op, found) = what_is_at(co, site);
+        if op != Some(DS_XOR_RTN_B64) {
+            return Err(perr(format!(
+                "its label {} ({site:#x}) holds {found}, not ds_xor_rtn_b64",
+                site_symbol(kernel)
+            )));
+        }
+    }
     let hits: Vec<_> = co
         .ds_instructions(k)?
         .into_iter()
@@ -47,6 +59,36 @@ pub fn find_ds_xor_site(co: &CodeObject, kernel: &str) -> Result<u64, CodeObject
         }
     }
     Ok(hit.vaddr)
+}
+
+/// The DS opcode at `vaddr`, if one decodes there, and the instruction as
+/// text (`ds_or_rtn_b64 v[3:4], …`) or what else is there.
+fn what_is_at(co: &CodeObject, vaddr: u64) -> (Option<u8>, String) {
+    let Ok(bytes) = co.read_vaddr(vaddr, 8) else {
+        return (None, "no code (outside the object's sections)".into());
+    };
+    let mut w = [0u8; 8];
+    w.copy_from_slice(bytes);
+    let word = u64::from_le_bytes(w);
+    let Ok(family) = co.isa_family() else {
+        return (
+            None,
+            format!("the words {word:#018x} (no DS decoder for the target)"),
+        );
+    };
+    match crate::isa::DsInst::decode(family, word) {
+        Ok(inst) => (
+            Some(inst.op),
+            match crate::isa::print(family, &inst) {
+                Ok(text) => format!("`{text}`"),
+                Err(e) => format!("a DS instruction with opcode {} ({e})", inst.op),
+            },
+        ),
+        Err(_) => (
+            None,
+            format!("no DS instruction (dword {:#010x})", word as u32),
+        ),
+    }
 }
 
 /// A copy of the code object `bytes` (plain ELF) whose `kernel` issues its

@@ -245,12 +245,63 @@ impl SuiteSpec {
         out
     }
 
+    /// The cases of this shard, in run order, generated as they are taken:
+    /// memory does not grow with `cases` or the shard count (a plan of
+    /// `--cases 100000000 --shard 1/100000000` is one case, not 2 GB).
+    /// Each cell's indices of the shard are found by arithmetic, not by
+    /// walking the other shards' cases.
+    pub fn plan_iter(&self) -> impl Iterator<Item = Planned> + Clone + 'static {
+        let cells = self.cells();
+        let counts = self.cell_counts();
+        let k = u64::from(self.shard.index.saturating_sub(1));
+        let n = u64::from(self.shard.count.max(1));
+        let mut base = 0u64;
+        let ranges: Vec<(Pattern, WaveSize, u64, u64)> = cells
+            .iter()
+            .enumerate()
+            .map(|(c, &(pattern, wave))| {
+                let count = counts[c];
+                let r = (pattern, wave, base, base.saturating_add(count));
+                base = base.saturating_add(count);
+                r
+            })
+            .collect();
+        ranges
+            .into_iter()
+            .flat_map(move |(pattern, wave, base, end)| {
+                // The first index >= base with index % n == k.
+                let first = base.checked_add((k + n - base % n) % n);
+                std::iter::successors(first.filter(|&i| i < end), move |&i| {
+                    i.checked_add(n).filter(|&j| j < end)
+                })
+                .map(move |index| Planned {
+                    index,
+                    id: CaseId {
+                        pattern,
+                        wave,
+                        ordinal: index - base,
+                    },
+                })
+            })
+    }
+
     /// The cases of this shard.
     pub fn plan(&self) -> Vec<Planned> {
         self.plan_all()
             .into_iter()
             .filter(|p| self.shard.contains(p.index))
             .collect()
+    }
+
+    /// How many cases this shard runs (run indices below `cases` with
+    /// `index % N == K - 1`), without building the plan.
+    pub fn shard_len(&self) -> u64 {
+        let (k, n) = (u64::from(self.shard.index), u64::from(self.shard.count));
+        if k == 0 || n == 0 || self.cases < k {
+            0
+        } else {
+            (self.cases - k) / n + 1
+        }
     }
 
     pub fn generate(&self, planned: Planned) -> Generated {
@@ -272,6 +323,35 @@ mod tests {
 
     fn spec(cases: u64, shard: Shard) -> SuiteSpec {
         SuiteSpec::new(1, cases, &[], &[], &[], shard).unwrap()
+    }
+
+    #[test]
+    fn shard_len_counts_the_plan() {
+        for cases in [1, 2, 17, 100] {
+            for n in 1..=7 {
+                for k in 1..=n {
+                    let s = spec(cases, Shard { index: k, count: n });
+                    assert_eq!(s.shard_len(), s.plan().len() as u64, "{cases} {k}/{n}");
+                    let lazy: Vec<Planned> = s.plan_iter().collect();
+                    assert_eq!(lazy, s.plan(), "{cases} {k}/{n}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_huge_run_plans_one_shard_without_walking_the_others() {
+        let s = spec(
+            u64::MAX,
+            Shard {
+                index: 7,
+                count: u32::MAX,
+            },
+        );
+        let first: Vec<Planned> = s.plan_iter().take(3).collect();
+        assert_eq!(first[0].index, 6);
+        assert_eq!(first[1].index, 6 + u64::from(u32::MAX));
+        assert!(first.iter().all(|p| s.shard.contains(p.index)));
     }
 
     #[test]

@@ -161,26 +161,30 @@ pub struct Rate {
     pub max: f64,
 }
 
+/// The smallest and largest nonzero rate a record may hold (per second).
+pub const MIN_RATE: f64 = 1e-3;
+pub const MAX_RATE: f64 = 1e18;
+
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
-    #[error("cannot read bench record {path}: {source}")]
+    #[error("cannot read bench record {path}: {cause}")]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("{path} is not a bench record: {source}")]
+    #[error("{path} is not a bench record: {cause}")]
     Parse {
         path: PathBuf,
-        source: serde_json::Error,
+        cause: serde_json::Error,
     },
     #[error("{path}: format `{found}`, expected `{BENCH_FORMAT}`")]
     Format { path: PathBuf, found: String },
     #[error("{path}: {what}")]
     Invalid { path: PathBuf, what: String },
-    #[error("cannot write bench record {path}: {source}")]
+    #[error("cannot write bench record {path}: {cause}")]
     Write {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 }
 
@@ -189,7 +193,7 @@ impl BenchRecord {
     pub fn from_json(text: &str, path: &Path) -> Result<BenchRecord, RecordError> {
         let r: BenchRecord = serde_json::from_str(text).map_err(|source| RecordError::Parse {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         })?;
         if r.format != BENCH_FORMAT {
             return Err(RecordError::Format {
@@ -217,11 +221,21 @@ impl BenchRecord {
             }
             let rates = [
                 run.lane_ops_per_second.map(|x| x.median),
+                run.lane_ops_per_second.map(|x| x.min),
+                run.lane_ops_per_second.map(|x| x.max),
                 run.lds_bytes_per_second,
             ];
-            if rates.iter().flatten().any(|x| !x.is_finite() || *x < 0.0) {
+            // Policy: a rate is 0 or within [MIN_RATE, MAX_RATE]. Rates near
+            // the limits of a double (1e-308, 1e308) made the plotting
+            // library's log axis spin forever or exhaust memory; no device
+            // does fewer than 1e-3 or more than 1e18 operations a second.
+            if rates
+                .iter()
+                .flatten()
+                .any(|x| !(*x == 0.0 || (MIN_RATE..=MAX_RATE).contains(x)))
+            {
                 return Err(invalid(format!(
-                    "run `{}` has a negative or non-finite rate",
+                    "run `{}` has a rate outside 0 or [{MIN_RATE:e}, {MAX_RATE:e}] per second",
                     run.name
                 )));
             }
@@ -238,22 +252,38 @@ impl BenchRecord {
     pub fn load(path: &Path) -> Result<BenchRecord, RecordError> {
         let text = std::fs::read_to_string(path).map_err(|source| RecordError::Read {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         })?;
         BenchRecord::from_json(&text, path)
     }
 
-    /// Write as pretty JSON to `path`.
+    /// Write as pretty JSON to `path`, atomically (no torn or empty file).
     pub fn save(&self, path: &Path) -> Result<(), RecordError> {
         let write_err = |source| RecordError::Write {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         };
         let text =
             serde_json::to_string_pretty(self).map_err(|e| write_err(std::io::Error::other(e)))?;
         // Whole or absent, as results files are: a reader (a CI step, a
         // test waiting on a hung process) never sees half a record.
         crate::report::results::write_text_atomic(path, &(text + "\n"))
+            .map_err(|e| write_err(std::io::Error::other(e.to_string())))
+    }
+
+    /// Write as pretty JSON into `dir` under [`BenchRecord::file_name`], or
+    /// that name with `-2`, `-3`… when a record of the same second is
+    /// already there; never replaces a file. Returns the path.
+    pub fn save_new(&self, dir: &Path) -> Result<PathBuf, RecordError> {
+        let name = self.file_name();
+        let stem = name.strip_suffix(".json").unwrap_or(&name);
+        let write_err = |source| RecordError::Write {
+            path: dir.join(&name),
+            cause: source,
+        };
+        let text =
+            serde_json::to_string_pretty(self).map_err(|e| write_err(std::io::Error::other(e)))?;
+        crate::report::results::write_new_file(dir, stem, "json", &(text + "\n"))
             .map_err(|e| write_err(std::io::Error::other(e.to_string())))
     }
 

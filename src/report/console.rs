@@ -1,6 +1,8 @@
 //! What a person sees during and after a run: a progress bar on a terminal
-//! (plain lines, one per finished pattern cell, when stdout is not one —
-//! a CI log), and a summary table per pattern.
+//! (plain lines, one per finished pattern cell, when stderr — where the bar
+//! draws — is not one: a CI log), and a summary table per pattern. Messages
+//! (the seed, each failure, each repro path) always go to stdout, bar or
+//! not, so `dsxor run 2>err.txt` on a terminal loses none of them.
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -18,9 +20,10 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// A bar when stdout is a terminal, plain lines otherwise.
+    /// A bar when stderr (where indicatif draws it) is a terminal, plain
+    /// lines otherwise: a bar on a redirected stderr would be hidden.
     pub fn new(total: u64) -> Progress {
-        Self::with_mode(total, std::io::stdout().is_terminal())
+        Self::with_mode(total, std::io::stderr().is_terminal())
     }
 
     pub fn with_mode(total: u64, interactive: bool) -> Progress {
@@ -69,10 +72,12 @@ impl Progress {
         }
     }
 
-    /// A message that must not be torn by the bar.
+    /// A message that must not be torn by the bar. Printed to stdout with
+    /// the bar cleared meanwhile (indicatif's own `println` prints nothing
+    /// when the bar is not drawn, and would put messages on stderr).
     pub fn println(&self, message: &str) {
         match &self.bar {
-            Some(bar) => bar.println(message),
+            Some(bar) => bar.suspend(|| stdout_line(message)),
             None => stdout_line(message),
         }
     }

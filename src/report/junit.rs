@@ -9,6 +9,9 @@ use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, Te
 
 use super::results::{write_text_atomic, Results, ResultsError, Status};
 
+/// Failing cases listed per JUnit test case (per cell).
+pub const FAILURE_BODY_CASES: usize = 20;
+
 pub fn junit_report(results: &Results) -> Report {
     let mut suite = TestSuite::new("dsxor conformance");
     let env = &results.environment;
@@ -28,7 +31,9 @@ pub fn junit_report(results: &Results) -> Report {
         suite.add_property(Property::new(k, v));
     }
     for cell in &results.patterns {
-        let name = format!("wave{}", cell.wave.lanes());
+        // `pattern/waveN`: unique on its own in a dashboard that drops the
+        // classname (a bare `wave32` named 9 different tests).
+        let name = format!("{}/wave{}", cell.pattern, cell.wave.lanes());
         let failures: Vec<_> = results
             .failures
             .iter()
@@ -40,8 +45,12 @@ pub fn junit_report(results: &Results) -> Report {
             let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
             s.set_message(format!("{} of {} cases failed", cell.failed, cell.cases));
             s.set_type(failures.first().map(|f| f.kind.clone()).unwrap_or_default());
-            let body: Vec<String> = failures
+            // The first FAILURE_BODY_CASES of a cell, then a count: a device
+            // that fails everything must not write a JUnit file of many
+            // megabytes (the rest are in the results and case stream).
+            let mut body: Vec<String> = failures
                 .iter()
+                .take(FAILURE_BODY_CASES)
                 .map(|f| {
                     format!(
                         "case {} ({}/{} #{}): {}: {}{}",
@@ -58,13 +67,18 @@ pub fn junit_report(results: &Results) -> Report {
                     )
                 })
                 .collect();
+            if cell.failed > body.len() as u64 {
+                body.push(format!(
+                    "… and {} more failing cases of this cell: see the results file and its case stream",
+                    cell.failed - body.len() as u64
+                ));
+            }
             s.set_description(body.join("\n"));
             s
         };
         let mut tc = TestCase::new(name, status);
         tc.set_classname(format!("dsxor.{}", cell.pattern));
         tc.set_time(Duration::from_millis(cell.wall_ms));
-        tc.set_assertions(cell.cases as usize);
         suite.add_test_case(tc);
     }
     if results.status == Status::Aborted {
@@ -91,7 +105,7 @@ pub fn write_junit(path: &Path, results: &Results) -> Result<(), ResultsError> {
         .to_string()
         .map_err(|e| ResultsError::Write {
             path: path.to_path_buf(),
-            source: std::io::Error::other(e.to_string()),
+            cause: std::io::Error::other(e.to_string()),
         })?;
     write_text_atomic(path, &xml)
 }
@@ -145,7 +159,7 @@ mod tests {
             "{xml}"
         );
         assert!(
-            xml.contains(r#"name="wave32" classname="dsxor.data""#),
+            xml.contains(r#"name="data/wave32" classname="dsxor.data""#),
             "{xml}"
         );
         assert!(
@@ -154,9 +168,29 @@ mod tests {
         );
         assert_eq!(xml.matches("<testcase ").count(), 2);
         assert_eq!(xml.matches("<failure").count(), 1);
+        assert!(
+            !xml.contains("assertions="),
+            "not in the Ant/Jenkins XSD: {xml}"
+        );
+        // A cell with many failures lists the first few and counts the rest.
+        let many = r.failures[0].clone();
+        r.patterns[1].cases = 1000;
+        r.patterns[1].failed = 999;
+        r.failures = (0..999)
+            .map(|i| FailureRecord {
+                index: i,
+                ..many.clone()
+            })
+            .collect();
+        let big = junit_report(&r).to_string().unwrap();
+        assert_eq!(
+            big.matches("lost update at 0x10").count(),
+            FAILURE_BODY_CASES
+        );
+        assert!(big.contains("… and 979 more failing cases"), "{big}");
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("j.xml");
         write_junit(&p, &r).unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), xml);
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), big);
     }
 }

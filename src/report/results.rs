@@ -27,20 +27,20 @@ pub const CASES_FORMAT: &str = "dsxor-cases/1";
 
 #[derive(Debug, thiserror::Error)]
 pub enum ResultsError {
-    #[error("cannot create results directory {path}: {source}")]
+    #[error("cannot create results directory {path}: {cause}")]
     CreateDir {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {path}: {cause}")]
     Write {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}: {cause}")]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("{path} is not a dsxor results file: {why}")]
     Malformed { path: PathBuf, why: String },
@@ -189,7 +189,7 @@ impl Results {
     pub fn read(path: &Path) -> Result<Results, ResultsError> {
         let text = fs::read_to_string(path).map_err(|source| ResultsError::Read {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         })?;
         let malformed = |why: String| ResultsError::Malformed {
             path: path.to_path_buf(),
@@ -207,6 +207,163 @@ impl Results {
             None => return Err(malformed("no `format` field".into())),
         }
         serde_json::from_value(value).map_err(|e| malformed(e.to_string()))
+    }
+}
+
+/// The first line of a `.cases.jsonl` stream.
+#[derive(Deserialize)]
+struct CasesHeader {
+    format: String,
+    dsxor_version: String,
+    started_utc: String,
+    spec: Option<SuiteSpec>,
+    parameters: Option<Parameters>,
+    environment: Option<Environment>,
+}
+
+impl Results {
+    /// The results of a run that stopped without writing its `.json` (a
+    /// SIGKILL, a crash, a power cut), rebuilt from its case stream: every
+    /// finished case counted, every failing one listed (with its repro file
+    /// when one was written beside the stream), status `aborted`. A last
+    /// line without its newline (a torn write) is ignored, as everywhere.
+    pub fn recover(cases_path: &Path) -> Result<Results, ResultsError> {
+        let malformed = |why: String| ResultsError::Malformed {
+            path: cases_path.to_path_buf(),
+            why,
+        };
+        let text = fs::read_to_string(cases_path).map_err(|source| ResultsError::Read {
+            path: cases_path.to_path_buf(),
+            cause: source,
+        })?;
+        let complete = match text.rfind('\n') {
+            Some(i) => &text[..=i],
+            None => "",
+        };
+        let mut lines = complete.lines();
+        let header: CasesHeader = serde_json::from_str(
+            lines
+                .next()
+                .ok_or_else(|| malformed("empty case stream (no header line)".into()))?,
+        )
+        .map_err(|e| malformed(format!("header line: {e}")))?;
+        if header.format != CASES_FORMAT {
+            return Err(malformed(format!(
+                "format `{}`, expected `{CASES_FORMAT}`",
+                header.format
+            )));
+        }
+        let (Some(spec), Some(parameters), Some(environment)) =
+            (header.spec, header.parameters, header.environment)
+        else {
+            return Err(malformed(
+                "its header does not describe the run (spec, parameters, environment): \
+                 written by an older dsxor, it cannot be recovered"
+                    .into(),
+            ));
+        };
+        let name = cases_path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let stem = name
+            .strip_suffix(".cases.jsonl")
+            .unwrap_or(&name)
+            .to_string();
+        let mut patterns: Vec<PatternCounts> = Vec::new();
+        let mut failures = Vec::new();
+        let cells = spec.cells();
+        let mut last_index: Option<u64> = None;
+        for (n, line) in lines.enumerate() {
+            let r: CaseRecord = serde_json::from_str(line)
+                .map_err(|e| malformed(format!("line {}: {e}", n + 2)))?;
+            if r.index >= spec.cases
+                || !spec.shard.contains(r.index)
+                || !cells.contains(&(r.pattern, r.wave))
+                || last_index.is_some_and(|l| r.index <= l)
+            {
+                return Err(malformed(format!(
+                    "line {}: case {} ({}/wave{}) is not the next case of this run's shard {}",
+                    n + 2,
+                    r.index,
+                    r.pattern,
+                    r.wave.lanes(),
+                    spec.shard
+                )));
+            }
+            last_index = Some(r.index);
+            if patterns.last().map(|c| (c.pattern, c.wave)) != Some((r.pattern, r.wave)) {
+                patterns.push(PatternCounts {
+                    pattern: r.pattern,
+                    wave: r.wave,
+                    cases: 0,
+                    passed: 0,
+                    failed: 0,
+                    wall_ms: 0,
+                });
+            }
+            if let Some(c) = patterns.last_mut() {
+                c.cases += 1;
+                c.wall_ms += r.device_us / 1000;
+                if r.passed {
+                    c.passed += 1;
+                } else {
+                    c.failed += 1;
+                }
+            }
+            if !r.passed {
+                let repro = cases_path.with_file_name(format!("{stem}.repro-{}.json", r.index));
+                failures.push(FailureRecord {
+                    index: r.index,
+                    pattern: r.pattern,
+                    variant: r.variant,
+                    wave: r.wave,
+                    ordinal: r.ordinal,
+                    kind: r.kind.unwrap_or_else(|| "unknown".into()),
+                    summary: r.summary,
+                    repro: repro.exists().then(|| repro.display().to_string()),
+                    minimize: None,
+                    same_kind_as: None,
+                    active_lanes_before: r.active_lanes,
+                    active_lanes_after: r.active_lanes,
+                });
+            }
+        }
+        let passed: u64 = patterns.iter().map(|c| c.passed).sum();
+        let failed: u64 = patterns.iter().map(|c| c.failed).sum();
+        Ok(Results {
+            format: RESULTS_FORMAT.into(),
+            dsxor_version: header.dsxor_version,
+            finished_utc: header.started_utc.clone(),
+            started_utc: header.started_utc,
+            wall_ms: patterns.iter().map(|c| c.wall_ms).sum(),
+            status: Status::Aborted,
+            abort_reason: Some(format!(
+                "the run stopped before writing its results file (killed?): {} finished \
+                 cases recovered from its case stream {name}",
+                passed + failed
+            )),
+            environment,
+            spec,
+            parameters,
+            cases_file: Some(name),
+            total: passed + failed,
+            passed,
+            failed,
+            patterns,
+            failures,
+            merged_from: Vec::new(),
+        })
+    }
+
+    /// A results file (`.json`), or a case stream (`.cases.jsonl`) whose
+    /// run never wrote one ([`Results::recover`]).
+    pub fn read_or_recover(path: &Path) -> Result<Results, ResultsError> {
+        if path.to_string_lossy().ends_with(".cases.jsonl") {
+            Results::recover(path)
+        } else {
+            Results::read(path)
+        }
     }
 }
 
@@ -261,9 +418,24 @@ impl ResultsWriter {
         target: &str,
         spec: &SuiteSpec,
     ) -> Result<ResultsWriter, ResultsError> {
+        Self::create_with(dir, started, backend, target, spec, None)
+    }
+
+    /// [`ResultsWriter::create`], with the run's parameters and environment
+    /// in the stream's header too: then the stream alone describes the run,
+    /// and [`Results::recover`] rebuilds an `aborted` results file from it
+    /// when the run was killed before writing its `.json`.
+    pub fn create_with(
+        dir: &Path,
+        started: SystemTime,
+        backend: &str,
+        target: &str,
+        spec: &SuiteSpec,
+        context: Option<(&Parameters, &Environment)>,
+    ) -> Result<ResultsWriter, ResultsError> {
         fs::create_dir_all(dir).map_err(|source| ResultsError::CreateDir {
             path: dir.to_path_buf(),
-            source,
+            cause: source,
         })?;
         let mut base = format!(
             "{}-{}-{}",
@@ -297,12 +469,17 @@ impl ResultsWriter {
                         cases,
                         cases_path,
                     };
-                    let header = serde_json::json!({
+                    let mut header = serde_json::json!({
                         "format": CASES_FORMAT,
                         "dsxor_version": env!("CARGO_PKG_VERSION"),
                         "seed": spec.seed,
                         "started_utc": rfc3339(started),
                     });
+                    if let Some((parameters, environment)) = context {
+                        header["spec"] = serde_json::json!(spec);
+                        header["parameters"] = serde_json::json!(parameters);
+                        header["environment"] = serde_json::json!(environment);
+                    }
                     w.append_line(&header.to_string())?;
                     return Ok(w);
                 }
@@ -310,7 +487,7 @@ impl ResultsWriter {
                 Err(source) => {
                     return Err(ResultsError::Write {
                         path: cases_path,
-                        source,
+                        cause: source,
                     })
                 }
             }
@@ -344,14 +521,14 @@ impl ResultsWriter {
             .and_then(|_| self.cases.flush())
             .map_err(|source| ResultsError::Write {
                 path: self.cases_path.clone(),
-                source,
+                cause: source,
             })
     }
 
     pub fn record(&mut self, record: &CaseRecord) -> Result<(), ResultsError> {
         let line = serde_json::to_string(record).map_err(|e| ResultsError::Write {
             path: self.cases_path.clone(),
-            source: std::io::Error::other(e),
+            cause: std::io::Error::other(e),
         })?;
         self.append_line(&line)
     }
@@ -369,34 +546,109 @@ impl ResultsWriter {
 pub fn write_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), ResultsError> {
     let mut text = serde_json::to_string_pretty(value).map_err(|e| ResultsError::Write {
         path: path.to_path_buf(),
-        source: std::io::Error::other(e),
+        cause: std::io::Error::other(e),
     })?;
     text.push('\n');
     write_text_atomic(path, &text)
 }
 
 /// Write `text` to `path` through a temporary file in the same directory
-/// and a rename: readers see the old file or the whole new one.
+/// (`tempfile`, unique name) persisted by rename: readers see the old file
+/// or the whole new one, never a torn or empty one; on any error the
+/// temporary file is removed.
 pub fn write_text_atomic(path: &Path, text: &str) -> Result<(), ResultsError> {
     let err = |source| ResultsError::Write {
         path: path.to_path_buf(),
-        source,
+        cause: source,
+    };
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
     };
     let file_name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{file_name}.tmp.{}", std::process::id()));
-    let result = (|| {
-        let mut f = File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{file_name}."))
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(err)?;
+    tmp.write_all(text.as_bytes())
+        .and_then(|_| tmp.as_file().sync_all())
+        .map_err(err)?;
+    tmp.persist(path).map_err(|e| err(e.error))?;
+    Ok(())
+}
+
+/// Write `text` as a new file in `dir` named `<stem>.<ext>`, or
+/// `<stem>-2.<ext>`, `-3`… when that name is taken (two runs started in
+/// the same second): written to a temporary file first and persisted
+/// without replacing anything, so no record is ever lost to another and
+/// none is left torn or empty. Returns the path written.
+pub fn write_new_file(
+    dir: &Path,
+    stem: &str,
+    ext: &str,
+    text: &str,
+) -> Result<PathBuf, ResultsError> {
+    let first = dir.join(format!("{stem}.{ext}"));
+    let err = |path: &Path, cause| ResultsError::Write {
+        path: path.to_path_buf(),
+        cause,
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{stem}."))
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| err(&first, e))?;
+    tmp.write_all(text.as_bytes())
+        .and_then(|_| tmp.as_file().sync_all())
+        .map_err(|e| err(&first, e))?;
+    for n in 1u32.. {
+        let path = if n == 1 {
+            first.clone()
+        } else {
+            dir.join(format!("{stem}-{n}.{ext}"))
+        };
+        match tmp.persist_noclobber(&path) {
+            Ok(_) => return Ok(path),
+            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => tmp = e.file,
+            Err(e) => return Err(err(&path, e.error)),
+        }
     }
-    result.map_err(err)
+    Err(err(&first, std::io::Error::other("no free file name")))
+}
+
+/// Fail now, before any case runs, if `dir` cannot take files (it is
+/// created if missing) or `file`'s directory cannot: a run must not do all
+/// its work and then lose it to a bad path.
+pub fn check_writable(dir: Option<&Path>, file: Option<&Path>) -> Result<(), ResultsError> {
+    if let Some(dir) = dir {
+        fs::create_dir_all(dir).map_err(|source| ResultsError::CreateDir {
+            path: dir.to_path_buf(),
+            cause: source,
+        })?;
+        tempfile::tempfile_in(dir).map_err(|source| ResultsError::Write {
+            path: dir.to_path_buf(),
+            cause: source,
+        })?;
+    }
+    if let Some(file) = file {
+        let err = |source| ResultsError::Write {
+            path: file.to_path_buf(),
+            cause: source,
+        };
+        if file.is_dir() {
+            return Err(err(std::io::Error::other("it is a directory")));
+        }
+        let parent = match file.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        tempfile::tempfile_in(parent).map_err(err)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -449,6 +701,19 @@ pub(crate) mod tests {
             failures: vec![],
             merged_from: vec![],
         }
+    }
+
+    #[test]
+    fn new_files_never_replace_one_another() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = write_new_file(dir.path(), "bench-x", "json", "first\n").unwrap();
+        let b = write_new_file(dir.path(), "bench-x", "json", "second\n").unwrap();
+        assert_ne!(a, b);
+        assert!(b.to_string_lossy().ends_with("bench-x-2.json"), "{b:?}");
+        assert_eq!(fs::read_to_string(&a).unwrap(), "first\n");
+        assert_eq!(fs::read_to_string(&b).unwrap(), "second\n");
+        // No temporary file left behind.
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
     #[test]

@@ -30,6 +30,87 @@ pub enum MergeError {
     MissingShards { count: u32, missing: String },
     #[error("{path} is already a merged report")]
     AlreadyMerged { path: PathBuf },
+    #[error("{path} does not add up, refused: {why}")]
+    Inconsistent { path: PathBuf, why: String },
+}
+
+/// Why a shard's file contradicts itself, if it does. Merge recomputes
+/// every count from the cells and failures a shard lists, so a file whose
+/// totals, status and lists disagree (edited, truncated, or from a buggy
+/// writer) is refused rather than trusted: a shard that failed must never
+/// merge to PASSED.
+fn inconsistency(r: &Results) -> Option<String> {
+    let cells = r.spec.cells();
+    let (mut cases, mut passed, mut failed) = (0u64, 0u64, 0u64);
+    for c in &r.patterns {
+        let name = format!("{}/wave{}", c.pattern, c.wave.lanes());
+        if !cells.contains(&(c.pattern, c.wave)) {
+            return Some(format!("cell {name} is not in its spec"));
+        }
+        if c.passed.checked_add(c.failed) != Some(c.cases) {
+            return Some(format!(
+                "cell {name}: {} passed + {} failed is not its {} cases",
+                c.passed, c.failed, c.cases
+            ));
+        }
+        let listed = r
+            .failures
+            .iter()
+            .filter(|f| f.pattern == c.pattern && f.wave == c.wave)
+            .count() as u64;
+        if listed > c.failed {
+            return Some(format!(
+                "cell {name} lists {listed} failures but counts {} failed",
+                c.failed
+            ));
+        }
+        let add = |a: u64, b: u64| a.checked_add(b);
+        match (
+            add(cases, c.cases),
+            add(passed, c.passed),
+            add(failed, c.failed),
+        ) {
+            (Some(a), Some(b), Some(d)) => (cases, passed, failed) = (a, b, d),
+            _ => return Some("its counts overflow 64 bits".into()),
+        }
+    }
+    if (cases, passed, failed) != (r.total, r.passed, r.failed) {
+        return Some(format!(
+            "total {}, passed {}, failed {}, but its cells add up to {cases}, {passed}, {failed}",
+            r.total, r.passed, r.failed
+        ));
+    }
+    let expected = r.spec.shard_len();
+    if cases > expected || (r.status != Status::Aborted && cases != expected) {
+        return Some(format!(
+            "status {:?} with {cases} cases, but shard {} of {} cases has {expected}",
+            r.status, r.spec.shard, r.spec.cases
+        ));
+    }
+    if let Some(f) = r
+        .failures
+        .iter()
+        .find(|f| f.index >= r.spec.cases || !r.spec.shard.contains(f.index))
+    {
+        return Some(format!(
+            "failure of case {} is not a case of shard {}",
+            f.index, r.spec.shard
+        ));
+    }
+    if r.failures.iter().any(|f| {
+        !r.patterns
+            .iter()
+            .any(|c| c.pattern == f.pattern && c.wave == f.wave)
+    }) {
+        return Some("a failure's cell has no counts".into());
+    }
+    match r.status {
+        Status::Passed if failed > 0 || !r.failures.is_empty() => {
+            Some(format!("status passed with {failed} failed cases"))
+        }
+        Status::Failed if failed == 0 => Some("status failed but no case failed".into()),
+        _ => None,
+    }
 }
 
 fn sha_set(r: &Results) -> BTreeSet<(u32, String)> {
@@ -90,7 +171,13 @@ fn difference(first: &Results, r: &Results) -> Option<String> {
 pub fn merge(paths: &[PathBuf]) -> Result<Results, MergeError> {
     let mut loaded: Vec<(PathBuf, Results)> = Vec::new();
     for p in paths {
-        let r = Results::read(p)?;
+        let r = Results::read_or_recover(p)?;
+        if let Some(why) = inconsistency(&r) {
+            return Err(MergeError::Inconsistent {
+                path: p.clone(),
+                why,
+            });
+        }
         if !r.merged_from.is_empty() {
             return Err(MergeError::AlreadyMerged { path: p.clone() });
         }
@@ -118,11 +205,20 @@ pub fn merge(paths: &[PathBuf]) -> Result<Results, MergeError> {
         seen.push((r.spec.shard.index, p));
     }
     let count = first.spec.shard.count;
-    let missing: Vec<String> = (1..=count)
-        .filter(|k| !seen.iter().any(|(s, _)| s == k))
-        .map(|k| format!("{k}/{count}"))
-        .collect();
-    if !missing.is_empty() {
+    // Shard indices are distinct and at most `count` (checked above), so
+    // the number missing is a subtraction; only the first few are named
+    // (a declared count of 4294967295 must not build a list that long).
+    let missing_count = u64::from(count) - seen.len() as u64;
+    if missing_count > 0 {
+        const NAMED: usize = 10;
+        let mut missing: Vec<String> = (1..=count)
+            .filter(|k| !seen.iter().any(|(s, _)| s == k))
+            .take(NAMED)
+            .map(|k| format!("{k}/{count}"))
+            .collect();
+        if missing_count > NAMED as u64 {
+            missing.push(format!("… {} more", missing_count - NAMED as u64));
+        }
         return Err(MergeError::MissingShards {
             count,
             missing: missing.join(", "),
@@ -150,14 +246,23 @@ pub fn merge(paths: &[PathBuf]) -> Result<Results, MergeError> {
                     .iter()
                     .filter(|p| p.pattern == pattern && p.wave == wave)
                 {
-                    c.cases += p.cases;
-                    c.passed += p.passed;
-                    c.failed += p.failed;
-                    c.wall_ms += p.wall_ms;
+                    // Each shard's counts are at most its shard_len (checked
+                    // above), so these sums are at most spec.cases; checked
+                    // all the same.
+                    c.cases = c.cases.checked_add(p.cases)?;
+                    c.passed = c.passed.checked_add(p.passed)?;
+                    c.failed = c.failed.checked_add(p.failed)?;
+                    c.wall_ms = c.wall_ms.saturating_add(p.wall_ms);
                 }
             }
-            c
+            Some(c)
         })
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| MergeError::Inconsistent {
+            path: first_path.clone(),
+            why: "the shards' counts overflow 64 bits".into(),
+        })?
+        .into_iter()
         .filter(|c| c.cases > 0)
         .collect();
     merged.failures = loaded
@@ -165,9 +270,11 @@ pub fn merge(paths: &[PathBuf]) -> Result<Results, MergeError> {
         .flat_map(|(_, r)| r.failures.clone())
         .collect();
     merged.failures.sort_by_key(|f| f.index);
-    merged.passed = loaded.iter().map(|(_, r)| r.passed).sum();
-    merged.failed = loaded.iter().map(|(_, r)| r.failed).sum();
-    merged.total = merged.passed + merged.failed;
+    // Recomputed from the cells (each shard's totals were checked against
+    // its own cells above).
+    merged.passed = merged.patterns.iter().map(|c| c.passed).sum();
+    merged.failed = merged.patterns.iter().map(|c| c.failed).sum();
+    merged.total = merged.patterns.iter().map(|c| c.cases).sum();
     merged.started_utc = loaded
         .iter()
         .map(|(_, r)| r.started_utc.clone())
@@ -191,9 +298,10 @@ pub fn merge(paths: &[PathBuf]) -> Result<Results, MergeError> {
             )
         })
         .collect();
+    let any_failed = loaded.iter().any(|(_, r)| r.status == Status::Failed);
     merged.status = if !aborted.is_empty() {
         Status::Aborted
-    } else if merged.failed > 0 {
+    } else if merged.failed > 0 || any_failed {
         Status::Failed
     } else {
         Status::Passed

@@ -22,10 +22,10 @@ pub const REPRO_FORMAT: &str = "dsxor-repro/1";
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReproError {
-    #[error("cannot read repro file {path}: {source}")]
+    #[error("cannot read repro file {path}: {cause}")]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("{path} is not a {REPRO_FORMAT} file: {why}")]
     Malformed { path: PathBuf, why: String },
@@ -86,6 +86,10 @@ pub struct Repro {
     pub policy: String,
     pub original: Shape,
     pub minimize: MinimizeStats,
+    /// The software device's injected fault (`--fault`) the failure was
+    /// found under, if any: a replay without it says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<String>,
 }
 
 impl Repro {
@@ -126,6 +130,7 @@ impl Repro {
             policy,
             original: Shape::of(original),
             minimize,
+            fault: None,
         }
     }
 
@@ -137,7 +142,7 @@ impl Repro {
     pub fn read(path: &Path) -> Result<Repro, ReproError> {
         let text = fs::read_to_string(path).map_err(|source| ReproError::Read {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         })?;
         let malformed = |why: String| ReproError::Malformed {
             path: path.to_path_buf(),
@@ -152,7 +157,7 @@ impl Repro {
         }
         let repro: Repro = serde_json::from_value(value).map_err(|e| malformed(e.to_string()))?;
         let c = &repro.case;
-        if c.lanes.len() != c.geometry.total_lanes()
+        if c.geometry.checked_total_lanes() != Some(c.lanes.len())
             || c.lds_init.len() != c.geometry.groups as usize
             || c.lds_bytes % 8 != 0
             || c.lds_init.iter().any(|g| g.len() != c.lds_qwords())

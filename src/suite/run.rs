@@ -136,7 +136,7 @@ pub fn shrink(
     let env_error: RefCell<Option<BackendError>> = RefCell::new(None);
     let last: RefCell<Option<(DeviceOutcome, Judgement)>> = RefCell::new(None);
     let m = minimize(case, budget, |candidate| {
-        if env_error.borrow().is_some() {
+        if env_error.borrow().is_some() || super::stop::requested().is_some() {
             return false;
         }
         match device.run_case(candidate) {
@@ -218,16 +218,17 @@ pub fn run_suite_with(
     opts: &RunOptions,
     workers: Vec<Worker>,
 ) -> Result<RunOutcome, RunError> {
-    let plan = opts.spec.plan();
+    // Lazy: generated as taken, so memory does not grow with --cases.
+    let plan = opts.spec.plan_iter();
     let n = workers.len();
     std::thread::scope(|scope| {
         let mut results = Vec::with_capacity(n);
         for (k, (mut w_device, w_judge)) in workers.into_iter().enumerate() {
             let (tx, rx) = std::sync::mpsc::sync_channel(WORKER_AHEAD);
-            let (plan, spec) = (&plan, &opts.spec);
+            let (plan, spec) = (plan.clone(), &opts.spec);
             scope.spawn(move || {
-                for planned in plan.iter().skip(k).step_by(n) {
-                    let generated = spec.generate(*planned);
+                for planned in plan.skip(k).step_by(n) {
+                    let generated = spec.generate(planned);
                     let r = evaluate(w_device.as_mut(), w_judge.as_ref(), &generated.case);
                     let stop = r.is_err();
                     // A closed channel: the run stopped; so does the worker.
@@ -240,7 +241,7 @@ pub fn run_suite_with(
         }
         // `results` is dropped when this returns (before the scope joins the
         // workers), which unblocks any worker still sending.
-        run_plan(device, judge, opts, &plan, &results)
+        run_plan(device, judge, opts, plan, &results)
     })
 }
 
@@ -250,30 +251,32 @@ fn run_plan(
     device: &mut dyn CaseDevice,
     judge: &dyn Judge,
     opts: &RunOptions,
-    plan: &[crate::gen::suite::Planned],
+    plan: impl Iterator<Item = crate::gen::suite::Planned>,
     workers: &[std::sync::mpsc::Receiver<Evaluated>],
 ) -> Result<RunOutcome, RunError> {
     let started_at = SystemTime::now();
     let started = Instant::now();
     let spec = &opts.spec;
+    let planned_len = spec.shard_len();
     let info = device.info().clone();
     let env = environment(device, &opts.selection);
-    let mut writer = ResultsWriter::create(
+    let mut writer = ResultsWriter::create_with(
         &opts.out_dir,
         started_at,
         info.backend.name(),
         &info.target_id,
         spec,
+        Some((&opts.parameters, &env)),
     )?;
     let mut progress = match opts.interactive {
-        Some(i) => Progress::with_mode(plan.len() as u64, i),
-        None => Progress::new(plan.len() as u64),
+        Some(i) => Progress::with_mode(planned_len, i),
+        None => Progress::new(planned_len),
     };
     progress.println(&format!(
         "dsxor run: seed {} ({:#x}), {} of {} cases (shard {}), {} on {} ({}), streaming to {}",
         spec.seed,
         spec.seed,
-        plan.len(),
+        planned_len,
         spec.cases,
         spec.shard,
         info.backend.name(),
@@ -289,10 +292,17 @@ fn run_plan(
     let mut abort: Option<Abort> = None;
     let mut contended_lane_ops = 0u64;
 
-    for (position, planned) in plan.iter().enumerate() {
+    for (position, planned) in plan.enumerate() {
+        if let Some(signal) = super::stop::requested() {
+            abort = Some(Abort {
+                code: exit::ENVIRONMENT,
+                reason: format!("stopped by {signal} after {position} of {planned_len} cases"),
+            });
+            break;
+        }
         let (generated, evaluated) = match workers.get(position % workers.len().max(1)) {
             None => {
-                let g = spec.generate(*planned);
+                let g = spec.generate(planned);
                 let r = evaluate(device, judge, &g.case);
                 (g, r)
             }
@@ -338,7 +348,7 @@ fn run_plan(
             DeviceOutcome::Completed { device_us, .. } => *device_us,
             _ => 0,
         };
-        writer.record(&CaseRecord {
+        let recorded = writer.record(&CaseRecord {
             index: planned.index,
             pattern: id.pattern,
             variant: variant.clone(),
@@ -360,7 +370,14 @@ fn run_plan(
             },
             notes: judgement.notes.clone(),
             device_us,
-        })?;
+        });
+        if let Err(e) = recorded {
+            abort = Some(Abort {
+                code: exit::ENVIRONMENT,
+                reason: e.to_string(),
+            });
+            break;
+        }
         if let Some(cell) = cells.last_mut() {
             cell.counts.cases += 1;
             if judgement.passed {
@@ -411,7 +428,7 @@ fn run_plan(
         let kernel = device
             .kernel_identity(&shrunk.case)
             .unwrap_or_else(|_| unknown_kernel(&shrunk.case));
-        let repro = Repro::new(
+        let mut repro = Repro::new(
             spec.seed,
             spec.generator_version,
             id,
@@ -425,8 +442,15 @@ fn run_plan(
             judge.policy(),
             shrunk.stats.clone(),
         );
+        repro.fault = opts.parameters.fault.clone();
         let path = repro_path(writer.dir(), writer.stem(), planned.index);
-        repro.write(&path)?;
+        if let Err(e) = repro.write(&path) {
+            abort = Some(Abort {
+                code: exit::ENVIRONMENT,
+                reason: e.to_string(),
+            });
+            break;
+        }
         let after = shrunk.case.lanes.iter().filter(|l| l.active).count();
         progress.println(&format!(
             "     minimized to {} group(s) x {} wave(s), {} active lane(s) in {} tries ({:.1} s{}): {}",
@@ -497,10 +521,12 @@ fn run_plan(
     }
     crate::report::console::stdout_text(&summary_table(&results));
     crate::report::console::stdout_line(&format!("results: {}", results_path.display()));
+    // Conformance failures already found decide the code: an abort after
+    // them (environment or input trouble) must not hide them behind 2 or 3.
     let exit_code = match (&abort, failed) {
-        (Some(a), _) => a.code,
+        (_, 1..) => exit::FAIL,
+        (Some(a), 0) => a.code,
         (None, 0) => exit::PASS,
-        (None, _) => exit::FAIL,
     };
     Ok(RunOutcome {
         results,
@@ -508,6 +534,70 @@ fn run_plan(
         repros,
         exit_code,
         contended_lane_ops,
+    })
+}
+
+/// A run that stopped before its first case (no device: `--backend hip`
+/// on a machine without one): it still writes its `aborted` results file,
+/// an empty case stream and JUnit, so CI finds a file that says why.
+/// `info` names the device asked for; returns the files with `code`.
+pub fn write_unstarted(
+    opts: &RunOptions,
+    info: crate::backend::DeviceInfo,
+    reason: &str,
+    code: u8,
+) -> Result<RunOutcome, RunError> {
+    let now = SystemTime::now();
+    let (host_os, host_arch, host_cpus) = host();
+    let env = Environment {
+        device: info,
+        selection: opts.selection.clone(),
+        code_objects: Vec::new(),
+        host_os,
+        host_arch,
+        host_cpus,
+    };
+    let mut writer = ResultsWriter::create_with(
+        &opts.out_dir,
+        now,
+        env.device.backend.name(),
+        &env.device.target_id,
+        &opts.spec,
+        Some((&opts.parameters, &env)),
+    )?;
+    let results = Results {
+        format: RESULTS_FORMAT.into(),
+        dsxor_version: env!("CARGO_PKG_VERSION").into(),
+        started_utc: rfc3339(now),
+        finished_utc: rfc3339(now),
+        wall_ms: 0,
+        status: Status::Aborted,
+        abort_reason: Some(reason.to_string()),
+        environment: env,
+        spec: opts.spec.clone(),
+        parameters: opts.parameters.clone(),
+        cases_file: writer
+            .cases_path()
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned()),
+        total: 0,
+        passed: 0,
+        failed: 0,
+        patterns: Vec::new(),
+        failures: Vec::new(),
+        merged_from: Vec::new(),
+    };
+    let results_path = writer.finish(&results)?;
+    if let Some(j) = &opts.junit {
+        write_junit(j, &results)?;
+    }
+    crate::report::console::stdout_line(&format!("results: {}", results_path.display()));
+    Ok(RunOutcome {
+        results,
+        results_path,
+        repros: Vec::new(),
+        exit_code: code,
+        contended_lane_ops: 0,
     })
 }
 

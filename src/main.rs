@@ -126,6 +126,10 @@ enum Command {
     /// Markdown table; with --fail-below (bench records only), exit 1 when
     /// a run fell below PCT % of its baseline.
     Report(cli::report::ReportArgs),
+    /// Internal: the worker process of a HIP run (started by `dsxor run`,
+    /// talks JSON lines on stdin/stdout).
+    #[command(hide = true)]
+    Worker,
 }
 
 fn run(args: Cli) -> cli::Outcome {
@@ -162,6 +166,7 @@ fn run(args: Cli) -> cli::Outcome {
         // ---- bench / report dispatch ----
         Command::Bench(args) => cli::bench::bench_cmd(args),
         Command::Report(args) => cli::report::report_cmd(args),
+        Command::Worker => cli::worker::cmd_worker(),
     }
 }
 

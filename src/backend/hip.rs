@@ -262,6 +262,23 @@ pub fn embedded_for(
     ))
 }
 
+/// What results record about a HIP device, from a probe (the parent of
+/// worker processes records it without opening the device).
+pub fn device_info(report: &HipReport, device: &DeviceProps) -> DeviceInfo {
+    DeviceInfo {
+        backend: BackendKind::Hip,
+        name: device.name.clone(),
+        target_id: device.gcn_arch_name.clone(),
+        wave_sizes: device.wave_sizes(),
+        compute_units: device.compute_units,
+        clock_khz: Some(device.clock_khz),
+        lds_per_block: device.lds_per_block,
+        runtime_version: report.runtime_version.as_ref().ok().map(|v| v.to_string()),
+        driver_version: report.driver_version.as_ref().ok().map(|v| v.to_string()),
+        pci_bus_id: Some(device.pci_bus_id.clone()),
+    }
+}
+
 impl HipBackend {
     /// Probe and open device `device_index` (HIP's ordinal after
     /// HIP_VISIBLE_DEVICES), or the first usable device. No library, no
@@ -291,18 +308,7 @@ impl HipBackend {
         hip.set_device(device.index)
             .map_err(|e| classify(e, Phase::Setup))?;
         let stream = hip.stream().map_err(|e| classify(e, Phase::Setup))?;
-        let info = DeviceInfo {
-            backend: BackendKind::Hip,
-            name: device.name.clone(),
-            target_id: device.gcn_arch_name.clone(),
-            wave_sizes: device.wave_sizes(),
-            compute_units: device.compute_units,
-            clock_khz: Some(device.clock_khz),
-            lds_per_block: device.lds_per_block,
-            runtime_version: report.runtime_version.as_ref().ok().map(|v| v.to_string()),
-            driver_version: report.driver_version.as_ref().ok().map(|v| v.to_string()),
-            pci_bus_id: Some(device.pci_bus_id.clone()),
-        };
+        let info = device_info(report, &device);
         Ok(HipBackend {
             hip,
             device,

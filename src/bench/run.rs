@@ -161,6 +161,7 @@ fn environment(
                 sha256: hex::encode(Sha256::digest(o.bytes)),
                 origin: o.origin.clone(),
                 compiler: o.compiler.clone(),
+                target: crate::codeobj::target_of(o.bytes),
             })
             .collect(),
         host_os: std::env::consts::OS.to_string(),
@@ -168,6 +169,9 @@ fn environment(
         host_cpus: std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1),
+        devices: Vec::new(),
+        hsa_override_gfx_version: crate::hip::host::hsa_override_gfx_version(),
+        amdgpu_driver_version: crate::hip::host::amdgpu_driver_version(),
     }
 }
 

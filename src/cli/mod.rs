@@ -51,6 +51,7 @@ pub(crate) mod merge;
 pub(crate) mod report;
 pub(crate) mod repro;
 pub(crate) mod run;
+pub(crate) mod worker;
 
 /// Options of every command that runs conformance kernels.
 #[derive(clap::Args, Debug)]
@@ -148,6 +149,8 @@ pub(crate) fn device_request(
         interleave_seed: dev.interleave_seed,
         timeout: parse_duration("timeout", &dev.timeout)?,
         lds_granule: dev.lds_granule,
+        // HIP cases run in worker processes of this binary (suite::worker).
+        worker_exe: std::env::current_exe().ok(),
     })
 }
 

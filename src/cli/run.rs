@@ -39,9 +39,10 @@ pub(crate) struct RunArgs {
     /// (pattern, wave) cell is minimized; later ones point to it.
     #[arg(long, default_value_t = 20)]
     pub(crate) max_repros: usize,
-    /// Software device only: run cases on this many devices side by side
-    /// (default: the host's cores). Records stay in case order; HIP runs
-    /// one device.
+    /// Run cases on this many devices side by side: software devices
+    /// (default: the host's cores) or HIP worker processes (default: one
+    /// per visible device of the selected device's target; more than the
+    /// devices share them round robin). Records stay in case order.
     #[arg(long)]
     pub(crate) jobs: Option<usize>,
 }
@@ -113,13 +114,17 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         return Err(bad_input(anyhow::anyhow!("--jobs 0: expected at least 1")));
     }
     let jobs = args.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
+        if opened.hip_devices() > 0 {
+            opened.hip_devices()
+        } else {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        }
     });
     // One job: the opened device runs everything (no worker threads).
     let devices = if jobs > 1 {
-        opened.emu_workers(jobs).map_err(|e| match e {
+        opened.workers(jobs).map_err(|e| match e {
             dsxor::suite::device::OpenError::Usage(m) => bad_input(anyhow::anyhow!(m)),
             dsxor::suite::device::OpenError::Environment(m) => environment(anyhow::anyhow!(m)),
         })?
@@ -128,8 +133,13 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
     };
     if !devices.is_empty() {
         eprintln!(
-            "dsxor: running cases on {} software devices side by side",
-            devices.len()
+            "dsxor: running cases on {} {} side by side",
+            devices.len(),
+            if opened.hip_devices() > 0 {
+                "HIP worker processes"
+            } else {
+                "software devices"
+            }
         );
     }
     let workers: Vec<dsxor::suite::run::Worker> = devices

@@ -169,6 +169,11 @@ pub struct CodeObject {
     pub kernels: Vec<Kernel>,
 }
 
+/// A code object's own target id (`gfx1100`, `gfx11-generic`), if it parses.
+pub fn target_of(bytes: &[u8]) -> Option<String> {
+    CodeObject::parse(bytes).ok().map(|c| c.target.to_string())
+}
+
 impl CodeObject {
     /// Parse a plain ELF, or a bundle holding exactly one AMDGPU entry.
     pub fn parse(data: &[u8]) -> Result<CodeObject, CodeObjectError> {

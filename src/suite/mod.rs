@@ -9,6 +9,7 @@ pub mod judge;
 pub mod merge;
 pub mod repro;
 pub mod run;
+pub mod worker;
 
 use serde::{Deserialize, Serialize};
 

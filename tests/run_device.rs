@@ -23,6 +23,7 @@ fn request(lds_granule: u32) -> DeviceRequest {
         timeout: Duration::from_secs(10),
         lds_granule,
         worker_exe: None,
+        require_gpu: false,
     }
 }
 

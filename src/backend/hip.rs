@@ -454,8 +454,10 @@ impl Backend for HipBackend {
         function
             .launch(stream, d.groups, d.block, d.dynamic_lds, &mut kernarg)
             .map_err(|e| classify(e, Phase::Launch))?;
+        // After the launch is enqueued: a device-fault status here is this
+        // kernel's (current clr latches it, and every later call returns it).
         stop.record(stream)
-            .map_err(|e| classify(e, Phase::Launch))?;
+            .map_err(|e| classify(e, Phase::Execute))?;
 
         // Watchdog.
         let done = stream

@@ -6,8 +6,12 @@ use super::*;
 pub(crate) struct BenchArgs {
     /// Device: `auto` (a HIP GPU with kernels for its target, else the
     /// software device), `hip` or `emu`.
-    #[arg(long, default_value = "auto")]
+    #[arg(long, env = "DSXOR_BACKEND", default_value = "auto")]
     pub(crate) backend: String,
+    /// Refuse to run anywhere but on a GPU (the software device and a
+    /// simulated HIP device exit 3).
+    #[arg(long, env = "DSXOR_REQUIRE_GPU", value_parser = clap::builder::BoolishValueParser::new())]
+    pub(crate) require_gpu: bool,
     /// HIP device index (with --backend hip or auto).
     #[arg(long)]
     pub(crate) device: Option<u32>,
@@ -118,6 +122,9 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
         find_embedded(p, w).is_some()
     })
     .map_err(environment)?;
+    if args.require_gpu {
+        dsxor::backend::select::require_hardware(&selection, view.as_ref()).map_err(environment)?;
+    }
     eprintln!("dsxor: {}", selection.reason);
     let backend_err = |e: BackendError| match e {
         BackendError::Invalid(_) => bad_input(e),

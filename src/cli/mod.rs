@@ -56,10 +56,15 @@ pub(crate) mod worker;
 /// Options of every command that runs conformance kernels.
 #[derive(clap::Args, Debug)]
 pub(crate) struct DeviceArgs {
-    /// auto (a HIP device with a kernel for its target, else the software
-    /// device), hip, or emu.
-    #[arg(long, default_value = "auto")]
+    /// auto (a HIP device with a kernel for its target; the software
+    /// device only when no GPU and no /dev/kfd is present — a GPU dsxor
+    /// cannot use exits 3), hip, or emu.
+    #[arg(long, env = "DSXOR_BACKEND", default_value = "auto")]
     pub(crate) backend: String,
+    /// Refuse to run anywhere but on a GPU: the software device and a
+    /// simulated HIP device exit 3.
+    #[arg(long, env = "DSXOR_REQUIRE_GPU", value_parser = clap::builder::BoolishValueParser::new())]
+    pub(crate) require_gpu: bool,
     /// HIP device ordinal (after HIP_VISIBLE_DEVICES).
     #[arg(long)]
     pub(crate) device: Option<u32>,
@@ -151,6 +156,7 @@ pub(crate) fn device_request(
         lds_granule: dev.lds_granule,
         // HIP cases run in worker processes of this binary (suite::worker).
         worker_exe: std::env::current_exe().ok(),
+        require_gpu: dev.require_gpu,
     })
 }
 

@@ -30,7 +30,7 @@ pub use embedded::{embedded, find_embedded, EmbeddedObject, Origin};
 pub use kernarg::{build_kernarg, Kernarg, LaunchDims};
 pub use metadata::{KernelArg, KernelMetadata, Metadata, ValueKind};
 pub use patch::patch_ds_offset;
-pub use target::{Feature, TargetId};
+pub use target::{generic_family, Feature, TargetId};
 
 use elf::{Bytes, ElfHeader, Section, Symbol};
 

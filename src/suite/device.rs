@@ -37,6 +37,8 @@ pub struct DeviceRequest {
     /// (`suite::worker`); `None` runs them in this process (library use,
     /// tests without the binary).
     pub worker_exe: Option<PathBuf>,
+    /// `--require-gpu`: refuse the software device and simulated devices.
+    pub require_gpu: bool,
 }
 
 /// An opened device.
@@ -190,10 +192,23 @@ pub fn open(req: &DeviceRequest) -> Result<Opened, OpenError> {
     let view = probe.as_ref().map(HipView::from_probe);
     let mut selection =
         select(choice, view.as_ref(), &req.waves, req.device, has_kernel).map_err(|e| match e {
-            SelectError::NoHipDevice(_) => OpenError::Environment(e.to_string()),
+            SelectError::NoHipDevice(_)
+            | SelectError::GpuUnusable { .. }
+            | SelectError::NotHardware(_) => OpenError::Environment(e.to_string()),
             SelectError::NoWave(m) if !req.waves.is_empty() => OpenError::Usage(m),
             SelectError::NoWave(m) => OpenError::Environment(m),
         })?;
+    if req.require_gpu {
+        crate::backend::select::require_hardware(&selection, view.as_ref())
+            .map_err(|e| OpenError::Environment(e.to_string()))?;
+    }
+    if let (Some(v), Some(_)) = (crate::hip::host::hsa_override_gfx_version(), selection.hip_device) {
+        // Said in the notice and so in the results' `selection`.
+        selection.reason = format!(
+            "{}; HSA_OVERRIDE_GFX_VERSION={v}: the runtime reports the override's target, not the silicon's",
+            selection.reason
+        );
+    }
     if emu_only && req.choice == BackendChoice::Auto {
         selection.reason =
             format!("software device ({EMU_TARGET} interpreter): --fault/--interleave-seed given");

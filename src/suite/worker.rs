@@ -559,9 +559,10 @@ impl CaseDevice for WorkerDevice {
             Err(Exchange::Died(d @ Death::Signal(..))) => {
                 let said = self.tail();
                 Ok(DeviceOutcome::Fault {
+                    // No device label: a case's record must not depend on
+                    // which worker ran it (the label is on forwarded stderr).
                     message: format!(
-                        "the worker process running the case on {} was {d}{}: the HIP runtime ends the process on a device fault (ROCm/clr rocdevice.cpp callbackQueue calls abort())",
-                        self.plan.label,
+                        "the worker process running the case was {d}{}: the HIP runtime ends the process on a device fault (ROCm/clr rocdevice.cpp callbackQueue calls abort())",
                         if said.is_empty() { String::new() } else { format!(" after printing \"{said}\"") }
                     ),
                 })

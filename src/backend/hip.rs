@@ -120,10 +120,17 @@ fn classify(e: HipError, phase: Phase) -> BackendError {
 }
 
 /// A code object loaded on the device, with what is needed to launch it.
+///
+/// Field order is drop order, and it matters: `hipModuleLoadData` does not
+/// copy the image (ROCm/clr hipamd/src/hip_module.cpp → `PlatformState::
+/// loadModule` → a `DynCO` made with `make_copy = false`,
+/// hip_code_object.cpp), so the ELF bytes in `code` must outlive the module.
+/// The functions (which keep the module alive) go first, then the module,
+/// then the bytes.
 struct LoadedObject {
-    code: CodeObject,
-    module: Module,
     functions: HashMap<String, Function>,
+    module: Module,
+    code: CodeObject,
 }
 
 /// A launch that outlived its timeout: everything it may still touch. The
@@ -429,6 +436,26 @@ impl Backend for HipBackend {
             ));
         };
 
+        // From ROCm 6.3 the runtime no longer checks static + dynamic LDS at
+        // launch (ROCm/clr hipamd/src/hip_module.cpp, ihipLaunchKernel_validate
+        // lost the check); an oversize request then faults in the dispatch
+        // packet. Refuse it here with the numbers.
+        let static_lds = obj
+            .code
+            .kernel(d.kernel)
+            .map(|k| k.descriptor.group_segment_fixed_size)
+            .unwrap_or(meta.group_segment_fixed_size);
+        let lds_total = u64::from(static_lds) + u64::from(d.dynamic_lds);
+        if lds_total > u64::from(self.device.lds_per_block) {
+            return Err(BackendError::Invalid(format!(
+                "kernel `{}`: group_segment_fixed_size {static_lds} + dynamic LDS {} = {lds_total} bytes exceeds device {}'s {} bytes per workgroup (hipDeviceAttributeMaxSharedMemoryPerBlock)",
+                d.kernel, d.dynamic_lds, self.device.index, self.device.lds_per_block
+            )));
+        }
+        // Current clr refuses a non-empty `extra` for a kernel without
+        // explicit arguments (hipErrorLaunchOutOfResources): pass none then.
+        let explicit_args = meta.args.iter().any(|a| !a.value_kind.is_hidden());
+
         // Buffers in; the kernarg segment laid out with their device addresses.
         let mut buffers = Vec::with_capacity(d.buffers.len());
         for b in &d.buffers {
@@ -452,7 +479,13 @@ impl Backend for HipBackend {
             .record(stream)
             .map_err(|e| classify(e, Phase::Setup))?;
         function
-            .launch(stream, d.groups, d.block, d.dynamic_lds, &mut kernarg)
+            .launch(
+                stream,
+                d.groups,
+                d.block,
+                d.dynamic_lds,
+                explicit_args.then_some(kernarg.as_mut_slice()),
+            )
             .map_err(|e| classify(e, Phase::Launch))?;
         // After the launch is enqueued: a device-fault status here is this
         // kernel's (current clr latches it, and every later call returns it).

@@ -249,3 +249,42 @@ fn an_unsupported_gpu_is_never_emulated() {
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("simulated"));
 }
+
+/// A simulated RX 7900 XTX reports 48 (WGPs, as clr does): the ceiling is
+/// 48 WGPs x 2.5 GHz x 32 lanes per clock, recorded with its unit.
+#[test]
+fn bench_ceiling_counts_wgps() {
+    let Some(lib) = hipsim() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dsxor(
+        &lib,
+        &[
+            "bench",
+            "--backend",
+            "hip",
+            "--quick",
+            "--reps",
+            "1",
+            "--filter",
+            "one-address/indep/wave32",
+            "--out",
+            dir.path().to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("48 WGPs x 2500000 kHz x 32 lanes/clock/WGP"));
+    let path = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .unwrap();
+    let record: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let c = &record["ceiling"];
+    assert_eq!(c["multiprocessors"], 48);
+    assert_eq!(c["multiprocessor_unit"], "WGP");
+    assert_eq!(c["lanes_per_clock_per_multiprocessor"], 32);
+    assert_eq!(c["lane_ops_per_second"].as_f64(), Some(3.84e12));
+    // The clock state is recorded (here: why it is unavailable).
+    assert!(record.get("clock_state").is_some(), "{record}");
+}

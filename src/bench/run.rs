@@ -132,6 +132,9 @@ pub fn run_bench(
         ceiling: ceiling.ok().map(|c| CeilingRecord {
             lane_ops_per_second: c.lane_ops_per_second,
             lds_bytes_per_second: c.lds_bytes_per_second,
+            multiprocessors: Some(c.multiprocessors),
+            multiprocessor_unit: Some(c.multiprocessor_unit.name().to_string()),
+            lanes_per_clock_per_multiprocessor: Some(c.lanes_per_clock_per_multiprocessor),
             compute_units: c.compute_units,
             clock_khz: c.clock_khz,
             lanes_per_clock_per_cu: c.lanes_per_clock_per_cu,
@@ -141,7 +144,7 @@ pub fn run_bench(
         runs,
         skipped,
         all_passed,
-        extra: Default::default(),
+        extra: clock_state(&info),
     })
 }
 
@@ -173,6 +176,27 @@ fn environment(
         hsa_override_gfx_version: crate::hip::host::hsa_override_gfx_version(),
         amdgpu_driver_version: crate::hip::host::amdgpu_driver_version(),
     }
+}
+
+/// The device's current shader clock and DPM level (amdgpu sysfs), taken
+/// after the runs, beside the peak clock the ceiling uses: a device held
+/// below peak shows it here. HIP exposes no current clock.
+fn clock_state(info: &DeviceInfo) -> std::collections::BTreeMap<String, serde_json::Value> {
+    let mut extra = std::collections::BTreeMap::new();
+    if info.backend != BackendKind::Hip {
+        return extra;
+    }
+    let value = match info.pci_bus_id.as_deref().and_then(crate::hip::host::clock_state) {
+        Some(c) => serde_json::to_value(c).unwrap_or(serde_json::Value::Null),
+        None => serde_json::json!({
+            "unavailable": format!(
+                "no amdgpu pp_dpm_sclk in sysfs for PCI {}",
+                info.pci_bus_id.as_deref().unwrap_or("(unknown)")
+            )
+        }),
+    };
+    extra.insert("clock_state".to_string(), value);
+    extra
 }
 
 /// A stable per-run seed, so every run's DATA differs but a seed fixes all.

@@ -66,6 +66,14 @@ pub struct Settings {
 pub struct CeilingRecord {
     pub lane_ops_per_second: f64,
     pub lds_bytes_per_second: f64,
+    /// `hipDeviceAttributeMultiprocessorCount` as the runtime reported it,
+    /// and what it counts (`WGP` on gfx10+, `CU` before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multiprocessors: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multiprocessor_unit: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lanes_per_clock_per_multiprocessor: Option<u32>,
     pub compute_units: u32,
     pub clock_khz: u32,
     pub lanes_per_clock_per_cu: u32,

@@ -12,6 +12,7 @@ pub mod gen;
 pub mod hip;
 pub mod isa;
 pub mod model;
+pub mod qualify;
 pub mod report;
 pub mod suite;
 

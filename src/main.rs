@@ -126,6 +126,16 @@ enum Command {
     /// Markdown table; with --fail-below (bench records only), exit 1 when
     /// a run fell below PCT % of its baseline.
     Report(cli::report::ReportArgs),
+    // ---- qualify commands ----
+    /// Qualify the software device against a GPU: a corpus of DS atomic
+    /// programs (every 64-bit returning DS atomic with one DATA operand,
+    /// EXEC patterns, contention) on the device and on the software device,
+    /// each checked against the ISA pseudocode; every disagreement is
+    /// listed with the program and the three answers; the record
+    /// (OUT/qualify-<UTC>-<backend>-<target>.json) says which instructions
+    /// are qualified on which device and driver. Exit 0 all agree, 1 a
+    /// disagreement (a finding, not a ds_xor conformance failure), 3 no device.
+    Qualify(cli::qualify::QualifyArgs),
     /// Internal: the worker process of a HIP run (started by `dsxor run`,
     /// talks JSON lines on stdin/stdout).
     #[command(hide = true)]
@@ -166,6 +176,7 @@ fn run(args: Cli) -> cli::Outcome {
         // ---- bench / report dispatch ----
         Command::Bench(args) => cli::bench::bench_cmd(args),
         Command::Report(args) => cli::report::report_cmd(args),
+        Command::Qualify(args) => cli::qualify::cmd_qualify(args),
         Command::Worker => cli::worker::cmd_worker(),
     }
 }

@@ -13,18 +13,8 @@ use dsxor::backend::hip::HipBackend;
 use dsxor::backend::{Backend, BackendError, Dispatch};
 
 fn hipsim() -> Option<PathBuf> {
-    let lib = match std::env::var_os("DSXOR_TEST_HIPSIM") {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_BIN_EXE_dsxor"))
-            .parent()?
-            .join("libdsxor_hipsim.so"),
-    };
-    if lib.exists() {
-        Some(lib)
-    } else {
-        common::missing("the HIP simulator", &format!("{} not built", lib.display()));
-        None
-    }
+    // Part of the repository (a workspace member): built, never skipped.
+    Some(common::hipsim_lib())
 }
 
 /// Compile `source` for gfx1100 (wave32) with the kernels' own flags.

@@ -25,17 +25,6 @@
 //! no atomic latency or pipelining figure; if a real GPU reaches more than
 //! 100 % of this ceiling, the policy is wrong, and the record shows it.
 //!
-//! What HIP counts: `hipDeviceAttributeMultiprocessorCount` is ROCr's CU
-//! count, halved by clr on gfx10 and later when WGP mode is on — the
-//! default (ROCm/clr rocclr/device/rocm/rocsettings.cpp: `enableWgpMode_ =
-//! GPU_ENABLE_WGP_MODE` for gfxip ≥ 10; rocdevice.cpp: `maxComputeUnits_ =
-//! enableWgpMode_ ? maxComputeUnits_ / 2 : maxComputeUnits_`). An RX 7900
-//! XTX (96 CUs) reports 48. So on gfx10+ the count is taken as WGPs and the
-//! rate per WGP (32 lanes per clock), before gfx10 as CUs (16); the record
-//! keeps the reported count and its unit. A runtime started with
-//! `GPU_ENABLE_WGP_MODE=0` reports CUs on gfx10+: that flag is read and the
-//! unit follows it.
-//!
 //! The clock is the device's *peak* shader clock (`hipDeviceAttributeClockRate`,
 //! kHz), so the fraction is conservative: a device running below peak shows
 //! a lower fraction, never a higher one.
@@ -57,55 +46,9 @@ pub const BYTES_PER_LANE_OP: u32 = 8;
 pub const B64_LANES_PER_CLOCK_PER_CU: u32 =
     LDS_ATOMIC_UNITS_PER_WGP / CUS_PER_WGP / DWORDS_PER_B64_LANE;
 
-/// `ds_xor_rtn_b64` lanes per clock per WGP (both CUs' share).
-pub const B64_LANES_PER_CLOCK_PER_WGP: u32 = LDS_ATOMIC_UNITS_PER_WGP / DWORDS_PER_B64_LANE;
-
 /// The formula as printed in the output and the record.
-pub const FORMULA: &str = "ceiling = multiprocessors x clock_hz x b64_lanes_per_clock_per_multiprocessor; \
-per WGP (gfx10+, hipDeviceAttributeMultiprocessorCount counts WGPs): 64 LDS atomic units / 2 DWORDs per b64 lane = 32; \
-per CU: 32 / 2 CUs per WGP = 16";
-
-/// What `hipDeviceAttributeMultiprocessorCount` counts on a device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum MultiprocessorUnit {
-    #[serde(rename = "WGP")]
-    Wgp,
-    #[serde(rename = "CU")]
-    Cu,
-}
-
-impl MultiprocessorUnit {
-    pub fn name(self) -> &'static str {
-        match self {
-            MultiprocessorUnit::Wgp => "WGP",
-            MultiprocessorUnit::Cu => "CU",
-        }
-    }
-
-    /// The unit clr reports for `target_id` (see the module docs): WGPs on
-    /// gfx10 and later unless `GPU_ENABLE_WGP_MODE` is off, else CUs.
-    pub fn of(target_id: &str) -> MultiprocessorUnit {
-        let processor = target_id.split(':').next().unwrap_or(target_id);
-        let generation = processor
-            .strip_prefix("gfx")
-            .filter(|d| d.len() >= 3 && d.is_char_boundary(d.len() - 2))
-            .and_then(|d| d[..d.len() - 2].parse::<u32>().ok());
-        let wgp_mode = std::env::var("GPU_ENABLE_WGP_MODE")
-            .map(|v| !matches!(v.trim(), "0" | "false"))
-            .unwrap_or(true);
-        match generation {
-            Some(g) if g >= 10 && wgp_mode => MultiprocessorUnit::Wgp,
-            _ => MultiprocessorUnit::Cu,
-        }
-    }
-
-    fn lanes_per_clock(self) -> u32 {
-        match self {
-            MultiprocessorUnit::Wgp => B64_LANES_PER_CLOCK_PER_WGP,
-            MultiprocessorUnit::Cu => B64_LANES_PER_CLOCK_PER_CU,
-        }
-    }
-}
+pub const FORMULA: &str = "ceiling = compute_units x clock_hz x b64_lanes_per_clock_per_cu; \
+b64_lanes_per_clock_per_cu = (64 LDS atomic units per WGP / 2 CUs per WGP) / 2 DWORDs per b64 lane = 16";
 
 /// Where the per-CU rate comes from.
 pub const SOURCES: &[&str] = &[
@@ -117,12 +60,12 @@ pub const SOURCES: &[&str] = &[
 /// A ceiling computed for one device.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Ceiling {
-    /// `hipDeviceAttributeMultiprocessorCount` as reported, and its unit.
-    pub multiprocessors: u32,
-    pub multiprocessor_unit: MultiprocessorUnit,
-    pub lanes_per_clock_per_multiprocessor: u32,
-    /// CUs (WGPs x 2 on gfx10+).
+    /// CUs (never WGPs): the runtime's count converted when it counts WGPs.
     pub compute_units: u32,
+    /// How `compute_units` was derived from what the runtime reported, when
+    /// it was converted (`48 WGPs x 2 CUs per WGP (hipDeviceAttributeMultiprocessorCount ...)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute_units_from: Option<String>,
     pub clock_khz: u32,
     pub lanes_per_clock_per_cu: u32,
     /// Lane-operations per second.
@@ -163,25 +106,41 @@ pub fn for_device(info: &DeviceInfo) -> Result<Ceiling, NoCeiling> {
     if info.compute_units == 0 {
         return Err(NoCeiling::NoComputeUnits(info.name.clone()));
     }
-    Ok(compute(
-        info.compute_units,
-        MultiprocessorUnit::of(&info.target_id),
-        clock_khz,
-    ))
+    // HIP counts WGPs on gfx10+ in WGP mode (`hip::multiprocessor_unit`,
+    // with its ROCm/clr sources); the per-CU rate needs CUs.
+    let processor = info.target_id.split(':').next().unwrap_or(&info.target_id);
+    let unit = crate::hip::multiprocessor_unit(
+        processor,
+        std::env::var(crate::hip::ENV_WGP_MODE).ok().as_deref(),
+    );
+    Ok(from_multiprocessors(info.compute_units, unit, clock_khz))
 }
 
-/// The ceiling for `multiprocessors` of `unit` at `clock_khz`.
-pub fn compute(multiprocessors: u32, unit: MultiprocessorUnit, clock_khz: u32) -> Ceiling {
-    let per = unit.lanes_per_clock();
-    let lane_ops = multiprocessors as f64 * clock_khz as f64 * 1e3 * per as f64;
+/// The ceiling for `count` multiprocessors of `unit` at `clock_khz`.
+pub fn from_multiprocessors(count: u32, unit: crate::hip::ComputeUnit, clock_khz: u32) -> Ceiling {
+    let cus = count.saturating_mul(unit.cus());
+    let mut c = compute(cus, clock_khz);
+    if unit.cus() != 1 {
+        c.compute_units_from = Some(format!(
+            "{count} {}s x {} CUs per {} (hipDeviceAttributeMultiprocessorCount counts {}s on gfx10+ \
+             in WGP mode: ROCm/clr rocclr/device/rocm/rocdevice.cpp maxComputeUnits_, rocsettings.cpp \
+             enableWgpMode_)",
+            unit.name(),
+            unit.cus(),
+            unit.name(),
+            unit.name()
+        ));
+    }
+    c
+}
+
+/// The ceiling for `compute_units` CUs at `clock_khz`.
+pub fn compute(compute_units: u32, clock_khz: u32) -> Ceiling {
+    let lane_ops =
+        compute_units as f64 * clock_khz as f64 * 1e3 * B64_LANES_PER_CLOCK_PER_CU as f64;
     Ceiling {
-        multiprocessors,
-        multiprocessor_unit: unit,
-        lanes_per_clock_per_multiprocessor: per,
-        compute_units: match unit {
-            MultiprocessorUnit::Wgp => multiprocessors.saturating_mul(CUS_PER_WGP),
-            MultiprocessorUnit::Cu => multiprocessors,
-        },
+        compute_units,
+        compute_units_from: None,
         clock_khz,
         lanes_per_clock_per_cu: B64_LANES_PER_CLOCK_PER_CU,
         lane_ops_per_second: lane_ops,
@@ -219,18 +178,35 @@ mod tests {
 
     #[test]
     fn rx_7900_xtx_at_peak_clock() {
-        // clr reports 48 (WGPs) for its 96 CUs: 48 * 2.5e9 * 32 = 3.84e12
-        // lane-ops/s, the same as 96 CUs * 16.
-        let c = for_device(&device(BackendKind::Hip, "gfx1100", 48, Some(2_500_000))).unwrap();
-        assert_eq!(c.multiprocessor_unit, MultiprocessorUnit::Wgp);
-        assert_eq!((c.multiprocessors, c.compute_units), (48, 96));
-        assert_eq!(c.lanes_per_clock_per_multiprocessor, 32);
+        // 96 CUs (48 WGPs) at 2.5 GHz: 96 * 2.5e9 * 16 = 3.84e12 lane-ops/s.
+        // HIP reports 48 (WGPs) on gfx11 unless GPU_ENABLE_WGP_MODE=0.
+        let wgp_mode_off = std::env::var(crate::hip::ENV_WGP_MODE)
+            .is_ok_and(|v| v.trim() == "0" || v.trim().eq_ignore_ascii_case("false"));
+        let reported = if wgp_mode_off { 96 } else { 48 };
+        let c = for_device(&device(
+            BackendKind::Hip,
+            "gfx1100",
+            reported,
+            Some(2_500_000),
+        ))
+        .unwrap();
+        assert_eq!(c.compute_units, 96);
+        assert_eq!(c.compute_units_from.is_some(), !wgp_mode_off);
         assert_relative_eq!(c.lane_ops_per_second, 3.84e12);
+        let wgps = from_multiprocessors(48, crate::hip::ComputeUnit::Wgp, 2_500_000);
+        assert_eq!(wgps.compute_units, 96);
+        assert!(wgps
+            .compute_units_from
+            .unwrap()
+            .starts_with("48 WGPs x 2 CUs per WGP"));
+        assert_relative_eq!(wgps.lane_ops_per_second, 3.84e12);
+        assert_relative_eq!(
+            from_multiprocessors(96, crate::hip::ComputeUnit::Cu, 2_500_000).lane_ops_per_second,
+            3.84e12
+        );
         assert_relative_eq!(c.lds_bytes_per_second, 3.84e12 * 8.0);
-        assert!(c.formula.contains("multiprocessors"));
+        assert!(c.formula.contains("compute_units"));
         assert_eq!(c.sources.len(), 3);
-        // Before gfx10 the count is CUs.
-        assert_eq!(MultiprocessorUnit::of("gfx90a:xnack-"), MultiprocessorUnit::Cu);
     }
 
     #[test]

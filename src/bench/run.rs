@@ -132,10 +132,8 @@ pub fn run_bench(
         ceiling: ceiling.ok().map(|c| CeilingRecord {
             lane_ops_per_second: c.lane_ops_per_second,
             lds_bytes_per_second: c.lds_bytes_per_second,
-            multiprocessors: Some(c.multiprocessors),
-            multiprocessor_unit: Some(c.multiprocessor_unit.name().to_string()),
-            lanes_per_clock_per_multiprocessor: Some(c.lanes_per_clock_per_multiprocessor),
             compute_units: c.compute_units,
+            compute_units_from: c.compute_units_from,
             clock_khz: c.clock_khz,
             lanes_per_clock_per_cu: c.lanes_per_clock_per_cu,
             formula: c.formula,

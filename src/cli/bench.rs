@@ -209,24 +209,15 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
         }
     })?;
     match &record.ceiling {
-        Some(c) => {
-            let unit = c.multiprocessor_unit.as_deref().unwrap_or("CU");
-            outln!(
-                "ceiling: {} lane-ops/s = {} {unit}s x {} kHz x {} lanes/clock/{unit}\n  why {unit}s: {}\n  {}\n  sources: {}",
-                si(c.lane_ops_per_second),
-                c.multiprocessors.unwrap_or(c.compute_units),
-                c.clock_khz,
-                c.lanes_per_clock_per_multiprocessor
-                    .unwrap_or(c.lanes_per_clock_per_cu),
-                if unit == "WGP" {
-                    "on gfx10+ HIP's multiprocessor count is the number of WGPs (ROCm/clr halves the CU count in WGP mode, the default), and each WGP's LDS has 64 atomic units"
-                } else {
-                    "before gfx10 HIP's multiprocessor count is the number of CUs"
-                },
-                c.formula,
-                c.sources.join("; ")
-            )
-        }
+        Some(c) => outln!(
+            "ceiling: {} lane-ops/s = {} CUs x {} kHz x {} lanes/clock/CU\n  {}\n  sources: {}",
+            si(c.lane_ops_per_second),
+            c.compute_units,
+            c.clock_khz,
+            c.lanes_per_clock_per_cu,
+            c.formula,
+            c.sources.join("; ")
+        ),
         None => outln!(
             "ceiling: none ({})",
             record.no_ceiling_reason.as_deref().unwrap_or("unknown")

@@ -48,6 +48,7 @@ pub(crate) mod codeobj;
 pub(crate) mod info;
 pub(crate) mod isa;
 pub(crate) mod merge;
+pub(crate) mod qualify;
 pub(crate) mod report;
 pub(crate) mod repro;
 pub(crate) mod run;

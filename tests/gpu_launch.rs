@@ -88,7 +88,12 @@ fn launches_the_real_runtime_accepts() {
     // 1 KiB static + 64 KiB dynamic > 64 KiB: refused before the launch,
     // naming both parts (ROCm 6.3+ would fault in the dispatch packet).
     let args = vec![dsxor::backend::ArgValue::Buffer(0)];
-    match hip.dispatch(&launch("static_lds", 65536, vec![vec![0; 256]], args.clone())) {
+    match hip.dispatch(&launch(
+        "static_lds",
+        65536,
+        vec![vec![0; 256]],
+        args.clone(),
+    )) {
         Err(BackendError::Invalid(m)) => assert!(
             m.contains("group_segment_fixed_size 1024") && m.contains("65536"),
             "{m}"

@@ -42,8 +42,7 @@ fn results_of(dir: &Path) -> (Value, Vec<Value>) {
         .unwrap()
         .map(|e| e.unwrap().path())
         .find(|p| {
-            p.extension().is_some_and(|e| e == "json")
-                && !p.to_string_lossy().contains(".repro-")
+            p.extension().is_some_and(|e| e == "json") && !p.to_string_lossy().contains(".repro-")
         })
         .expect("a results file");
     let results: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
@@ -100,7 +99,10 @@ fn a_device_fault_is_a_verdict_in_both_runtime_modes() {
         let (results, cases) = results_of(dir.path());
         assert_eq!(results["status"], "passed", "{mode}");
         assert_eq!(results["total"], 24, "{mode}");
-        let cases: Vec<Value> = cases.into_iter().filter(|c| c.get("index").is_some()).collect();
+        let cases: Vec<Value> = cases
+            .into_iter()
+            .filter(|c| c.get("index").is_some())
+            .collect();
         assert_eq!(cases.len(), 24, "{mode}");
         let faults: Vec<&Value> = cases.iter().filter(|c| c["outcome"] == "fault").collect();
         assert!(
@@ -122,7 +124,9 @@ fn a_device_fault_is_a_verdict_in_both_runtime_modes() {
             .iter()
             .filter(|c| c["pattern"] == "uniform")
             .all(|c| c["outcome"] == "completed" && c["passed"] == true));
-        assert!(std::fs::read_to_string(&junit).unwrap().contains("<testsuites"));
+        assert!(std::fs::read_to_string(&junit)
+            .unwrap()
+            .contains("<testsuites"));
     }
 }
 
@@ -192,13 +196,7 @@ fn an_unsupported_gpu_is_never_emulated() {
     let dir = tempfile::tempdir().unwrap();
     let out = dsxor(
         &lib,
-        &[
-            "run",
-            "--cases",
-            "4",
-            "--out",
-            dir.path().to_str().unwrap(),
-        ],
+        &["run", "--cases", "4", "--out", dir.path().to_str().unwrap()],
         &[("DSXOR_HIPSIM_DEVICES", "gfx1101")],
     );
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
@@ -210,14 +208,11 @@ fn an_unsupported_gpu_is_never_emulated() {
     // Emulation, asked for, still runs.
     let out = dsxor(
         &lib,
+        &["run", "--cases", "4", "--out", dir.path().to_str().unwrap()],
         &[
-            "run",
-            "--cases",
-            "4",
-            "--out",
-            dir.path().to_str().unwrap(),
+            ("DSXOR_HIPSIM_DEVICES", "gfx1101"),
+            ("DSXOR_BACKEND", "emu"),
         ],
-        &[("DSXOR_HIPSIM_DEVICES", "gfx1101"), ("DSXOR_BACKEND", "emu")],
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     // --require-gpu refuses a simulated device.
@@ -272,7 +267,10 @@ fn bench_ceiling_counts_wgps() {
     // 48 WGPs x 2 CUs x 2.5 GHz x 16 lanes per CU = 48 x 2.5 GHz x 32.
     assert_eq!(c["compute_units"], 96, "{c}");
     assert!(
-        c["compute_units_from"].as_str().unwrap_or("").contains("48 WGPs"),
+        c["compute_units_from"]
+            .as_str()
+            .unwrap_or("")
+            .contains("48 WGPs"),
         "{c}"
     );
     assert_eq!(c["lane_ops_per_second"].as_f64(), Some(3.84e12));

@@ -184,7 +184,11 @@ fn clock_state(info: &DeviceInfo) -> std::collections::BTreeMap<String, serde_js
     if info.backend != BackendKind::Hip {
         return extra;
     }
-    let value = match info.pci_bus_id.as_deref().and_then(crate::hip::host::clock_state) {
+    let value = match info
+        .pci_bus_id
+        .as_deref()
+        .and_then(crate::hip::host::clock_state)
+    {
         Some(c) => serde_json::to_value(c).unwrap_or(serde_json::Value::Null),
         None => serde_json::json!({
             "unavailable": format!(

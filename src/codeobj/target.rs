@@ -94,8 +94,7 @@ const GENERIC_FAMILIES: &[(&str, &[&str])] = &[
     (
         "gfx11-generic",
         &[
-            "gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152",
-            "gfx1153",
+            "gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153",
         ],
     ),
     ("gfx12-generic", &["gfx1200", "gfx1201"]),
@@ -255,7 +254,8 @@ impl TargetId {
     /// error naming the target.
     pub fn runs_on(&self, device: &TargetId) -> bool {
         (self.processor == device.processor
-            || generic_family(&self.processor).is_some_and(|f| f.contains(&device.processor.as_str())))
+            || generic_family(&self.processor)
+                .is_some_and(|f| f.contains(&device.processor.as_str())))
             && self.sramecc.runs_on(device.sramecc)
             && self.xnack.runs_on(device.xnack)
     }

@@ -89,7 +89,10 @@ fn clock_state_in(root: &Path, bus_id: &str) -> Option<ClockState> {
     };
     let levels: Vec<&str> = sclk.lines().filter(|l| !l.trim().is_empty()).collect();
     Some(ClockState {
-        sclk_mhz: levels.iter().find(|l| l.trim_end().ends_with('*')).and_then(|l| mhz(l)),
+        sclk_mhz: levels
+            .iter()
+            .find(|l| l.trim_end().ends_with('*'))
+            .and_then(|l| mhz(l)),
         sclk_max_mhz: levels.iter().filter_map(|l| mhz(l)).max(),
         performance_level: std::fs::read_to_string(dir.join("power_dpm_force_performance_level"))
             .ok()
@@ -118,12 +121,19 @@ mod tests {
         let m = root.path().join("sys/module/amdgpu");
         std::fs::create_dir_all(&m).unwrap();
         std::fs::write(m.join("version"), "6.8.5\n").unwrap();
-        assert_eq!(amdgpu_driver_version_in(root.path()).as_deref(), Some("6.8.5"));
+        assert_eq!(
+            amdgpu_driver_version_in(root.path()).as_deref(),
+            Some("6.8.5")
+        );
 
         let d = root.path().join("sys/bus/pci/devices/0000:03:00.0");
         std::fs::create_dir_all(&d).unwrap();
         assert_eq!(clock_state_in(root.path(), "0000:03:00.0"), None);
-        std::fs::write(d.join("pp_dpm_sclk"), "0: 500Mhz\n1: 1800Mhz *\n2: 2500Mhz\n").unwrap();
+        std::fs::write(
+            d.join("pp_dpm_sclk"),
+            "0: 500Mhz\n1: 1800Mhz *\n2: 2500Mhz\n",
+        )
+        .unwrap();
         std::fs::write(d.join("power_dpm_force_performance_level"), "auto\n").unwrap();
         let c = clock_state_in(root.path(), "0000:03:00.0").unwrap();
         assert_eq!((c.sclk_mhz, c.sclk_max_mhz), (Some(1800), Some(2500)));

@@ -245,7 +245,8 @@ impl Info {
         if let Some(v) = &self.hsa_override_gfx_version {
             s.push_str(&format!(
                 "HSA_OVERRIDE_GFX_VERSION={v}: devices report {} instead of their own target\n",
-                crate::hip::host::override_processor(v).unwrap_or_else(|| "an unparseable target".into())
+                crate::hip::host::override_processor(v)
+                    .unwrap_or_else(|| "an unparseable target".into())
             ));
         }
         for (k, v) in &self.visibility {

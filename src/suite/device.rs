@@ -202,7 +202,10 @@ pub fn open(req: &DeviceRequest) -> Result<Opened, OpenError> {
         crate::backend::select::require_hardware(&selection, view.as_ref())
             .map_err(|e| OpenError::Environment(e.to_string()))?;
     }
-    if let (Some(v), Some(_)) = (crate::hip::host::hsa_override_gfx_version(), selection.hip_device) {
+    if let (Some(v), Some(_)) = (
+        crate::hip::host::hsa_override_gfx_version(),
+        selection.hip_device,
+    ) {
         // Said in the notice and so in the results' `selection`.
         selection.reason = format!(
             "{}; HSA_OVERRIDE_GFX_VERSION={v}: the runtime reports the override's target, not the silicon's",

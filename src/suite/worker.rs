@@ -139,7 +139,9 @@ impl WireError {
 #[serde(rename_all = "lowercase")]
 pub enum Response {
     /// The device is open.
-    Ready { info: DeviceInfo },
+    Ready {
+        info: DeviceInfo,
+    },
     /// A case's outcome; `retire`: this process must run nothing more.
     Outcome {
         outcome: DeviceOutcome,
@@ -374,9 +376,9 @@ impl WorkerDevice {
                 self.stop();
                 Err(self.env_error(format!("unexpected answer to the setup: {other:?}")))
             }
-            Err(Exchange::Died(how)) => Err(self.env_error(format!(
-                "the child died before its device was open ({how})"
-            ))),
+            Err(Exchange::Died(how)) => {
+                Err(self.env_error(format!("the child died before its device was open ({how})")))
+            }
             Err(Exchange::Io(e)) => {
                 self.stop();
                 Err(self.env_error(e))
@@ -592,9 +594,9 @@ impl CaseDevice for WorkerDevice {
         match self.exchange(&Request::Identity(Box::new(case.clone()))) {
             Ok(Response::Identity(k)) => Ok(k),
             Ok(Response::Error(e)) => Err(e.into_backend()),
-            Ok(other) => Err(self.env_error(format!(
-                "unexpected answer to a kernel identity: {other:?}"
-            ))),
+            Ok(other) => {
+                Err(self.env_error(format!("unexpected answer to a kernel identity: {other:?}")))
+            }
             Err(Exchange::Died(d)) => Err(self.env_error(format!("the worker process {d}"))),
             Err(Exchange::Io(e)) => Err(self.env_error(e)),
         }

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 mod cli;
 
@@ -106,10 +106,9 @@ enum Command {
     Check {
         /// The observation file (JSON).
         file: std::path::PathBuf,
-        /// What an out-of-range returning atomic must return (an assumption):
-        /// zero, vdst-unchanged or any.
-        #[arg(long, default_value = "zero")]
-        out_of_range_return: String,
+        /// What an out-of-range returning atomic must return (an assumption).
+        #[arg(long, value_enum, default_value_t = cli::OutOfRangeArg::Zero)]
+        out_of_range_return: cli::OutOfRangeArg,
         /// LDS allocation block in bytes (512: LLVM's gfx11 granule; 1024: Mesa's).
         #[arg(long, default_value_t = dsxor::model::policy::LDS_GRANULE_GFX11_LLVM)]
         lds_granule: u32,
@@ -140,6 +139,21 @@ enum Command {
     /// talks JSON lines on stdin/stdout).
     #[command(hide = true)]
     Worker,
+
+    // ---- packaging commands ----
+    /// Print a shell completion script, e.g. `dsxor completions bash >
+    /// ~/.local/share/bash-completion/completions/dsxor`.
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), e.g. `dsxor man > dsxor.1; man ./dsxor.1`;
+    /// `dsxor man run` prints dsxor-run(1).
+    Man {
+        /// A command whose own page to print.
+        command: Option<String>,
+    },
 }
 
 fn run(args: Cli) -> cli::Outcome {
@@ -172,17 +186,29 @@ fn run(args: Cli) -> cli::Outcome {
             out_of_range_return,
             lds_granule,
             json,
-        } => cli::check::check_file(&file, &out_of_range_return, lds_granule, json),
+        } => cli::check::check_file(&file, out_of_range_return, lds_granule, json),
         // ---- bench / report dispatch ----
         Command::Bench(args) => cli::bench::bench_cmd(args),
         Command::Report(args) => cli::report::report_cmd(args),
         Command::Qualify(args) => cli::qualify::cmd_qualify(args),
         Command::Worker => cli::worker::cmd_worker(),
+        // ---- packaging dispatch ----
+        Command::Completions { shell } => cli::package::completions(shell, Cli::command()),
+        Command::Man { command } => cli::package::man(Cli::command(), command.as_deref()),
     }
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help and --version go to stdout with exit 0, as clap does.
+        Err(e) if !e.use_stderr() => e.exit(),
+        // Usage errors (clap's own, exit 2) read like every other error.
+        Err(e) => {
+            eprint!("dsxor: {}", e.render());
+            return ExitCode::from(dsxor::exit::USAGE);
+        }
+    };
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(Failure { code, error }) => {

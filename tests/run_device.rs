@@ -24,6 +24,7 @@ fn request(lds_granule: u32) -> DeviceRequest {
         lds_granule,
         worker_exe: None,
         require_gpu: false,
+        hazard_check: false,
     }
 }
 

@@ -5,7 +5,7 @@
 //!
 //! Rates are `null` for a run whose outputs failed their check: a fast
 //! wrong answer never counts. Unknown fields are kept, never rejected (as
-//! for observation files, DESIGN.md).
+//! for observation files, docs/src/reference/observation.md).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -39,6 +39,10 @@ pub struct DeviceRequest {
     pub worker_exe: Option<PathBuf>,
     /// `--require-gpu`: refuse the software device and simulated devices.
     pub require_gpu: bool,
+    /// Software device only: report missing `s_waitcnt`s as hazards
+    /// ([`EmuConfig::hazard_check`]); the command line sets it for
+    /// `--code-object` unless `--no-hazard-check`.
+    pub hazard_check: bool,
 }
 
 /// An opened device.
@@ -260,6 +264,7 @@ pub fn open(req: &DeviceRequest) -> Result<Opened, OpenError> {
                 fault: req.fault,
                 interleave_seed: req.interleave_seed,
                 lds_granule: Some(req.lds_granule),
+                hazard_check: req.hazard_check,
                 ..EmuConfig::default()
             };
             let backend = EmuBackend::new(config.clone()).map_err(from_backend)?;

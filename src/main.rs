@@ -141,6 +141,10 @@ enum Command {
     /// are qualified on which device and driver. Exit 0 all agree, 1 a
     /// disagreement (a finding, not a ds_xor conformance failure), 3 no device.
     Qualify(cli::qualify::QualifyArgs),
+    /// Internal: the worker process of a HIP run (started by `dsxor run`,
+    /// talks JSON lines on stdin/stdout).
+    #[command(hide = true)]
+    Worker,
 
     // ---- packaging commands ----
     /// Print a shell completion script, e.g. `dsxor completions bash >
@@ -194,6 +198,7 @@ fn run(args: Cli) -> cli::Outcome {
         Command::Bench(args) => cli::bench::bench_cmd(args),
         Command::Report(args) => cli::report::report_cmd(args),
         Command::Qualify(args) => cli::qualify::cmd_qualify(args),
+        Command::Worker => cli::worker::cmd_worker(),
         // ---- packaging dispatch ----
         Command::Completions { shell } => cli::package::completions(shell, Cli::command()),
         Command::Man { command } => cli::package::man(Cli::command(), command.as_deref()),

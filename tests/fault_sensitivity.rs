@@ -25,6 +25,8 @@ fn device(fault: Option<FaultSpec>) -> Box<dyn CaseDevice> {
         timeout: std::time::Duration::from_secs(10),
         lds_granule: 512,
         hazard_check: false,
+        worker_exe: None,
+        require_gpu: false,
     })
     .map_err(|e| e.to_string())
     .expect("the software device opens")

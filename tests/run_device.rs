@@ -22,6 +22,8 @@ fn request(lds_granule: u32) -> DeviceRequest {
         interleave_seed: None,
         timeout: Duration::from_secs(10),
         lds_granule,
+        worker_exe: None,
+        require_gpu: false,
         hazard_check: false,
     }
 }

@@ -120,10 +120,17 @@ fn classify(e: HipError, phase: Phase) -> BackendError {
 }
 
 /// A code object loaded on the device, with what is needed to launch it.
+///
+/// Field order is drop order, and it matters: `hipModuleLoadData` does not
+/// copy the image (ROCm/clr hipamd/src/hip_module.cpp → `PlatformState::
+/// loadModule` → a `DynCO` made with `make_copy = false`,
+/// hip_code_object.cpp), so the ELF bytes in `code` must outlive the module.
+/// The functions (which keep the module alive) go first, then the module,
+/// then the bytes.
 struct LoadedObject {
-    code: CodeObject,
-    module: Module,
     functions: HashMap<String, Function>,
+    module: Module,
+    code: CodeObject,
 }
 
 /// A launch that outlived its timeout: everything it may still touch. The
@@ -262,6 +269,23 @@ pub fn embedded_for(
     ))
 }
 
+/// What results record about a HIP device, from a probe (the parent of
+/// worker processes records it without opening the device).
+pub fn device_info(report: &HipReport, device: &DeviceProps) -> DeviceInfo {
+    DeviceInfo {
+        backend: BackendKind::Hip,
+        name: device.name.clone(),
+        target_id: device.gcn_arch_name.clone(),
+        wave_sizes: device.wave_sizes(),
+        compute_units: device.compute_units,
+        clock_khz: Some(device.clock_khz),
+        lds_per_block: device.lds_per_block,
+        runtime_version: report.runtime_version.as_ref().ok().map(|v| v.to_string()),
+        driver_version: report.driver_version.as_ref().ok().map(|v| v.to_string()),
+        pci_bus_id: Some(device.pci_bus_id.clone()),
+    }
+}
+
 impl HipBackend {
     /// Probe and open device `device_index` (HIP's ordinal after
     /// HIP_VISIBLE_DEVICES), or the first usable device. No library, no
@@ -291,18 +315,7 @@ impl HipBackend {
         hip.set_device(device.index)
             .map_err(|e| classify(e, Phase::Setup))?;
         let stream = hip.stream().map_err(|e| classify(e, Phase::Setup))?;
-        let info = DeviceInfo {
-            backend: BackendKind::Hip,
-            name: device.name.clone(),
-            target_id: device.gcn_arch_name.clone(),
-            wave_sizes: device.wave_sizes(),
-            compute_units: device.compute_units,
-            clock_khz: Some(device.clock_khz),
-            lds_per_block: device.lds_per_block,
-            runtime_version: report.runtime_version.as_ref().ok().map(|v| v.to_string()),
-            driver_version: report.driver_version.as_ref().ok().map(|v| v.to_string()),
-            pci_bus_id: Some(device.pci_bus_id.clone()),
-        };
+        let info = device_info(report, &device);
         Ok(HipBackend {
             hip,
             device,
@@ -423,6 +436,26 @@ impl Backend for HipBackend {
             ));
         };
 
+        // From ROCm 6.3 the runtime no longer checks static + dynamic LDS at
+        // launch (ROCm/clr hipamd/src/hip_module.cpp, ihipLaunchKernel_validate
+        // lost the check); an oversize request then faults in the dispatch
+        // packet. Refuse it here with the numbers.
+        let static_lds = obj
+            .code
+            .kernel(d.kernel)
+            .map(|k| k.descriptor.group_segment_fixed_size)
+            .unwrap_or(meta.group_segment_fixed_size);
+        let lds_total = u64::from(static_lds) + u64::from(d.dynamic_lds);
+        if lds_total > u64::from(self.device.lds_per_block) {
+            return Err(BackendError::Invalid(format!(
+                "kernel `{}`: group_segment_fixed_size {static_lds} + dynamic LDS {} = {lds_total} bytes exceeds device {}'s {} bytes per workgroup (hipDeviceAttributeMaxSharedMemoryPerBlock)",
+                d.kernel, d.dynamic_lds, self.device.index, self.device.lds_per_block
+            )));
+        }
+        // Current clr refuses a non-empty `extra` for a kernel without
+        // explicit arguments (hipErrorLaunchOutOfResources): pass none then.
+        let explicit_args = meta.args.iter().any(|a| !a.value_kind.is_hidden());
+
         // Buffers in; the kernarg segment laid out with their device addresses.
         let mut buffers = Vec::with_capacity(d.buffers.len());
         for b in &d.buffers {
@@ -446,10 +479,18 @@ impl Backend for HipBackend {
             .record(stream)
             .map_err(|e| classify(e, Phase::Setup))?;
         function
-            .launch(stream, d.groups, d.block, d.dynamic_lds, &mut kernarg)
+            .launch(
+                stream,
+                d.groups,
+                d.block,
+                d.dynamic_lds,
+                explicit_args.then_some(kernarg.as_mut_slice()),
+            )
             .map_err(|e| classify(e, Phase::Launch))?;
+        // After the launch is enqueued: a device-fault status here is this
+        // kernel's (current clr latches it, and every later call returns it).
         stop.record(stream)
-            .map_err(|e| classify(e, Phase::Launch))?;
+            .map_err(|e| classify(e, Phase::Execute))?;
 
         // Watchdog.
         let done = stream

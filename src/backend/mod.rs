@@ -52,6 +52,9 @@ pub struct DeviceInfo {
     /// Maximum LDS bytes a workgroup may allocate.
     pub lds_per_block: u32,
     pub runtime_version: Option<String>,
+    /// `hipDriverGetVersion`: HIP's own version (ROCm/clr
+    /// hipamd/src/hip_context.cpp returns HIP_VERSION), not the kernel
+    /// driver's; that one is in the results' `amdgpu_driver_version`.
     pub driver_version: Option<String>,
     pub pci_bus_id: Option<String>,
 }

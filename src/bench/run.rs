@@ -142,7 +142,7 @@ pub fn run_bench(
         runs,
         skipped,
         all_passed,
-        extra: Default::default(),
+        extra: clock_state(&info),
     })
 }
 
@@ -162,6 +162,7 @@ fn environment(
                 sha256: hex::encode(Sha256::digest(o.bytes)),
                 origin: o.origin.clone(),
                 compiler: o.compiler.clone(),
+                target: crate::codeobj::target_of(o.bytes),
             })
             .collect(),
         host_os: std::env::consts::OS.to_string(),
@@ -169,7 +170,35 @@ fn environment(
         host_cpus: std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1),
+        devices: Vec::new(),
+        hsa_override_gfx_version: crate::hip::host::hsa_override_gfx_version(),
+        amdgpu_driver_version: crate::hip::host::amdgpu_driver_version(),
     }
+}
+
+/// The device's current shader clock and DPM level (amdgpu sysfs), taken
+/// after the runs, beside the peak clock the ceiling uses: a device held
+/// below peak shows it here. HIP exposes no current clock.
+fn clock_state(info: &DeviceInfo) -> std::collections::BTreeMap<String, serde_json::Value> {
+    let mut extra = std::collections::BTreeMap::new();
+    if info.backend != BackendKind::Hip {
+        return extra;
+    }
+    let value = match info
+        .pci_bus_id
+        .as_deref()
+        .and_then(crate::hip::host::clock_state)
+    {
+        Some(c) => serde_json::to_value(c).unwrap_or(serde_json::Value::Null),
+        None => serde_json::json!({
+            "unavailable": format!(
+                "no amdgpu pp_dpm_sclk in sysfs for PCI {}",
+                info.pci_bus_id.as_deref().unwrap_or("(unknown)")
+            )
+        }),
+    };
+    extra.insert("clock_state".to_string(), value);
+    extra
 }
 
 /// A stable per-run seed, so every run's DATA differs but a seed fixes all.

@@ -4,9 +4,13 @@ use super::*;
 
 #[derive(clap::Args)]
 pub(crate) struct BenchArgs {
-    /// auto: a HIP GPU with kernels for its target, else the software
-    /// device.
-    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    /// Refuse to run anywhere but on a GPU (the software device and a
+    /// simulated HIP device exit 3).
+    #[arg(long, env = "DSXOR_REQUIRE_GPU", value_parser = clap::builder::BoolishValueParser::new())]
+    pub(crate) require_gpu: bool,
+    /// auto: a HIP GPU with kernels for its target; the software device only
+    /// when no GPU and no /dev/kfd is present (a GPU dsxor cannot use exits 3).
+    #[arg(long, value_enum, env = "DSXOR_BACKEND", default_value_t = BackendArg::Auto)]
     pub(crate) backend: BackendArg,
     /// HIP device index (with --backend hip or auto).
     #[arg(long)]
@@ -111,6 +115,9 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
         find_embedded(p, w).is_some()
     })
     .map_err(environment)?;
+    if args.require_gpu {
+        dsxor::backend::select::require_hardware(&selection, view.as_ref()).map_err(environment)?;
+    }
     eprintln!("dsxor: {}", selection.reason);
     let backend_err = |e: BackendError| match e {
         BackendError::Invalid(_) => bad_input(e),

@@ -54,13 +54,19 @@ pub(crate) mod qualify;
 pub(crate) mod report;
 pub(crate) mod repro;
 pub(crate) mod run;
+pub(crate) mod worker;
 
 /// Options of every command that runs conformance kernels.
 #[derive(clap::Args, Debug)]
 pub(crate) struct DeviceArgs {
-    /// auto: a HIP device with a kernel for its target, else the software
-    /// device.
-    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    /// Refuse to run anywhere but on a GPU: the software device and a
+    /// simulated HIP device exit 3.
+    #[arg(long, env = "DSXOR_REQUIRE_GPU", value_parser = clap::builder::BoolishValueParser::new())]
+    pub(crate) require_gpu: bool,
+    /// auto: a HIP device with a kernel for its target; the software device
+    /// only when no GPU and no /dev/kfd is present (a GPU dsxor cannot use
+    /// exits 3).
+    #[arg(long, value_enum, env = "DSXOR_BACKEND", default_value_t = BackendArg::Auto)]
     pub(crate) backend: BackendArg,
     /// HIP device ordinal (after HIP_VISIBLE_DEVICES).
     #[arg(long)]
@@ -172,6 +178,9 @@ pub(crate) fn device_request(
         interleave_seed: dev.interleave_seed,
         timeout: parse_timeout(&dev.timeout)?,
         lds_granule: dev.lds_granule,
+        // HIP cases run in worker processes of this binary (suite::worker).
+        worker_exe: std::env::current_exe().ok(),
+        require_gpu: dev.require_gpu,
         hazard_check: dev.code_object.is_some() && !dev.no_hazard_check,
     })
 }

@@ -49,9 +49,10 @@ pub(crate) struct RunArgs {
     /// (pattern, wave) cell is minimized; later ones point to it.
     #[arg(long, default_value_t = 20)]
     pub(crate) max_repros: usize,
-    /// Software device only: run cases on this many devices side by side
-    /// (default: the host's cores). Records stay in case order; HIP runs
-    /// one device.
+    /// Run cases on this many devices side by side: software devices
+    /// (default: the host's cores) or HIP worker processes (default: one
+    /// per visible device of the selected device's target; more than the
+    /// devices share them round robin). Records stay in case order.
     #[arg(long)]
     pub(crate) jobs: Option<usize>,
 }
@@ -224,19 +225,23 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
-    // Each job holds a whole software device: more jobs than cores only
-    // costs memory (--jobs 100000 took 4 GB before its first case).
+    let hip_devices = opened.hip_devices();
     let jobs = match args.jobs {
-        Some(j) if j > cores => {
+        // Each software-device job holds a whole device: more jobs than
+        // cores only costs memory (--jobs 100000 took 4 GB before its first
+        // case). HIP jobs are worker processes sharing the visible devices.
+        Some(j) if hip_devices == 0 && j > cores => {
             eprintln!("dsxor: --jobs {j} capped at {cores}, the host's cores");
             cores
         }
         Some(j) => j,
+        // One worker per visible device on HIP; one device per core on emu.
+        None if hip_devices > 0 => hip_devices,
         None => cores,
     };
     // One job: the opened device runs everything (no worker threads).
     let devices = if jobs > 1 {
-        opened.emu_workers(jobs).map_err(|e| match e {
+        opened.workers(jobs).map_err(|e| match e {
             dsxor::suite::device::OpenError::Usage(m) => bad_input(anyhow::anyhow!(m)),
             dsxor::suite::device::OpenError::Environment(m) => environment(anyhow::anyhow!(m)),
         })?
@@ -245,8 +250,13 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
     };
     if !devices.is_empty() {
         eprintln!(
-            "dsxor: running cases on {} software devices side by side",
-            devices.len()
+            "dsxor: running cases on {} {} side by side",
+            devices.len(),
+            if opened.hip_devices() > 0 {
+                "HIP worker processes"
+            } else {
+                "software devices"
+            }
         );
     }
     let workers: Vec<dsxor::suite::run::Worker> = devices

@@ -76,8 +76,10 @@ pub fn parse_entries(data: &[u8]) -> Result<Vec<BundleEntry>, CodeObjectError> {
     Ok(entries)
 }
 
-/// Pick the AMDGPU entry for `target` (exact target id first, then any entry
-/// whose code runs on it); with no target, the only AMDGPU entry.
+/// Pick the AMDGPU entry for `target` (exact target id first, then an entry
+/// of the same processor whose code runs on it, then a generic entry whose
+/// family holds it — the runtime's preference of a specific object over a
+/// generic one); with no target, the only AMDGPU entry.
 pub fn select<'e>(
     entries: &'e [BundleEntry],
     target: Option<&TargetId>,
@@ -107,6 +109,10 @@ pub fn select<'e>(
         Some(want) => amd
             .iter()
             .find(|(_, t)| t == want)
+            .or_else(|| {
+                amd.iter()
+                    .find(|(_, t)| t.processor == want.processor && t.runs_on(want))
+            })
             .or_else(|| amd.iter().find(|(_, t)| t.runs_on(want))),
         None if amd.len() == 1 => amd.first(),
         None => None,
@@ -144,4 +150,29 @@ pub fn write_bundle(entries: &[(&str, &[u8])]) -> Vec<u8> {
         out.extend_from_slice(data);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specific_entries_win_generic_ones_cover_the_family() {
+        let entry = |id: &str| BundleEntry {
+            id: id.into(),
+            offset: 4096,
+            size: 16,
+        };
+        let entries = [
+            entry("hipv4-amdgcn-amd-amdhsa--gfx11-generic"),
+            entry("hipv4-amdgcn-amd-amdhsa--gfx1100"),
+        ];
+        let pick = |t: &str| {
+            select(&entries, Some(&TargetId::parse(t).unwrap()))
+                .map(|e| e.id.rsplit("--").next().unwrap_or("").to_string())
+        };
+        assert_eq!(pick("gfx1100").unwrap(), "gfx1100");
+        assert_eq!(pick("gfx1101").unwrap(), "gfx11-generic");
+        assert!(pick("gfx1030").is_err());
+    }
 }

@@ -30,7 +30,7 @@ pub use embedded::{embedded, find_embedded, EmbeddedObject, Origin};
 pub use kernarg::{build_kernarg, Kernarg, LaunchDims};
 pub use metadata::{KernelArg, KernelMetadata, Metadata, ValueKind};
 pub use patch::{find_ds_xor_site, patch_ds_offset};
-pub use target::{Feature, TargetId};
+pub use target::{generic_family, Feature, TargetId};
 
 use elf::{Bytes, ElfHeader, Section, Symbol};
 
@@ -167,6 +167,11 @@ pub struct CodeObject {
     pub code_object_version: Option<u32>,
     pub metadata: Option<Metadata>,
     pub kernels: Vec<Kernel>,
+}
+
+/// A code object's own target id (`gfx1100`, `gfx11-generic`), if it parses.
+pub fn target_of(bytes: &[u8]) -> Option<String> {
+    CodeObject::parse(bytes).ok().map(|c| c.target.to_string())
 }
 
 impl CodeObject {

@@ -73,6 +73,41 @@ const MACHS: &[(u32, &str)] = &[
     (0x05f, "gfx9-4-generic"),
 ];
 
+/// The processors each generic target covers (AMDGPUUsage.rst, table
+/// "AMDGPU Generic Processors", LLVM 22).
+const GENERIC_FAMILIES: &[(&str, &[&str])] = &[
+    (
+        "gfx9-generic",
+        &["gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"],
+    ),
+    ("gfx9-4-generic", &["gfx942", "gfx950"]),
+    (
+        "gfx10-1-generic",
+        &["gfx1010", "gfx1011", "gfx1012", "gfx1013"],
+    ),
+    (
+        "gfx10-3-generic",
+        &[
+            "gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036",
+        ],
+    ),
+    (
+        "gfx11-generic",
+        &[
+            "gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153",
+        ],
+    ),
+    ("gfx12-generic", &["gfx1200", "gfx1201"]),
+];
+
+/// The processors a generic target covers, or None for a specific processor.
+pub fn generic_family(processor: &str) -> Option<&'static [&'static str]> {
+    GENERIC_FAMILIES
+        .iter()
+        .find(|(g, _)| *g == processor)
+        .map(|(_, f)| *f)
+}
+
 /// The name of an EF_AMDGPU_MACH value, if LLVM 22 knows it.
 pub fn mach_name(mach: u32) -> Option<&'static str> {
     MACHS.iter().find(|(m, _)| *m == mach).map(|(_, n)| *n)
@@ -208,9 +243,19 @@ impl TargetId {
     }
 
     /// Whether code for `self` loads on a device whose target id is `device`
-    /// (same processor; each feature "any" or equal).
+    /// (same processor, or a generic processor whose family holds the
+    /// device's; each feature "any" or equal).
+    ///
+    /// Generic targets (code object V6, AMDGPUUsage.rst "Generic Processor
+    /// Versioning"): a runtime that supports them (ROCm 6.4 and later)
+    /// loads a `gfx11-generic` object on every processor of the family
+    /// when the device has no object of its own; an older one refuses it
+    /// with hipErrorNoBinaryForGpu, which dsxor reports as an environment
+    /// error naming the target.
     pub fn runs_on(&self, device: &TargetId) -> bool {
-        self.processor == device.processor
+        (self.processor == device.processor
+            || generic_family(&self.processor)
+                .is_some_and(|f| f.contains(&device.processor.as_str())))
             && self.sramecc.runs_on(device.sramecc)
             && self.xnack.runs_on(device.xnack)
     }
@@ -263,6 +308,21 @@ mod tests {
                 .to_string(),
             "gfx942:xnack+"
         );
+    }
+
+    #[test]
+    fn generic_targets_run_on_their_family() {
+        // EF_AMDGPU_MACH_AMDGCN_GFX11_GENERIC = 0x54, generic version 1 (V6).
+        let g = TargetId::from_e_flags(0x054 | (1 << 24), Some(6)).unwrap();
+        assert_eq!(g.processor, "gfx11-generic");
+        assert_eq!(g.generic_version, 1);
+        for p in ["gfx1100", "gfx1101", "gfx1103", "gfx1151"] {
+            assert!(g.runs_on(&TargetId::parse(p).unwrap()), "{p}");
+        }
+        assert!(!g.runs_on(&TargetId::parse("gfx1200").unwrap()));
+        // A specific processor still runs only on itself.
+        let exact = TargetId::parse("gfx1100").unwrap();
+        assert!(!exact.runs_on(&TargetId::parse("gfx1101").unwrap()));
     }
 
     #[test]

@@ -106,7 +106,13 @@ pub struct Info {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub library_error: Option<String>,
     pub runtime_version: Option<String>,
+    /// `hipDriverGetVersion`: HIP's own version (clr returns HIP_VERSION,
+    /// hipamd/src/hip_context.cpp), not the kernel driver's.
     pub driver_version: Option<String>,
+    /// The amdgpu kernel driver's version (sysfs), when present.
+    pub amdgpu_driver_version: Option<String>,
+    /// `HSA_OVERRIDE_GFX_VERSION`, when set: devices then report its target.
+    pub hsa_override_gfx_version: Option<String>,
     /// Device-visibility variables that are set.
     pub visibility: Vec<(String, String)>,
     pub devices: Vec<InfoDevice>,
@@ -135,6 +141,8 @@ impl Info {
             library_error: Some(e.to_string()),
             runtime_version: None,
             driver_version: None,
+            amdgpu_driver_version: crate::hip::host::amdgpu_driver_version(),
+            hsa_override_gfx_version: crate::hip::host::hsa_override_gfx_version(),
             visibility: Vec::new(),
             devices: Vec::new(),
             no_device_reason: Some(format!("no HIP runtime: {one_line}")),
@@ -195,6 +203,8 @@ impl Info {
             library_error: None,
             runtime_version: r.runtime_version.as_ref().ok().map(|v| v.to_string()),
             driver_version: r.driver_version.as_ref().ok().map(|v| v.to_string()),
+            amdgpu_driver_version: crate::hip::host::amdgpu_driver_version(),
+            hsa_override_gfx_version: crate::hip::host::hsa_override_gfx_version(),
             visibility: r.visibility.clone(),
             devices,
             no_device_reason: r.no_device_reason(),
@@ -221,13 +231,28 @@ impl Info {
         }
         if self.library.is_some() {
             s.push_str(&format!(
-                "HIP runtime version: {}\nHIP driver version: {}\n",
+                "HIP runtime version: {}\nHIP version (hipDriverGetVersion, HIP's own, not the kernel driver's): {}\n",
                 self.runtime_version.as_deref().unwrap_or("unknown"),
                 self.driver_version.as_deref().unwrap_or("unknown"),
             ));
         }
+        s.push_str(&format!(
+            "amdgpu kernel driver: {}\n",
+            self.amdgpu_driver_version
+                .as_deref()
+                .unwrap_or("not loaded (no /sys/module/amdgpu)")
+        ));
+        if let Some(v) = &self.hsa_override_gfx_version {
+            s.push_str(&format!(
+                "HSA_OVERRIDE_GFX_VERSION={v}: devices report {} instead of their own target\n",
+                crate::hip::host::override_processor(v)
+                    .unwrap_or_else(|| "an unparseable target".into())
+            ));
+        }
         for (k, v) in &self.visibility {
-            s.push_str(&format!("{k}={v}\n"));
+            if k != crate::hip::host::ENV_HSA_OVERRIDE {
+                s.push_str(&format!("{k}={v}\n"));
+            }
         }
         if let Some(reason) = &self.no_device_reason {
             s.push_str(&format!("devices: none — {reason}\n"));

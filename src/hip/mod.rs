@@ -12,6 +12,7 @@
 
 mod device;
 mod error;
+pub mod host;
 pub mod info;
 mod load;
 mod probe;

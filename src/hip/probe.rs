@@ -6,11 +6,16 @@ use super::{DeviceProps, Hip, HipError, HipVersion, LoadedLibrary};
 
 /// Environment variables that filter the devices HIP shows (the runtime
 /// applies them itself; they are reported because they explain a count).
+/// ROCm/clr rocclr/device/rocm/rocdevice.cpp (`Device::init`) reads
+/// `HIP_VISIBLE_DEVICES`, else `CUDA_VISIBLE_DEVICES`, for HIP;
+/// `GPU_DEVICE_ORDINAL` only for OpenCL, so it is not listed. ROCr applies
+/// `ROCR_VISIBLE_DEVICES` beneath them. `HSA_OVERRIDE_GFX_VERSION` changes
+/// the target every device reports.
 pub const VISIBILITY_VARS: &[&str] = &[
     "HIP_VISIBLE_DEVICES",
     "ROCR_VISIBLE_DEVICES",
     "CUDA_VISIBLE_DEVICES",
-    "GPU_DEVICE_ORDINAL",
+    "HSA_OVERRIDE_GFX_VERSION",
 ];
 
 /// The devices, or why there are none.

@@ -171,17 +171,19 @@ impl Function {
     /// `{BUFFER_POINTER, ptr, BUFFER_SIZE, &size, END}`, the order HIP
     /// checks (ROCm/clr hipamd/src/hip_module.cpp, ihipLaunchKernelCommand);
     /// HIP reads each explicit argument at its metadata offset from it and
-    /// fills the hidden arguments itself.
+    /// fills the hidden arguments itself. `None` (a kernel without explicit
+    /// arguments) passes no `extra` at all: current clr answers a non-empty
+    /// one for such a kernel with hipErrorLaunchOutOfResources.
     pub fn launch(
         &self,
         stream: &Stream,
         groups: u32,
         block: u32,
         dynamic_lds: u32,
-        kernarg: &mut [u8],
+        kernarg: Option<&mut [u8]>,
     ) -> Result<(), HipError> {
         let hip = &self.module.hip;
-        let kernarg_len = kernarg.len();
+        let kernarg_len = kernarg.as_ref().map_or(0, |k| k.len());
         let doing = || {
             format!(
                 "launching `{}` ({groups} x {block} work-items, {dynamic_lds} bytes dynamic LDS, {kernarg_len}-byte kernarg)",
@@ -189,14 +191,19 @@ impl Function {
             )
         };
         let f = entry!(hip, hipModuleLaunchKernel, doing())?;
-        let mut size: usize = kernarg.len();
-        let mut extra: [*mut c_void; 5] = [
-            HIP_LAUNCH_PARAM_BUFFER_POINTER as *mut c_void,
-            kernarg.as_mut_ptr() as *mut c_void,
-            HIP_LAUNCH_PARAM_BUFFER_SIZE as *mut c_void,
-            &mut size as *mut usize as *mut c_void,
-            HIP_LAUNCH_PARAM_END as *mut c_void,
-        ];
+        let mut size: usize = kernarg_len;
+        let mut extra: Option<[*mut c_void; 5]> = kernarg.map(|k| {
+            [
+                HIP_LAUNCH_PARAM_BUFFER_POINTER as *mut c_void,
+                k.as_mut_ptr() as *mut c_void,
+                HIP_LAUNCH_PARAM_BUFFER_SIZE as *mut c_void,
+                &mut size as *mut usize as *mut c_void,
+                HIP_LAUNCH_PARAM_END as *mut c_void,
+            ]
+        });
+        let extra_ptr = extra
+            .as_mut()
+            .map_or(std::ptr::null_mut(), |e| e.as_mut_ptr());
         // SAFETY: `extra` and what it points to live across the call; HIP
         // copies the arguments before returning (captureAndValidate).
         let rc = unsafe {
@@ -211,7 +218,7 @@ impl Function {
                 dynamic_lds as c_uint,
                 stream.raw,
                 std::ptr::null_mut(),
-                extra.as_mut_ptr(),
+                extra_ptr,
             )
         };
         hip.check("hipModuleLaunchKernel", rc, doing)

@@ -303,6 +303,9 @@ fn devices(opts: &MutateOptions, spec: FaultSpec) -> Result<Vec<Worker>, MutateE
         lds_granule: opts.policy.lds_granule,
         // The embedded kernels: no hazard check (as `dsxor run` without --code-object).
         hazard_check: false,
+        // The software device only: no HIP worker processes.
+        worker_exe: None,
+        require_gpu: false,
     };
     let opened = open(&req)?;
     Ok(opened

@@ -57,6 +57,10 @@ pub struct CodeObjectRecord {
     pub origin: String,
     /// The compiler's version line, when known.
     pub compiler: Option<String>,
+    /// The object's own target (`gfx1100`, `gfx11-generic`), beside the
+    /// device's reported target in `device.target_id`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
 }
 
 /// Where a run ran.
@@ -69,6 +73,16 @@ pub struct Environment {
     pub host_os: String,
     pub host_arch: String,
     pub host_cpus: usize,
+    /// Every device a case ran on (HIP worker processes may use several).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<DeviceInfo>,
+    /// `HSA_OVERRIDE_GFX_VERSION` as set for the run: under it, ROCr
+    /// reports the override's target, not the silicon's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hsa_override_gfx_version: Option<String>,
+    /// The amdgpu kernel driver's version (sysfs), when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amdgpu_driver_version: Option<String>,
 }
 
 /// Settings that change what is run or how it is judged (compared by merge).
@@ -684,6 +698,9 @@ pub(crate) mod tests {
                 host_os: "linux".into(),
                 host_arch: "x86_64".into(),
                 host_cpus: 2,
+                devices: vec![],
+                hsa_override_gfx_version: None,
+                amdgpu_driver_version: None,
             },
             spec,
             parameters: Parameters {

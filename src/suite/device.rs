@@ -14,6 +14,7 @@ use crate::backend::select::{select, BackendChoice, HipView, SelectError, Select
 use crate::backend::BackendError;
 use crate::case::WaveSize;
 use crate::emu::{EmuConfig, FaultSpec};
+use crate::suite::worker::{visible_entry, WorkerDevice, WorkerPlan};
 
 /// What the user asked for.
 #[derive(Clone, Debug)]
@@ -32,6 +33,12 @@ pub struct DeviceRequest {
     /// where the in-range slack ends; on HIP the hardware decides and the
     /// value only shapes the judgement.
     pub lds_granule: u32,
+    /// Run HIP cases in worker processes of this dsxor binary
+    /// (`suite::worker`); `None` runs them in this process (library use,
+    /// tests without the binary).
+    pub worker_exe: Option<PathBuf>,
+    /// `--require-gpu`: refuse the software device and simulated devices.
+    pub require_gpu: bool,
     /// Software device only: report missing `s_waitcnt`s as hazards
     /// ([`EmuConfig::hazard_check`]); the command line sets it for
     /// `--code-object` unless `--no-hazard-check`.
@@ -44,6 +51,9 @@ pub struct Opened {
     pub selection: Selection,
     /// For the software device: how to open more of it (`emu_workers`).
     emu: Option<EmuTemplate>,
+    /// For HIP in worker processes: one plan per device the run may use
+    /// (the selected device first).
+    hip_workers: Vec<WorkerPlan>,
 }
 
 /// What opened the software device, to open identical ones for workers.
@@ -78,6 +88,47 @@ impl Opened {
                 )) as Box<dyn CaseDevice + Send>)
             })
             .collect()
+    }
+}
+
+impl Opened {
+    /// `n` devices to run cases side by side: software devices
+    /// (`emu_workers`), or worker processes over the HIP devices.
+    pub fn workers(&self, n: usize) -> Result<Vec<Box<dyn CaseDevice + Send>>, OpenError> {
+        if self.emu.is_some() {
+            self.emu_workers(n)
+        } else {
+            Ok(self.hip_worker_devices(n))
+        }
+    }
+
+    /// HIP devices the run can use side by side: those of the selected
+    /// device's target id (empty unless HIP runs in worker processes).
+    pub fn hip_devices(&self) -> usize {
+        self.hip_workers.len()
+    }
+
+    /// `n` worker processes over the HIP devices, round robin from the
+    /// selected one (so `n` = the device count is one worker per device).
+    fn hip_worker_devices(&self, n: usize) -> Vec<Box<dyn CaseDevice + Send>> {
+        if self.hip_workers.is_empty() {
+            return Vec::new();
+        }
+        (0..n)
+            .map(|k| {
+                let plan = self.hip_workers[k % self.hip_workers.len()].clone();
+                Box::new(WorkerDevice::new(plan)) as Box<dyn CaseDevice + Send>
+            })
+            .collect()
+    }
+
+    /// Every device the run may record (the selected one first).
+    pub fn devices(&self) -> Vec<crate::backend::DeviceInfo> {
+        if self.hip_workers.is_empty() {
+            vec![self.device.info().clone()]
+        } else {
+            self.hip_workers.iter().map(|p| p.info.clone()).collect()
+        }
     }
 }
 
@@ -145,10 +196,26 @@ pub fn open(req: &DeviceRequest) -> Result<Opened, OpenError> {
     let view = probe.as_ref().map(HipView::from_probe);
     let mut selection =
         select(choice, view.as_ref(), &req.waves, req.device, has_kernel).map_err(|e| match e {
-            SelectError::NoHipDevice(_) => OpenError::Environment(e.to_string()),
+            SelectError::NoHipDevice(_)
+            | SelectError::GpuUnusable { .. }
+            | SelectError::NotHardware(_) => OpenError::Environment(e.to_string()),
             SelectError::NoWave(m) if !req.waves.is_empty() => OpenError::Usage(m),
             SelectError::NoWave(m) => OpenError::Environment(m),
         })?;
+    if req.require_gpu {
+        crate::backend::select::require_hardware(&selection, view.as_ref())
+            .map_err(|e| OpenError::Environment(e.to_string()))?;
+    }
+    if let (Some(v), Some(_)) = (
+        crate::hip::host::hsa_override_gfx_version(),
+        selection.hip_device,
+    ) {
+        // Said in the notice and so in the results' `selection`.
+        selection.reason = format!(
+            "{}; HSA_OVERRIDE_GFX_VERSION={v}: the runtime reports the override's target, not the silicon's",
+            selection.reason
+        );
+    }
     if emu_only && req.choice == BackendChoice::Auto {
         selection.reason =
             format!("software device ({EMU_TARGET} interpreter): --fault/--interleave-seed given");
@@ -174,7 +241,15 @@ pub fn open(req: &DeviceRequest) -> Result<Opened, OpenError> {
             .collect(),
     };
     let mut emu = None;
+    let mut hip_workers = Vec::new();
     let device: Box<dyn CaseDevice> = match (selection.hip_device, &probe) {
+        (Some(index), Some(Ok(report))) if req.worker_exe.is_some() => {
+            hip_workers = worker_plans(req, report, index, &objects)?;
+            let first = hip_workers.first().cloned().ok_or_else(|| {
+                OpenError::Environment(format!("HIP device {index} vanished from the probe"))
+            })?;
+            Box::new(WorkerDevice::new(first))
+        }
         (Some(index), Some(Ok(report))) => {
             let backend = HipBackend::from_report(report, Some(index)).map_err(from_backend)?;
             Box::new(ConformanceDevice::with_codeobj(
@@ -212,5 +287,48 @@ pub fn open(req: &DeviceRequest) -> Result<Opened, OpenError> {
         device,
         selection,
         emu,
+        hip_workers,
     })
+}
+
+/// Worker plans for the selected HIP device `index` and every other usable
+/// device of the same target id (a run is one target's run: results must
+/// not depend on which device a case landed on); `--device` keeps only it.
+fn worker_plans(
+    req: &DeviceRequest,
+    report: &crate::hip::HipReport,
+    index: u32,
+    objects: &[KernelObject],
+) -> Result<Vec<WorkerPlan>, OpenError> {
+    let Some(exe) = req.worker_exe.clone() else {
+        return Ok(Vec::new());
+    };
+    let usable = report.usable_devices();
+    let Some(selected) = usable.iter().find(|d| d.index == index) else {
+        return Err(OpenError::Environment(format!(
+            "HIP device {index} is not usable"
+        )));
+    };
+    let hip_visible = std::env::var(crate::suite::worker::VISIBLE_DEVICES).ok();
+    let cuda_visible = std::env::var("CUDA_VISIBLE_DEVICES").ok();
+    let mut chosen: Vec<&crate::hip::DeviceProps> = vec![selected];
+    if req.device.is_none() {
+        chosen.extend(
+            usable
+                .iter()
+                .copied()
+                .filter(|d| d.index != index && d.gcn_arch_name == selected.gcn_arch_name),
+        );
+    }
+    Ok(chosen
+        .into_iter()
+        .map(|d| WorkerPlan {
+            exe: exe.clone(),
+            visible: visible_entry(d.index, hip_visible.as_deref(), cuda_visible.as_deref()),
+            info: crate::backend::hip::device_info(report, d),
+            objects: objects.to_vec(),
+            timeout: req.timeout,
+            label: format!("HIP device {}", d.index),
+        })
+        .collect())
 }

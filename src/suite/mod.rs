@@ -10,6 +10,7 @@ pub mod merge;
 pub mod repro;
 pub mod run;
 pub mod stop;
+pub mod worker;
 
 use serde::{Deserialize, Serialize};
 

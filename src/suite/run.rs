@@ -105,11 +105,15 @@ pub fn environment(device: &dyn CaseDevice, selection: &str) -> Environment {
                 sha256: o.sha256(),
                 origin: o.origin.clone(),
                 compiler: o.compiler.clone(),
+                target: crate::codeobj::target_of(&o.bytes),
             })
             .collect(),
         host_os,
         host_arch,
         host_cpus,
+        devices: Vec::new(),
+        hsa_override_gfx_version: crate::hip::host::hsa_override_gfx_version(),
+        amdgpu_driver_version: crate::hip::host::amdgpu_driver_version(),
     }
 }
 
@@ -221,6 +225,13 @@ pub fn run_suite_with(
     // Lazy: generated as taken, so memory does not grow with --cases.
     let plan = opts.spec.plan_iter();
     let n = workers.len();
+    // Every device a case may run on, once each (workers may share one).
+    let mut devices = vec![device.info().clone()];
+    for (w, _) in &workers {
+        if !devices.contains(w.info()) {
+            devices.push(w.info().clone());
+        }
+    }
     std::thread::scope(|scope| {
         let mut results = Vec::with_capacity(n);
         for (k, (mut w_device, w_judge)) in workers.into_iter().enumerate() {
@@ -241,7 +252,7 @@ pub fn run_suite_with(
         }
         // `results` is dropped when this returns (before the scope joins the
         // workers), which unblocks any worker still sending.
-        run_plan(device, judge, opts, plan, &results)
+        run_plan(device, judge, opts, plan, &results, devices)
     })
 }
 
@@ -253,13 +264,17 @@ fn run_plan(
     opts: &RunOptions,
     plan: impl Iterator<Item = crate::gen::suite::Planned>,
     workers: &[std::sync::mpsc::Receiver<Evaluated>],
+    devices: Vec<crate::backend::DeviceInfo>,
 ) -> Result<RunOutcome, RunError> {
     let started_at = SystemTime::now();
     let started = Instant::now();
     let spec = &opts.spec;
     let planned_len = spec.shard_len();
     let info = device.info().clone();
-    let env = environment(device, &opts.selection);
+    let mut env = environment(device, &opts.selection);
+    if devices.len() > 1 {
+        env.devices = devices;
+    }
     let mut writer = ResultsWriter::create_with(
         &opts.out_dir,
         started_at,
@@ -556,6 +571,9 @@ pub fn write_unstarted(
         host_os,
         host_arch,
         host_cpus,
+        devices: Vec::new(),
+        hsa_override_gfx_version: crate::hip::host::hsa_override_gfx_version(),
+        amdgpu_driver_version: crate::hip::host::amdgpu_driver_version(),
     };
     let mut writer = ResultsWriter::create_with(
         &opts.out_dir,

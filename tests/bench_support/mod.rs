@@ -175,6 +175,9 @@ pub fn record(created: &str, backend: &str, scale: f64) -> BenchRecord {
             host_os: "linux".into(),
             host_arch: "x86_64".into(),
             host_cpus: 2,
+            devices: vec![],
+            hsa_override_gfx_version: None,
+            amdgpu_driver_version: None,
         },
         settings: Settings {
             quick: true,

@@ -1,0 +1,674 @@
+//! Worker processes: HIP cases run in a child process, so a device fault
+//! becomes a verdict instead of a dead run.
+//!
+//! Why (ROCm/clr): on ROCm 6.x every HSA queue is created with
+//! `callbackQueue` as its error callback, which prints "Callback: Queue …
+//! aborting with error" and calls `abort()` on any queue error — a memory
+//! violation, an illegal instruction (rocclr/device/rocm/rocdevice.cpp,
+//! `callbackQueue`, registered by `hsa_queue_create` in
+//! `Device::acquireQueue`); a GPU page fault aborts in ROCr's
+//! `VMFaultHandler`. Current clr (ROCm/rocm-systems `projects/clr`) with
+//! `HIP_SKIP_ABORT_ON_GPU_ERROR` latches the error instead: every later HIP
+//! call of the process returns it. Either way the process that saw the fault
+//! cannot run another case.
+//!
+//! So the parent never launches a kernel. It starts `dsxor worker` — a fresh
+//! `exec` of the dsxor binary, never a `fork` of a process that has
+//! initialised HIP (HIP's threads and the KFD's per-process state do not
+//! survive a fork) — with `HIP_VISIBLE_DEVICES` naming one device, and talks
+//! to it over its stdin/stdout in JSON lines (`Request` → `Response`):
+//!
+//! - the parent sends the `Setup` (kernels, timeout, wave sizes), the child
+//!   opens HIP device 0 (the one it can see) and answers `Ready`;
+//! - then one `Run` per case, answered with the case's `DeviceOutcome`.
+//!
+//! A child that answers a case with a fault or a timeout says `retire`: its
+//! runtime holds a sticky error or a kernel that never ends, so the parent
+//! kills it and starts a fresh one for the next case. A child that dies
+//! while running a case — killed by a signal (ROCm 6's `abort()` is
+//! SIGABRT) — gives that case a `fault` outcome naming the signal and the
+//! runtime's last words on stderr; the judge then weighs it against the
+//! policy (a misaligned probe expects MEMVIOL). A child that exits with a
+//! code instead (a dsxor panic is 101) is an environment error, never a
+//! verdict: a crash of dsxor's own must not pass a case that expects a
+//! fault.
+//!
+//! Lines the child writes to stdout that do not start with `LINE_TAG` are
+//! ignored (a runtime may print there); its stderr is forwarded to the
+//! parent's with a `[worker N]` prefix, and its last lines kept for the
+//! fault message.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::backend::conformance::{
+    CaseDevice, ConformanceDevice, DeviceOutcome, KernelIdentity, KernelObject,
+};
+use crate::backend::hip::HipBackend;
+use crate::backend::{BackendError, DeviceInfo};
+use crate::case::{Case, WaveSize};
+
+/// Every protocol line starts with this.
+pub const LINE_TAG: &str = "dsxor-worker/1 ";
+
+/// The environment variable the child sees its one device through.
+/// ROCm/clr rocclr/device/rocm/rocdevice.cpp (`Device::init`): HIP takes
+/// `HIP_VISIBLE_DEVICES`, else `CUDA_VISIBLE_DEVICES`, as a list of ordinals
+/// (or `GPU-<uuid>`) into ROCr's agents; `GPU_DEVICE_ORDINAL` applies to
+/// OpenCL only.
+pub const VISIBLE_DEVICES: &str = "HIP_VISIBLE_DEVICES";
+
+/// A kernel object on the wire (bytes as hex: JSON has no byte strings).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct WireObject {
+    pub wave: WaveSize,
+    pub bytes_hex: String,
+    pub source: String,
+    pub origin: String,
+    pub compiler: Option<String>,
+}
+
+impl WireObject {
+    pub fn from_object(o: &KernelObject) -> WireObject {
+        WireObject {
+            wave: o.wave,
+            bytes_hex: hex::encode(&o.bytes),
+            source: o.source.clone(),
+            origin: o.origin.clone(),
+            compiler: o.compiler.clone(),
+        }
+    }
+
+    pub fn to_object(&self) -> Result<KernelObject, String> {
+        Ok(KernelObject {
+            wave: self.wave,
+            bytes: hex::decode(&self.bytes_hex)
+                .map_err(|e| format!("kernel object {}: {e}", self.source))?,
+            source: self.source.clone(),
+            origin: self.origin.clone(),
+            compiler: self.compiler.clone(),
+        })
+    }
+}
+
+/// What the child needs to open its device exactly as the parent would.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Setup {
+    pub objects: Vec<WireObject>,
+    pub timeout_ms: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Request {
+    Setup(Setup),
+    Run(Box<Case>),
+    Identity(Box<Case>),
+}
+
+/// `BackendError` on the wire.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WireError {
+    Environment(String),
+    Invalid(String),
+}
+
+impl WireError {
+    fn from_backend(e: BackendError) -> WireError {
+        match e {
+            BackendError::Invalid(m) => WireError::Invalid(m),
+            other => WireError::Environment(other.to_string()),
+        }
+    }
+    fn into_backend(self) -> BackendError {
+        match self {
+            WireError::Environment(m) => BackendError::Environment(m),
+            WireError::Invalid(m) => BackendError::Invalid(m),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Response {
+    /// The device is open.
+    Ready {
+        info: DeviceInfo,
+    },
+    /// A case's outcome; `retire`: this process must run nothing more.
+    Outcome {
+        outcome: DeviceOutcome,
+        retire: bool,
+    },
+    Identity(KernelIdentity),
+    Error(WireError),
+}
+
+fn write_line<W: Write>(w: &mut W, value: &impl Serialize) -> std::io::Result<()> {
+    let text = serde_json::to_string(value).map_err(std::io::Error::other)?;
+    writeln!(w, "{LINE_TAG}{text}")?;
+    w.flush()
+}
+
+/// The child's side: serve requests from `input` on the one HIP device this
+/// process sees, answering on `output`, until `input` closes. Returns after
+/// a retiring answer too (the caller exits; the parent kills it anyway).
+pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
+    let mut device: Option<ConformanceDevice<HipBackend>> = None;
+    for line in input.lines() {
+        let line = line?;
+        let Some(body) = line.strip_prefix(LINE_TAG) else {
+            continue;
+        };
+        let request: Request = match serde_json::from_str(body) {
+            Ok(r) => r,
+            Err(e) => {
+                let msg = format!("worker: unreadable request: {e}");
+                write_line(&mut output, &Response::Error(WireError::Invalid(msg)))?;
+                continue;
+            }
+        };
+        let response = match (request, device.as_mut()) {
+            (Request::Setup(setup), _) => match open_child(&setup) {
+                Ok(d) => {
+                    let info = d.info().clone();
+                    device = Some(d);
+                    Response::Ready { info }
+                }
+                Err(e) => Response::Error(e),
+            },
+            (Request::Run(_) | Request::Identity(_), None) => Response::Error(WireError::Invalid(
+                "worker: a case arrived before the setup".into(),
+            )),
+            (Request::Run(case), Some(d)) => match d.run_case(&case) {
+                Ok(outcome) => {
+                    let retire = !matches!(outcome, DeviceOutcome::Completed { .. });
+                    Response::Outcome { outcome, retire }
+                }
+                Err(e) => Response::Error(WireError::from_backend(e)),
+            },
+            (Request::Identity(case), Some(d)) => match d.kernel_identity(&case) {
+                Ok(k) => Response::Identity(k),
+                Err(e) => Response::Error(WireError::from_backend(e)),
+            },
+        };
+        let retire = matches!(response, Response::Outcome { retire: true, .. });
+        write_line(&mut output, &response)?;
+        if retire {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+fn open_child(setup: &Setup) -> Result<ConformanceDevice<HipBackend>, WireError> {
+    let objects = setup
+        .objects
+        .iter()
+        .map(WireObject::to_object)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(WireError::Invalid)?;
+    // The parent made this process see exactly one device: ordinal 0.
+    let backend = HipBackend::open(Some(0)).map_err(WireError::from_backend)?;
+    Ok(ConformanceDevice::with_codeobj(
+        backend,
+        objects,
+        Duration::from_millis(setup.timeout_ms),
+    ))
+}
+
+/// How to start a worker for one device.
+#[derive(Clone, Debug)]
+pub struct WorkerPlan {
+    /// The dsxor binary (`std::env::current_exe()` of the parent).
+    pub exe: PathBuf,
+    /// `HIP_VISIBLE_DEVICES` for the child: the parent's device, as an
+    /// entry of the list the runtime parses (see `visible_entry`).
+    pub visible: String,
+    /// The device as the parent's probe saw it (recorded in results).
+    pub info: DeviceInfo,
+    pub objects: Vec<KernelObject>,
+    pub timeout: Duration,
+    /// Shown on forwarded stderr lines and in messages (`HIP device 1`).
+    pub label: String,
+}
+
+/// The entry of `HIP_VISIBLE_DEVICES` that names the parent's device
+/// `ordinal`: the parent's own list is applied first by the runtime (HIP's
+/// ordinals count the devices it lets through, in its order), so ordinal
+/// `i` is the list's `i`-th entry; without a list, `i` itself. The same
+/// precedence as clr: `HIP_VISIBLE_DEVICES`, else `CUDA_VISIBLE_DEVICES`
+/// (rocdevice.cpp `Device::init`); ROCR_VISIBLE_DEVICES is applied by ROCr
+/// beneath both and is inherited unchanged.
+pub fn visible_entry(
+    ordinal: u32,
+    hip_visible: Option<&str>,
+    cuda_visible: Option<&str>,
+) -> String {
+    let list = hip_visible
+        .filter(|s| !s.is_empty())
+        .or(cuda_visible.filter(|s| !s.is_empty()));
+    match list {
+        Some(l) => l
+            .split(',')
+            .nth(ordinal as usize)
+            .map(|s| s.trim().to_string())
+            .unwrap_or_else(|| ordinal.to_string()),
+        None => ordinal.to_string(),
+    }
+}
+
+struct Running {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+/// A `CaseDevice` whose cases run in a worker process (see the module
+/// docs). The process starts at the first case, and again after one that
+/// retired or killed it.
+pub struct WorkerDevice {
+    plan: WorkerPlan,
+    running: Option<Running>,
+    /// Last stderr lines of the current child.
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    /// Processes started so far.
+    started: u32,
+}
+
+/// Lines of a child's stderr kept for a fault message.
+const TAIL_LINES: usize = 8;
+
+impl WorkerDevice {
+    pub fn new(plan: WorkerPlan) -> WorkerDevice {
+        WorkerDevice {
+            plan,
+            running: None,
+            stderr_tail: Arc::new(Mutex::new(VecDeque::new())),
+            started: 0,
+        }
+    }
+
+    /// Worker processes started so far.
+    pub fn processes_started(&self) -> u32 {
+        self.started
+    }
+
+    fn env_error(&self, what: String) -> BackendError {
+        BackendError::Environment(format!("worker for {}: {what}", self.plan.label))
+    }
+
+    fn start(&mut self) -> Result<(), BackendError> {
+        let mut child = Command::new(&self.plan.exe)
+            .arg("worker")
+            .env(VISIBLE_DEVICES, &self.plan.visible)
+            // HIP_VISIBLE_DEVICES wins over it in clr; removed so nothing
+            // else reads a list the child's ordinal does not index.
+            .env_remove("CUDA_VISIBLE_DEVICES")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| {
+                self.env_error(format!("cannot start {}: {e}", self.plan.exe.display()))
+            })?;
+        self.started += 1;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(self.env_error("the child has no pipes".into()));
+        };
+        let tail = Arc::clone(&self.stderr_tail);
+        if let Ok(mut t) = tail.lock() {
+            t.clear();
+        }
+        let prefix = format!("[worker {}] ", self.plan.label);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                eprintln!("{prefix}{line}");
+                if let Ok(mut t) = tail.lock() {
+                    if t.len() == TAIL_LINES {
+                        t.pop_front();
+                    }
+                    t.push_back(line);
+                }
+            }
+        });
+        self.running = Some(Running {
+            child,
+            stdin,
+            stdout: BufReader::new(stdout),
+        });
+        let setup = Setup {
+            objects: self
+                .plan
+                .objects
+                .iter()
+                .map(WireObject::from_object)
+                .collect(),
+            timeout_ms: self.plan.timeout.as_millis() as u64,
+        };
+        match self.exchange(&Request::Setup(setup)) {
+            Ok(Response::Ready { info }) => {
+                if info.target_id != self.plan.info.target_id {
+                    self.stop();
+                    return Err(self.env_error(format!(
+                        "the child opened a {} device, the parent saw {} (is {}={} the right device?)",
+                        info.target_id, self.plan.info.target_id, VISIBLE_DEVICES, self.plan.visible
+                    )));
+                }
+                Ok(())
+            }
+            Ok(Response::Error(e)) => {
+                self.stop();
+                Err(e.into_backend())
+            }
+            Ok(other) => {
+                self.stop();
+                Err(self.env_error(format!("unexpected answer to the setup: {other:?}")))
+            }
+            Err(Exchange::Died(how)) => {
+                Err(self.env_error(format!("the child died before its device was open ({how})")))
+            }
+            Err(Exchange::Io(e)) => {
+                self.stop();
+                Err(self.env_error(e))
+            }
+        }
+    }
+
+    /// Kill and reap the current child, if any.
+    fn stop(&mut self) {
+        if let Some(mut r) = self.running.take() {
+            let _ = r.child.kill();
+            let _ = r.child.wait();
+        }
+    }
+
+    fn tail(&self) -> String {
+        self.stderr_tail
+            .lock()
+            .map(|t| {
+                t.iter()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Send one request and read its answer. A child gone (EOF, broken
+    /// pipe) is reaped and described.
+    fn exchange(&mut self, request: &Request) -> Result<Response, Exchange> {
+        let Some(r) = self.running.as_mut() else {
+            return Err(Exchange::Io("no worker process".into()));
+        };
+        let sent = write_line(&mut r.stdin, request);
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let read = if sent.is_ok() {
+                r.stdout.read_line(&mut line)
+            } else {
+                Ok(0)
+            };
+            match read {
+                Ok(0) => return Err(Exchange::Died(self.reap())),
+                Ok(_) => {
+                    let Some(body) = line.trim_end().strip_prefix(LINE_TAG) else {
+                        continue; // not ours: a runtime printing to stdout
+                    };
+                    return serde_json::from_str(body)
+                        .map_err(|e| Exchange::Io(format!("unreadable answer: {e}: {body}")));
+                }
+                Err(e) => return Err(Exchange::Io(format!("reading the answer: {e}"))),
+            }
+        }
+    }
+
+    /// The exit of a child whose pipe closed.
+    fn reap(&mut self) -> Death {
+        let Some(mut r) = self.running.take() else {
+            return Death::Unknown("no process".into());
+        };
+        // Its stdout closed: it is exiting. Wait for it (bounded: a child
+        // stuck in its runtime's teardown is killed).
+        let mut waited = Duration::ZERO;
+        let status = loop {
+            match r.child.try_wait() {
+                Ok(Some(s)) => break Ok(s),
+                Ok(None) if waited < Duration::from_secs(10) => {
+                    std::thread::sleep(Duration::from_millis(5));
+                    waited += Duration::from_millis(5);
+                }
+                Ok(None) => {
+                    let _ = r.child.kill();
+                    break r.child.wait();
+                }
+                Err(e) => break Err(e),
+            }
+        };
+        // Let the stderr thread catch the runtime's last words.
+        std::thread::sleep(Duration::from_millis(20));
+        match status {
+            Ok(s) => death_of(s),
+            Err(e) => Death::Unknown(e.to_string()),
+        }
+    }
+}
+
+/// How a worker process ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Death {
+    /// Killed by a signal (number, name).
+    Signal(i32, &'static str),
+    /// Exited by itself with this code.
+    Exit(i32),
+    Unknown(String),
+}
+
+impl std::fmt::Display for Death {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Death::Signal(n, name) => write!(f, "killed by signal {n} ({name})"),
+            Death::Exit(c) => write!(f, "exited with code {c}"),
+            Death::Unknown(why) => write!(f, "ended, status unknown: {why}"),
+        }
+    }
+}
+
+fn signal_name(n: i32) -> &'static str {
+    match n {
+        4 => "SIGILL",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        15 => "SIGTERM",
+        _ => "signal",
+    }
+}
+
+#[cfg(unix)]
+fn death_of(s: std::process::ExitStatus) -> Death {
+    use std::os::unix::process::ExitStatusExt;
+    match (s.signal(), s.code()) {
+        (Some(n), _) => Death::Signal(n, signal_name(n)),
+        (None, Some(c)) => Death::Exit(c),
+        (None, None) => Death::Unknown(format!("{s}")),
+    }
+}
+
+#[cfg(not(unix))]
+fn death_of(s: std::process::ExitStatus) -> Death {
+    match s.code() {
+        Some(c) => Death::Exit(c),
+        None => Death::Unknown(format!("{s}")),
+    }
+}
+
+enum Exchange {
+    Died(Death),
+    Io(String),
+}
+
+impl Drop for WorkerDevice {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl CaseDevice for WorkerDevice {
+    fn info(&self) -> &DeviceInfo {
+        &self.plan.info
+    }
+
+    fn run_case(&mut self, case: &Case) -> Result<DeviceOutcome, BackendError> {
+        if self.running.is_none() {
+            self.start()?;
+        }
+        match self.exchange(&Request::Run(Box::new(case.clone()))) {
+            Ok(Response::Outcome { outcome, retire }) => {
+                if retire {
+                    // A sticky error or a kernel that never ends: nothing
+                    // more runs in that process.
+                    self.stop();
+                }
+                Ok(outcome)
+            }
+            Ok(Response::Error(e)) => {
+                self.stop();
+                Err(e.into_backend())
+            }
+            Ok(other) => {
+                self.stop();
+                Err(self.env_error(format!("unexpected answer to a case: {other:?}")))
+            }
+            // The policy of the module docs: a signal is the runtime ending
+            // the process on a device fault; anything else is dsxor's or the
+            // environment's trouble.
+            Err(Exchange::Died(d @ Death::Signal(..))) => {
+                let said = self.tail();
+                Ok(DeviceOutcome::Fault {
+                    // No device label: a case's record must not depend on
+                    // which worker ran it (the label is on forwarded stderr).
+                    message: format!(
+                        "the worker process running the case was {d}{}: the HIP runtime ends the process on a device fault (ROCm/clr rocdevice.cpp callbackQueue calls abort())",
+                        if said.is_empty() { String::new() } else { format!(" after printing \"{said}\"") }
+                    ),
+                })
+            }
+            Err(Exchange::Died(d)) => {
+                let said = self.tail();
+                Err(self.env_error(format!(
+                    "the worker process {d} while running a case{}",
+                    if said.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (its last line: \"{said}\")")
+                    }
+                )))
+            }
+            Err(Exchange::Io(e)) => {
+                self.stop();
+                Err(self.env_error(e))
+            }
+        }
+    }
+
+    fn kernel_identity(&mut self, case: &Case) -> Result<KernelIdentity, BackendError> {
+        if self.running.is_none() {
+            self.start()?;
+        }
+        match self.exchange(&Request::Identity(Box::new(case.clone()))) {
+            Ok(Response::Identity(k)) => Ok(k),
+            Ok(Response::Error(e)) => Err(e.into_backend()),
+            Ok(other) => {
+                Err(self.env_error(format!("unexpected answer to a kernel identity: {other:?}")))
+            }
+            Err(Exchange::Died(d)) => Err(self.env_error(format!("the worker process {d}"))),
+            Err(Exchange::Io(e)) => Err(self.env_error(e)),
+        }
+    }
+
+    fn kernel_objects(&self) -> &[KernelObject] {
+        &self.plan.objects
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn visible_entry_indexes_the_parents_list() {
+        assert_eq!(visible_entry(1, None, None), "1");
+        assert_eq!(visible_entry(1, Some("2,3"), None), "3");
+        assert_eq!(visible_entry(0, Some("GPU-abc,5"), None), "GPU-abc");
+        // HIP_VISIBLE_DEVICES wins over CUDA_VISIBLE_DEVICES (clr).
+        assert_eq!(visible_entry(0, Some("4"), Some("7")), "4");
+        assert_eq!(visible_entry(0, Some(""), Some("7")), "7");
+    }
+
+    #[test]
+    fn signals_are_named() {
+        assert_eq!(
+            Death::Signal(6, signal_name(6)).to_string(),
+            "killed by signal 6 (SIGABRT)"
+        );
+        assert_eq!(Death::Exit(101).to_string(), "exited with code 101");
+    }
+
+    #[test]
+    fn protocol_round_trips_and_skips_foreign_lines() {
+        let o = KernelObject {
+            wave: WaveSize::Wave64,
+            bytes: vec![0x7f, b'E', b'L', b'F'],
+            source: "s".into(),
+            origin: "file".into(),
+            compiler: None,
+        };
+        let back = WireObject::from_object(&o).to_object().unwrap();
+        assert_eq!(back.bytes, o.bytes);
+        // A child with no device answers the stray case with an error and
+        // ignores a line that is not the protocol's.
+        let input = format!(
+            "hello from a runtime\n{LINE_TAG}{}\n",
+            serde_json::to_string(&Request::Identity(Box::new(crate::case::Case {
+                pattern: "t".into(),
+                index: 0,
+                geometry: crate::case::Geometry {
+                    wave_size: WaveSize::Wave32,
+                    waves_per_group: 1,
+                    groups: 1
+                },
+                lds_bytes: 8,
+                offset: 0,
+                lds_init: vec![vec![0]],
+                lanes: vec![],
+            })))
+            .unwrap()
+        );
+        let mut out = Vec::new();
+        serve(input.as_bytes(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 1, "{text}");
+        let r: Response = serde_json::from_str(lines[0].strip_prefix(LINE_TAG).unwrap()).unwrap();
+        assert!(
+            matches!(r, Response::Error(WireError::Invalid(ref m)) if m.contains("before the setup")),
+            "{r:?}"
+        );
+    }
+}

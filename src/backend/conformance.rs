@@ -42,12 +42,38 @@ pub fn kernel_name(offset: u16) -> String {
     format!("{KERNEL_PREFIX}{offset}")
 }
 
-fn u64s(values: impl Iterator<Item = u64>) -> Vec<u8> {
-    values.flat_map(u64::to_le_bytes).collect()
+/// Little-endian bytes of `values`, written straight into one allocation
+/// (an iterator of `to_le_bytes` arrays flattened costs several times more).
+fn u64s(values: impl ExactSizeIterator<Item = u64>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(values.len() * 8);
+    for v in values {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out
 }
 
-fn u32s(values: impl Iterator<Item = u32>) -> Vec<u8> {
-    values.flat_map(u32::to_le_bytes).collect()
+fn u32s(values: impl ExactSizeIterator<Item = u32>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(values.len() * 4);
+    for v in values {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out
+}
+
+/// The LDS images of every group, `q` qwords each, back to back.
+fn lds_images(case: &Case, groups: usize, q: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(groups * q * 8);
+    for g in 0..groups {
+        // Missing qwords (a malformed case) read as 0 rather than panic;
+        // `model::validate_case` rejects such cases before they get here.
+        let img = case.lds_init.get(g).map_or(&[][..], Vec::as_slice);
+        let have = img.len().min(q);
+        for v in &img[..have] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.resize(out.len() + (q - have) * 8, 0);
+    }
+    out
 }
 
 /// The launch of `kernel` (from `code_object`) that runs `case`.
@@ -63,14 +89,9 @@ pub fn dispatch_for<'a>(
         u32s(case.lanes.iter().map(|l| l.addr)),
         u64s(case.lanes.iter().map(|l| l.data)),
         u32s(case.lanes.iter().map(|l| u32::from(l.active))),
-        u64s((0..groups).flat_map(|g| {
-            // Missing qwords (a malformed case) read as 0 rather than panic;
-            // `model::validate_case` rejects such cases before they get here.
-            let img = case.lds_init.get(g);
-            (0..q).map(move |i| img.and_then(|v| v.get(i)).copied().unwrap_or(0))
-        })),
+        lds_images(case, groups, q),
         u64s(case.lanes.iter().map(|l| l.vdst_init)),
-        u64s((0..(groups * q) as u64).map(|i| LDS_OUT_POISON ^ i)),
+        u64s((0..groups * q).map(|i| LDS_OUT_POISON ^ i as u64)),
     ];
     Dispatch {
         code_object,
@@ -95,11 +116,7 @@ pub fn dispatch_for<'a>(
 fn read_u64s(bytes: &[u8]) -> Vec<u64> {
     bytes
         .chunks_exact(8)
-        .map(|c| {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(c);
-            u64::from_le_bytes(b)
-        })
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
         .collect()
 }
 
@@ -190,6 +207,20 @@ pub struct KernelIdentity {
     pub patched_offset: Option<u16>,
 }
 
+/// Offset-patched code objects a device keeps. The default suite patches a
+/// fresh random offset for one case in 45, so an unbounded cache grew with
+/// `--cases` (238 MB at 500,000 cases); re-patching an evicted one costs
+/// one parse, and a repro's minimization reuses one offset throughout.
+pub const PATCHED_CACHE: usize = 16;
+
+/// One patched code object.
+struct Patched {
+    object: usize,
+    offset: u16,
+    bytes: Vec<u8>,
+    sha256: String,
+}
+
 /// Makes a code object whose `_off0` kernel carries another offset
 /// (`codeobj::patch_ds_offset` in the real pipeline).
 pub type PatchOffset = fn(&[u8], &str, u16) -> Result<Vec<u8>, String>;
@@ -275,8 +306,9 @@ pub struct ConformanceDevice<B: Backend> {
     patch: PatchOffset,
     /// Kernel names per object (index into `objects`).
     kernels: HashMap<usize, Vec<String>>,
-    /// Patched objects by (object, offset), with their sha256.
-    patched: HashMap<(usize, u16), (Vec<u8>, String)>,
+    /// Patched objects by (object, offset), with their sha256, most
+    /// recently used first, at most [`PATCHED_CACHE`].
+    patched: Vec<Patched>,
     timeout: Duration,
 }
 
@@ -294,7 +326,7 @@ impl<B: Backend> ConformanceDevice<B> {
             list_kernels,
             patch,
             kernels: HashMap::new(),
-            patched: HashMap::new(),
+            patched: Vec::new(),
             timeout,
         }
     }
@@ -351,17 +383,54 @@ impl<B: Backend> ConformanceDevice<B> {
                 self.objects[i].source
             )));
         }
-        if !self.patched.contains_key(&(i, case.offset)) {
-            let bytes = (self.patch)(&self.objects[i].bytes, &base, case.offset).map_err(|e| {
-                BackendError::Invalid(format!(
-                    "patching offset {} into `{base}` of {}: {e}",
-                    case.offset, self.objects[i].source
-                ))
-            })?;
-            let sha = hex::encode(Sha256::digest(&bytes));
-            self.patched.insert((i, case.offset), (bytes, sha));
+        match self
+            .patched
+            .iter()
+            .position(|p| p.object == i && p.offset == case.offset)
+        {
+            Some(0) => {}
+            Some(at) => {
+                let p = self.patched.remove(at);
+                self.patched.insert(0, p);
+            }
+            None => {
+                let bytes =
+                    (self.patch)(&self.objects[i].bytes, &base, case.offset).map_err(|e| {
+                        BackendError::Invalid(format!(
+                            "patching offset {} into `{base}` of {}: {e}",
+                            case.offset, self.objects[i].source
+                        ))
+                    })?;
+                let sha256 = hex::encode(Sha256::digest(&bytes));
+                self.patched.truncate(PATCHED_CACHE - 1);
+                self.patched.insert(
+                    0,
+                    Patched {
+                        object: i,
+                        offset: case.offset,
+                        bytes,
+                        sha256,
+                    },
+                );
+            }
         }
         Ok((i, base, Some(case.offset)))
+    }
+}
+
+/// The bytes of the object `choose` picked.
+fn chosen_bytes<'a>(
+    objects: &'a [KernelObject],
+    patched: &'a [Patched],
+    i: usize,
+    offset: Option<u16>,
+) -> &'a [u8] {
+    match offset {
+        Some(off) => patched
+            .iter()
+            .find(|p| p.object == i && p.offset == off)
+            .map_or(&[][..], |p| p.bytes.as_slice()),
+        None => objects.get(i).map_or(&[][..], |o| o.bytes.as_slice()),
     }
 }
 
@@ -372,14 +441,7 @@ impl<B: Backend> CaseDevice for ConformanceDevice<B> {
 
     fn run_case(&mut self, case: &Case) -> Result<DeviceOutcome, BackendError> {
         let (i, kernel, patched) = self.choose(case)?;
-        let bytes: &[u8] = match patched {
-            Some(off) => self
-                .patched
-                .get(&(i, off))
-                .map(|(b, _)| b.as_slice())
-                .unwrap_or(&[]),
-            None => &self.objects[i].bytes,
-        };
+        let bytes = chosen_bytes(&self.objects, &self.patched, i, patched);
         let dispatch = dispatch_for(case, bytes, &kernel, self.timeout);
         match self.backend.dispatch(&dispatch) {
             Ok(done) => Ok(DeviceOutcome::Completed {
@@ -402,8 +464,9 @@ impl<B: Backend> CaseDevice for ConformanceDevice<B> {
         let code_object_sha256 = match patched {
             Some(off) => self
                 .patched
-                .get(&(i, off))
-                .map(|(_, s)| s.clone())
+                .iter()
+                .find(|p| p.object == i && p.offset == off)
+                .map(|p| p.sha256.clone())
                 .unwrap_or_default(),
             None => base_sha256.clone(),
         };

@@ -32,6 +32,12 @@ pub const BUF_LDS_OUT: usize = 5;
 /// Kernel symbol prefix; the shipped variants append their offset.
 pub const KERNEL_PREFIX: &str = "dsxor_conformance_off";
 
+/// The same for the kernels that run several rounds per launch
+/// (kernels/dsxor.hip "Conformance kernels with rounds"): `data` and `ret`
+/// hold `rounds` qwords per lane, lane-major, and an eighth argument
+/// `rounds` follows `lds_qwords`.
+pub const ROUNDS_KERNEL_PREFIX: &str = "dsxor_conformance_rounds_off";
+
 /// What `lds_out` holds before the launch: qword `i` of the buffer is
 /// `LDS_OUT_POISON ^ i`, so a missing write is visible and never equal to a
 /// neighbour's poison.
@@ -40,6 +46,16 @@ pub const LDS_OUT_POISON: u64 = 0xbad0_1d5b_bad0_1d5b;
 /// The symbol of the shipped kernel for an offset.
 pub fn kernel_name(offset: u16) -> String {
     format!("{KERNEL_PREFIX}{offset}")
+}
+
+/// The kernel that runs a case of `rounds` rounds at `offset`: one round
+/// keeps the one-round kernel it always ran on.
+pub fn kernel_name_for(offset: u16, rounds: usize) -> String {
+    if rounds > 1 {
+        format!("{ROUNDS_KERNEL_PREFIX}{offset}")
+    } else {
+        kernel_name(offset)
+    }
 }
 
 /// Little-endian bytes of `values`, written straight into one allocation
@@ -85,14 +101,46 @@ pub fn dispatch_for<'a>(
 ) -> Dispatch<'a> {
     let q = case.lds_qwords();
     let groups = case.geometry.groups as usize;
+    let rounds = case.rounds();
+    let (data, ret) = if rounds == 1 {
+        (
+            u64s(case.lanes.iter().map(|l| l.data)),
+            u64s(case.lanes.iter().map(|l| l.vdst_init)),
+        )
+    } else {
+        // Lane-major: lane i's round r at i * rounds + r.
+        let n = case.lanes.len();
+        let mut data = Vec::with_capacity(n * rounds * 8);
+        let mut ret = Vec::with_capacity(n * rounds * 8);
+        for i in 0..n {
+            for r in 0..rounds {
+                let (d, v) = case.round_input(r, i).unwrap_or((0, 0));
+                data.extend_from_slice(&d.to_le_bytes());
+                ret.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        (data, ret)
+    };
     let buffers = vec![
         u32s(case.lanes.iter().map(|l| l.addr)),
-        u64s(case.lanes.iter().map(|l| l.data)),
+        data,
         u32s(case.lanes.iter().map(|l| u32::from(l.active))),
         lds_images(case, groups, q),
-        u64s(case.lanes.iter().map(|l| l.vdst_init)),
+        ret,
         u64s((0..groups * q).map(|i| LDS_OUT_POISON ^ i as u64)),
     ];
+    let mut args = vec![
+        ArgValue::Buffer(BUF_ADDR),
+        ArgValue::Buffer(BUF_DATA),
+        ArgValue::Buffer(BUF_ACTIVE),
+        ArgValue::Buffer(BUF_LDS_INIT),
+        ArgValue::Buffer(BUF_RET),
+        ArgValue::Buffer(BUF_LDS_OUT),
+        ArgValue::U32(q as u32),
+    ];
+    if rounds > 1 {
+        args.push(ArgValue::U32(rounds as u32));
+    }
     Dispatch {
         code_object,
         kernel,
@@ -100,15 +148,7 @@ pub fn dispatch_for<'a>(
         block: case.geometry.lanes_per_group(),
         dynamic_lds: case.lds_bytes,
         buffers,
-        args: vec![
-            ArgValue::Buffer(BUF_ADDR),
-            ArgValue::Buffer(BUF_DATA),
-            ArgValue::Buffer(BUF_ACTIVE),
-            ArgValue::Buffer(BUF_LDS_INIT),
-            ArgValue::Buffer(BUF_RET),
-            ArgValue::Buffer(BUF_LDS_OUT),
-            ArgValue::U32(q as u32),
-        ],
+        args,
         timeout,
     }
 }
@@ -138,7 +178,18 @@ pub fn observation(case: &Case, completion: &Completion) -> Result<Observation, 
         }
         Ok(read_u64s(b))
     };
-    let ret = get(BUF_RET, n, "ret")?;
+    let rounds = case.rounds();
+    let lane_major = get(BUF_RET, n * rounds, "ret")?;
+    let ret = if rounds == 1 {
+        lane_major
+    } else {
+        // The buffer is lane-major; `Observation::ret` is round-major.
+        let mut ret = vec![0; n * rounds];
+        for (k, v) in lane_major.into_iter().enumerate() {
+            ret[(k % rounds) * n + k / rounds] = v;
+        }
+        ret
+    };
     let lds = get(BUF_LDS_OUT, groups * q, "lds_out")?;
     let lds_final = if q == 0 {
         vec![Vec::new(); groups]
@@ -216,6 +267,8 @@ pub const PATCHED_CACHE: usize = 16;
 /// One patched code object.
 struct Patched {
     object: usize,
+    /// The kernel patched (the one-round or the rounds kernel at offset 0).
+    kernel: String,
     offset: u16,
     bytes: Vec<u8>,
     sha256: String,
@@ -372,21 +425,27 @@ impl<B: Backend> ConformanceDevice<B> {
             self.kernels.insert(i, names);
         }
         let names = self.kernels.get(&i).map(Vec::as_slice).unwrap_or(&[]);
-        let shipped = kernel_name(case.offset);
+        let rounds = case.rounds();
+        let shipped = kernel_name_for(case.offset, rounds);
         if names.contains(&shipped) {
             return Ok((i, shipped, None));
         }
-        let base = kernel_name(0);
+        let base = kernel_name_for(0, rounds);
         if !names.contains(&base) {
             return Err(BackendError::Invalid(format!(
-                "code object {} has neither `{shipped}` nor `{base}` to patch",
-                self.objects[i].source
+                "code object {} has neither `{shipped}` nor `{base}` to patch{}",
+                self.objects[i].source,
+                if rounds > 1 {
+                    format!(" (a case of {rounds} rounds runs on the rounds kernels of kernels/dsxor.hip)")
+                } else {
+                    String::new()
+                }
             )));
         }
         match self
             .patched
             .iter()
-            .position(|p| p.object == i && p.offset == case.offset)
+            .position(|p| p.object == i && p.offset == case.offset && p.kernel == base)
         {
             Some(0) => {}
             Some(at) => {
@@ -407,6 +466,7 @@ impl<B: Backend> ConformanceDevice<B> {
                     0,
                     Patched {
                         object: i,
+                        kernel: base.clone(),
                         offset: case.offset,
                         bytes,
                         sha256,
@@ -423,12 +483,13 @@ fn chosen_bytes<'a>(
     objects: &'a [KernelObject],
     patched: &'a [Patched],
     i: usize,
+    kernel: &str,
     offset: Option<u16>,
 ) -> &'a [u8] {
     match offset {
         Some(off) => patched
             .iter()
-            .find(|p| p.object == i && p.offset == off)
+            .find(|p| p.object == i && p.offset == off && p.kernel == kernel)
             .map_or(&[][..], |p| p.bytes.as_slice()),
         None => objects.get(i).map_or(&[][..], |o| o.bytes.as_slice()),
     }
@@ -441,7 +502,7 @@ impl<B: Backend> CaseDevice for ConformanceDevice<B> {
 
     fn run_case(&mut self, case: &Case) -> Result<DeviceOutcome, BackendError> {
         let (i, kernel, patched) = self.choose(case)?;
-        let bytes = chosen_bytes(&self.objects, &self.patched, i, patched);
+        let bytes = chosen_bytes(&self.objects, &self.patched, i, &kernel, patched);
         let dispatch = dispatch_for(case, bytes, &kernel, self.timeout);
         match self.backend.dispatch(&dispatch) {
             Ok(done) => Ok(DeviceOutcome::Completed {
@@ -465,7 +526,7 @@ impl<B: Backend> CaseDevice for ConformanceDevice<B> {
             Some(off) => self
                 .patched
                 .iter()
-                .find(|p| p.object == i && p.offset == off)
+                .find(|p| p.object == i && p.offset == off && p.kernel == kernel)
                 .map(|p| p.sha256.clone())
                 .unwrap_or_default(),
             None => base_sha256.clone(),
@@ -511,6 +572,7 @@ mod tests {
                     vdst_init: 0xffff_0000 + u64::from(i),
                 })
                 .collect(),
+            more_rounds: Vec::new(),
         }
     }
 

@@ -812,13 +812,15 @@ pub(crate) fn judge_with(
         DeviceOutcome::Completed(o) => (Some(o), None),
         DeviceOutcome::Fault(m) => (None, Some(m)),
     };
+    let rounds = case.rounds();
+    let n = case.lanes.len();
     if let Some(o) = obs {
-        if o.ret.len() != case.lanes.len() {
-            return Err(shape(format!(
-                "{} returns for {} lanes",
-                o.ret.len(),
-                case.lanes.len()
-            )));
+        if o.ret.len() != n * rounds {
+            return Err(shape(if rounds == 1 {
+                format!("{} returns for {n} lanes", o.ret.len())
+            } else {
+                format!("{} returns for {n} lanes x {rounds} rounds", o.ret.len())
+            }));
         }
         if o.lds_final.len() != case.lds_init.len() {
             return Err(shape(format!(
@@ -842,46 +844,111 @@ pub(crate) fn judge_with(
     }
     let ws = case.geometry.wave_size.lanes() as usize;
     let per_group = case.geometry.lanes_per_group() as usize;
-    let mut lanes = std::mem::take(&mut j.lanes);
-    lanes.clear();
-    lanes.extend(case.lanes.iter().enumerate().map(|(i, l)| {
-        let local = i % per_group;
-        LaneView {
-            r: LaneRef {
-                index: i,
-                wave: (local / ws) as u32,
-                lane: (local % ws) as u32,
-            },
-            addr: l.addr,
-            data: l.data,
-            active: l.active,
-            vdst_init: Some(l.vdst_init),
-            ret: obs
-                .and_then(|o| o.ret.get(i).copied())
-                .unwrap_or(l.vdst_init),
-        }
-    }));
     let empty: Vec<u64> = Vec::new();
-    let groups: Vec<GroupView<'_>> = case
-        .lds_init
-        .iter()
-        .enumerate()
-        .map(|(g, init)| GroupView {
-            group: g as u32,
-            lds_bytes: case.lds_bytes,
-            offset: case.offset,
-            init,
-            final_: FinalView::Dense(
-                obs.and_then(|o| o.lds_final.get(g))
-                    .map_or(empty.as_slice(), |v| v.as_slice()),
-            ),
-            lanes: lanes.get(g * per_group..(g + 1) * per_group).unwrap_or(&[]),
-        })
-        .collect();
-    let verdict = j.judge_groups(&groups, fault, policy);
-    drop(groups);
-    j.lanes = lanes;
-    Ok(verdict)
+    // Round r starts where round r-1 ended. For XOR that end is known
+    // without the device: the start XOR every in-range active lane's DATA,
+    // whatever the order. So each round gets the full check from a derived
+    // start to a derived end; the last round ends at the observed image.
+    let mut starts: Vec<Vec<u64>> = Vec::new();
+    let mut ends: Vec<Vec<u64>> = Vec::new();
+    let mut total: Option<Verdict> = None;
+    for r in 0..rounds {
+        let mut lanes = std::mem::take(&mut j.lanes);
+        lanes.clear();
+        lanes.extend(case.lanes.iter().enumerate().map(|(i, l)| {
+            let local = i % per_group;
+            let (data, vdst_init) = case.round_input(r, i).unwrap_or((l.data, l.vdst_init));
+            LaneView {
+                r: LaneRef {
+                    index: i,
+                    wave: (local / ws) as u32,
+                    lane: (local % ws) as u32,
+                },
+                addr: l.addr,
+                data,
+                active: l.active,
+                vdst_init: Some(vdst_init),
+                ret: obs
+                    .and_then(|o| o.ret.get(r * n + i).copied())
+                    .unwrap_or(vdst_init),
+            }
+        }));
+        let last = r + 1 == rounds;
+        if !last {
+            // ends = starts ^ this round's data, at in-range requested qwords.
+            let from: &[Vec<u64>] = if r == 0 { &case.lds_init } else { &starts };
+            ends.resize(from.len(), Vec::new());
+            for (e, s) in ends.iter_mut().zip(from) {
+                e.clone_from(s);
+            }
+            for (i, l) in lanes.iter().enumerate() {
+                let a = calc_ds_addr16(l.addr, case.offset);
+                if !l.active || a >= u64::from(case.lds_bytes) {
+                    continue;
+                }
+                if let Some(q) = ends
+                    .get_mut(i / per_group.max(1))
+                    .and_then(|img| img.get_mut((a >> 3) as usize))
+                {
+                    *q ^= l.data;
+                }
+            }
+        }
+        let inits: &[Vec<u64>] = if r == 0 { &case.lds_init } else { &starts };
+        let groups: Vec<GroupView<'_>> = inits
+            .iter()
+            .enumerate()
+            .map(|(g, init)| GroupView {
+                group: g as u32,
+                lds_bytes: case.lds_bytes,
+                offset: case.offset,
+                init,
+                final_: FinalView::Dense(if last {
+                    obs.and_then(|o| o.lds_final.get(g))
+                        .map_or(empty.as_slice(), |v| v.as_slice())
+                } else {
+                    ends.get(g).map_or(empty.as_slice(), |v| v.as_slice())
+                }),
+                lanes: lanes.get(g * per_group..(g + 1) * per_group).unwrap_or(&[]),
+            })
+            .collect();
+        let mut verdict = j.judge_groups(&groups, fault, policy);
+        drop(groups);
+        j.lanes = lanes;
+        if rounds > 1 {
+            for f in &mut verdict.findings {
+                f.why = format!("round {r} of {rounds}: {}", f.why);
+            }
+        }
+        // A fault or a misaligned lane decides the whole dispatch, and
+        // every round has the same addresses: round 0's verdict is final.
+        let decided = fault.is_some()
+            || verdict
+                .findings
+                .iter()
+                .any(|f| f.kind == FindingKind::MisalignedNoFault);
+        match total.as_mut() {
+            None => total = Some(verdict),
+            Some(t) => {
+                t.findings.append(&mut verdict.findings);
+                t.order.add(verdict.order);
+                t.active_lanes += verdict.active_lanes;
+                t.addresses += verdict.addresses;
+            }
+        }
+        if decided {
+            break;
+        }
+        std::mem::swap(&mut starts, &mut ends);
+    }
+    Ok(total.unwrap_or(Verdict {
+        findings: Vec::new(),
+        order: OrderEvidence::default(),
+        device_faulted: fault.is_some(),
+        active_lanes: 0,
+        addresses: 0,
+        policy: *policy,
+    }))
 }
 
 /// A reusable judge for many cases (keeps its buffers between calls).

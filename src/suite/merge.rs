@@ -168,6 +168,7 @@ pub fn merge(paths: &[PathBuf]) -> Result<Results, MergeError> {
     merged.passed = loaded.iter().map(|(_, r)| r.passed).sum();
     merged.failed = loaded.iter().map(|(_, r)| r.failed).sum();
     merged.total = merged.passed + merged.failed;
+    merged.verified_lane_ops = loaded.iter().map(|(_, r)| r.verified_lane_ops).sum();
     merged.started_utc = loaded
         .iter()
         .map(|(_, r)| r.started_utc.clone())

@@ -284,6 +284,7 @@ fn run_plan(
     let mut repros = Vec::new();
     let mut minimized: HashMap<(Pattern, WaveSize, String), u64> = HashMap::new();
     let mut abort: Option<Abort> = None;
+    let mut verified_lane_ops = 0u64;
 
     for (position, planned) in plan.iter().enumerate() {
         let (generated, evaluated) = match workers.get(position % workers.len().max(1)) {
@@ -344,6 +345,7 @@ fn run_plan(
             active_lanes: case.lanes.iter().filter(|l| l.active).count(),
             lds_bytes: case.lds_bytes,
             offset: case.offset,
+            rounds: case.rounds() as u32,
             case_digest: case_digest(&case),
             outcome: outcome.name().to_string(),
             passed: judgement.passed,
@@ -366,6 +368,10 @@ fn run_plan(
         }
         progress.case_done(&cell_name, judgement.passed);
         if judgement.passed {
+            // A passed fault (a probe's MEMVIOL) verified no values.
+            if matches!(outcome, DeviceOutcome::Completed { .. }) {
+                verified_lane_ops += case.lane_ops();
+            }
             continue;
         }
 
@@ -482,6 +488,7 @@ fn run_plan(
         total: passed + failed,
         passed,
         failed,
+        verified_lane_ops,
         patterns,
         failures,
         merged_from: Vec::new(),

@@ -9,6 +9,7 @@
 //! between workgroups).
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::Arc;
 
 /// Where the first region is placed; regions are 64 KiB-aligned and separated
 /// by at least one unmapped 64 KiB guard, so an overrun is a fault.
@@ -20,7 +21,10 @@ struct Region {
     base: u64,
     len: u64,
     name: String,
-    words: Vec<AtomicU32>,
+    /// Shared so that a region can outlive one launch: the HIP simulator
+    /// (hipsim/) maps the device's `hipMalloc` allocations into every launch
+    /// without copying them.
+    words: Arc<[AtomicU32]>,
 }
 
 /// The emulated global address space.
@@ -49,7 +53,7 @@ impl GlobalMem {
     pub fn map(&mut self, name: &str, bytes: &[u8]) -> u64 {
         let base = self.next;
         let len = bytes.len() as u64;
-        let words = bytes
+        let words: Arc<[AtomicU32]> = bytes
             .chunks(4)
             .map(|c| {
                 let mut b = [0u8; 4];
@@ -68,11 +72,56 @@ impl GlobalMem {
         base
     }
 
+    /// Map `len` bytes held in `words` (little-endian, at least
+    /// `len.div_ceil(4)` of them) at the fixed address `base`, sharing the
+    /// words with the caller: what the kernel writes, the caller sees. Fails
+    /// when the range would overlap a mapped region or does not fit.
+    pub fn map_shared(
+        &mut self,
+        name: &str,
+        base: u64,
+        words: Arc<[AtomicU32]>,
+        len: u64,
+    ) -> Result<u64, String> {
+        if (words.len() as u64).saturating_mul(4) < len {
+            return Err(format!(
+                "{name}: {len} bytes do not fit in {} words",
+                words.len()
+            ));
+        }
+        let end = base
+            .checked_add(len.max(1))
+            .ok_or_else(|| format!("{name}: [{base:#x}, +{len:#x}) wraps around"))?;
+        if let Some(r) = self
+            .regions
+            .iter()
+            .find(|r| base < r.base + r.len.max(1) && r.base < end)
+        {
+            return Err(format!(
+                "{name} at [{base:#x}, {end:#x}) overlaps {} at [{:#x}, {:#x})",
+                r.name,
+                r.base,
+                r.base + r.len
+            ));
+        }
+        self.regions.push(Region {
+            base,
+            len,
+            name: name.to_string(),
+            words,
+        });
+        // `map` places later regions past this one (with a guard block).
+        if end + ALIGN > self.next {
+            self.next = end.div_ceil(ALIGN) * ALIGN + ALIGN;
+        }
+        Ok(base)
+    }
+
     /// The bytes of region `i` (in `map` order).
     pub fn region_bytes(&self, i: usize) -> Option<Vec<u8>> {
         let r = self.regions.get(i)?;
         let mut out = Vec::with_capacity(r.len as usize);
-        for w in &r.words {
+        for w in r.words.iter() {
             out.extend_from_slice(&w.load(Relaxed).to_le_bytes());
         }
         out.truncate(r.len as usize);
@@ -188,5 +237,26 @@ mod tests {
         m.write(a + 1, &[0xaa, 0xbb]).unwrap();
         assert_eq!(m.region_bytes(0).unwrap(), vec![1, 0xaa, 0xbb, 4, 5, 6]);
         assert!(m.describe(b + 3).starts_with("b + 0x3"));
+    }
+
+    #[test]
+    fn shared_regions_are_seen_by_both_sides_and_never_overlap() {
+        let mut m = GlobalMem::new();
+        let words: Arc<[AtomicU32]> = (0..2).map(|_| AtomicU32::new(0)).collect();
+        let base = 0x7e00_0000_0000;
+        m.map_shared("s", base, Arc::clone(&words), 6).unwrap();
+        m.write(base + 4, &[0xaa, 0xbb]).unwrap();
+        assert_eq!(words[1].load(Relaxed), 0xbbaa);
+        assert!(m.write(base + 6, &[0]).is_err(), "past len");
+        let e = m
+            .map_shared("t", base + 4, Arc::clone(&words), 4)
+            .unwrap_err();
+        assert!(e.contains("overlaps s"), "{e}");
+        assert!(m.map_shared("u", base + 16, words, 9).is_err(), "too short");
+        // `map` goes past a shared region placed above its next address.
+        let high = FIRST_REGION + 0x10_0000;
+        let w2: Arc<[AtomicU32]> = (0..1).map(|_| AtomicU32::new(7)).collect();
+        m.map_shared("h", high, w2, 4).unwrap();
+        assert!(m.map("after", &[1, 2, 3, 4]) > high + 4);
     }
 }

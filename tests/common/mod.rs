@@ -118,3 +118,70 @@ pub fn dsxor_stdin(args: &[&str], stdin: &str) -> Output {
         .expect("stdin written");
     out
 }
+
+/// The HIP simulator (`hipsim/`, a workspace member): its cdylib beside
+/// the dsxor binary of this test run, built first if needed. `cargo test`
+/// builds it with the workspace; `cargo test --test NAME` builds only this
+/// package's targets, so the library is built here (a no-op when current).
+/// It is part of this repository, so failing to build it is a failure,
+/// never a skip.
+pub fn hipsim_lib() -> PathBuf {
+    use std::sync::OnceLock;
+    static LIB: OnceLock<PathBuf> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let exe = PathBuf::from(env!("CARGO_BIN_EXE_dsxor"));
+        let dir = exe.parent().expect("the dsxor binary is in a directory");
+        let target_dir = dir.parent().expect("target/<profile> has a parent");
+        let profile = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("a profile directory name");
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = Command::new(&cargo);
+        cmd.args(["build", "--quiet", "-p", "dsxor-hipsim", "--lib"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("CARGO_TARGET_DIR", target_dir);
+        match profile {
+            "debug" => {}
+            "release" => {
+                cmd.arg("--release");
+            }
+            other => {
+                cmd.args(["--profile", other]);
+            }
+        }
+        let out = cmd
+            .output()
+            .unwrap_or_else(|e| panic!("running {cargo} to build the HIP simulator: {e}"));
+        assert!(
+            out.status.success(),
+            "building the HIP simulator (cargo build -p dsxor-hipsim) failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lib = dir.join("libdsxor_hipsim.so");
+        assert!(
+            lib.exists(),
+            "{} is missing after building dsxor-hipsim",
+            lib.display()
+        );
+        lib
+    })
+    .clone()
+}
+
+/// Run the dsxor binary on the HIP simulator, with `env` added to its
+/// environment (DSXOR_HIPSIM_* configure the simulator).
+pub fn dsxor_hipsim(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dsxor"));
+    cmd.args(args).env("DSXOR_HIP_LIB", hipsim_lib());
+    // Only the configuration the test gives.
+    for (k, _) in std::env::vars() {
+        if k.starts_with("DSXOR_HIPSIM_") {
+            cmd.env_remove(k);
+        }
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("the dsxor binary runs")
+}

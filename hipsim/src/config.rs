@@ -1,0 +1,251 @@
+//! The simulator's configuration: environment variables, read once, on the
+//! first HIP call of the process (as ROCm reads HIP_VISIBLE_DEVICES and its
+//! debug variables once at initialisation).
+
+use dsxor::codeobj::TargetId;
+use dsxor::emu::EmuConfig;
+
+pub const ENV_DEVICES: &str = "DSXOR_HIPSIM_DEVICES";
+pub const ENV_ON_FAULT: &str = "DSXOR_HIPSIM_ON_FAULT";
+pub const ENV_FAULT: &str = "DSXOR_HIPSIM_FAULT";
+pub const ENV_HANG: &str = "DSXOR_HIPSIM_HANG";
+pub const ENV_FAIL: &str = "DSXOR_HIPSIM_FAIL";
+pub const ENV_CUS: &str = "DSXOR_HIPSIM_CUS";
+pub const ENV_CLOCK_KHZ: &str = "DSXOR_HIPSIM_CLOCK_KHZ";
+pub const ENV_RUNTIME_VERSION: &str = "DSXOR_HIPSIM_RUNTIME_VERSION";
+
+/// Every variable, for documentation and error messages.
+pub const ALL_VARS: [&str; 8] = [
+    ENV_DEVICES,
+    ENV_ON_FAULT,
+    ENV_FAULT,
+    ENV_HANG,
+    ENV_FAIL,
+    ENV_CUS,
+    ENV_CLOCK_KHZ,
+    ENV_RUNTIME_VERSION,
+];
+
+/// An RX 7900 XTX (Navi 31): 96 CUs in 48 WGPs, up to 2.5 GHz (AMD's
+/// product page; DESIGN.md "Throughput ceiling"), 24 GiB.
+pub const DEFAULT_ARCH: &str = "gfx1100";
+pub const DEFAULT_CUS: u32 = 96;
+pub const DEFAULT_CLOCK_KHZ: u32 = 2_500_000;
+/// HIP_VERSION of ROCm 6.2.2 (major * 10_000_000 + minor * 100_000 +
+/// patch, hip/hip_version.h): a ROCm 6 runtime, whose fault mode (abort) is
+/// the default here too.
+pub const DEFAULT_RUNTIME_VERSION: i32 = 60_241_134;
+
+/// What a device fault does (DESIGN.md; ROCm/clr rocclr/device/rocm/rocdevice.cpp,
+/// `Device::callbackQueue`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnFault {
+    /// ROCm 6.x: the queue's error callback calls `abort()` (SIGABRT).
+    Abort,
+    /// Current clr with HIP_SKIP_ABORT_ON_GPU_ERROR: the error is latched
+    /// and every later call returns it.
+    Sticky,
+}
+
+/// The whole configuration.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// One `gcnArchName` per device ordinal.
+    pub devices: Vec<TargetId>,
+    pub on_fault: OnFault,
+    /// The software device's configuration (fault injection) for every launch.
+    pub emu: EmuConfig,
+    /// Launches of this kernel never complete.
+    pub hang: Option<String>,
+    /// The n-th call (1-based) of this entry point fails.
+    pub fail: Option<(String, u64)>,
+    /// Compute units per device (the WGP count reported is half of it).
+    pub cus: u32,
+    pub clock_khz: u32,
+    pub runtime_version: i32,
+}
+
+impl Config {
+    /// From the process environment.
+    pub fn from_env() -> Result<Config, String> {
+        Config::from_lookup(|k| std::env::var(k).ok())
+    }
+
+    /// From any lookup (tests pass a map).
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
+        let devices = match get(ENV_DEVICES) {
+            None => vec![parse_target(DEFAULT_ARCH)?],
+            Some(s) if s.trim().is_empty() => Vec::new(),
+            Some(s) => s
+                .split(',')
+                .map(|t| parse_target(t.trim()))
+                .collect::<Result<_, _>>()?,
+        };
+        // The device heaps are 64 GiB apart below the emulator's own regions
+        // (see `memory::heap_base`); 16 devices fit.
+        if devices.len() > crate::memory::MAX_DEVICES {
+            return Err(format!(
+                "{ENV_DEVICES}: {} devices; at most {} are simulated",
+                devices.len(),
+                crate::memory::MAX_DEVICES
+            ));
+        }
+        let on_fault = match get(ENV_ON_FAULT).as_deref().map(str::trim) {
+            None | Some("") | Some("abort") => OnFault::Abort,
+            Some("sticky") => OnFault::Sticky,
+            Some(o) => return Err(format!("{ENV_ON_FAULT}={o}: expected abort or sticky")),
+        };
+        let mut emu = EmuConfig::default();
+        if let Some(f) = get(ENV_FAULT).filter(|f| !f.trim().is_empty()) {
+            // The emulator's own parser (whatever syntax it accepts, the
+            // variable accepts), into the emulator's own field.
+            emu.fault = Some(
+                f.trim()
+                    .parse()
+                    .map_err(|e| format!("{ENV_FAULT}={f}: {e}"))?,
+            );
+        }
+        let hang = get(ENV_HANG).filter(|h| !h.trim().is_empty());
+        let fail = match get(ENV_FAIL).filter(|f| !f.trim().is_empty()) {
+            None => None,
+            Some(f) => Some(parse_fail(&f)?),
+        };
+        let cus = match get(ENV_CUS) {
+            None => DEFAULT_CUS,
+            Some(s) => match s.trim().parse::<u32>() {
+                Ok(n) if (1..=65536).contains(&n) => n,
+                _ => return Err(format!("{ENV_CUS}={s}: expected a CU count in 1..=65536")),
+            },
+        };
+        let clock_khz = match get(ENV_CLOCK_KHZ) {
+            None => DEFAULT_CLOCK_KHZ,
+            Some(s) => match s.trim().parse::<u32>() {
+                Ok(n) if n >= 1 && n <= i32::MAX as u32 => n,
+                _ => {
+                    return Err(format!(
+                        "{ENV_CLOCK_KHZ}={s}: expected a clock in kHz (e.g. 2500000)"
+                    ))
+                }
+            },
+        };
+        let runtime_version = match get(ENV_RUNTIME_VERSION) {
+            None => DEFAULT_RUNTIME_VERSION,
+            Some(s) => parse_version(&s)
+                .ok_or_else(|| format!("{ENV_RUNTIME_VERSION}={s}: expected MAJOR.MINOR.PATCH or HIP_VERSION's integer"))?,
+        };
+        Ok(Config {
+            devices,
+            on_fault,
+            emu,
+            hang,
+            fail,
+            cus,
+            clock_khz,
+            runtime_version,
+        })
+    }
+}
+
+fn parse_target(s: &str) -> Result<TargetId, String> {
+    TargetId::parse(s).map_err(|e| format!("{ENV_DEVICES}: {e}"))
+}
+
+fn parse_fail(s: &str) -> Result<(String, u64), String> {
+    let bad = || {
+        format!(
+            "{ENV_FAIL}={s}: expected ENTRY_POINT:N (N >= 1), ENTRY_POINT one of {}",
+            crate::ENTRY_POINTS.join(", ")
+        )
+    };
+    let (name, n) = s.trim().rsplit_once(':').ok_or_else(bad)?;
+    let n: u64 = n.parse().map_err(|_| bad())?;
+    if n == 0 || !crate::ENTRY_POINTS.contains(&name) {
+        return Err(bad());
+    }
+    Ok((name.to_string(), n))
+}
+
+/// `6.2.41134` or `60241134` → HIP_VERSION's integer.
+fn parse_version(s: &str) -> Option<i32> {
+    let s = s.trim();
+    if let Ok(v) = s.parse::<i32>() {
+        return (v > 0).then_some(v);
+    }
+    let mut parts = s.split('.');
+    let major: i32 = parts.next()?.parse().ok()?;
+    let minor: i32 = parts.next()?.parse().ok()?;
+    let patch: i32 = parts.next()?.parse().ok()?;
+    if parts.next().is_some() || minor > 99 || patch > 99_999 || major > 200 {
+        return None;
+    }
+    Some(major * 10_000_000 + minor * 100_000 + patch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn cfg(pairs: &[(&str, &str)]) -> Result<Config, String> {
+        let m: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::from_lookup(|k| m.get(k).cloned())
+    }
+
+    #[test]
+    fn defaults_describe_one_rx_7900_xtx() {
+        let c = cfg(&[]).unwrap();
+        assert_eq!(c.devices.len(), 1);
+        assert_eq!(c.devices[0].to_string(), "gfx1100");
+        assert_eq!(c.on_fault, OnFault::Abort);
+        assert_eq!(c.emu, EmuConfig::default());
+        assert_eq!((c.cus, c.clock_khz), (96, 2_500_000));
+        assert_eq!(c.runtime_version, 60_241_134);
+    }
+
+    #[test]
+    fn devices_list_and_empty() {
+        let c = cfg(&[(ENV_DEVICES, "gfx1100, gfx90a:xnack-")]).unwrap();
+        assert_eq!(c.devices.len(), 2);
+        assert_eq!(c.devices[1].to_string(), "gfx90a:xnack-");
+        assert!(cfg(&[(ENV_DEVICES, "")]).unwrap().devices.is_empty());
+        let e = cfg(&[(ENV_DEVICES, "gfx1100,sm_80")]).unwrap_err();
+        assert!(e.contains(ENV_DEVICES), "{e}");
+    }
+
+    #[test]
+    fn faults_parse_with_the_emulators_parser() {
+        for f in dsxor::emu::Fault::ALL {
+            let c = cfg(&[(ENV_FAULT, f.name())]).unwrap();
+            assert_eq!(c.emu.fault.map(|x| x.to_string()), Some(f.name().into()));
+        }
+        let e = cfg(&[(ENV_FAULT, "no-such-fault")]).unwrap_err();
+        assert!(e.contains("known faults"), "{e}");
+    }
+
+    #[test]
+    fn fail_hang_mode_and_overrides() {
+        let c = cfg(&[
+            (ENV_FAIL, "hipMalloc:3"),
+            (ENV_HANG, "k"),
+            (ENV_ON_FAULT, "sticky"),
+            (ENV_CUS, "60"),
+            (ENV_CLOCK_KHZ, "2100000"),
+            (ENV_RUNTIME_VERSION, "7.0.12345"),
+        ])
+        .unwrap();
+        assert_eq!(c.fail, Some(("hipMalloc".into(), 3)));
+        assert_eq!(c.hang.as_deref(), Some("k"));
+        assert_eq!(c.on_fault, OnFault::Sticky);
+        assert_eq!((c.cus, c.clock_khz), (60, 2_100_000));
+        assert_eq!(c.runtime_version, 70_012_345);
+        for bad in ["hipMalloc", "hipMalloc:0", "hipNothing:1", "hipMalloc:x"] {
+            assert!(cfg(&[(ENV_FAIL, bad)]).is_err(), "{bad}");
+        }
+        assert!(cfg(&[(ENV_ON_FAULT, "ignore")]).is_err());
+        assert!(cfg(&[(ENV_CUS, "0")]).is_err());
+        assert!(cfg(&[(ENV_RUNTIME_VERSION, "six")]).is_err());
+    }
+}

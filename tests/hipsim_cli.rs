@@ -1,0 +1,404 @@
+//! dsxor's HIP backend end to end on the HIP simulator (hipsim/,
+//! `libdsxor_hipsim.so` through DSXOR_HIP_LIB): the same verdicts as the
+//! software device case for case, every injected fault caught with a
+//! minimized repro, a patched opcode caught, the watchdog's timeout, and the
+//! environment failures with DESIGN.md's exit codes and HIP's error names.
+//! Needs nothing but cargo (the test builds the simulator if needed).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::{dsxor_hipsim, hipsim_lib};
+use dsxor::emu::Fault;
+
+fn text(o: &Output) -> String {
+    let out = String::from_utf8_lossy(&o.stdout);
+    let tail: Vec<&str> = out.lines().rev().take(25).collect();
+    format!(
+        "exit {:?}\nstdout (tail):\n{}\nstderr:\n{}",
+        o.status.code(),
+        tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.to_string_lossy().ends_with(suffix) && !p.to_string_lossy().contains(".repro-")
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn results(dir: &Path) -> serde_json::Value {
+    let r = files(dir, ".json");
+    assert_eq!(r.len(), 1, "{r:?}");
+    serde_json::from_str(&std::fs::read_to_string(&r[0]).unwrap()).unwrap()
+}
+
+/// (index, case_digest, outcome, passed, kind) of every case record.
+fn case_records(dir: &Path) -> Vec<(u64, String, String, bool, String)> {
+    let c = files(dir, ".cases.jsonl");
+    assert_eq!(c.len(), 1, "{c:?}");
+    std::fs::read_to_string(&c[0])
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (
+                v["index"].as_u64().unwrap(),
+                v["case_digest"].as_str().unwrap().to_string(),
+                v["outcome"].as_str().unwrap().to_string(),
+                v["passed"].as_bool().unwrap(),
+                v["kind"].to_string(),
+            )
+        })
+        .collect()
+}
+
+fn spawn(args: &[&str], env: &[(&str, &str)], hip: bool) -> std::process::Child {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_dsxor"));
+    cmd.args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    for (k, _) in std::env::vars() {
+        if k.starts_with("DSXOR_HIPSIM_") {
+            cmd.env_remove(k);
+        }
+    }
+    if hip {
+        cmd.env("DSXOR_HIP_LIB", hipsim_lib());
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.spawn().expect("the dsxor binary starts")
+}
+
+/// Cases of the default suite run here: a tenth of it (every pattern and
+/// both wave sizes, as the suite spreads cases over all its cells). The
+/// whole suite through the simulator is measured in the issue's closing note.
+const SUBSET: &str = "7200";
+
+#[test]
+fn the_default_suite_through_hip_on_the_simulator_matches_emu_case_for_case() {
+    let hip_dir = tempfile::tempdir().unwrap();
+    let emu_dir = tempfile::tempdir().unwrap();
+    let args = |backend: &'static str, dir: &Path| -> Vec<String> {
+        [
+            "run",
+            "--backend",
+            backend,
+            "--seed",
+            "1",
+            "--cases",
+            SUBSET,
+            "--out",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([dir.to_str().unwrap().to_string()])
+        .collect()
+    };
+    let hip_args = args("hip", hip_dir.path());
+    let emu_args = args("emu", emu_dir.path());
+    fn as_str(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+    let hip = spawn(&as_str(&hip_args), &[], true);
+    let emu = spawn(&as_str(&emu_args), &[], false);
+    let (hip, emu) = (
+        hip.wait_with_output().unwrap(),
+        emu.wait_with_output().unwrap(),
+    );
+    assert_eq!(hip.status.code(), Some(0), "hip: {}", text(&hip));
+    assert_eq!(emu.status.code(), Some(0), "emu: {}", text(&emu));
+    let r = results(hip_dir.path());
+    let device = &r["environment"]["device"];
+    assert_eq!(device["backend"], "hip");
+    assert!(
+        device["name"].as_str().unwrap().contains("simulated"),
+        "{device}"
+    );
+    assert_eq!(r["total"], SUBSET.parse::<u64>().unwrap());
+    let (h, e) = (case_records(hip_dir.path()), case_records(emu_dir.path()));
+    assert_eq!(h.len(), e.len());
+    for (a, b) in h.iter().zip(&e) {
+        assert_eq!(
+            a, b,
+            "case {} differs between hip (left) and emu (right)",
+            a.0
+        );
+    }
+    // Every pattern and both wave sizes ran, the same cells as on emu.
+    let cells = |r: &serde_json::Value| -> std::collections::BTreeSet<(String, String)> {
+        r["patterns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p["pattern"].to_string(), p["wave"].to_string()))
+            .collect()
+    };
+    let (hc, ec) = (cells(&r), cells(&results(emu_dir.path())));
+    assert_eq!(hc, ec);
+    // `dsxor run --help`: nine patterns, each in wave32 and wave64.
+    assert_eq!(hc.len(), 18, "{hc:?}");
+}
+
+/// Run the default suite's first `cases` cases through HIP with `fault`
+/// injected by the simulator; check exit 1 and a minimized repro that
+/// fails through HIP with the fault and passes without it.
+fn fault_fails_with_a_minimized_repro(fault: Fault, cases: &str, env: &[(&str, &str)]) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut env = env.to_vec();
+    env.push(("DSXOR_HIPSIM_FAULT", fault.name()));
+    let o = dsxor_hipsim(
+        &[
+            "run",
+            "--backend",
+            "hip",
+            "--seed",
+            "1",
+            "--cases",
+            cases,
+            "--max-repros",
+            "1",
+            "--out",
+            dir.path().to_str().unwrap(),
+        ],
+        &env,
+    );
+    assert_eq!(o.status.code(), Some(1), "fault {fault}: {}", text(&o));
+    let r = results(dir.path());
+    assert_eq!(r["status"], "failed", "fault {fault}");
+    let failures = r["failures"].as_array().unwrap();
+    let f = failures
+        .iter()
+        .find(|f| f["repro"].is_string())
+        .unwrap_or_else(|| panic!("fault {fault}: no repro: {}", text(&o)));
+    let repro = f["repro"].as_str().unwrap();
+    assert!(
+        f["active_lanes_after"].as_u64().unwrap() <= f["active_lanes_before"].as_u64().unwrap(),
+        "fault {fault}"
+    );
+    let again = dsxor_hipsim(&["repro", repro, "--backend", "hip"], &env);
+    assert_eq!(
+        again.status.code(),
+        Some(1),
+        "fault {fault}: {}",
+        text(&again)
+    );
+    let clean = dsxor_hipsim(&["repro", repro, "--backend", "hip"], &[]);
+    assert_eq!(
+        clean.status.code(),
+        Some(0),
+        "fault {fault}: {}",
+        text(&clean)
+    );
+    eprintln!(
+        "{fault}: {} of {} cases failed; repro minimized to {} active lane(s)",
+        r["failed"], r["total"], f["active_lanes_after"]
+    );
+}
+
+/// Each of the software device's faults that gives wrong results,
+/// injected through the simulator, fails the run (exit 1) with a minimized
+/// repro. `ignore-exec` also makes inactive lanes with misaligned addresses
+/// fault (MEMVIOL): see the next test.
+#[test]
+fn every_injected_fault_fails_through_hip_with_a_minimized_repro() {
+    for fault in Fault::ALL {
+        if fault == Fault::IgnoreExec {
+            continue;
+        }
+        fault_fails_with_a_minimized_repro(fault, "720", &[]);
+    }
+}
+
+/// `ignore-exec` raises device faults. A real ROCm 6 runtime then aborts
+/// the process (SIGABRT) and current clr latches the error for every later
+/// call, so the unchanged HIP backend dies (abort) or ends the run with
+/// exit 3 (sticky) instead of recording the faulting case: the defect
+/// issue 11 fixes (cases in worker processes). Ignored until then; run with
+/// `cargo test --release --test hipsim_cli -- --ignored` to see it.
+#[test]
+#[ignore = "needs issue 11: the HIP backend does not survive a device fault"]
+fn a_device_fault_through_hip_is_a_failed_case_with_a_repro() {
+    fault_fails_with_a_minimized_repro(Fault::IgnoreExec, "720", &[]);
+    fault_fails_with_a_minimized_repro(
+        Fault::IgnoreExec,
+        "720",
+        &[("DSXOR_HIPSIM_ON_FAULT", "sticky")],
+    );
+}
+
+/// The embedded gfx1100 wave32 object with every conformance kernel's
+/// `ds_xor_rtn_b64` turned into `ds_or_rtn_b64` (same operands, another DS
+/// opcode; the opcode from dsxor's LLVM-derived table, not typed here).
+fn patched_object(dir: &Path) -> PathBuf {
+    use dsxor::codeobj::{patch::find_ds_xor_site, CodeObject};
+    use dsxor::isa::{op_by_name, DsInst, Family};
+    let obj = dsxor::codeobj::find_embedded("gfx1100", dsxor::case::WaveSize::Wave32)
+        .expect("an embedded gfx1100 wave32 object");
+    let co = CodeObject::parse(obj.bytes).unwrap();
+    let mut bytes = co.elf_bytes().to_vec();
+    let or = op_by_name(Family::Gfx11, "ds_or_rtn_b64")
+        .expect("ds_or_rtn_b64 in the table")
+        .op;
+    let mut patched = 0;
+    for k in co
+        .kernels
+        .iter()
+        .filter(|k| k.name.starts_with("dsxor_conformance_"))
+    {
+        let site = find_ds_xor_site(&co, &k.name).unwrap();
+        let off = co.file_offset(site, 8).unwrap() as usize;
+        let word = u64::from_le_bytes(bytes[off..off + 8].try_into().unwrap());
+        let mut inst = DsInst::decode(Family::Gfx11, word).unwrap();
+        inst.op = or;
+        let new = inst.encode(Family::Gfx11).unwrap();
+        bytes[off..off + 8].copy_from_slice(&new.to_le_bytes());
+        patched += 1;
+    }
+    assert!(patched >= 1);
+    let path = dir.join("dsxor-or-instead-of-xor.co");
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn a_patched_opcode_fails_through_hip_as_through_emu() {
+    let tmp = tempfile::tempdir().unwrap();
+    let co = patched_object(tmp.path());
+    for backend in ["hip", "emu"] {
+        let out = tmp.path().join(backend);
+        let o = dsxor_hipsim(
+            &[
+                "run",
+                "--backend",
+                backend,
+                "--code-object",
+                co.to_str().unwrap(),
+                "--seed",
+                "1",
+                "--cases",
+                "200",
+                // Not `offset`: it re-patches the offset of the
+                // ds_xor_rtn_b64 that is no longer there (exit 2).
+                "--pattern",
+                "uniform,one-address,cross-wave,exec-mask",
+                "--minimize-budget",
+                "0s",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &[],
+        );
+        assert_eq!(o.status.code(), Some(1), "{backend}: {}", text(&o));
+        let r = results(&out);
+        assert!(r["failed"].as_u64().unwrap() > 0, "{backend}");
+    }
+}
+
+/// DSXOR_HIPSIM_HANG: the launch never completes; dsxor's watchdog turns it
+/// into a timeout verdict (exit 1), and the run ends instead of hanging.
+#[test]
+fn a_hung_kernel_is_a_timeout_verdict() {
+    let tmp = tempfile::tempdir().unwrap();
+    let start = std::time::Instant::now();
+    let o = dsxor_hipsim(
+        &[
+            "run",
+            "--backend",
+            "hip",
+            "--seed",
+            "1",
+            "--cases",
+            "1",
+            "--timeout",
+            "200ms",
+            "--minimize-budget",
+            "0s",
+            "--out",
+            tmp.path().to_str().unwrap(),
+        ],
+        &[("DSXOR_HIPSIM_HANG", "dsxor_conformance_off0")],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let c = case_records(tmp.path());
+    assert_eq!(c.len(), 1);
+    assert_eq!(c[0].2, "timeout");
+    assert!(start.elapsed() < std::time::Duration::from_secs(60));
+}
+
+/// Environment failures: exit 3, HIP's error named.
+#[test]
+fn no_device_out_of_memory_and_no_binary_exit_3_naming_hips_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_str().unwrap();
+    let run = [
+        "run",
+        "--backend",
+        "hip",
+        "--seed",
+        "1",
+        "--cases",
+        "10",
+        "--out",
+        out,
+    ];
+    for (env, error) in [
+        (("DSXOR_HIPSIM_DEVICES", ""), "hipErrorNoDevice"),
+        (("DSXOR_HIPSIM_FAIL", "hipMalloc:3"), "hipErrorOutOfMemory"),
+        // A device whose code the software device cannot run: the embedded
+        // gfx90a object loads to hipErrorNoBinaryForGpu.
+        (("DSXOR_HIPSIM_DEVICES", "gfx90a"), "hipErrorNoBinaryForGpu"),
+    ] {
+        let o = dsxor_hipsim(&run, &[env]);
+        assert_eq!(o.status.code(), Some(3), "{env:?}: {}", text(&o));
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(stderr.contains(error), "{env:?}: {}", text(&o));
+    }
+    // `info` says so too, and names the simulated device otherwise.
+    let o = dsxor_hipsim(&["info", "--device", "0"], &[("DSXOR_HIPSIM_DEVICES", "")]);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    let o = dsxor_hipsim(&["info"], &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("simulated"), "{stdout}");
+}
+
+/// `dsxor bench --quick` through the simulator (4 CUs, to stay quick):
+/// every run's result checked, the record naming the simulated device.
+#[test]
+fn bench_runs_through_the_simulator() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = dsxor_hipsim(
+        &[
+            "bench",
+            "--backend",
+            "hip",
+            "--quick",
+            "--filter",
+            "occupancy",
+            "--out",
+            tmp.path().to_str().unwrap(),
+        ],
+        &[("DSXOR_HIPSIM_CUS", "4")],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let rec = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".json"))
+        .expect("a bench record");
+    let text = std::fs::read_to_string(rec).unwrap();
+    assert!(text.contains("simulated by dsxor-hipsim"), "{text}");
+}

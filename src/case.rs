@@ -3,8 +3,8 @@
 //!
 //! This module carries no semantics at all — no expectation, no judgement —
 //! so that `backend` (which must not see `model`) and `gen`/`check` can share
-//! it without breaking the independence rule of DESIGN.md. (DESIGN.md puts
-//! `Case` in `gen`; `backend` may not import `gen`, hence this module.)
+//! it without breaking the independence rule (ARCHITECTURE.md). (`Case`
+//! could live in `gen`, but `backend` may not import `gen`, hence this module.)
 
 use serde::{Deserialize, Serialize};
 

@@ -1,6 +1,7 @@
 //! dsxor: a conformance and throughput harness for AMD's LDS atomic
-//! `ds_xor_rtn_b64`, gfx1100 (RDNA3) first. See `../shared/DESIGN.md`
-//! (mirrored in README.md) for the pipeline and the module boundaries.
+//! `ds_xor_rtn_b64`, gfx1100 (RDNA3) first. See ARCHITECTURE.md for the
+//! pipeline and the module boundaries, and the book (docs/src/) for the
+//! user's view.
 
 pub mod backend;
 pub mod bench;
@@ -12,10 +13,11 @@ pub mod gen;
 pub mod hip;
 pub mod isa;
 pub mod model;
+pub mod qualify;
 pub mod report;
 pub mod suite;
 
-/// Exit codes, as DESIGN.md fixes them. Infrastructure trouble is never a
+/// Exit codes (docs/src/reference/exit-codes.md). Infrastructure trouble is never a
 /// conformance failure, nor the reverse.
 pub mod exit {
     /// Everything judged passed.

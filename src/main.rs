@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 mod cli;
 
@@ -106,10 +106,9 @@ enum Command {
     Check {
         /// The observation file (JSON).
         file: std::path::PathBuf,
-        /// What an out-of-range returning atomic must return (an assumption):
-        /// zero, vdst-unchanged or any.
-        #[arg(long, default_value = "zero")]
-        out_of_range_return: String,
+        /// What an out-of-range returning atomic must return (an assumption).
+        #[arg(long, value_enum, default_value_t = cli::OutOfRangeArg::Zero)]
+        out_of_range_return: cli::OutOfRangeArg,
         /// LDS allocation block in bytes (512: LLVM's gfx11 granule; 1024: Mesa's).
         #[arg(long, default_value_t = dsxor::model::policy::LDS_GRANULE_GFX11_LLVM)]
         lds_granule: u32,
@@ -126,6 +125,31 @@ enum Command {
     /// Markdown table; with --fail-below (bench records only), exit 1 when
     /// a run fell below PCT % of its baseline.
     Report(cli::report::ReportArgs),
+    // ---- qualify commands ----
+    /// Qualify the software device against a GPU: a corpus of DS atomic
+    /// programs (every 64-bit returning DS atomic with one DATA operand,
+    /// EXEC patterns, contention) on the device and on the software device,
+    /// each checked against the ISA pseudocode; every disagreement is
+    /// listed with the program and the three answers; the record
+    /// (OUT/qualify-<UTC>-<backend>-<target>.json) says which instructions
+    /// are qualified on which device and driver. Exit 0 all agree, 1 a
+    /// disagreement (a finding, not a ds_xor conformance failure), 3 no device.
+    Qualify(cli::qualify::QualifyArgs),
+
+    // ---- packaging commands ----
+    /// Print a shell completion script, e.g. `dsxor completions bash >
+    /// ~/.local/share/bash-completion/completions/dsxor`.
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), e.g. `dsxor man > dsxor.1; man ./dsxor.1`;
+    /// `dsxor man run` prints dsxor-run(1).
+    Man {
+        /// A command whose own page to print.
+        command: Option<String>,
+    },
 }
 
 fn run(args: Cli) -> cli::Outcome {
@@ -158,15 +182,28 @@ fn run(args: Cli) -> cli::Outcome {
             out_of_range_return,
             lds_granule,
             json,
-        } => cli::check::check_file(&file, &out_of_range_return, lds_granule, json),
+        } => cli::check::check_file(&file, out_of_range_return, lds_granule, json),
         // ---- bench / report dispatch ----
         Command::Bench(args) => cli::bench::bench_cmd(args),
         Command::Report(args) => cli::report::report_cmd(args),
+        Command::Qualify(args) => cli::qualify::cmd_qualify(args),
+        // ---- packaging dispatch ----
+        Command::Completions { shell } => cli::package::completions(shell, Cli::command()),
+        Command::Man { command } => cli::package::man(Cli::command(), command.as_deref()),
     }
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help and --version go to stdout with exit 0, as clap does.
+        Err(e) if !e.use_stderr() => e.exit(),
+        // Usage errors (clap's own, exit 2) read like every other error.
+        Err(e) => {
+            eprint!("dsxor: {}", e.render());
+            return ExitCode::from(dsxor::exit::USAGE);
+        }
+    };
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(Failure { code, error }) => {

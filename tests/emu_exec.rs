@@ -639,7 +639,111 @@ const SALU_CASES: &[(&str, u32, u32, u32, Option<bool>)] = &[
     ("s_not_b32 s0, s10", 0xffff_ffff, 0, 0, Some(false)),
     ("s_bitset1_b32 s0, s10", 33, 0, 2, None),
     ("s_cselect_b32 s0, s10, s11", 7, 9, 9, None),
+    // S_BFE_I32: tmp.i32 = ((S0.i32 >> S1[4:0].u32) & ((1 << S1[22:16].u32) - 1));
+    // D0.i32 = signext_from_bit(tmp.i32, S1[22:16].u32). The shift is
+    // arithmetic: a field past bit 31 reads sign copies (0x80000000 >> 28 = -8;
+    // & 0xff = 0xf8; bit 7 set → -8).
+    (
+        "s_bfe_i32 s0, s10, s11",
+        0x8000_0000,
+        (8 << 16) | 28,
+        0xffff_fff8,
+        Some(true),
+    ),
+    // Width 40 > 32: the mask keeps every bit of the arithmetic shift.
+    (
+        "s_bfe_i32 s0, s10, s11",
+        0x8000_0000,
+        (40 << 16) | 31,
+        0xffff_ffff,
+        Some(true),
+    ),
+    (
+        "s_bfe_u32 s0, s10, s11",
+        0x8000_0000,
+        (8 << 16) | 28,
+        8,
+        Some(true),
+    ),
+    // S_PACK_HL_B32_B16: D0 = { S1[15:0].u16, S0[31:16].u16 }.
+    (
+        "s_pack_hl_b32_b16 s0, s10, s11",
+        0x1234_abcd,
+        0x5678_ef01,
+        0xef01_1234,
+        None,
+    ),
+    // S_QUADMASK_B32: tmp[i] = S0.u32[i * 4 +: 4] != 0U; SCC = D0 != 0.
+    ("s_quadmask_b32 s0, s10", 0x0000_f010, 0, 0b1010, Some(true)),
+    ("s_quadmask_b32 s0, s10", 0, 0, 0, Some(false)),
+    // S_WQM_B32: tmp[i] = S0.u32[i & 60 +: 4] != 0U; SCC = D0 != 0.
+    ("s_wqm_b32 s0, s10", 0x8000_0120, 0, 0xf000_0ff0, Some(true)),
 ];
+
+#[test]
+fn scalar_64bit_bitfield_quad_and_replicate_from_the_pseudocode() {
+    let Some(w) = run(
+        "s_bfe_i64 s[0:1], s[10:11], s12\ns_bitreplicate_b64_b32 s[2:3], s13\ns_quadmask_b64 s[4:5], s[10:11]\ns_wqm_b64 s[6:7], s[14:15]\ns_cselect_b32 s8, 1, 0\ns_endpgm\n",
+        |w| {
+            w.s[10] = 0;
+            w.s[11] = 0x8000_0000;
+            // S_BFE_I64: offset S1[5:0] = 60, width S1[22:16] = 8: the field
+            // runs past bit 63, the arithmetic shift gives sign copies → -8.
+            w.s[12] = (8 << 16) | 60;
+            w.s[13] = 0x8000_0005;
+            w.s[14] = 0;
+            w.s[15] = 0x0100_0000;
+        },
+    ) else {
+        return;
+    };
+    assert_eq!((w.s[0], w.s[1]), (0xffff_fff8, 0xffff_ffff), "s_bfe_i64");
+    // S_BITREPLICATE_B64_B32: D0.u64[i*2] = D0.u64[i*2+1] = S0[i]: bits 0, 2 and 31.
+    assert_eq!(
+        (w.s[2], w.s[3]),
+        (0x33, 0xc000_0000),
+        "s_bitreplicate_b64_b32"
+    );
+    // S_QUADMASK_B64 of 0x80000000_00000000: only quad 15 → bit 15.
+    assert_eq!((w.s[4], w.s[5]), (0x8000, 0), "s_quadmask_b64");
+    // S_WQM_B64 of bit 56: the quad 56..59 → 0x0f000000 in the high dword; SCC = D0 != 0.
+    assert_eq!((w.s[6], w.s[7], w.s[8]), (0, 0x0f00_0000, 1), "s_wqm_b64");
+}
+
+#[test]
+fn v_mad_i64_i32_carry_out_is_bit_64_of_the_65_bit_result() {
+    // { D1.i1, D0.i64 } = 65'B(65'I(S0.i32) * 65'I(S1.i32) + 65'I(S2.i64)):
+    // D1 is bit 64 of the exact 65-bit sum, i.e. its sign.
+    let Some(w) = run(
+        "v_mad_i64_i32 v[10:11], s9, v0, v1, v[12:13]\ns_endpgm\n",
+        |w| {
+            for l in 0..32 {
+                // lane 0: -1 * 1 + 0 = -1 (D1 = 1); lane 1: -1 * 1 + 1 = 0 (D1 = 0);
+                // lane 2: 2^31-1 squared + (2^63-1) = 2^63 + 2^62 - 2^32: positive, D1 = 0
+                // although it overflows i64.
+                let (x, y, acc) = match l {
+                    0 => (0xffff_ffffu32, 1u32, 0u64),
+                    1 => (0xffff_ffff, 1, 1),
+                    _ => (0x7fff_ffff, 0x7fff_ffff, i64::MAX as u64),
+                };
+                w.set_vgpr(0, l, x);
+                w.set_vgpr(1, l, y);
+                w.set_vgpr(12, l, acc as u32);
+                w.set_vgpr(13, l, (acc >> 32) as u32);
+            }
+        },
+    ) else {
+        return;
+    };
+    assert_eq!((w.vgpr(10, 0), w.vgpr(11, 0)), (0xffff_ffff, 0xffff_ffff));
+    assert_eq!((w.vgpr(10, 1), w.vgpr(11, 1)), (0, 0));
+    let want2 = (0x7fff_ffffu64 * 0x7fff_ffff).wrapping_add(i64::MAX as u64);
+    assert_eq!(
+        (w.vgpr(10, 2), w.vgpr(11, 2)),
+        (want2 as u32, (want2 >> 32) as u32)
+    );
+    assert_eq!(w.s[9], 0b1, "D1 = sign of the 65-bit sum, lane 0 only");
+}
 
 #[test]
 fn scalar_alu_table_from_the_pseudocode() {
@@ -762,6 +866,48 @@ const VALU_CASES: &[(&str, u32, u32, u32, u32)] = &[
         0x2234_5678,
     ),
     ("v_sub_nc_u32_e64 v3, -1, v1", 0, 1, 0, 0xffff_fffe),
+    // V_BFE_I32: tmp.i32 = ((S0.i32 >> S1[4:0].u32) & ((1 << S2[4:0].u32) - 1));
+    // D0.i32 = signext_from_bit(tmp.i32, S2[4:0].u32): arithmetic shift, so
+    // the field 28..35 of 0x80000000 is 0xf8 → -8.
+    ("v_bfe_i32 v3, v0, v1, v2", 0x8000_0000, 28, 8, 0xffff_fff8),
+    ("v_bfe_i32 v3, v0, v1, v2", 0x4000_0000, 28, 8, 4),
+    ("v_bfe_u32 v3, v0, v1, v2", 0x8000_0000, 28, 8, 8),
+    // V_ADD_NC_I32 / V_SUB_NC_I32: D0.i32 = S0.i32 +/- S1.i32 (no clamp: wraps).
+    ("v_add_nc_i32 v3, v0, v1", 0x7fff_ffff, 1, 0, 0x8000_0000),
+    ("v_sub_nc_i32 v3, v0, v1", 0x8000_0000, 1, 0, 0x7fff_ffff),
+    // V_SAD_U8: tmp = S2.u32; tmp += ABSDIFF(S0.u32[7:0], S1.u32[7:0]); ... per byte:
+    // 16 + 255 + 255 + 1 + 5.
+    ("v_sad_u8 v3, v0, v1, v2", 0x01ff_0010, 0x0200_ff00, 5, 532),
+    // V_MSAD_U8: bytes whose S1 byte is 0 are not added: 255 + 1 + 5.
+    ("v_msad_u8 v3, v0, v1, v2", 0x01ff_0010, 0x0200_ff00, 5, 261),
+    // V_SAD_HI_U8: D0.u32 = (32'U(v_sad_u8(S0, S1, 0U)) << 16U) + S2.u32.
+    (
+        "v_sad_hi_u8 v3, v0, v1, v2",
+        0x01ff_0010,
+        0x0200_ff00,
+        5,
+        0x020f_0005,
+    ),
+    // V_SAD_U16: S2 + ABSDIFF of each half.
+    (
+        "v_sad_u16 v3, v0, v1, v2",
+        0x0001_fff0,
+        0x0003_0010,
+        1,
+        0xffe3,
+    ),
+    // V_SAD_U32: D0.u32 = ABSDIFF(S0.u32, S1.u32) + S2.u32 (wraps).
+    ("v_sad_u32 v3, v0, v1, v2", 1, 0xffff_ffff, 2, 0),
+    // V_LERP_U8: per byte ((S0[b] + S1[b] + S2[8b]) >> 1).
+    (
+        "v_lerp_u8 v3, v0, v1, v2",
+        0x01ff_0003,
+        0x0201_0004,
+        0x0100_0001,
+        0x0280_0004,
+    ),
+    // V_SWAP_B32 v3, v0: tmp = D0; D0 = S0; S0 = tmp (v3 = old v0).
+    ("v_swap_b32 v3, v0", 77, 0, 0, 77),
 ];
 
 #[test]

@@ -2,7 +2,7 @@
 //! `libdsxor_hipsim.so` through DSXOR_HIP_LIB): the same verdicts as the
 //! software device case for case, every injected fault caught with a
 //! minimized repro, a patched opcode caught, the watchdog's timeout, and the
-//! environment failures with DESIGN.md's exit codes and HIP's error names.
+//! environment failures with dsxor's exit codes (docs/src/reference/exit-codes.md) and HIP's error names.
 //! Needs nothing but cargo (the test builds the simulator if needed).
 
 mod common;

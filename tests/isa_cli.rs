@@ -1,5 +1,5 @@
 //! `dsxor asm` / `dsxor disasm` as commands: arguments, stdin batches, line
-//! alignment, exit codes (DESIGN.md: 2 = bad input). Expected text is LLVM's
+//! alignment, exit codes (docs/src/reference/exit-codes.md: 2 = bad input). Expected text is LLVM's
 //! own check lines (llvm/test/MC/AMDGPU/gfx11_asm_ds.s), padding included.
 
 mod common;

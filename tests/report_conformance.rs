@@ -195,6 +195,9 @@ fn several_runs_show_the_failure_trend() {
     assert!(has(&texts, "10 cases: 5 passed, 5 failed"), "{texts:?}");
     assert!(has(&texts, "0 failed"), "{texts:?}");
     assert!(has(&texts, "5 failed"), "{texts:?}");
+    // Each trend point names its run: failed of how many, and the seed.
+    assert!(has(&texts, "0 of 4010 failed, seed 0x7"), "{texts:?}");
+    assert!(has(&texts, "5 of 4010 failed, seed 0x8"), "{texts:?}");
     assert!(has(&texts, "12-01 10:00") && has(&texts, "12-02 10:00"));
     // The per-pattern series that failed is in the legend.
     assert!(texts.iter().any(|t| t == "one-address"), "{texts:?}");

@@ -22,6 +22,7 @@ fn request(lds_granule: u32) -> DeviceRequest {
         interleave_seed: None,
         timeout: Duration::from_secs(10),
         lds_granule,
+        hazard_check: false,
     }
 }
 

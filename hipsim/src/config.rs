@@ -27,7 +27,7 @@ pub const ALL_VARS: [&str; 8] = [
 ];
 
 /// An RX 7900 XTX (Navi 31): 96 CUs in 48 WGPs, up to 2.5 GHz (AMD's
-/// product page; DESIGN.md "Throughput ceiling"), 24 GiB.
+/// product page; docs/src/internals/facts.md, "LDS banks and the throughput ceiling"), 24 GiB.
 pub const DEFAULT_ARCH: &str = "gfx1100";
 pub const DEFAULT_CUS: u32 = 96;
 pub const DEFAULT_CLOCK_KHZ: u32 = 2_500_000;
@@ -36,7 +36,7 @@ pub const DEFAULT_CLOCK_KHZ: u32 = 2_500_000;
 /// the default here too.
 pub const DEFAULT_RUNTIME_VERSION: i32 = 60_241_134;
 
-/// What a device fault does (DESIGN.md; ROCm/clr rocclr/device/rocm/rocdevice.cpp,
+/// What a device fault does (docs/src/internals/facts.md; ROCm/clr rocclr/device/rocm/rocdevice.cpp,
 /// `Device::callbackQueue`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OnFault {

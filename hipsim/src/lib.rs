@@ -136,7 +136,7 @@ fn copy_into(dst: &mut [c_char], s: &str) {
 
 // ---- versions ----
 
-/// hipDriverGetVersion returns HIP's own version (DESIGN.md; clr
+/// hipDriverGetVersion returns HIP's own version (docs/src/internals/facts.md; clr
 /// hipamd/src/hip_context.cpp).
 #[no_mangle]
 pub unsafe extern "C" fn hipDriverGetVersion(driverVersion: *mut c_int) -> E {

@@ -207,6 +207,12 @@ fn map_err(e: EmuError, kernel: &str, d: &Dispatch<'_>) -> BackendError {
             error: WaveError::Unsupported { .. },
             ..
         } => BackendError::Environment(e.to_string()),
+        // A hazard is a defect of the kernel (the input), not of the device
+        // nor a conformance failure: bad input, exit 2.
+        EmuError::Wave {
+            error: WaveError::Hazard { .. },
+            ..
+        } => BackendError::Invalid(format!("hazard: {e}")),
         EmuError::Wave { .. } => BackendError::Fault(e.to_string()),
     }
 }

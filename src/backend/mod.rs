@@ -52,14 +52,10 @@ pub struct DeviceInfo {
     pub pci_bus_id: Option<String>,
 }
 
-/// One scalar or buffer argument of a kernel, in the kernel's argument order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ArgValue {
-    /// A global pointer to `Dispatch::buffers[i]`.
-    Buffer(usize),
-    U32(u32),
-    U64(u64),
-}
+/// One scalar or buffer argument of a kernel. Defined beside the kernarg
+/// layout that consumes it (`codeobj` sits below `backend` and must not
+/// import it); re-exported here for the backends' users.
+pub use crate::codeobj::kernarg::ArgValue;
 
 /// One kernel launch: a 1-D grid of `groups` workgroups of `block` work-items.
 #[derive(Clone, Debug)]

@@ -101,7 +101,7 @@ pub enum SelectError {
     NoWave(String),
 }
 
-/// Target the software device emulates (RDNA3, DESIGN.md).
+/// Target the software device emulates (RDNA3; docs/src/internals/facts.md).
 pub const EMU_TARGET: &str = "gfx1100";
 
 fn names(w: &[WaveSize]) -> String {

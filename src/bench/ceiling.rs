@@ -60,7 +60,12 @@ pub const SOURCES: &[&str] = &[
 /// A ceiling computed for one device.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Ceiling {
+    /// CUs (never WGPs): the runtime's count converted when it counts WGPs.
     pub compute_units: u32,
+    /// How `compute_units` was derived from what the runtime reported, when
+    /// it was converted (`48 WGPs x 2 CUs per WGP (hipDeviceAttributeMultiprocessorCount ...)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute_units_from: Option<String>,
     pub clock_khz: u32,
     pub lanes_per_clock_per_cu: u32,
     /// Lane-operations per second.
@@ -101,7 +106,32 @@ pub fn for_device(info: &DeviceInfo) -> Result<Ceiling, NoCeiling> {
     if info.compute_units == 0 {
         return Err(NoCeiling::NoComputeUnits(info.name.clone()));
     }
-    Ok(compute(info.compute_units, clock_khz))
+    // HIP counts WGPs on gfx10+ in WGP mode (`hip::multiprocessor_unit`,
+    // with its ROCm/clr sources); the per-CU rate needs CUs.
+    let processor = info.target_id.split(':').next().unwrap_or(&info.target_id);
+    let unit = crate::hip::multiprocessor_unit(
+        processor,
+        std::env::var(crate::hip::ENV_WGP_MODE).ok().as_deref(),
+    );
+    Ok(from_multiprocessors(info.compute_units, unit, clock_khz))
+}
+
+/// The ceiling for `count` multiprocessors of `unit` at `clock_khz`.
+pub fn from_multiprocessors(count: u32, unit: crate::hip::ComputeUnit, clock_khz: u32) -> Ceiling {
+    let cus = count.saturating_mul(unit.cus());
+    let mut c = compute(cus, clock_khz);
+    if unit.cus() != 1 {
+        c.compute_units_from = Some(format!(
+            "{count} {}s x {} CUs per {} (hipDeviceAttributeMultiprocessorCount counts {}s on gfx10+ \
+             in WGP mode: ROCm/clr rocclr/device/rocm/rocdevice.cpp maxComputeUnits_, rocsettings.cpp \
+             enableWgpMode_)",
+            unit.name(),
+            unit.cus(),
+            unit.name(),
+            unit.name()
+        ));
+    }
+    c
 }
 
 /// The ceiling for `compute_units` CUs at `clock_khz`.
@@ -110,6 +140,7 @@ pub fn compute(compute_units: u32, clock_khz: u32) -> Ceiling {
         compute_units as f64 * clock_khz as f64 * 1e3 * B64_LANES_PER_CLOCK_PER_CU as f64;
     Ceiling {
         compute_units,
+        compute_units_from: None,
         clock_khz,
         lanes_per_clock_per_cu: B64_LANES_PER_CLOCK_PER_CU,
         lane_ops_per_second: lane_ops,
@@ -148,8 +179,31 @@ mod tests {
     #[test]
     fn rx_7900_xtx_at_peak_clock() {
         // 96 CUs (48 WGPs) at 2.5 GHz: 96 * 2.5e9 * 16 = 3.84e12 lane-ops/s.
-        let c = for_device(&device(BackendKind::Hip, "gfx1100", 96, Some(2_500_000))).unwrap();
+        // HIP reports 48 (WGPs) on gfx11 unless GPU_ENABLE_WGP_MODE=0.
+        let wgp_mode_off = std::env::var(crate::hip::ENV_WGP_MODE)
+            .is_ok_and(|v| v.trim() == "0" || v.trim().eq_ignore_ascii_case("false"));
+        let reported = if wgp_mode_off { 96 } else { 48 };
+        let c = for_device(&device(
+            BackendKind::Hip,
+            "gfx1100",
+            reported,
+            Some(2_500_000),
+        ))
+        .unwrap();
+        assert_eq!(c.compute_units, 96);
+        assert_eq!(c.compute_units_from.is_some(), !wgp_mode_off);
         assert_relative_eq!(c.lane_ops_per_second, 3.84e12);
+        let wgps = from_multiprocessors(48, crate::hip::ComputeUnit::Wgp, 2_500_000);
+        assert_eq!(wgps.compute_units, 96);
+        assert!(wgps
+            .compute_units_from
+            .unwrap()
+            .starts_with("48 WGPs x 2 CUs per WGP"));
+        assert_relative_eq!(wgps.lane_ops_per_second, 3.84e12);
+        assert_relative_eq!(
+            from_multiprocessors(96, crate::hip::ComputeUnit::Cu, 2_500_000).lane_ops_per_second,
+            3.84e12
+        );
         assert_relative_eq!(c.lds_bytes_per_second, 3.84e12 * 8.0);
         assert!(c.formula.contains("compute_units"));
         assert_eq!(c.sources.len(), 3);

@@ -42,62 +42,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::bench::gf2::Gf2Basis;
 use crate::bench::pattern::Layout;
 
 /// Written into `fold` and `lds_out` before every launch.
 pub const POISON: u64 = 0xDEAD_BEEF_F01D_F01D;
-
-/// A basis of a subspace of GF(2)^64, in reduced echelon form by leading bit.
-#[derive(Clone, Debug)]
-pub struct Gf2Basis {
-    /// `rows[b]`: the basis vector whose highest set bit is `b`, or 0.
-    rows: [u64; 64],
-    rank: usize,
-}
-
-impl Default for Gf2Basis {
-    fn default() -> Self {
-        Gf2Basis {
-            rows: [0; 64],
-            rank: 0,
-        }
-    }
-}
-
-impl Gf2Basis {
-    /// Reduce `v` by the basis: 0 exactly when `v` is in the span.
-    pub fn reduce(&self, mut v: u64) -> u64 {
-        while v != 0 {
-            let top = 63 - v.leading_zeros() as usize;
-            let r = self.rows[top];
-            if r == 0 {
-                break;
-            }
-            v ^= r;
-        }
-        v
-    }
-
-    /// Add `v` to the span; true when it was not in it already.
-    pub fn insert(&mut self, v: u64) -> bool {
-        let r = self.reduce(v);
-        if r == 0 {
-            return false;
-        }
-        let top = 63 - r.leading_zeros() as usize;
-        self.rows[top] = r;
-        self.rank += 1;
-        true
-    }
-
-    pub fn contains(&self, v: u64) -> bool {
-        self.reduce(v) == 0
-    }
-
-    pub fn rank(&self) -> usize {
-        self.rank
-    }
-}
 
 /// Which kernel ran.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -517,18 +466,6 @@ mod tests {
         assert_eq!(Chain::Indep.alone(d, 12), (0x0000_2222_3333_4444, d));
         assert_eq!(Chain::Dep.alone(d, 3), (d, d));
         assert_eq!(Chain::Dep.alone(d, 5), (0, d));
-    }
-
-    #[test]
-    fn gf2_basis() {
-        let mut b = Gf2Basis::default();
-        assert!(b.insert(0b1010));
-        assert!(b.insert(0b0110));
-        assert!(!b.insert(0b1100));
-        assert!(!b.insert(0));
-        assert!(b.contains(0b1100));
-        assert!(!b.contains(0b0001));
-        assert_eq!(b.rank(), 2);
     }
 
     #[test]

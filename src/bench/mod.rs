@@ -16,6 +16,7 @@
 
 pub mod ceiling;
 pub mod expect;
+pub mod gf2;
 pub mod pattern;
 pub mod plan;
 pub mod run;

@@ -34,7 +34,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::bench::expect::Gf2Basis;
+use crate::bench::gf2::Gf2Basis;
 use crate::bench::BenchError;
 
 /// Lanes per pass: the bank-facing width of one wave instruction.

@@ -133,6 +133,7 @@ pub fn run_bench(
             lane_ops_per_second: c.lane_ops_per_second,
             lds_bytes_per_second: c.lds_bytes_per_second,
             compute_units: c.compute_units,
+            compute_units_from: c.compute_units_from,
             clock_khz: c.clock_khz,
             lanes_per_clock_per_cu: c.lanes_per_clock_per_cu,
             formula: c.formula,

@@ -1,4 +1,4 @@
-//! Observation files, `dsxor-observation/1` (DESIGN.md): the interchange
+//! Observation files, `dsxor-observation/1` (docs/src/reference/observation.md): the interchange
 //! format for results from anywhere. JSON; 64-bit values and addresses as
 //! hex strings; one workgroup, one `ds_xor_rtn_b64` per listed active lane.
 //!

@@ -4,7 +4,7 @@
 //!
 //! - an address one active lane hit: exact comparison of its return and the
 //!   final qword;
-//! - an address several lanes hit: the serializability check of DESIGN.md
+//! - an address several lanes hit: the serializability check (docs/src/internals/serializability.md)
 //!   (`check/serial.rs`): the edges `ret → ret ^ data` must form one trail from the
 //!   initial to the final value, which accepts every legal order and rejects
 //!   lost updates, permuted returns and detached cycles;

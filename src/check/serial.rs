@@ -1,5 +1,4 @@
-//! The serializability check for one contended address (DESIGN.md,
-//! "Checking contended atomics").
+//! The serializability check for one contended address (docs/src/internals/serializability.md).
 //!
 //! Each active lane is an edge `ret → ret ^ data` in a directed multigraph
 //! whose vertices are 64-bit values. Some serialization of the lanes

@@ -4,16 +4,16 @@ use super::*;
 
 #[derive(clap::Args)]
 pub(crate) struct BenchArgs {
-    /// Device: `auto` (a HIP GPU with kernels for its target, else the
-    /// software device), `hip` or `emu`.
-    #[arg(long, default_value = "auto")]
-    pub(crate) backend: String,
+    /// auto: a HIP GPU with kernels for its target, else the software
+    /// device.
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    pub(crate) backend: BackendArg,
     /// HIP device index (with --backend hip or auto).
     #[arg(long)]
     pub(crate) device: Option<u32>,
-    /// CI-sized runs: 1 workgroup of 64 lanes per CU, 31/32 instructions per
-    /// lane, 1 warm-up + 5 timed launches (full: 4 x 256 lanes per CU,
-    /// 1023/1024 instructions, 3 + 30 launches).
+    /// CI-sized runs: 1 workgroup of 64 lanes per CU, 31 (dep) / 28 (indep)
+    /// instructions per lane, 1 warm-up + 5 timed launches (full: 4 x 256
+    /// lanes per CU, 1023 / 1020 instructions, 3 + 30 launches).
     #[arg(long)]
     pub(crate) quick: bool,
     /// Directory of the record (created when missing).
@@ -36,18 +36,19 @@ pub(crate) struct BenchArgs {
     /// Lanes per workgroup of the pattern runs (a multiple of 64, up to 1024).
     #[arg(long, value_name = "N")]
     pub(crate) lanes_per_group: Option<u32>,
-    /// Seed of the DATA values.
-    #[arg(long, default_value_t = 1)]
-    pub(crate) seed: u64,
+    /// Seed of the DATA values (decimal or 0x-hex).
+    #[arg(long, default_value = "1")]
+    pub(crate) seed: String,
     /// Only runs whose name contains this (`one-address`, `wave64`, `occupancy`).
     #[arg(long, value_name = "SUBSTR")]
     pub(crate) filter: Option<String>,
     /// Wave sizes to run (comma-separated).
-    #[arg(long, value_delimiter = ',', default_value = "32,64")]
-    pub(crate) waves: Vec<u32>,
-    /// Per-launch budget in seconds: a launch still running then is a timeout.
-    #[arg(long, default_value_t = 120)]
-    pub(crate) timeout: u64,
+    #[arg(long, visible_alias = "waves", value_enum, value_delimiter = ',', default_values_t = [WaveArg::W32, WaveArg::W64])]
+    pub(crate) wave: Vec<WaveArg>,
+    /// A launch still running after this long is a timeout (e.g. 120s, 2m;
+    /// a bare number is seconds).
+    #[arg(long, default_value = "120s")]
+    pub(crate) timeout: String,
     /// Software device only: inject a named misbehaviour (to see the check
     /// refuse the rate of a wrong result).
     #[arg(long, value_name = "NAME")]
@@ -64,20 +65,12 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
     use dsxor::report::bench_record::Rate;
     use dsxor::report::svg::si;
 
-    let choice = BackendChoice::parse(&args.backend).ok_or_else(|| {
-        bad_input(anyhow::anyhow!(
-            "--backend must be auto, hip or emu, not `{}`",
-            args.backend
-        ))
-    })?;
-    let waves = args
-        .waves
-        .iter()
-        .map(|&w| {
-            WaveSize::from_lanes(w)
-                .ok_or_else(|| bad_input(anyhow::anyhow!("--waves: {w} is not 32 or 64")))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let choice: BackendChoice = args.backend.into();
+    let waves: Vec<WaveSize> = args.wave.iter().map(|&w| w.into()).collect();
+    let timeout = parse_duration("timeout", &args.timeout)?;
+    if timeout.is_zero() {
+        return Err(bad_input(anyhow::anyhow!("--timeout must be more than 0")));
+    }
     let fault = match &args.fault {
         Some(name) => Some(name.parse::<dsxor::emu::Fault>().map_err(bad_input)?),
         None => None,
@@ -86,7 +79,7 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
         return Err(bad_input(anyhow::anyhow!("--fault needs --backend emu")));
     }
     let mut settings = Settings::new(args.quick);
-    settings.seed = args.seed;
+    settings.seed = parse_seed(&args.seed)?;
     if let Some(r) = args.reps {
         settings.reps = r;
     }
@@ -167,7 +160,7 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
     let provenance = Provenance {
         command: std::env::args().collect(),
         selection: selection.reason.clone(),
-        timeout: Some(std::time::Duration::from_secs(args.timeout.max(1))),
+        timeout: Some(timeout),
     };
     let record = run_bench(
         backend.as_mut(),

@@ -4,19 +4,13 @@ use super::*;
 
 pub(crate) fn check_file(
     file: &std::path::Path,
-    oor: &str,
+    oor: OutOfRangeArg,
     lds_granule: u32,
     json: bool,
 ) -> Outcome {
-    use dsxor::model::{OutOfRangeReturn, Policy};
-    let out_of_range_return = OutOfRangeReturn::parse(oor).ok_or_else(|| {
-        bad_input(anyhow::anyhow!(
-            "--out-of-range-return {oor:?}: expected zero, vdst-unchanged or any"
-        ))
-    })?;
-    let policy = Policy {
+    let policy = dsxor::model::Policy {
         lds_granule,
-        out_of_range_return,
+        out_of_range_return: oor.into(),
     };
     policy
         .validate()

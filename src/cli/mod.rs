@@ -18,7 +18,7 @@ macro_rules! out {
     }};
 }
 
-/// An error with the exit code it stands for (DESIGN.md: 2 bad usage or
+/// An error with the exit code it stands for (`dsxor::exit`, docs/src/reference/exit-codes.md: 2 bad usage or
 /// input, 3 environment).
 pub(crate) struct Failure {
     pub(crate) code: u8,
@@ -48,6 +48,8 @@ pub(crate) mod codeobj;
 pub(crate) mod info;
 pub(crate) mod isa;
 pub(crate) mod merge;
+pub(crate) mod package;
+pub(crate) mod qualify;
 pub(crate) mod report;
 pub(crate) mod repro;
 pub(crate) mod run;
@@ -55,10 +57,10 @@ pub(crate) mod run;
 /// Options of every command that runs conformance kernels.
 #[derive(clap::Args, Debug)]
 pub(crate) struct DeviceArgs {
-    /// auto (a HIP device with a kernel for its target, else the software
-    /// device), hip, or emu.
-    #[arg(long, default_value = "auto")]
-    pub(crate) backend: String,
+    /// auto: a HIP device with a kernel for its target, else the software
+    /// device.
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    pub(crate) backend: BackendArg,
     /// HIP device ordinal (after HIP_VISIBLE_DEVICES).
     #[arg(long)]
     pub(crate) device: Option<u32>,
@@ -73,19 +75,29 @@ pub(crate) struct DeviceArgs {
     /// Software device only: seed of its lane/wave interleaving.
     #[arg(long)]
     pub(crate) interleave_seed: Option<u64>,
-    /// A launch not complete after this long is a timeout verdict (e.g. 10s, 500ms).
+    /// A launch not complete after this long is a timeout verdict (e.g. 10s,
+    /// 500ms; a bare number is seconds).
     #[arg(long, default_value = "10s")]
     pub(crate) timeout: String,
-    /// What an out-of-range returning atomic must return (an assumption):
-    /// zero, vdst-unchanged or any.
-    #[arg(long, default_value = "zero")]
-    pub(crate) out_of_range_return: String,
+    /// What an out-of-range returning atomic must return (an assumption).
+    #[arg(long, value_enum, default_value_t = OutOfRangeArg::Zero)]
+    pub(crate) out_of_range_return: OutOfRangeArg,
     /// LDS allocation block in bytes (512: LLVM's gfx11 granule; 1024: Mesa's).
     #[arg(long, default_value_t = dsxor::model::policy::LDS_GRANULE_GFX11_LLVM)]
     pub(crate) lds_granule: u32,
+    /// Software device only: do not check a --code-object kernel for
+    /// hazards (a register read before the s_waitcnt of the memory
+    /// instruction writing it), which is on by default for user code objects.
+    #[arg(long)]
+    pub(crate) no_hazard_check: bool,
 }
 
+/// A duration flag: humantime (`10s`, `500ms`, `2m`), or a bare number of
+/// seconds (what `bench --timeout` took before it was spelled as `run`'s).
 pub(crate) fn parse_duration(flag: &str, text: &str) -> Result<std::time::Duration, Failure> {
+    if let Ok(secs) = text.trim().parse::<u64>() {
+        return Ok(std::time::Duration::from_secs(secs));
+    }
     humantime::parse_duration(text)
         .map_err(|e| bad_input(anyhow::anyhow!("--{flag} {text:?}: {e} (e.g. 10s, 500ms)")))
 }
@@ -104,23 +116,22 @@ pub(crate) fn parse_seed(text: &str) -> Result<u64, Failure> {
 }
 
 pub(crate) fn policy_of(dev: &DeviceArgs) -> Result<dsxor::model::Policy, Failure> {
-    use dsxor::model::{OutOfRangeReturn, Policy};
-    let out_of_range_return =
-        OutOfRangeReturn::parse(&dev.out_of_range_return).ok_or_else(|| {
-            bad_input(anyhow::anyhow!(
-                "--out-of-range-return {:?}: expected zero, vdst-unchanged or any",
-                dev.out_of_range_return
-            ))
-        })?;
-    if !dev.lds_granule.is_power_of_two() {
+    policy(dev.out_of_range_return, dev.lds_granule)
+}
+
+/// The model policy the flags choose (`run`, `repro`, `check`).
+pub(crate) fn policy(
+    out_of_range_return: OutOfRangeArg,
+    lds_granule: u32,
+) -> Result<dsxor::model::Policy, Failure> {
+    if !lds_granule.is_power_of_two() {
         return Err(bad_input(anyhow::anyhow!(
-            "--lds-granule {}: expected a power of two",
-            dev.lds_granule
+            "--lds-granule {lds_granule}: expected a power of two"
         )));
     }
-    Ok(Policy {
-        lds_granule: dev.lds_granule,
-        out_of_range_return,
+    Ok(dsxor::model::Policy {
+        lds_granule,
+        out_of_range_return: out_of_range_return.into(),
     })
 }
 
@@ -128,13 +139,7 @@ pub(crate) fn device_request(
     dev: &DeviceArgs,
     waves: Vec<dsxor::case::WaveSize>,
 ) -> Result<dsxor::suite::device::DeviceRequest, Failure> {
-    use dsxor::backend::select::BackendChoice;
-    let choice = BackendChoice::parse(&dev.backend).ok_or_else(|| {
-        bad_input(anyhow::anyhow!(
-            "--backend {:?}: expected auto, hip or emu",
-            dev.backend
-        ))
-    })?;
+    let choice = dev.backend.into();
     let fault = match &dev.fault {
         None => None,
         Some(name) => Some(name.parse::<dsxor::emu::Fault>().map_err(bad_input)?),
@@ -148,6 +153,7 @@ pub(crate) fn device_request(
         interleave_seed: dev.interleave_seed,
         timeout: parse_duration("timeout", &dev.timeout)?,
         lds_granule: dev.lds_granule,
+        hazard_check: dev.code_object.is_some() && !dev.no_hazard_check,
     })
 }
 
@@ -162,4 +168,178 @@ pub(crate) fn open_device(
     // The one-line notice: which device and why (auto's fallback included).
     eprintln!("dsxor: backend: {}", opened.selection.reason);
     Ok(opened)
+}
+
+// ---- flags that name a fixed set (clap lists the values in --help and
+// suggests the nearest on a typo); each maps onto the library's own type,
+// which stays free of clap ----
+
+/// `--backend`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum BackendArg {
+    /// A HIP device with a kernel for its target, else the software device.
+    Auto,
+    /// A HIP device (exit 3 without a usable one).
+    Hip,
+    /// The software device (RDNA3 interpreter).
+    Emu,
+}
+
+impl From<BackendArg> for dsxor::backend::select::BackendChoice {
+    fn from(b: BackendArg) -> Self {
+        use dsxor::backend::select::BackendChoice;
+        match b {
+            BackendArg::Auto => BackendChoice::Auto,
+            BackendArg::Hip => BackendChoice::Hip,
+            BackendArg::Emu => BackendChoice::Emu,
+        }
+    }
+}
+
+/// `--wave` (of `run` and `bench`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum WaveArg {
+    #[value(name = "32", alias = "wave32")]
+    W32,
+    #[value(name = "64", alias = "wave64")]
+    W64,
+}
+
+impl From<WaveArg> for dsxor::case::WaveSize {
+    fn from(w: WaveArg) -> Self {
+        match w {
+            WaveArg::W32 => dsxor::case::WaveSize::Wave32,
+            WaveArg::W64 => dsxor::case::WaveSize::Wave64,
+        }
+    }
+}
+
+/// `--out-of-range-return`: the assumption for what a returning atomic past
+/// the allocation gives back (the ISA guide is silent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum OutOfRangeArg {
+    /// It returns 0, as an out-of-range read does.
+    Zero,
+    /// VDST keeps its prior value.
+    VdstUnchanged,
+    /// Anything is accepted.
+    Any,
+}
+
+impl From<OutOfRangeArg> for dsxor::model::OutOfRangeReturn {
+    fn from(o: OutOfRangeArg) -> Self {
+        use dsxor::model::OutOfRangeReturn;
+        match o {
+            OutOfRangeArg::Zero => OutOfRangeReturn::Zero,
+            OutOfRangeArg::VdstUnchanged => OutOfRangeReturn::VdstUnchanged,
+            OutOfRangeArg::Any => OutOfRangeReturn::Any,
+        }
+    }
+}
+
+/// `run --pattern`: the conformance pattern families. The library's names
+/// decide (`gen::suite::parse_pattern`); the test below keeps the two lists
+/// equal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum PatternArg {
+    Uniform,
+    OneAddress,
+    KPerAddress,
+    CrossWave,
+    BankStride,
+    ExecMask,
+    Offset,
+    AllocEdge,
+    Data,
+}
+
+/// `run --probe`: opt-in probes that can fault real hardware.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ProbeArg {
+    /// Misaligned effective addresses (the device must fault: MEMVIOL).
+    Misaligned,
+    /// Effective addresses past the allocation.
+    OutOfRange,
+}
+
+/// The name clap shows for a value (kebab-case), which is also the
+/// library's name for it.
+pub(crate) fn value_name(v: &impl clap::ValueEnum) -> String {
+    v.to_possible_value()
+        .map(|p| p.get_name().to_string())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::ValueEnum;
+
+    #[test]
+    fn pattern_and_probe_values_are_the_librarys() {
+        use dsxor::gen::suite::{parse_pattern, parse_probe};
+        use dsxor::gen::Pattern;
+        let ours: Vec<String> = PatternArg::value_variants()
+            .iter()
+            .map(value_name)
+            .collect();
+        let library: Vec<String> = Pattern::DEFAULT
+            .iter()
+            .map(|p| p.name().to_string())
+            .collect();
+        assert_eq!(ours, library);
+        for p in PatternArg::value_variants() {
+            parse_pattern(&value_name(p)).expect("a pattern the library knows");
+        }
+        let probes: Vec<String> = ProbeArg::value_variants().iter().map(value_name).collect();
+        let library: Vec<String> = Pattern::PROBES
+            .iter()
+            .map(|p| p.name().to_string())
+            .collect();
+        assert_eq!(probes, library);
+        for p in ProbeArg::value_variants() {
+            parse_probe(&value_name(p)).expect("a probe the library knows");
+        }
+    }
+
+    #[test]
+    fn out_of_range_values_are_the_librarys() {
+        for v in OutOfRangeArg::value_variants() {
+            let lib: dsxor::model::OutOfRangeReturn = (*v).into();
+            assert_eq!(lib.name(), value_name(v));
+            assert_eq!(
+                dsxor::model::OutOfRangeReturn::parse(&value_name(v)),
+                Some(lib)
+            );
+        }
+    }
+
+    #[test]
+    fn backend_values_are_the_librarys() {
+        for v in BackendArg::value_variants() {
+            let lib: dsxor::backend::select::BackendChoice = (*v).into();
+            assert_eq!(
+                dsxor::backend::select::BackendChoice::parse(&value_name(v)),
+                Some(lib)
+            );
+        }
+    }
+
+    #[test]
+    fn durations_take_units_or_bare_seconds() {
+        use std::time::Duration;
+        assert_eq!(
+            parse_duration("timeout", "10s").ok(),
+            Some(Duration::from_secs(10))
+        );
+        assert_eq!(
+            parse_duration("timeout", "500ms").ok(),
+            Some(Duration::from_millis(500))
+        );
+        assert_eq!(
+            parse_duration("timeout", "120").ok(),
+            Some(Duration::from_secs(120))
+        );
+        assert!(parse_duration("timeout", "soon").is_err());
+    }
 }

@@ -12,15 +12,16 @@ pub(crate) struct RunArgs {
     /// Seed (decimal or 0x-hex); default: a fresh one, printed and recorded.
     #[arg(long)]
     pub(crate) seed: Option<String>,
-    /// Only these patterns (comma-separated or repeated): uniform,
-    /// one-address, k-per-address, cross-wave, bank-stride, exec-mask,
-    /// offset, alloc-edge, data.
-    #[arg(long, value_delimiter = ',')]
-    pub(crate) pattern: Vec<String>,
-    /// Only these wave sizes: 32, 64.
-    #[arg(long, value_delimiter = ',')]
-    pub(crate) wave: Vec<String>,
-    /// Run shard K of N (1-based): cases with index % N == K-1.
+    /// Only these patterns (comma-separated or repeated; default: all).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub(crate) pattern: Vec<PatternArg>,
+    /// Only these wave sizes (comma-separated; default: every size the
+    /// device and the kernels offer).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub(crate) wave: Vec<WaveArg>,
+    /// Run shard K of N (1-based): cases with index % N == K-1. Without it,
+    /// SHARD_INDEX (0-based) and TOTAL_SHARDS from the environment (as
+    /// ROCm's CI sets them) choose the shard.
     #[arg(long)]
     pub(crate) shard: Option<String>,
     /// Directory for the results, case stream and repro files.
@@ -29,9 +30,9 @@ pub(crate) struct RunArgs {
     /// Also write JUnit XML here.
     #[arg(long)]
     pub(crate) junit: Option<std::path::PathBuf>,
-    /// Opt-in probes that can fault real hardware: misaligned, out-of-range.
-    #[arg(long, value_delimiter = ',')]
-    pub(crate) probe: Vec<String>,
+    /// Opt-in probes that can fault real hardware (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub(crate) probe: Vec<ProbeArg>,
     /// Time allowed to minimize each failing case (0s: keep it as found).
     #[arg(long, default_value = "20s")]
     pub(crate) minimize_budget: String,
@@ -47,30 +48,25 @@ pub(crate) struct RunArgs {
 }
 
 pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
-    use dsxor::gen::suite::{parse_pattern, parse_probe, parse_wave, SuiteSpec};
-    use dsxor::gen::Shard;
+    use dsxor::gen::suite::{parse_pattern, parse_probe, SuiteSpec};
     let patterns = args
         .pattern
         .iter()
-        .map(|p| parse_pattern(p))
+        .map(|p| parse_pattern(&value_name(p)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(bad_input)?;
     let probes = args
         .probe
         .iter()
-        .map(|p| parse_probe(p))
+        .map(|p| parse_probe(&value_name(p)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(bad_input)?;
-    let waves = args
-        .wave
-        .iter()
-        .map(|w| parse_wave(w))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(bad_input)?;
-    let shard = match &args.shard {
-        Some(s) => Shard::parse(s).map_err(bad_input)?,
-        None => Shard::WHOLE,
-    };
+    let waves = args.wave.iter().map(|&w| w.into()).collect();
+    let shard = shard_of(
+        args.shard.as_deref(),
+        std::env::var("SHARD_INDEX").ok().as_deref(),
+        std::env::var("TOTAL_SHARDS").ok().as_deref(),
+    )?;
     let seed = match &args.seed {
         Some(s) => parse_seed(s)?,
         None => rand::random::<u64>(),
@@ -150,4 +146,40 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         eprintln!("dsxor: run aborted: {reason}");
     }
     Ok(out.exit_code)
+}
+
+/// The shard to run: `--shard K/N` when given; else `SHARD_INDEX` (0-based)
+/// and `TOTAL_SHARDS`, the variables TheRock (ROCm's own CI) sets for its
+/// shard matrices; else the whole run. One variable without the other is
+/// bad input rather than a silent whole run on every shard.
+fn shard_of(
+    flag: Option<&str>,
+    index: Option<&str>,
+    total: Option<&str>,
+) -> Result<dsxor::gen::Shard, Failure> {
+    use dsxor::gen::Shard;
+    if let Some(s) = flag {
+        return Shard::parse(s).map_err(bad_input);
+    }
+    match (index, total) {
+        (None, None) => Ok(Shard::WHOLE),
+        (Some(k), Some(n)) => {
+            let k0: u32 = k.trim().parse().map_err(|_| {
+                bad_input(anyhow::anyhow!(
+                    "SHARD_INDEX={k:?}: expected a 0-based shard index"
+                ))
+            })?;
+            let text = format!("{}/{}", u64::from(k0) + 1, n.trim());
+            let shard = Shard::parse(&text).map_err(|e| {
+                bad_input(anyhow::anyhow!(
+                    "SHARD_INDEX={k:?} TOTAL_SHARDS={n:?} (shard {text}): {e}"
+                ))
+            })?;
+            eprintln!("dsxor: shard {shard} from SHARD_INDEX={k} TOTAL_SHARDS={n}");
+            Ok(shard)
+        }
+        (Some(_), None) | (None, Some(_)) => Err(bad_input(anyhow::anyhow!(
+            "SHARD_INDEX and TOTAL_SHARDS must be set together (or use --shard K/N)"
+        ))),
+    }
 }

@@ -22,10 +22,20 @@
 //! Each value is written little-endian over the argument's `.size` bytes,
 //! as ROCclr's `WriteAqlArgAt` does.
 
-use crate::backend::ArgValue;
-
 use super::metadata::{KernelMetadata, ValueKind};
 use super::CodeObjectError;
+
+/// One scalar or buffer argument of a kernel, in the kernel's argument
+/// order (explicit arguments only: the hidden ones are filled from
+/// [`LaunchDims`] and the metadata).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgValue {
+    /// A global pointer to buffer `i` of the launch (`Dispatch::buffers[i]`
+    /// in `backend`).
+    Buffer(usize),
+    U32(u32),
+    U64(u64),
+}
 
 /// Grid and workgroup shape of one launch, in workgroups and work-items.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

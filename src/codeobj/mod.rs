@@ -1,5 +1,5 @@
 //! `codeobj`: AMDGPU code objects — the ones dsxor embeds and any a user
-//! brings. See DESIGN.md, module map.
+//! brings. See ARCHITECTURE.md, module map.
 //!
 //! - `CodeObject::parse` reads a plain ELF or a clang offload bundle
 //!   (`parse_for_target` picks the bundle entry for a target id): target id,

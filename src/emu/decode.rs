@@ -104,7 +104,7 @@ ops!(
     MulHiU32 = "s_mul_hi_u32", MulHiI32 = "s_mul_hi_i32",
     CselectB32 = "s_cselect_b32", CselectB64 = "s_cselect_b64",
     PackLlB32B16 = "s_pack_ll_b32_b16", PackLhB32B16 = "s_pack_lh_b32_b16",
-    PackHhB32B16 = "s_pack_hh_b32_b16",
+    PackHhB32B16 = "s_pack_hh_b32_b16", PackHlB32B16 = "s_pack_hl_b32_b16",
 });
 
 impl Sop2 {
@@ -162,6 +162,7 @@ impl Sop2 {
             50 => PackLlB32B16,
             51 => PackLhB32B16,
             52 => PackHhB32B16,
+            53 => PackHlB32B16,
             _ => return None,
         })
     }
@@ -255,7 +256,10 @@ ops!(
     CtzI32B64 = "s_ctz_i32_b64", ClzI32U32 = "s_clz_i32_u32", ClzI32U64 = "s_clz_i32_u64",
     ClsI32 = "s_cls_i32", ClsI32I64 = "s_cls_i32_i64", SextI32I8 = "s_sext_i32_i8",
     SextI32I16 = "s_sext_i32_i16", Bitset0B32 = "s_bitset0_b32", Bitset0B64 = "s_bitset0_b64",
-    Bitset1B32 = "s_bitset1_b32", Bitset1B64 = "s_bitset1_b64", AbsI32 = "s_abs_i32",
+    Bitset1B32 = "s_bitset1_b32", Bitset1B64 = "s_bitset1_b64",
+    BitreplicateB64B32 = "s_bitreplicate_b64_b32", AbsI32 = "s_abs_i32",
+    QuadmaskB32 = "s_quadmask_b32", QuadmaskB64 = "s_quadmask_b64",
+    WqmB32 = "s_wqm_b32", WqmB64 = "s_wqm_b64",
     Bcnt0I32B32 = "s_bcnt0_i32_b32", Bcnt0I32B64 = "s_bcnt0_i32_b64",
     Bcnt1I32B32 = "s_bcnt1_i32_b32", Bcnt1I32B64 = "s_bcnt1_i32_b64",
     NotB32 = "s_not_b32", NotB64 = "s_not_b64",
@@ -296,11 +300,16 @@ impl Sop1 {
             17 => Bitset0B64,
             18 => Bitset1B32,
             19 => Bitset1B64,
+            20 => BitreplicateB64B32,
             21 => AbsI32,
             22 => Bcnt0I32B32,
             23 => Bcnt0I32B64,
             24 => Bcnt1I32B32,
             25 => Bcnt1I32B64,
+            26 => QuadmaskB32,
+            27 => QuadmaskB64,
+            28 => WqmB32,
+            29 => WqmB64,
             30 => NotB32,
             31 => NotB64,
             32 => AndSaveexecB32,
@@ -346,6 +355,8 @@ impl Sop1 {
                 | ClsI32I64
                 | Bcnt0I32B64
                 | Bcnt1I32B64
+                | QuadmaskB64
+                | WqmB64
                 | NotB64
                 | AndSaveexecB64
                 | OrSaveexecB64
@@ -456,6 +467,9 @@ ops!(
     ReadlaneB32 = "v_readlane_b32", WritelaneB32 = "v_writelane_b32",
     BcntU32B32 = "v_bcnt_u32_b32", MbcntLoU32B32 = "v_mbcnt_lo_u32_b32",
     MbcntHiU32B32 = "v_mbcnt_hi_u32_b32", BfmB32 = "v_bfm_b32",
+    AddNcI32 = "v_add_nc_i32", SubNcI32 = "v_sub_nc_i32", SadU8 = "v_sad_u8",
+    SadHiU8 = "v_sad_hi_u8", SadU16 = "v_sad_u16", SadU32 = "v_sad_u32", MsadU8 = "v_msad_u8",
+    LerpU8 = "v_lerp_u8", SwapB32 = "v_swap_b32",
 });
 
 impl VOp {
@@ -470,6 +484,7 @@ impl VOp {
             57 => ClzI32U32,
             58 => CtzI32B32,
             59 => ClsI32,
+            101 => SwapB32,
             _ => return None,
         })
     }
@@ -510,6 +525,7 @@ impl VOp {
             0x210 => BfeU32,
             0x211 => BfeI32,
             0x212 => BfiB32,
+            0x215 => LerpU8,
             0x216 => AlignbitB32,
             0x217 => AlignbyteB32,
             0x21a => Min3I32,
@@ -518,6 +534,11 @@ impl VOp {
             0x21e => Max3U32,
             0x220 => Med3I32,
             0x221 => Med3U32,
+            0x222 => SadU8,
+            0x223 => SadHiU8,
+            0x224 => SadU16,
+            0x225 => SadU32,
+            0x239 => MsadU8,
             0x240 => Xor3B32,
             0x244 => PermB32,
             0x245 => XadU32,
@@ -536,6 +557,8 @@ impl VOp {
             0x31e => BcntU32B32,
             0x31f => MbcntLoU32B32,
             0x320 => MbcntHiU32B32,
+            0x325 => SubNcI32,
+            0x326 => AddNcI32,
             0x32c => MulLoU32,
             0x32d => MulHiU32,
             0x32e => MulHiI32,
@@ -567,13 +590,13 @@ impl VOp {
         use VOp::*;
         match self {
             Nop => 0,
-            MovB32 | ReadfirstlaneB32 | NotB32 | BfrevB32 | ClzI32U32 | CtzI32B32 | ClsI32 => 1,
+            MovB32 | ReadfirstlaneB32 | NotB32 | BfrevB32 | ClzI32U32 | CtzI32B32 | ClsI32
+            | SwapB32 => 1,
             CndmaskB32 | AddCoCiU32 | SubCoCiU32 | SubrevCoCiU32 | MadU64U32 | MadI64I32
             | LshlAddU32 | AddLshlU32 | LshlOrB32 | AndOrB32 | Or3B32 | Xor3B32 | Add3U32
             | XadU32 | BfeU32 | BfeI32 | BfiB32 | AlignbitB32 | AlignbyteB32 | PermB32
-            | MadU32U24 | MadI32I24 | Min3I32 | Min3U32 | Max3I32 | Max3U32 | Med3I32 | Med3U32 => {
-                3
-            }
+            | MadU32U24 | MadI32I24 | Min3I32 | Min3U32 | Max3I32 | Max3U32 | Med3I32 | Med3U32
+            | SadU8 | SadHiU8 | SadU16 | SadU32 | MsadU8 | LerpU8 => 3,
             _ => 2,
         }
     }
@@ -1054,7 +1077,9 @@ impl Inst {
                 // v_readfirstlane_b32.
                 match enc {
                     _ if *op == VOp::Nop => op.name().into(),
-                    VEnc::E32 if *op == VOp::ReadfirstlaneB32 => op.name().into(),
+                    VEnc::E32 if matches!(op, VOp::ReadfirstlaneB32 | VOp::SwapB32) => {
+                        op.name().into()
+                    }
                     VEnc::E32 => format!("{}_e32", op.name()),
                     VEnc::E64 if op.vop3_only() => op.name().into(),
                     VEnc::E64 => format!("{}_e64", op.name()),
@@ -1546,6 +1571,17 @@ fn decode_vop1(w: &[u32]) -> (Inst, usize) {
     };
     let mut lit = None;
     match src_scalar(w0 & 0x1ff, &mut lit, w.get(1).copied()) {
+        // v_swap_b32 exchanges two VGPRs: its src0 must be one (VOP1Instructions.td VOP_SWAP_I32).
+        Ok(s0) if vop == VOp::SwapB32 && !matches!(s0, Src::V(_)) => (
+            unsupported(
+                "VOP1",
+                op,
+                Some(vop.name().into()),
+                "v_swap_b32 src0 must be a VGPR",
+                &w[..1],
+            ),
+            1,
+        ),
         Ok(s0) => {
             let vdst = ((w0 >> 17) & 0xff) as u8;
             let n = if lit.is_some() { 2 } else { 1 };
@@ -1655,7 +1691,8 @@ fn decode_vop3(w: &[u32]) -> (Inst, usize) {
     } else if op < 0x180 {
         VOp::from_vop2(op - 0x100)
     } else if op < 0x200 {
-        VOp::from_vop1(op - 0x180)
+        // v_swap_b32 has no VOP3 form (VOP1Instructions.td: VOP1Only).
+        VOp::from_vop1(op - 0x180).filter(|v| *v != VOp::SwapB32)
     } else {
         VOp::from_vop3(op)
     };

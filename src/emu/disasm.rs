@@ -146,7 +146,7 @@ fn depctr(simm: u16) -> String {
     }
 }
 
-fn sop2_widths(op: Sop2) -> (u32, u32, u32) {
+pub(crate) fn sop2_widths(op: Sop2) -> (u32, u32, u32) {
     use Sop2::*;
     let d = match op {
         LshlB64 | LshrB64 | AshrI64 | AndB64 | OrB64 | XorB64 | NandB64 | NorB64 | XnorB64
@@ -160,12 +160,12 @@ fn sop2_widths(op: Sop2) -> (u32, u32, u32) {
     )
 }
 
-fn sop1_widths(op: Sop1) -> (u32, u32) {
+pub(crate) fn sop1_widths(op: Sop1) -> (u32, u32) {
     use Sop1::*;
     let s = if op.src0_64() { 2 } else { 1 };
     let d = match op {
         CtzI32B64 | ClzI32U64 | ClsI32I64 | Bcnt0I32B64 | Bcnt1I32B64 => 1,
-        Bitset0B64 | Bitset1B64 | GetpcB64 => 2,
+        Bitset0B64 | Bitset1B64 | GetpcB64 | BitreplicateB64B32 => 2,
         _ => s,
     };
     (d, s)
@@ -187,7 +187,7 @@ fn valu(op: VOp, enc: VEnc, vdst: u8, sdst: u8, s: &[Src; 3], wave64: bool) -> S
         Nop => name,
         ReadfirstlaneB32 => format!("{name} {}, {}", sreg(sdst, 1, false), a(0)),
         ReadlaneB32 => format!("{name} {}, {}, {}", sreg(vdst, 1, false), a(0), a(1)),
-        MovB32 | NotB32 | BfrevB32 | ClzI32U32 | CtzI32B32 | ClsI32 => {
+        MovB32 | NotB32 | BfrevB32 | ClzI32U32 | CtzI32B32 | ClsI32 | SwapB32 => {
             format!("{name} {}, {}", v(vdst), a(0))
         }
         CndmaskB32 => {

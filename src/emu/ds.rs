@@ -52,11 +52,10 @@ impl Lds {
     #[inline]
     pub fn read(&self, a: u64, n: usize) -> u64 {
         if let Some(s) = self.bytes.get(a as usize..a as usize + n) {
-            if n == 8 {
-                let mut b = [0u8; 8];
-                b.copy_from_slice(s);
-                return u64::from_le_bytes(b);
-            }
+            // Whole in range: one little-endian load of n bytes.
+            let mut b = [0u8; 8];
+            b[..n].copy_from_slice(s);
+            return u64::from_le_bytes(b);
         }
         let mut v = 0u64;
         for k in 0..n {
@@ -68,10 +67,8 @@ impl Lds {
     #[inline]
     pub fn write(&mut self, a: u64, n: usize, v: u64) {
         if let Some(s) = self.bytes.get_mut(a as usize..a as usize + n) {
-            if n == 8 {
-                s.copy_from_slice(&v.to_le_bytes());
-                return;
-            }
+            s.copy_from_slice(&v.to_le_bytes()[..n]);
+            return;
         }
         for k in 0..n {
             self.write_byte(a + k as u64, (v >> (8 * k)) as u8);
@@ -152,6 +149,44 @@ fn lane_order(mask: u64, lanes: u32, rng: Option<&mut ChaCha8Rng>) -> Vec<u32> {
         v.shuffle(r);
     }
     v
+}
+
+/// The lanes of `mask` in the order they are performed: ascending without a
+/// scheduler seed (no allocation), seeded shuffle with one.
+enum Lanes {
+    Ascending { mask: u64, next: u32, lanes: u32 },
+    Shuffled(std::vec::IntoIter<u32>),
+}
+
+impl Iterator for Lanes {
+    type Item = u32;
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        match self {
+            Lanes::Ascending { mask, next, lanes } => {
+                while *next < *lanes {
+                    let l = *next;
+                    *next += 1;
+                    if *mask >> l & 1 != 0 {
+                        return Some(l);
+                    }
+                }
+                None
+            }
+            Lanes::Shuffled(it) => it.next(),
+        }
+    }
+}
+
+fn lanes_in_order(mask: u64, lanes: u32, rng: Option<&mut ChaCha8Rng>) -> Lanes {
+    match rng {
+        None => Lanes::Ascending {
+            mask,
+            next: 0,
+            lanes,
+        },
+        Some(r) => Lanes::Shuffled(lane_order(mask, lanes, Some(r)).into_iter()),
+    }
 }
 
 /// Execute one DS instruction for the active lanes of `w`.
@@ -290,7 +325,7 @@ pub fn exec_ds(
             Ok(())
         }
         DsKind::Store { bytes } => {
-            for l in lane_order(exec, lanes, rng) {
+            for l in lanes_in_order(exec, lanes, rng) {
                 let l = l as usize;
                 let a = w.vgpr(d.addr as usize, l) as u64 + offset16;
                 store_bytes(w, lds, a, d.data0, bytes as usize, l);
@@ -300,7 +335,7 @@ pub fn exec_ds(
         DsKind::Store2 { wide, stride64 } => {
             let el: u64 = if wide { 8 } else { 4 };
             let scale = el * if stride64 { 64 } else { 1 };
-            for l in lane_order(exec, lanes, rng) {
+            for l in lanes_in_order(exec, lanes, rng) {
                 let l = l as usize;
                 let base = w.vgpr(d.addr as usize, l) as u64;
                 store_bytes(

@@ -12,6 +12,7 @@
 pub mod decode;
 pub mod disasm;
 pub mod ds;
+pub mod hazard;
 pub mod mem;
 pub mod wave;
 
@@ -132,6 +133,11 @@ pub struct EmuConfig {
     /// rounded up to it. 1024 is the block size Mesa and LLVM PR 224852 give
     /// for gfx11's allocation (as opposed to the LDS_SIZE encoding unit).
     pub lds_granule: Option<u32>,
+    /// Report a read (or overwrite) of a register that an outstanding memory
+    /// instruction will still write, i.e. a missing `s_waitcnt`, as
+    /// [`WaveError::Hazard`] ([`hazard`]). The command line turns it on for
+    /// user code objects (`--code-object`; `--no-hazard-check` turns it off).
+    pub hazard_check: bool,
 }
 
 /// Instructions per wave allowed for a wall-clock `timeout`: a generous
@@ -167,6 +173,14 @@ pub enum WaveError {
     BadBranch { pc: u64 },
     #[error("pc {pc:#x} is outside the decoded .text")]
     PcOutsideText { pc: u64 },
+    /// The kernel uses a memory result before waiting for it: on silicon it
+    /// would read a stale register (or have its write clobbered).
+    #[error("hazard at pc {pc:#x} `{inst}`: {detail}")]
+    Hazard {
+        pc: u64,
+        inst: String,
+        detail: String,
+    },
 }
 
 /// Why a launch on the software device did not complete.
@@ -466,6 +480,11 @@ fn run_group(
     }
     for (w, wave) in waves.iter_mut().enumerate().take(nwaves) {
         init_wave(wave, l, g, w as u32, c.entry);
+        match (&mut wave.hazard, c.cfg.hazard_check) {
+            (Some(h), true) => h.clear(),
+            (h, true) => *h = Some(Box::default()),
+            (h, false) => *h = None,
+        }
     }
     lds.bytes.fill(0);
     let mut rng = c.cfg.interleave_seed.map(|seed| {

@@ -14,6 +14,7 @@ use super::decode::{
     Sopk, Src, VOp, VopdHalf, VopdOp, EXEC_LO, NULL, VCC_LO,
 };
 use super::ds::{exec_ds, Lds};
+use super::hazard::Pending;
 use super::mem::GlobalMem;
 use super::{Fault, WaveError};
 use rand_chacha::ChaCha8Rng;
@@ -34,7 +35,8 @@ pub enum Status {
 /// Architectural state of one wave.
 pub struct Wave {
     /// SGPR file indexed by operand code (vcc at 106, m0 at 125, exec at 126).
-    pub s: Vec<u32>,
+    /// A fixed-size array, so an 8-bit register number needs no bounds check.
+    pub s: Box<[u32; SGPRS]>,
     pub scc: bool,
     /// VGPRs: register r, lane l at `r * 64 + l`.
     pub v: Vec<u32>,
@@ -45,6 +47,25 @@ pub struct Wave {
     pub executed: u64,
     /// Active-lane DS atomic operations performed (for throughput figures).
     pub ds_atomic_lane_ops: u64,
+    /// Outstanding memory instructions, when hazard checking is on
+    /// ([`super::hazard`]); None: off.
+    pub hazard: Option<Box<Pending>>,
+}
+
+/// A vector source of `N` lanes.
+enum Row<'a, const N: usize> {
+    V(&'a [u32; N]),
+    S(u32),
+}
+
+impl<const N: usize> Row<'_, N> {
+    #[inline(always)]
+    fn at(&self, i: usize) -> u32 {
+        match self {
+            Row::V(x) => x[i],
+            Row::S(v) => *v,
+        }
+    }
 }
 
 /// What the interpreter needs besides the wave.
@@ -57,7 +78,7 @@ pub struct Env<'a> {
 impl Wave {
     pub fn new(wave64: bool) -> Wave {
         Wave {
-            s: vec![0; SGPRS],
+            s: Box::new([0; SGPRS]),
             scc: false,
             v: vec![0; VGPRS * 64],
             pc: 0,
@@ -65,6 +86,7 @@ impl Wave {
             status: Status::Running,
             executed: 0,
             ds_atomic_lane_ops: 0,
+            hazard: None,
         }
     }
 
@@ -168,24 +190,6 @@ impl Wave {
         }
     }
 
-    /// A 32-bit operand for every lane: the VGPR row itself, or `tmp`
-    /// filled with the scalar value.
-    #[inline]
-    fn operand<'s>(&'s self, src: Src, tmp: &'s mut [u32; 64]) -> &'s [u32; 64] {
-        if let Src::V(r) = src {
-            let base = r as usize * 64;
-            if let Some(row) = self
-                .v
-                .get(base..base + 64)
-                .and_then(|s| <&[u32; 64]>::try_from(s).ok())
-            {
-                return row;
-            }
-        }
-        tmp.fill(self.s32(src));
-        tmp
-    }
-
     /// A 64-bit vector operand (register pair) for every lane.
     #[inline]
     fn vread64(&self, src: Src, out: &mut [u64; 64]) {
@@ -199,6 +203,95 @@ impl Wave {
             }
             other => out.fill(self.s64(other)),
         }
+    }
+
+    /// Source `s` as the wave's `N` lanes: its VGPR row in place, or a scalar
+    /// broadcast to every lane.
+    #[inline(always)]
+    fn row<const N: usize>(&self, s: Src) -> Row<'_, N> {
+        if let Src::V(r) = s {
+            let b = r as usize * 64;
+            if let Some(x) = self
+                .v
+                .get(b..b + N)
+                .and_then(|x| <&[u32; N]>::try_from(x).ok())
+            {
+                return Row::V(x);
+            }
+        }
+        Row::S(self.s32(s))
+    }
+
+    /// Write `out` to VGPR `vdst` in the lanes of `exec` (N lanes).
+    #[inline(always)]
+    fn store_row<const N: usize>(&mut self, vdst: u8, out: &[u32; N], exec: u64) {
+        let b = vdst as usize * 64;
+        if let Some(dst) = self.v.get_mut(b..b + N) {
+            let full = u64::MAX >> (64 - N);
+            if exec & full == full {
+                dst.copy_from_slice(out);
+            } else {
+                for (i, (d, &o)) in dst.iter_mut().zip(out).enumerate() {
+                    if exec >> i & 1 != 0 {
+                        *d = o;
+                    }
+                }
+            }
+        }
+    }
+
+    /// `vdst = f(s0, s1)` per lane; each operand combination gets its own
+    /// loop so the compiler vectorizes it.
+    #[inline(always)]
+    fn lanes2<const N: usize>(
+        &mut self,
+        vdst: u8,
+        s0: Src,
+        s1: Src,
+        exec: u64,
+        f: impl Fn(u32, u32) -> u32,
+    ) {
+        let mut out = [0u32; N];
+        match (self.row::<N>(s0), self.row::<N>(s1)) {
+            (Row::V(a), Row::V(b)) => {
+                for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                    *o = f(x, y);
+                }
+            }
+            (Row::V(a), Row::S(y)) => {
+                for (o, &x) in out.iter_mut().zip(a) {
+                    *o = f(x, y);
+                }
+            }
+            (Row::S(x), Row::V(b)) => {
+                for (o, &y) in out.iter_mut().zip(b) {
+                    *o = f(x, y);
+                }
+            }
+            (Row::S(x), Row::S(y)) => out = [f(x, y); N],
+        }
+        self.store_row::<N>(vdst, &out, exec);
+    }
+
+    /// `vdst = f(s0, s1, s2)` per lane.
+    #[inline(always)]
+    fn lanes3<const N: usize>(
+        &mut self,
+        vdst: u8,
+        src: &[Src; 3],
+        exec: u64,
+        f: impl Fn(u32, u32, u32) -> u32,
+    ) {
+        let mut out = [0u32; N];
+        let (a, b, c) = (
+            self.row::<N>(src[0]),
+            self.row::<N>(src[1]),
+            self.row::<N>(src[2]),
+        );
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = f(a.at(i), b.at(i), c.at(i));
+        }
+        self.store_row::<N>(vdst, &out, exec);
     }
 
     /// Write `vals` to VGPR `r` in the lanes of `mask`.
@@ -276,6 +369,19 @@ impl Wave {
                     pc: Wave::pc_addr(prog, i),
                 });
             };
+            if let Some(h) = self.hazard.as_deref_mut() {
+                let wave64 = self.lanes == 64;
+                if let Some(hz) = h.check(inst, wave64) {
+                    return Err(WaveError::Hazard {
+                        pc: Wave::pc_addr(prog, i),
+                        inst: super::disasm::disasm(inst, wave64),
+                        detail: hz.detail,
+                    });
+                }
+                h.issue(inst, Wave::pc_addr(prog, i), || {
+                    super::disasm::disasm(inst, wave64)
+                });
+            }
             self.pc = i + 1;
             self.executed += 1;
             match inst {
@@ -499,18 +605,13 @@ impl Wave {
             AndNot1B64 => self.set_scc_w64(sdst, a64 & !b64),
             OrNot1B64 => self.set_scc_w64(sdst, a64 | !b64),
             // S_BFE: offset = S1[4:0] (5:0 for 64), width = S1[22:16].
-            BfeU32 | BfeI32 => {
-                let off = b & 31;
-                let width = (b >> 16) & 0x7f;
-                let r = bfe32(a, off, width, op == BfeI32);
-                self.set_scc_w(sdst, r);
-            }
-            BfeU64 | BfeI64 => {
-                let off = b & 63;
-                let width = (b >> 16) & 0x7f;
-                let r = bfe64(a64, off, width, op == BfeI64);
-                self.set_scc_w64(sdst, r);
-            }
+            BfeU32 => self.set_scc_w(sdst, bfe_u(a as u64, b & 31, (b >> 16) & 0x7f) as u32),
+            BfeI32 => self.set_scc_w(
+                sdst,
+                bfe_i(a as i32 as i64, b & 31, (b >> 16) & 0x7f) as u32,
+            ),
+            BfeU64 => self.set_scc_w64(sdst, bfe_u(a64, b & 63, (b >> 16) & 0x7f)),
+            BfeI64 => self.set_scc_w64(sdst, bfe_i(a64 as i64, b & 63, (b >> 16) & 0x7f) as u64),
             BfmB32 => self.sw(sdst, mask32(a & 31) << (b & 31)),
             BfmB64 => self.sw64(sdst, mask64(a & 63) << (b & 63)),
             MulI32 => self.sw(sdst, a.wrapping_mul(b)),
@@ -521,6 +622,8 @@ impl Wave {
             PackLlB32B16 => self.sw(sdst, (a & 0xffff) | (b << 16)),
             PackLhB32B16 => self.sw(sdst, (a & 0xffff) | (b & 0xffff_0000)),
             PackHhB32B16 => self.sw(sdst, (a >> 16) | (b & 0xffff_0000)),
+            // S_PACK_HL_B32_B16: D0 = { S1[15:0], S0[31:16] }.
+            PackHlB32B16 => self.sw(sdst, (a >> 16) | (b << 16)),
         }
     }
 
@@ -628,6 +731,14 @@ impl Wave {
             Bcnt0I32B64 => self.set_scc_w(sdst, a64.count_zeros()),
             Bcnt1I32B32 => self.set_scc_w(sdst, a.count_ones()),
             Bcnt1I32B64 => self.set_scc_w(sdst, a64.count_ones()),
+            // S_BITREPLICATE_B64_B32: D0.u64[2i] = D0.u64[2i+1] = S0.u32[i]; SCC unchanged.
+            BitreplicateB64B32 => self.sw64(sdst, bitreplicate(a)),
+            // S_QUADMASK: tmp[i] = S0[4i +: 4] != 0; SCC = D0 != 0.
+            QuadmaskB32 => self.set_scc_w(sdst, quadmask(a as u64, 8) as u32),
+            QuadmaskB64 => self.set_scc_w64(sdst, quadmask(a64, 16)),
+            // S_WQM: tmp[i] = S0[(i & 60) +: 4] != 0; SCC = D0 != 0.
+            WqmB32 => self.set_scc_w(sdst, wqm(a as u64, 32) as u32),
+            WqmB64 => self.set_scc_w64(sdst, wqm(a64, 64)),
             NotB32 => self.set_scc_w(sdst, !a),
             NotB64 => self.set_scc_w64(sdst, !a64),
             AndSaveexecB32 | AndSaveexecB64 => saveexec(self, a64 & exec, op == AndSaveexecB64),
@@ -821,41 +932,27 @@ impl Wave {
     fn valu(&mut self, op: VOp, vdst: u8, sdst: u8, src: &[Src; 3]) -> Result<(), WaveError> {
         use VOp::*;
         let exec = self.exec();
-        let n = self.lanes as usize;
-        let mut a = [0u32; 64];
-        let mut b = [0u32; 64];
-        let mut c = [0u32; 64];
-        let mut d = [0u32; 64];
-        // Operands are borrowed in place when they are VGPRs (no copy).
+        // Pure per-lane operations: one lane loop over the wave's own lane
+        // count (32 or 64), sources borrowed in place, no scratch arrays.
         macro_rules! map2 {
             ($f:expr) => {{
-                let x = self.operand(src[0], &mut a);
-                let y = self.operand(src[1], &mut b);
-                let f = $f;
-                for ((o, &p), &q) in d.iter_mut().zip(x).zip(y) {
-                    *o = f(p, q);
+                if self.lanes == 32 {
+                    self.lanes2::<32>(vdst, src[0], src[1], exec, $f)
+                } else {
+                    self.lanes2::<64>(vdst, src[0], src[1], exec, $f)
                 }
-                self.vwrite(vdst, &d, exec);
             }};
         }
         macro_rules! map3 {
             ($f:expr) => {{
-                let x = self.operand(src[0], &mut a);
-                let y = self.operand(src[1], &mut b);
-                let z = self.operand(src[2], &mut c);
-                let f = $f;
-                for (((o, &p), &q), &r) in d.iter_mut().zip(x).zip(y).zip(z) {
-                    *o = f(p, q, r);
+                if self.lanes == 32 {
+                    self.lanes3::<32>(vdst, src, exec, $f)
+                } else {
+                    self.lanes3::<64>(vdst, src, exec, $f)
                 }
-                self.vwrite(vdst, &d, exec);
             }};
         }
         match op {
-            Nop => {}
-            MovB32 => {
-                self.vread(src[0], &mut a);
-                self.vwrite(vdst, &a, exec);
-            }
             NotB32 => map2!(|x: u32, _| !x),
             BfrevB32 => map2!(|x: u32, _| x.reverse_bits()),
             ClzI32U32 => map2!(|x: u32, _| if x == 0 { u32::MAX } else { x.leading_zeros() }),
@@ -865,6 +962,113 @@ impl Wave {
             } else {
                 (x ^ ((x as i32 >> 31) as u32)).leading_zeros()
             }),
+            AddNcU32 => map2!(|x: u32, y: u32| x.wrapping_add(y)),
+            SubNcU32 => map2!(|x: u32, y: u32| x.wrapping_sub(y)),
+            SubrevNcU32 => map2!(|x: u32, y: u32| y.wrapping_sub(x)),
+            MulI32I24 => map2!(|x: u32, y: u32| (sext24(x) * sext24(y)) as u32),
+            MulHiI32I24 => map2!(|x: u32, y: u32| ((sext24(x) * sext24(y)) >> 32) as u32),
+            MulU32U24 => {
+                map2!(|x: u32, y: u32| ((x & 0xff_ffff) as u64 * (y & 0xff_ffff) as u64) as u32)
+            }
+            MulHiU32U24 => map2!(|x: u32, y: u32| (((x & 0xff_ffff) as u64
+                * (y & 0xff_ffff) as u64)
+                >> 32) as u32),
+            MinI32 => map2!(|x: u32, y: u32| (x as i32).min(y as i32) as u32),
+            MaxI32 => map2!(|x: u32, y: u32| (x as i32).max(y as i32) as u32),
+            MinU32 => map2!(|x: u32, y: u32| x.min(y)),
+            MaxU32 => map2!(|x: u32, y: u32| x.max(y)),
+            // "rev" shifts: the shift amount is src0, low 5 bits.
+            LshrrevB32 => map2!(|x: u32, y: u32| y >> (x & 31)),
+            AshrrevI32 => map2!(|x: u32, y: u32| ((y as i32) >> (x & 31)) as u32),
+            LshlrevB32 => map2!(|x: u32, y: u32| y << (x & 31)),
+            AndB32 => map2!(|x: u32, y: u32| x & y),
+            OrB32 => map2!(|x: u32, y: u32| x | y),
+            XorB32 => map2!(|x: u32, y: u32| x ^ y),
+            XnorB32 => map2!(|x: u32, y: u32| !(x ^ y)),
+            BfmB32 => map2!(|x: u32, y: u32| mask32(x & 31) << (y & 31)),
+            BcntU32B32 => map2!(|x: u32, y: u32| x.count_ones().wrapping_add(y)),
+            MulLoU32 => map2!(|x: u32, y: u32| x.wrapping_mul(y)),
+            // V_ADD_NC_I32 / V_SUB_NC_I32 without clamp: wrapping (clamp is refused at decode).
+            AddNcI32 => map2!(|x: u32, y: u32| x.wrapping_add(y)),
+            SubNcI32 => map2!(|x: u32, y: u32| x.wrapping_sub(y)),
+            SadU8 => map3!(|x: u32, y: u32, z: u32| sad_u8(x, y, z, false)),
+            MsadU8 => map3!(|x: u32, y: u32, z: u32| sad_u8(x, y, z, true)),
+            // V_SAD_HI_U8: D0 = (v_sad_u8(S0, S1, 0) << 16) + S2.
+            SadHiU8 => {
+                map3!(|x: u32, y: u32, z: u32| (sad_u8(x, y, 0, false) << 16).wrapping_add(z))
+            }
+            // V_SAD_U16: S2 + |S0[15:0] - S1[15:0]| + |S0[31:16] - S1[31:16]|.
+            SadU16 => map3!(|x: u32, y: u32, z: u32| z
+                .wrapping_add((x & 0xffff).abs_diff(y & 0xffff))
+                .wrapping_add((x >> 16).abs_diff(y >> 16))),
+            SadU32 => map3!(|x: u32, y: u32, z: u32| x.abs_diff(y).wrapping_add(z)),
+            LerpU8 => map3!(|x: u32, y: u32, z: u32| lerp_u8(x, y, z)),
+            MulHiU32 => map2!(|x: u32, y: u32| ((x as u64 * y as u64) >> 32) as u32),
+            MulHiI32 => map2!(|x: u32, y: u32| ((x as i32 as i64 * y as i32 as i64) >> 32) as u32),
+            LshlAddU32 => map3!(|x: u32, y: u32, z: u32| (x << (y & 31)).wrapping_add(z)),
+            AddLshlU32 => map3!(|x: u32, y: u32, z: u32| x.wrapping_add(y) << (z & 31)),
+            LshlOrB32 => map3!(|x: u32, y: u32, z: u32| (x << (y & 31)) | z),
+            AndOrB32 => map3!(|x: u32, y: u32, z: u32| (x & y) | z),
+            Or3B32 => map3!(|x: u32, y: u32, z: u32| x | y | z),
+            Xor3B32 => map3!(|x: u32, y: u32, z: u32| x ^ y ^ z),
+            Add3U32 => map3!(|x: u32, y: u32, z: u32| x.wrapping_add(y).wrapping_add(z)),
+            XadU32 => map3!(|x: u32, y: u32, z: u32| (x ^ y).wrapping_add(z)),
+            // V_BFE_*: offset S1[4:0], width S2[4:0].
+            BfeU32 => map3!(|x: u32, y: u32, z: u32| bfe_u(x as u64, y & 31, z & 31) as u32),
+            BfeI32 => {
+                map3!(|x: u32, y: u32, z: u32| bfe_i(x as i32 as i64, y & 31, z & 31) as u32)
+            }
+            BfiB32 => map3!(|x: u32, y: u32, z: u32| (x & y) | (!x & z)),
+            AlignbitB32 => {
+                map3!(|x: u32, y: u32, z: u32| ((((x as u64) << 32) | y as u64) >> (z & 31)) as u32)
+            }
+            AlignbyteB32 => map3!(|x: u32, y: u32, z: u32| ((((x as u64) << 32) | y as u64)
+                >> (8 * (z & 3)))
+                as u32),
+            PermB32 => map3!(|x: u32, y: u32, z: u32| perm(x, y, z)),
+            MadU32U24 => map3!(|x: u32, y: u32, z: u32| ((x & 0xff_ffff)
+                .wrapping_mul(y & 0xff_ffff))
+            .wrapping_add(z)),
+            MadI32I24 => {
+                map3!(|x: u32, y: u32, z: u32| ((sext24(x) * sext24(y)) as u32).wrapping_add(z))
+            }
+            Min3I32 => {
+                map3!(|x: u32, y: u32, z: u32| (x as i32).min(y as i32).min(z as i32) as u32)
+            }
+            Min3U32 => map3!(|x: u32, y: u32, z: u32| x.min(y).min(z)),
+            Max3I32 => {
+                map3!(|x: u32, y: u32, z: u32| (x as i32).max(y as i32).max(z as i32) as u32)
+            }
+            Max3U32 => map3!(|x: u32, y: u32, z: u32| x.max(y).max(z)),
+            Med3I32 => map3!(|x: u32, y: u32, z: u32| med3(x as i32, y as i32, z as i32) as u32),
+            Med3U32 => map3!(|x: u32, y: u32, z: u32| med3(x, y, z)),
+            _ => return self.valu_other(op, vdst, sdst, src),
+        }
+        Ok(())
+    }
+
+    fn valu_other(&mut self, op: VOp, vdst: u8, sdst: u8, src: &[Src; 3]) -> Result<(), WaveError> {
+        use VOp::*;
+        let exec = self.exec();
+        let n = self.lanes as usize;
+        let mut a = [0u32; 64];
+        let mut b = [0u32; 64];
+        let mut d = [0u32; 64];
+        match op {
+            Nop => {}
+            MovB32 => {
+                self.vread(src[0], &mut a);
+                self.vwrite(vdst, &a, exec);
+            }
+            SwapB32 => {
+                // V_SWAP_B32: tmp = D0; D0 = S0; S0 = tmp (the decoder guarantees a VGPR src0).
+                if let Src::V(r) = src[0] {
+                    self.vread(Src::V(vdst), &mut a);
+                    self.vread(Src::V(r), &mut b);
+                    self.vwrite(vdst, &b, exec);
+                    self.vwrite(r, &a, exec);
+                }
+            }
             ReadfirstlaneB32 => {
                 // The lowest active lane; lane 0 when EXEC is 0 (RDNA3 guide).
                 let lane = if exec == 0 {
@@ -901,31 +1105,6 @@ impl Wave {
                 }
                 self.vwrite(vdst, &d, exec);
             }
-            AddNcU32 => map2!(|x: u32, y: u32| x.wrapping_add(y)),
-            SubNcU32 => map2!(|x: u32, y: u32| x.wrapping_sub(y)),
-            SubrevNcU32 => map2!(|x: u32, y: u32| y.wrapping_sub(x)),
-            MulI32I24 => map2!(|x: u32, y: u32| (sext24(x) * sext24(y)) as u32),
-            MulHiI32I24 => map2!(|x: u32, y: u32| ((sext24(x) * sext24(y)) >> 32) as u32),
-            MulU32U24 => {
-                map2!(|x: u32, y: u32| ((x & 0xff_ffff) as u64 * (y & 0xff_ffff) as u64) as u32)
-            }
-            MulHiU32U24 => map2!(|x: u32, y: u32| (((x & 0xff_ffff) as u64
-                * (y & 0xff_ffff) as u64)
-                >> 32) as u32),
-            MinI32 => map2!(|x: u32, y: u32| (x as i32).min(y as i32) as u32),
-            MaxI32 => map2!(|x: u32, y: u32| (x as i32).max(y as i32) as u32),
-            MinU32 => map2!(|x: u32, y: u32| x.min(y)),
-            MaxU32 => map2!(|x: u32, y: u32| x.max(y)),
-            // "rev" shifts: the shift amount is src0, low 5 bits.
-            LshrrevB32 => map2!(|x: u32, y: u32| y >> (x & 31)),
-            AshrrevI32 => map2!(|x: u32, y: u32| ((y as i32) >> (x & 31)) as u32),
-            LshlrevB32 => map2!(|x: u32, y: u32| y << (x & 31)),
-            AndB32 => map2!(|x: u32, y: u32| x & y),
-            OrB32 => map2!(|x: u32, y: u32| x | y),
-            XorB32 => map2!(|x: u32, y: u32| x ^ y),
-            XnorB32 => map2!(|x: u32, y: u32| !(x ^ y)),
-            BfmB32 => map2!(|x: u32, y: u32| mask32(x & 31) << (y & 31)),
-            BcntU32B32 => map2!(|x: u32, y: u32| x.count_ones().wrapping_add(y)),
             MbcntLoU32B32 | MbcntHiU32B32 => {
                 // Count of set bits of S0 below this lane (lanes 0–31 for lo,
                 // 32–63 for hi), plus S1 (RDNA3 guide v_mbcnt_*).
@@ -949,43 +1128,6 @@ impl Wave {
                 }
                 self.vwrite(vdst, &d, exec);
             }
-            MulLoU32 => map2!(|x: u32, y: u32| x.wrapping_mul(y)),
-            MulHiU32 => map2!(|x: u32, y: u32| ((x as u64 * y as u64) >> 32) as u32),
-            MulHiI32 => map2!(|x: u32, y: u32| ((x as i32 as i64 * y as i32 as i64) >> 32) as u32),
-            LshlAddU32 => map3!(|x: u32, y: u32, z: u32| (x << (y & 31)).wrapping_add(z)),
-            AddLshlU32 => map3!(|x: u32, y: u32, z: u32| x.wrapping_add(y) << (z & 31)),
-            LshlOrB32 => map3!(|x: u32, y: u32, z: u32| (x << (y & 31)) | z),
-            AndOrB32 => map3!(|x: u32, y: u32, z: u32| (x & y) | z),
-            Or3B32 => map3!(|x: u32, y: u32, z: u32| x | y | z),
-            Xor3B32 => map3!(|x: u32, y: u32, z: u32| x ^ y ^ z),
-            Add3U32 => map3!(|x: u32, y: u32, z: u32| x.wrapping_add(y).wrapping_add(z)),
-            XadU32 => map3!(|x: u32, y: u32, z: u32| (x ^ y).wrapping_add(z)),
-            BfeU32 => map3!(|x: u32, y: u32, z: u32| bfe32(x, y & 31, z & 31, false)),
-            BfeI32 => map3!(|x: u32, y: u32, z: u32| bfe32(x, y & 31, z & 31, true)),
-            BfiB32 => map3!(|x: u32, y: u32, z: u32| (x & y) | (!x & z)),
-            AlignbitB32 => {
-                map3!(|x: u32, y: u32, z: u32| ((((x as u64) << 32) | y as u64) >> (z & 31)) as u32)
-            }
-            AlignbyteB32 => map3!(|x: u32, y: u32, z: u32| ((((x as u64) << 32) | y as u64)
-                >> (8 * (z & 3)))
-                as u32),
-            PermB32 => map3!(|x: u32, y: u32, z: u32| perm(x, y, z)),
-            MadU32U24 => map3!(|x: u32, y: u32, z: u32| ((x & 0xff_ffff)
-                .wrapping_mul(y & 0xff_ffff))
-            .wrapping_add(z)),
-            MadI32I24 => {
-                map3!(|x: u32, y: u32, z: u32| ((sext24(x) * sext24(y)) as u32).wrapping_add(z))
-            }
-            Min3I32 => {
-                map3!(|x: u32, y: u32, z: u32| (x as i32).min(y as i32).min(z as i32) as u32)
-            }
-            Min3U32 => map3!(|x: u32, y: u32, z: u32| x.min(y).min(z)),
-            Max3I32 => {
-                map3!(|x: u32, y: u32, z: u32| (x as i32).max(y as i32).max(z as i32) as u32)
-            }
-            Max3U32 => map3!(|x: u32, y: u32, z: u32| x.max(y).max(z)),
-            Med3I32 => map3!(|x: u32, y: u32, z: u32| med3(x as i32, y as i32, z as i32) as u32),
-            Med3U32 => map3!(|x: u32, y: u32, z: u32| med3(x, y, z)),
             LshlrevB64 | LshrrevB64 | AshrrevI64 => {
                 self.vread(src[0], &mut a);
                 let mut v = [0u64; 64];
@@ -1041,8 +1183,10 @@ impl Wave {
                         let p = a[l] as u128 * b[l] as u128 + acc[l] as u128;
                         (p as u64, p >> 64 != 0)
                     } else {
+                        // { D1.i1, D0.i64 } = 65'B(65'I(S0.i32) * 65'I(S1.i32) + 65'I(S2.i64)):
+                        // the exact sum fits 65 bits, so D1 (bit 64) is its sign.
                         let p = a[l] as i32 as i128 * b[l] as i32 as i128 + acc[l] as i64 as i128;
-                        (p as u64, p != p as i64 as i128)
+                        (p as u64, p < 0)
                     };
                     r[l] = v;
                     cout |= (co as u64) << l;
@@ -1050,6 +1194,7 @@ impl Wave {
                 self.vwrite64(vdst, &r, exec);
                 self.write_mask(sdst, cout & exec);
             }
+            _ => {}
         }
         Ok(())
     }
@@ -1079,6 +1224,10 @@ impl Wave {
                 region: mem.describe(e.addr),
             };
             match f.kind {
+                FlatKind::Load { bytes: 4, .. } => {
+                    let v = mem.read_u32(addr).map_err(err)?;
+                    self.set_vgpr(f.vdst as usize, l, v);
+                }
                 FlatKind::Load { bytes, signed } => {
                     let mut buf = [0u8; 16];
                     mem.read(addr, &mut buf[..bytes as usize]).map_err(err)?;
@@ -1148,32 +1297,72 @@ fn mask64(w: u32) -> u64 {
     }
 }
 
-/// Bit-field extract; width 0 gives 0; fields past bit 31 read zeros
-/// (S_BFE / V_BFE pseudocode).
-fn bfe32(x: u32, off: u32, width: u32, signed: bool) -> u32 {
+/// Unsigned bit-field extract (S_BFE_U32/U64, V_BFE_U32):
+/// `(S0 >> offset) & ((1 << width) - 1)`; a width of the operand's size or
+/// more keeps every bit shifted down.
+fn bfe_u(x: u64, off: u32, width: u32) -> u64 {
+    (x >> off) & mask64(width)
+}
+
+/// Signed bit-field extract (S_BFE_I32/I64, V_BFE_I32), from the RDNA3 ISA
+/// guide's pseudocode:
+/// `tmp = (S0.i >> offset) & ((1 << width) - 1); D0 = signext_from_bit(tmp, width)`.
+/// The shift is arithmetic, so a field that runs past the top of the
+/// register reads copies of the sign bit: the result is sign-extended from
+/// where the field ends. `x` is the source already sign-extended to 64 bits;
+/// width 0 gives 0.
+fn bfe_i(x: i64, off: u32, width: u32) -> i64 {
     if width == 0 {
         return 0;
     }
-    let w = width.min(32);
-    let v = (x >> off) & mask32(w);
-    if signed && w < 32 && (v >> (w - 1)) & 1 == 1 {
-        v | !mask32(w)
+    let shifted = x >> off;
+    if width >= 64 {
+        return shifted;
+    }
+    let t = shifted as u64 & mask64(width);
+    if t >> (width - 1) & 1 == 1 {
+        (t | !mask64(width)) as i64
     } else {
-        v
+        t as i64
     }
 }
 
-fn bfe64(x: u64, off: u32, width: u32, signed: bool) -> u64 {
-    if width == 0 {
-        return 0;
-    }
-    let w = width.min(64);
-    let v = (x >> off) & mask64(w);
-    if signed && w < 64 && (v >> (w - 1)) & 1 == 1 {
-        v | !mask64(w)
-    } else {
-        v
-    }
+/// S_BITREPLICATE_B64_B32: every bit of S0 twice.
+fn bitreplicate(x: u32) -> u64 {
+    (0..32).fold(0u64, |d, i| d | (((x >> i) & 1) as u64 * 3) << (2 * i))
+}
+
+/// S_QUADMASK: bit i = any of S0[4i +: 4] (`quads` quads).
+fn quadmask(x: u64, quads: u32) -> u64 {
+    (0..quads).fold(0u64, |d, i| d | (((x >> (4 * i)) & 0xf != 0) as u64) << i)
+}
+
+/// S_WQM: bit i = any of the quad holding bit i (`bits` bits).
+fn wqm(x: u64, bits: u32) -> u64 {
+    (0..bits).fold(0u64, |d, i| d | (((x >> (i & 60)) & 0xf != 0) as u64) << i)
+}
+
+/// V_SAD_U8 (`masked`: V_MSAD_U8, bytes whose reference S1 byte is 0 are
+/// skipped): S2 + the sum over the four bytes of |S0[b] - S1[b]|.
+fn sad_u8(x: u32, y: u32, acc: u32, masked: bool) -> u32 {
+    (0..4).fold(acc, |t, k| {
+        let (p, q) = ((x >> (8 * k)) & 0xff, (y >> (8 * k)) & 0xff);
+        if masked && q == 0 {
+            t
+        } else {
+            t.wrapping_add(p.abs_diff(q))
+        }
+    })
+}
+
+/// V_LERP_U8: per byte, (S0[b] + S1[b] + S2[8b]) >> 1 (the rounding bit is
+/// the low bit of S2's byte).
+fn lerp_u8(x: u32, y: u32, z: u32) -> u32 {
+    (0..4).fold(0u32, |t, k| {
+        let sh = 8 * k;
+        let v = (((x >> sh) & 0xff) + ((y >> sh) & 0xff) + ((z >> sh) & 1)) >> 1;
+        t | (v & 0xff) << sh
+    })
 }
 
 fn med3<T: Ord + Copy>(a: T, b: T, c: T) -> T {
@@ -1231,10 +1420,10 @@ mod tests {
 
     #[test]
     fn bfe_and_med3_edges() {
-        assert_eq!(bfe32(0xf0, 4, 4, false), 0xf);
-        assert_eq!(bfe32(0xf0, 4, 4, true), u32::MAX);
-        assert_eq!(bfe32(0x1234, 0, 0, true), 0);
-        assert_eq!(bfe64(1 << 63, 63, 1, true), u64::MAX);
+        assert_eq!(bfe_u(0xf0, 4, 4), 0xf);
+        assert_eq!(bfe_i(0xf0, 4, 4), -1);
+        assert_eq!(bfe_i(0x1234, 0, 0), 0);
+        assert_eq!(bfe_i((1u64 << 63) as i64, 63, 1), -1);
         assert_eq!(med3(5, 1, 3), 3);
         assert_eq!(med3(-1i32, -5, 7), -1);
         assert_eq!(perm(0x0102_0304, 0x0506_0708, 0x0c07_0004), 0x0001_0804);

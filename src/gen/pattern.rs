@@ -450,7 +450,7 @@ fn cross_wave(b: &mut Draft, variant: &str) {
 
 fn bank_stride(b: &mut Draft, variant: &str) {
     // RDNA3: LDS has 64 DWORD-wide banks per WGP (RDNA3 ISA guide, "LDS";
-    // DESIGN.md). A qword at byte address a occupies banks (a/4) % 64 and
+    // docs/src/internals/facts.md). A qword at byte address a occupies banks (a/4) % 64 and
     // the next. With a stride of 8*w bytes, the 32 lanes of a half-wave use
     // 32/w bank pairs: a w-way conflict (w = 1: conflict-free).
     let ways: u32 = match variant {

@@ -39,7 +39,8 @@ pub struct DeviceProps {
     pub name: String,
     /// `gcnArchName`, the full target id (`gfx1100`, `gfx90a:sramecc+:xnack-`).
     pub gcn_arch_name: String,
-    /// `hipDeviceAttributeMultiprocessorCount`: compute units.
+    /// `hipDeviceAttributeMultiprocessorCount`, in the unit of
+    /// `compute_unit()`: WGPs on gfx10 and later, CUs before.
     pub compute_units: u32,
     /// `hipDeviceAttributeClockRate`, kHz.
     pub clock_khz: u32,
@@ -60,6 +61,14 @@ impl DeviceProps {
             .unwrap_or(&self.gcn_arch_name)
     }
 
+    /// What `compute_units` counts, under this process's environment.
+    pub fn compute_unit(&self) -> ComputeUnit {
+        multiprocessor_unit(
+            self.processor(),
+            std::env::var(ENV_WGP_MODE).ok().as_deref(),
+        )
+    }
+
     /// Wave sizes the device can run: gfx10 and later (RDNA) run wave32 and
     /// wave64 (the `wavefrontsize32`/`wavefrontsize64` target features,
     /// LLVM AMDGPUUsage.rst "Target Features"; exercised for gfx1010 by
@@ -72,6 +81,58 @@ impl DeviceProps {
             // Unknown naming: trust the runtime's default only.
             None => vec![self.wavefront_size],
         }
+    }
+}
+
+/// What `hipDeviceAttributeMultiprocessorCount` counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum ComputeUnit {
+    /// Compute units (GCN/CDNA, or RDNA with WGP mode off).
+    #[serde(rename = "CU")]
+    Cu,
+    /// Workgroup processors, two CUs each (RDNA in WGP mode).
+    #[serde(rename = "WGP")]
+    Wgp,
+}
+
+impl ComputeUnit {
+    pub fn name(self) -> &'static str {
+        match self {
+            ComputeUnit::Cu => "CU",
+            ComputeUnit::Wgp => "WGP",
+        }
+    }
+
+    /// CUs in one of this unit (RDNA3 ISA guide §1.2: a WGP is two CUs).
+    pub fn cus(self) -> u32 {
+        match self {
+            ComputeUnit::Cu => 1,
+            ComputeUnit::Wgp => 2,
+        }
+    }
+}
+
+/// The environment variable ROCm's runtime reads to leave WGP mode
+/// (rocclr utils/flags.hpp: `GPU_ENABLE_WGP_MODE`, default true).
+pub const ENV_WGP_MODE: &str = "GPU_ENABLE_WGP_MODE";
+
+/// What the runtime's multiprocessor count counts on `processor`, given the
+/// value of `GPU_ENABLE_WGP_MODE`. ROCm/clr rocclr/device/rocm/rocsettings.cpp
+/// sets `enableWgpMode_ = GPU_ENABLE_WGP_MODE` for gfxip major >= 10, and
+/// rocdevice.cpp halves HSA's CU count into `maxComputeUnits_` when it is on
+/// (hipDeviceAttributeMultiprocessorCount reads `maxComputeUnits_`).
+/// Confirmed on ROCm 5.4.2 with AMD's emulator (tests/rocjitsu.rs): an
+/// emulated 96-CU W7900 reports 48, or 96 with `GPU_ENABLE_WGP_MODE=0`.
+/// Policy (rocclr's flag parser not restated here): `0` or `false` (any
+/// case) turns WGP mode off; anything else, or unset, leaves it on.
+pub fn multiprocessor_unit(processor: &str, wgp_mode: Option<&str>) -> ComputeUnit {
+    let wgp_off = wgp_mode.is_some_and(|v| {
+        let v = v.trim();
+        v == "0" || v.eq_ignore_ascii_case("false")
+    });
+    match processor_generation(processor) {
+        Some(g) if g >= 10 && !wgp_off => ComputeUnit::Wgp,
+        _ => ComputeUnit::Cu,
     }
 }
 
@@ -224,7 +285,7 @@ impl Hip {
             compute_units: self.attribute_u32(
                 index,
                 A::hipDeviceAttributeMultiprocessorCount,
-                "the CU count",
+                "the multiprocessor count",
             )?,
             clock_khz: self.attribute_u32(
                 index,
@@ -296,6 +357,19 @@ mod tests {
         d.gcn_arch_name = "gfx90a:sramecc+:xnack-".into();
         assert_eq!(d.processor(), "gfx90a");
         assert_eq!(d.wave_sizes(), vec![64]);
+    }
+
+    #[test]
+    fn multiprocessors_are_wgps_on_rdna_unless_wgp_mode_is_off() {
+        use ComputeUnit::*;
+        assert_eq!(multiprocessor_unit("gfx1100", None), Wgp);
+        assert_eq!(multiprocessor_unit("gfx1030", Some("1")), Wgp);
+        assert_eq!(multiprocessor_unit("gfx1200", Some("true")), Wgp);
+        assert_eq!(multiprocessor_unit("gfx1100", Some("0")), Cu);
+        assert_eq!(multiprocessor_unit("gfx1100", Some("FALSE")), Cu);
+        assert_eq!(multiprocessor_unit("gfx90a", None), Cu);
+        assert_eq!(multiprocessor_unit("gfx942", Some("1")), Cu);
+        assert_eq!((Wgp.cus(), Cu.cus()), (2, 1));
     }
 
     #[test]

@@ -51,6 +51,16 @@ fn embedded_waves(target_id: &str, waves: &[u32]) -> Vec<u32> {
         .collect()
 }
 
+/// `48 WGPs (96 CUs)`, `104 CUs`.
+fn units_text(n: u32, unit: Option<super::ComputeUnit>) -> String {
+    match unit {
+        Some(u @ super::ComputeUnit::Wgp) => {
+            format!("{n} WGPs ({} CUs)", n.saturating_mul(u.cus()))
+        }
+        _ => format!("{n} CUs"),
+    }
+}
+
 /// One device as `info` shows it.
 #[derive(Clone, Debug, Serialize)]
 pub struct InfoDevice {
@@ -63,8 +73,13 @@ pub struct InfoDevice {
     /// Full target id (`gcnArchName`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target_id: Option<String>,
+    /// `hipDeviceAttributeMultiprocessorCount`, counted in `compute_unit`s.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compute_units: Option<u32>,
+    /// What `compute_units` counts: `WGP` (gfx10 and later in WGP mode,
+    /// ROCm's default) or `CU` (see `hip::multiprocessor_unit`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compute_unit: Option<super::ComputeUnit>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clock_khz: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -142,6 +157,7 @@ impl Info {
                             name: Some(p.name.clone()),
                             target_id: Some(p.gcn_arch_name.clone()),
                             compute_units: Some(p.compute_units),
+                            compute_unit: Some(p.compute_unit()),
                             clock_khz: Some(p.clock_khz),
                             lds_per_block: Some(p.lds_per_block),
                             wavefront_size: Some(p.wavefront_size),
@@ -155,6 +171,7 @@ impl Info {
                             name: None,
                             target_id: None,
                             compute_units: None,
+                            compute_unit: None,
                             clock_khz: None,
                             lds_per_block: None,
                             wavefront_size: None,
@@ -219,11 +236,11 @@ impl Info {
             match &d.error {
                 Some(e) => s.push_str(&format!("device {}: unusable: {e}\n", d.index)),
                 None => s.push_str(&format!(
-                    "device {}: {} — target {}, {} CUs, {} MHz, {} bytes LDS per workgroup, default wave{} (runs {}), PCI {}\n",
+                    "device {}: {} — target {}, {}, {} MHz, {} bytes LDS per workgroup, default wave{} (runs {}), PCI {}\n",
                     d.index,
                     d.name.as_deref().unwrap_or("?"),
                     d.target_id.as_deref().unwrap_or("?"),
-                    d.compute_units.unwrap_or(0),
+                    units_text(d.compute_units.unwrap_or(0), d.compute_unit),
                     d.clock_khz.unwrap_or(0) / 1000,
                     d.lds_per_block.unwrap_or(0),
                     d.wavefront_size.unwrap_or(0),

@@ -44,7 +44,7 @@ pub const DS_XOR_B64: u8 = 75;
 /// identifier `0xD9AC0000` is this opcode in the gfx10+ layout).
 pub const DS_XOR_RTN_B64: u8 = 107;
 
-/// The two bit layouts of the 64-bit DS word (DESIGN.md, "Facts").
+/// The two bit layouts of the 64-bit DS word (docs/src/internals/facts.md, "Encoding").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Layout {
     /// gfx8/gfx9/CDNA ("VI" in LLVM): gds 16, op 24:17, acc 25.

@@ -1,6 +1,6 @@
 //! The shape of one row of a DS opcode table (see `table.rs`).
 
-/// One 8-bit register field of the DS encoding (DESIGN.md, encoding table).
+/// One 8-bit register field of the DS encoding (docs/src/internals/facts.md, encoding table).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Field {
     /// `ADDR`, bits 39:32: the VGPR holding the LDS byte address.

@@ -302,7 +302,7 @@ fn gfx90a_agpr_vectors() {
     }
 }
 
-// DESIGN.md's encoding table (checked there with llvm-mc).
+// The encoding table of docs/src/internals/facts.md (checked there with llvm-mc).
 #[test]
 fn design_table() {
     let gfx10 = [0x00, 0x00, 0xac, 0xd9, 0x01, 0x02, 0x00, 0x05];

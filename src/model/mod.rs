@@ -1,5 +1,5 @@
 //! `model`: the specification of `ds_xor_rtn_b64` on gfx11, written from the
-//! ISA's text (never from the emulator: DESIGN.md, independence rule).
+//! ISA's text (never from the emulator: ARCHITECTURE.md, independence rule).
 //!
 //! Semantics (seed 002 and RDNA3 ISA guide, DS_XOR_RTN_B64):
 //! `addr = CalcDsAddr(ADDR, OFFSET0, OFFSET1); tmp = MEM[addr].b64;

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 ///
 /// Source: LLVM `llvm/lib/Target/AMDGPU/AMDGPU.td`, `FeatureGFX11` includes
 /// `FeatureLocalMemorySize65536` (renamed `AddressableLocalMemorySize65536`
-/// in later LLVM); DESIGN.md ("up to 64 KiB").
+/// in later LLVM); docs/src/internals/facts.md ("up to 64 KiB").
 pub const LDS_MAX_BYTES_PER_GROUP: u32 = 65536;
 
 /// LDS allocation block ("granule") on gfx11, in bytes, as LLVM encodes it.

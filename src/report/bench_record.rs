@@ -5,7 +5,7 @@
 //!
 //! Rates are `null` for a run whose outputs failed their check: a fast
 //! wrong answer never counts. Unknown fields are kept, never rejected (as
-//! for observation files, DESIGN.md).
+//! for observation files, docs/src/reference/observation.md).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -66,7 +66,11 @@ pub struct Settings {
 pub struct CeilingRecord {
     pub lane_ops_per_second: f64,
     pub lds_bytes_per_second: f64,
+    /// CUs (converted from WGPs when the runtime counts those).
     pub compute_units: u32,
+    /// How `compute_units` came from the runtime's count, when converted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute_units_from: Option<String>,
     pub clock_khz: u32,
     pub lanes_per_clock_per_cu: u32,
     pub formula: String,
@@ -247,7 +251,10 @@ impl BenchRecord {
         };
         let text =
             serde_json::to_string_pretty(self).map_err(|e| write_err(std::io::Error::other(e)))?;
-        std::fs::write(path, text + "\n").map_err(write_err)
+        // Whole or absent, as results files are: a reader (a CI step, a
+        // test waiting on a hung process) never sees half a record.
+        crate::report::results::write_text_atomic(path, &(text + "\n"))
+            .map_err(|e| write_err(std::io::Error::other(e.to_string())))
     }
 
     /// True when the rates are the software device's, not a GPU's.

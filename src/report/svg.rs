@@ -21,8 +21,11 @@
 //! same style (`render_conformance`): cases passed/failed per (pattern,
 //! wave) of the latest run, and failed cases across runs.
 //!
-//! Rates are on a log axis: one address and conflict-free differ by orders
-//! of magnitude. Records of the software device say on every panel that the
+//! The per-pattern panel draws bars on a linear axis from zero, so bar
+//! lengths compare as the rates do; the occupancy and trend panels draw
+//! dots (with lines) on a log axis, where only positions are read. Colours
+//! are Okabe and Ito's colour-blind-safe palette, and every panel that uses
+//! colour or whiskers says what they mean in a legend. Records of the software device say on every panel that the
 //! rate is the emulator's speed, never a GPU figure.
 
 use plotters::coord::Shift;
@@ -34,6 +37,24 @@ use crate::report::bench_record::{BenchRecord, RunRecord};
 use crate::report::results::{PatternCounts, Results, Status};
 
 const WIDTH: u32 = 1200;
+
+// Okabe & Ito, "Color Universal Design" (2008): eight colours told apart
+// under every common colour-vision deficiency.
+const OI_BLUE: RGBColor = RGBColor(0, 114, 178);
+const OI_ORANGE: RGBColor = RGBColor(230, 159, 0);
+const OI_GREEN: RGBColor = RGBColor(0, 158, 115);
+const OI_VERMILLION: RGBColor = RGBColor(213, 94, 0);
+const OI_SKY: RGBColor = RGBColor(86, 180, 233);
+const OI_PURPLE: RGBColor = RGBColor(204, 121, 167);
+/// The palette in the order series take it.
+pub const PALETTE: [RGBColor; 6] = [
+    OI_BLUE,
+    OI_ORANGE,
+    OI_GREEN,
+    OI_VERMILLION,
+    OI_SKY,
+    OI_PURPLE,
+];
 const ROW: u32 = 22;
 const LABEL_AREA: i32 = 330;
 const LEGEND_WIDTH: i32 = 280;
@@ -68,6 +89,25 @@ pub fn si(x: f64) -> String {
     format!("{x:.3}")
 }
 
+/// An axis tick: an SI prefix and no trailing zeros (`10 M`, `2.5 G`,
+/// `0`), so a tick never shows digits it does not mean ("10.000 M").
+pub fn si_tick(x: f64) -> String {
+    if x == 0.0 {
+        return "0".into();
+    }
+    let s = si(x);
+    let (num, unit) = match s.split_once(' ') {
+        Some((n, u)) => (n.to_string(), format!(" {u}")),
+        None => (s.clone(), String::new()),
+    };
+    let num = if num.contains('.') {
+        num.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        num
+    };
+    format!("{num}{unit}")
+}
+
 /// A percentage with three significant digits at most (`52.1 %`, `0.0521 %`).
 pub fn percent(fraction: f64) -> String {
     let p = fraction * 100.0;
@@ -83,7 +123,7 @@ pub fn percent(fraction: f64) -> String {
     format!("{p:.digits$} %")
 }
 
-fn rate_axis_label(r: &BenchRecord) -> String {
+fn rate_axis_label(r: &BenchRecord, scale: &str) -> String {
     let what = if r.is_emulated() {
         "EMULATED lane-ops/s: the software device's own speed, not a GPU figure"
     } else {
@@ -91,9 +131,9 @@ fn rate_axis_label(r: &BenchRecord) -> String {
     };
     match (&r.ceiling, &r.no_ceiling_reason) {
         // The software device never has one; its label already says why.
-        (None, _) if r.is_emulated() => format!("{what}; no hardware ceiling (log scale)"),
-        (None, Some(why)) => format!("{what} (log scale); no ceiling: {why}"),
-        _ => format!("{what} (log scale)"),
+        (None, _) if r.is_emulated() => format!("{what}; no hardware ceiling ({scale})"),
+        (None, Some(why)) => format!("{what} ({scale}); no ceiling: {why}"),
+        _ => format!("{what} ({scale})"),
     }
 }
 
@@ -188,7 +228,14 @@ fn draw_patterns(
     if let Some(c) = &r.ceiling {
         values.push(c.lane_ops_per_second);
     }
-    let (lo, hi) = log_bounds(values.into_iter());
+    // Linear from zero: a bar twice as long is twice the rate.
+    let lo = 0.0;
+    let hi = values
+        .into_iter()
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, f64::max)
+        .max(1.0)
+        * 1.15;
     let n = runs.len().max(1) as f64;
     let mut chart = ChartBuilder::on(area)
         .caption(
@@ -199,23 +246,27 @@ fn draw_patterns(
         .margin_right(40)
         .x_label_area_size(45)
         .y_label_area_size(LABEL_AREA)
-        .build_cartesian_2d((lo..hi).log_scale(), 0.0..n)
+        .build_cartesian_2d(lo..hi, 0.0..n)
         .map_err(draw_err)?;
     chart
         .configure_mesh()
         .disable_y_mesh()
         .y_labels(0)
-        .x_label_formatter(&|v| si(*v))
-        .x_desc(rate_axis_label(r))
+        .x_label_formatter(&|v| si_tick(*v))
+        .x_desc(rate_axis_label(r, "linear, from 0"))
         .draw()
         .map_err(draw_err)?;
     let palette = |run: &RunRecord| {
         if run.chain == "dep" {
-            RGBColor(70, 110, 200)
+            OI_BLUE
         } else {
-            RGBColor(230, 140, 40)
+            OI_ORANGE
         }
     };
+    // Each kind of mark gets one legend entry, at its first use.
+    let mut legend_dep = true;
+    let mut legend_indep = true;
+    let mut legend_whisker = true;
     for (i, run) in runs.iter().enumerate() {
         let y = n - i as f64 - 0.5;
         let (px, py) = to_area(area, chart.backend_coord(&(lo, y)));
@@ -234,18 +285,41 @@ fn draw_patterns(
         .map_err(draw_err)?;
         match passing(run) {
             Some((median, min, max)) => {
-                chart
+                let colour = palette(run);
+                let bar = chart
                     .draw_series(std::iter::once(Rectangle::new(
                         [(lo, y - 0.35), (median, y + 0.35)],
-                        palette(run).filled(),
+                        colour.filled(),
                     )))
                     .map_err(draw_err)?;
-                chart
+                let first = if run.chain == "dep" {
+                    std::mem::take(&mut legend_dep)
+                } else {
+                    std::mem::take(&mut legend_indep)
+                };
+                if first {
+                    bar.label(if run.chain == "dep" {
+                        "median rate, dependent chain (1 in flight)"
+                    } else {
+                        "median rate, independent chain (4 in flight)"
+                    })
+                    .legend(move |(x, y)| {
+                        Rectangle::new([(x, y - 5), (x + 14, y + 5)], colour.filled())
+                    });
+                }
+                let whisker = chart
                     .draw_series(std::iter::once(PathElement::new(
                         vec![(min, y), (max, y)],
                         BLACK.stroke_width(2),
                     )))
                     .map_err(draw_err)?;
+                if std::mem::take(&mut legend_whisker) {
+                    whisker
+                        .label("whisker: slowest to fastest launch")
+                        .legend(|(x, y)| {
+                            PathElement::new(vec![(x, y), (x + 14, y)], BLACK.stroke_width(2))
+                        });
+                }
                 chart
                     .draw_series(std::iter::once(Text::new(
                         si(median),
@@ -266,7 +340,7 @@ fn draw_patterns(
                         ("sans-serif", 13)
                             .into_font()
                             .into_text_style(area)
-                            .color(&RED)
+                            .color(&OI_VERMILLION)
                             .pos(Pos::new(HPos::Left, VPos::Center)),
                     )))
                     .map_err(draw_err)?;
@@ -278,9 +352,16 @@ fn draw_patterns(
         chart
             .draw_series(std::iter::once(PathElement::new(
                 vec![(x, 0.0), (x, n)],
-                RED.stroke_width(2),
+                OI_VERMILLION.stroke_width(2),
             )))
-            .map_err(draw_err)?;
+            .map_err(draw_err)?
+            .label("ceiling derived from the device's attributes")
+            .legend(|(x, y)| {
+                PathElement::new(
+                    vec![(x + 7, y - 6), (x + 7, y + 6)],
+                    OI_VERMILLION.stroke_width(2),
+                )
+            });
         chart
             .draw_series(std::iter::once(Text::new(
                 format!(
@@ -294,11 +375,19 @@ fn draw_patterns(
                 ("sans-serif", 12)
                     .into_font()
                     .into_text_style(area)
-                    .color(&RED)
+                    .color(&OI_VERMILLION)
                     .pos(Pos::new(HPos::Right, VPos::Top)),
             )))
             .map_err(draw_err)?;
     }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 12))
+        .draw()
+        .map_err(draw_err)?;
     Ok(())
 }
 
@@ -330,7 +419,7 @@ fn draw_occupancy(
     chart
         .configure_mesh()
         .x_label_formatter(&|v| format!("{v:.0}"))
-        .y_label_formatter(&|v| si(*v))
+        .y_label_formatter(&|v| si_tick(*v))
         .x_desc("waves per workgroup")
         .y_desc(if r.is_emulated() {
             "EMULATED lane-ops/s (not a GPU figure)"
@@ -356,7 +445,7 @@ fn draw_occupancy(
         .map_err(draw_err)?;
     }
     for (k, &(wave, per_cu)) in keys.iter().enumerate() {
-        let color = Palette99::pick(k).to_rgba();
+        let color = PALETTE[k % PALETTE.len()].to_rgba();
         let mut points: Vec<(f64, f64)> = runs
             .iter()
             .filter(|x| (x.wave, x.workgroups_per_cu) == (wave, per_cu))
@@ -446,7 +535,7 @@ fn draw_trend(
         .configure_mesh()
         .x_labels(k.clamp(1, 12))
         .x_label_formatter(&|v| index_label(&labels, *v))
-        .y_label_formatter(&|v| si(*v))
+        .y_label_formatter(&|v| si_tick(*v))
         .x_desc("record (UTC creation time)")
         .y_desc(if latest.is_emulated() {
             "EMULATED lane-ops/s (not a GPU figure)"
@@ -465,7 +554,7 @@ fn draw_trend(
         .map_err(draw_err)?;
     }
     for (s, like) in series.iter().enumerate() {
-        let color = Palette99::pick(s).to_rgba();
+        let color = PALETTE[s % PALETTE.len()].to_rgba();
         let points: Vec<(f64, f64)> = records
             .iter()
             .enumerate()
@@ -569,7 +658,7 @@ fn draw_cells(area: &DrawingArea<SVGBackend, Shift>, r: &Results) -> Result<(), 
         r.spec.seed
     );
     let ran = format!(
-        "cases (green: passed, red: failed) on {} ({}, {} backend), started {}",
+        "cases (bluish green: passed, vermillion: failed) on {} ({}, {} backend), started {}",
         d.name,
         d.target_id,
         d.backend.name(),
@@ -582,7 +671,7 @@ fn draw_cells(area: &DrawingArea<SVGBackend, Shift>, r: &Results) -> Result<(), 
         .x_label_area_size(45)
         .y_label_area_size(LABEL_AREA)
         // Room right of the longest bar for its counts.
-        .build_cartesian_2d(0.0..most * 1.45, 0.0..n)
+        .build_cartesian_2d(0.0..most * 1.45, 0.0..n + 1.2)
         .map_err(draw_err)?;
     chart
         .configure_mesh()
@@ -592,7 +681,8 @@ fn draw_cells(area: &DrawingArea<SVGBackend, Shift>, r: &Results) -> Result<(), 
         .x_desc(ran)
         .draw()
         .map_err(draw_err)?;
-    let green = RGBColor(60, 160, 80);
+    let green = OI_GREEN;
+    let (mut legend_pass, mut legend_fail) = (true, true);
     for (i, c) in cells.iter().enumerate() {
         let y = n - i as f64 - 0.5;
         let (px, py) = to_area(area, chart.backend_coord(&(0.0, y)));
@@ -608,20 +698,30 @@ fn draw_cells(area: &DrawingArea<SVGBackend, Shift>, r: &Results) -> Result<(), 
         let passed = c.passed as f64;
         let end = (c.passed + c.failed) as f64;
         if c.passed > 0 {
-            chart
+            let bar = chart
                 .draw_series(std::iter::once(Rectangle::new(
                     [(0.0, y - 0.35), (passed, y + 0.35)],
                     green.filled(),
                 )))
                 .map_err(draw_err)?;
+            if std::mem::take(&mut legend_pass) {
+                bar.label("cases passed").legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 14, y + 5)], green.filled())
+                });
+            }
         }
         if c.failed > 0 {
-            chart
+            let bar = chart
                 .draw_series(std::iter::once(Rectangle::new(
                     [(passed, y - 0.35), (end, y + 0.35)],
-                    RED.filled(),
+                    OI_VERMILLION.filled(),
                 )))
                 .map_err(draw_err)?;
+            if std::mem::take(&mut legend_fail) {
+                bar.label("cases failed").legend(|(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 14, y + 5)], OI_VERMILLION.filled())
+                });
+            }
         }
         let text = format!(
             " {} cases: {} passed, {} failed ({} ms)",
@@ -632,7 +732,7 @@ fn draw_cells(area: &DrawingArea<SVGBackend, Shift>, r: &Results) -> Result<(), 
             .into_text_style(area)
             .pos(Pos::new(HPos::Left, VPos::Center));
         let style = if c.failed > 0 {
-            style.color(&RED)
+            style.color(&OI_VERMILLION)
         } else {
             style
         };
@@ -648,6 +748,16 @@ fn draw_cells(area: &DrawingArea<SVGBackend, Shift>, r: &Results) -> Result<(), 
             ("sans-serif", 14).into_font().into_text_style(area),
         ))
         .map_err(draw_err)?;
+    }
+    if !cells.is_empty() {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 12))
+            .draw()
+            .map_err(draw_err)?;
     }
     Ok(())
 }
@@ -727,7 +837,7 @@ fn draw_failure_trend(
     for (s, &p) in failing.iter().enumerate() {
         series.push((
             p.name().to_string(),
-            Palette99::pick(s).to_rgba(),
+            PALETTE[s % PALETTE.len()].to_rgba(),
             runs.iter()
                 .enumerate()
                 .map(|(i, r)| (i as f64, failed_of(r, p) as f64))
@@ -764,12 +874,20 @@ fn draw_failure_trend(
         ))
         .map_err(draw_err)?;
     }
-    // The total's count at each run, so a reader needs no axis to read it.
+    // Each run's point says what it was — failed of how many cases, which
+    // seed, which injected fault — so a reader needs no axis or file list.
     if let Some((_, _, total)) = series.first() {
-        for &(x, y) in total {
+        for (&(x, y), r) in total.iter().zip(runs) {
+            let fault = match &r.parameters.fault {
+                Some(f) => format!(", fault {f}"),
+                None => String::new(),
+            };
             chart
                 .draw_series(std::iter::once(Text::new(
-                    format!("{y:.0} failed"),
+                    format!(
+                        "{y:.0} of {} failed, seed {:#x}{fault}",
+                        r.total, r.spec.seed
+                    ),
                     (x, y),
                     ("sans-serif", 12)
                         .into_font()
@@ -803,6 +921,15 @@ mod tests {
         assert_eq!(si(1.5e6), "1.500 M");
         assert_eq!(si(999.0), "999.000");
         assert_eq!(si(0.0), "0");
+    }
+
+    #[test]
+    fn si_ticks_show_no_empty_digits() {
+        assert_eq!(si_tick(1e7), "10 M");
+        assert_eq!(si_tick(2.5e9), "2.5 G");
+        assert_eq!(si_tick(5e7), "50 M");
+        assert_eq!(si_tick(999.0), "999");
+        assert_eq!(si_tick(0.0), "0");
     }
 
     #[test]

@@ -32,6 +32,10 @@ pub struct DeviceRequest {
     /// where the in-range slack ends; on HIP the hardware decides and the
     /// value only shapes the judgement.
     pub lds_granule: u32,
+    /// Software device only: report missing `s_waitcnt`s as hazards
+    /// ([`EmuConfig::hazard_check`]); the command line sets it for
+    /// `--code-object` unless `--no-hazard-check`.
+    pub hazard_check: bool,
 }
 
 /// An opened device.
@@ -185,6 +189,7 @@ pub fn open(req: &DeviceRequest) -> Result<Opened, OpenError> {
                 fault: req.fault,
                 interleave_seed: req.interleave_seed,
                 lds_granule: Some(req.lds_granule),
+                hazard_check: req.hazard_check,
                 ..EmuConfig::default()
             };
             let backend = EmuBackend::new(config.clone()).map_err(from_backend)?;

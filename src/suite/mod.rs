@@ -1,7 +1,7 @@
 //! `suite`: a conformance run end to end — generate (`gen`), run on a
 //! device (`backend::conformance`), judge (`check`, through `Judge`),
 //! minimize failures, write repro files and results (`report`); replay a
-//! repro; merge shard results. Added beside the DESIGN.md modules because
+//! repro; merge shard results. It sits above the other library modules because
 //! it uses all of them (as `main.rs` may not: it only parses and exits).
 
 pub mod device;

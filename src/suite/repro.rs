@@ -1,7 +1,7 @@
 //! Repro files (`dsxor-repro/1`): one minimized failing case with
 //! everything needed to judge and replay it — the case, what the model
 //! expected, what the device did, the device and kernel, the seed — and
-//! their export as a `dsxor-observation/1` file (DESIGN.md).
+//! their export as a `dsxor-observation/1` file (docs/src/reference/observation.md).
 
 use std::fs;
 use std::path::{Path, PathBuf};

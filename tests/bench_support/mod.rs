@@ -150,6 +150,7 @@ pub fn record(created: &str, backend: &str, scale: f64) -> BenchRecord {
         lane_ops_per_second: 3.84e12,
         lds_bytes_per_second: 3.84e12 * 8.0,
         compute_units: 96,
+        compute_units_from: None,
         clock_khz: 2_500_000,
         lanes_per_clock_per_cu: 16,
         formula: "ceiling = compute_units x clock_hz x 16".into(),

@@ -526,3 +526,18 @@ flat_store_b96 v[2:3], v[4:6]
 flat_store_b128 v[2:3], v[4:7]
 buffer_gl0_inv
 buffer_gl1_inv
+s_pack_hl_b32_b16 s1, s2, s3
+s_bitreplicate_b64_b32 s[2:3], s4
+s_quadmask_b32 s1, s2
+s_quadmask_b64 s[2:3], s[4:5]
+s_wqm_b32 s1, s2
+s_wqm_b64 s[2:3], s[4:5]
+v_add_nc_i32 v1, v2, v3
+v_sub_nc_i32 v1, s2, v3
+v_sad_u8 v1, v2, v3, v4
+v_sad_hi_u8 v1, v2, v3, v4
+v_sad_u16 v1, v2, v3, v4
+v_sad_u32 v1, v2, s3, v4
+v_msad_u8 v1, v2, v3, v4
+v_lerp_u8 v1, v2, v3, v4
+v_swap_b32 v1, v2

@@ -1,0 +1,157 @@
+//! `dsxor qualify`: the software device held against a GPU (issue 16).
+
+use super::*;
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct QualifyArgs {
+    /// hip (a GPU: a qualification) or emu (both sides the software device:
+    /// a check of the plumbing and of emu against the pseudocode).
+    #[arg(long, default_value = "hip")]
+    pub(crate) backend: String,
+    /// HIP device ordinal (after HIP_VISIBLE_DEVICES).
+    #[arg(long)]
+    pub(crate) device: Option<u32>,
+    /// Programs per instruction and wave size.
+    #[arg(long, default_value_t = 18)]
+    pub(crate) cases: u64,
+    /// Seed of the programs' inputs (decimal or 0x-hex).
+    #[arg(long, default_value = "1")]
+    pub(crate) seed: String,
+    /// A launch not complete after this long fails the run (exit 3).
+    #[arg(long, default_value = "10s")]
+    pub(crate) timeout: String,
+    /// Directory of the record (qualify-<UTC>-<backend>-<target>.json).
+    #[arg(long, default_value = "results")]
+    pub(crate) out: std::path::PathBuf,
+}
+
+/// Exit 0: the device, the software device and the pseudocode agreed on
+/// every program; 1: a disagreement (a finding about the software device or
+/// the GPU, listed in the record, not a ds_xor_rtn_b64 conformance
+/// failure); 2 bad input; 3 no device or a launch failed.
+pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
+    use dsxor::backend::{emu::EmuBackend, hip::HipBackend, Backend, BackendError};
+    use dsxor::case::WaveSize;
+    use dsxor::codeobj::find_embedded;
+
+    let seed = parse_seed(&args.seed)?;
+    let timeout = parse_duration("timeout", &args.timeout)?;
+    if args.cases == 0 {
+        return Err(bad_input(anyhow::anyhow!("--cases 0: expected at least 1")));
+    }
+    let backend_err = |e: BackendError| match e {
+        BackendError::Invalid(_) => bad_input(e),
+        _ => environment(e),
+    };
+    let emu_config = || dsxor::emu::EmuConfig {
+        threads: Some(1),
+        ..Default::default()
+    };
+    let mut device: Box<dyn Backend> = match args.backend.as_str() {
+        "hip" => Box::new(HipBackend::open(args.device).map_err(backend_err)?),
+        "emu" => Box::new(EmuBackend::new(emu_config()).map_err(backend_err)?),
+        other => {
+            return Err(bad_input(anyhow::anyhow!(
+                "--backend {other:?}: expected hip or emu"
+            )))
+        }
+    };
+    let mut emu = EmuBackend::new(emu_config()).map_err(backend_err)?;
+    let target = device.info().target_id.clone();
+    if !target.starts_with("gfx11") {
+        return Err(environment(anyhow::anyhow!(
+            "the qualification corpus is for gfx11; device {} is {target}",
+            device.info().name
+        )));
+    }
+    let objects: Vec<(WaveSize, &[u8])> = device
+        .info()
+        .wave_sizes
+        .iter()
+        .filter_map(|&w| WaveSize::from_lanes(w))
+        .filter_map(|w| find_embedded(&target, w).map(|o| (w, o.bytes)))
+        .collect();
+    if objects.is_empty() {
+        return Err(environment(anyhow::anyhow!(
+            "no embedded conformance kernel for {target}"
+        )));
+    }
+    outln!(
+        "qualify: {} programs per instruction and wave size, seed {seed}, on {} ({}, HIP runtime {}, driver {}) against the software device{}",
+        args.cases,
+        device.info().name,
+        target,
+        device.info().runtime_version.as_deref().unwrap_or("-"),
+        device.info().driver_version.as_deref().unwrap_or("-"),
+        if device.info().backend == dsxor::backend::BackendKind::Emu {
+            " (both sides the software device: plumbing only)"
+        } else {
+            ""
+        }
+    );
+    let record = dsxor::qualify::qualify(
+        device.as_mut(),
+        &mut emu,
+        &objects,
+        seed,
+        args.cases,
+        timeout,
+        &mut |r| {
+            outln!(
+                "{:<24} {:>4} of {:>4} programs agree  {}",
+                r.instruction,
+                r.agreed,
+                r.programs,
+                if r.qualified {
+                    "qualified"
+                } else {
+                    "NOT QUALIFIED"
+                }
+            )
+        },
+    )
+    .map_err(|e| match e {
+        dsxor::qualify::QualifyError::Device {
+            error: BackendError::Invalid(_),
+            ..
+        } => bad_input(e),
+        _ => environment(e),
+    })?;
+    for d in &record.disagreements {
+        outln!(
+            "disagreement: {} wave{} exec {:?}{}: {}",
+            d.instruction,
+            d.wave.lanes(),
+            d.exec,
+            if d.contended {
+                " (contended: the order of lanes on one address is unspecified)"
+            } else {
+                ""
+            },
+            d.summary
+        );
+    }
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| environment(anyhow::anyhow!("cannot create {}: {e}", args.out.display())))?;
+    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+        .to_string()
+        .replace(['-', ':'], "");
+    let path = args.out.join(format!(
+        "qualify-{stamp}-{}-{}.json",
+        record.device.backend.name(),
+        target
+    ));
+    dsxor::report::results::write_atomic(&path, &record).map_err(environment)?;
+    let qualified = record.instructions.iter().filter(|i| i.qualified).count();
+    outln!(
+        "{qualified} of {} instructions qualified, {} disagreements; record: {}",
+        record.instructions.len(),
+        record.disagreements.len(),
+        path.display()
+    );
+    Ok(if record.all_agreed() {
+        dsxor::exit::PASS
+    } else {
+        dsxor::exit::FAIL
+    })
+}

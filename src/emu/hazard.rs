@@ -1,0 +1,411 @@
+//! Hazard checks: the software device completes memory at issue, so a
+//! kernel that reads a memory result before its `s_waitcnt` would pass here
+//! and fail on silicon. With checking on, each wave keeps the memory
+//! instructions it has issued and not yet waited for, per counter, as the
+//! RDNA3 ISA guide defines them (§4.4 "Data dependency resolution" /
+//! §"S_WAITCNT"; counter fields from LLVM SIDefines.h, gfx11 s_waitcnt:
+//! vmcnt 15:10, lgkmcnt 9:4, expcnt 2:0):
+//! - VM_CNT: vector memory loads (and FLAT/GLOBAL atomics with return);
+//!   they return in issue order, so `vmcnt(N)` completes all but the N
+//!   youngest.
+//! - LGKM_CNT: LDS (DS) instructions, scalar memory (SMEM) and FLAT (which
+//!   counts on both VM_CNT and LGKM_CNT). LDS returns in order; SMEM may
+//!   return out of order, so while an SMEM load is outstanding only what the
+//!   count proves done is retired (`lgkmcnt(0)` retires everything).
+//! - VS_CNT (stores) carries no destination register and so no read hazard.
+//!
+//! A hazard is reported when an instruction reads or overwrites a register
+//! that an outstanding memory instruction will still write (a read of a
+//! pending destination; an overwrite would be clobbered by the late return).
+//! Not modelled (documented in docs/src/internals/software-device.md):
+//! overwriting the *source* VGPRs of an outstanding store (RDNA3 reads
+//! VMEM/DS sources at issue for the data path the emulator models), EXP_CNT,
+//! and memory ordering between waves.
+
+use std::collections::VecDeque;
+
+use super::decode::{DsKind, FlatKind, Inst, Sop1, Sopk, Src, VOp, NULL, VCC_LO};
+use super::disasm::{sop1_widths, sop2_widths};
+
+/// A register range: VGPRs or SGPRs `first .. first + count`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Range {
+    vgpr: bool,
+    first: u16,
+    count: u16,
+}
+
+impl Range {
+    fn overlaps(&self, o: &Range) -> bool {
+        self.vgpr == o.vgpr && self.first < o.first + o.count && o.first < self.first + self.count
+    }
+}
+
+/// Up to 8 register ranges, no allocation.
+#[derive(Default)]
+struct Regs {
+    r: [Option<Range>; 8],
+    n: usize,
+}
+
+impl Regs {
+    fn v(&mut self, first: u8, count: u32) {
+        self.push(true, first, count)
+    }
+    fn s(&mut self, first: u8, count: u32) {
+        // `null` is no register.
+        if first != NULL {
+            self.push(false, first, count)
+        }
+    }
+    fn src(&mut self, s: Src, count: u32) {
+        match s {
+            Src::V(r) => self.v(r, count),
+            Src::S(r) => self.s(r, count),
+            _ => {}
+        }
+    }
+    fn push(&mut self, vgpr: bool, first: u8, count: u32) {
+        if self.n < self.r.len() {
+            self.r[self.n] = Some(Range {
+                vgpr,
+                first: first as u16,
+                count: count as u16,
+            });
+            self.n += 1;
+        }
+    }
+    fn iter(&self) -> impl Iterator<Item = &Range> {
+        self.r[..self.n].iter().flatten()
+    }
+}
+
+/// The registers `inst` reads and writes (exact widths, so no false hazard).
+fn uses(inst: &Inst, wave64: bool) -> (Regs, Regs) {
+    let mut rd = Regs::default();
+    let mut wr = Regs::default();
+    let m = if wave64 { 2 } else { 1 };
+    match inst {
+        Inst::Sop2 { op, sdst, s0, s1 } => {
+            let (d, a, b) = sop2_widths(*op);
+            rd.src(*s0, a);
+            rd.src(*s1, b);
+            wr.s(*sdst, d);
+        }
+        Inst::Sop1 { op, sdst, s0 } => {
+            let (d, a) = sop1_widths(*op);
+            rd.src(*s0, a);
+            if matches!(op, Sop1::Bitset0B32 | Sop1::Bitset1B32) {
+                rd.s(*sdst, 1);
+            }
+            if matches!(op, Sop1::Bitset0B64 | Sop1::Bitset1B64) {
+                rd.s(*sdst, 2);
+            }
+            wr.s(*sdst, d);
+        }
+        Inst::Sopk { op, sdst, .. }
+            if !matches!(
+                op,
+                Sopk::Version
+                    | Sopk::WaitcntVscnt
+                    | Sopk::WaitcntVmcnt
+                    | Sopk::WaitcntExpcnt
+                    | Sopk::WaitcntLgkmcnt
+            ) =>
+        {
+            rd.s(*sdst, 1);
+            wr.s(*sdst, 1);
+        }
+        Inst::Sopc { s0, s1, .. } => {
+            rd.src(*s0, 1);
+            rd.src(*s1, 1);
+        }
+        Inst::Smem {
+            dwords,
+            sdata,
+            sbase,
+            soffset,
+            ..
+        } => {
+            rd.s(*sbase, 2);
+            if let Some(so) = soffset {
+                rd.s(*so, 1);
+            }
+            wr.s(*sdata, *dwords as u32);
+        }
+        Inst::Valu {
+            op,
+            vdst,
+            sdst,
+            src,
+            ..
+        } => {
+            use VOp::*;
+            match op {
+                Nop => {}
+                ReadfirstlaneB32 => {
+                    rd.src(src[0], 1);
+                    wr.s(*sdst, 1);
+                }
+                ReadlaneB32 => {
+                    rd.src(src[0], 1);
+                    rd.src(src[1], 1);
+                    wr.s(*vdst, 1);
+                }
+                WritelaneB32 => {
+                    rd.src(src[0], 1);
+                    rd.src(src[1], 1);
+                    wr.v(*vdst, 1);
+                }
+                SwapB32 => {
+                    rd.src(src[0], 1);
+                    rd.v(*vdst, 1);
+                    wr.src(src[0], 1);
+                    wr.v(*vdst, 1);
+                }
+                MadU64U32 | MadI64I32 => {
+                    rd.src(src[0], 1);
+                    rd.src(src[1], 1);
+                    rd.src(src[2], 2);
+                    wr.v(*vdst, 2);
+                    wr.s(*sdst, m);
+                }
+                LshlrevB64 | LshrrevB64 | AshrrevI64 => {
+                    rd.src(src[0], 1);
+                    rd.src(src[1], 2);
+                    wr.v(*vdst, 2);
+                }
+                CndmaskB32 => {
+                    rd.src(src[0], 1);
+                    rd.src(src[1], 1);
+                    rd.src(src[2], m);
+                    wr.v(*vdst, 1);
+                }
+                AddCoCiU32 | SubCoCiU32 | SubrevCoCiU32 => {
+                    rd.src(src[0], 1);
+                    rd.src(src[1], 1);
+                    rd.src(src[2], m);
+                    wr.v(*vdst, 1);
+                    wr.s(*sdst, m);
+                }
+                AddCoU32 | SubCoU32 | SubrevCoU32 => {
+                    rd.src(src[0], 1);
+                    rd.src(src[1], 1);
+                    wr.v(*vdst, 1);
+                    wr.s(*sdst, m);
+                }
+                _ => {
+                    for s in src.iter().take(op.arity()) {
+                        rd.src(*s, 1);
+                    }
+                    wr.v(*vdst, 1);
+                }
+            }
+        }
+        Inst::Vopc {
+            cmp,
+            cmpx,
+            sdst,
+            src0,
+            src1,
+            ..
+        } => {
+            let w = if cmp.wide { 2 } else { 1 };
+            rd.src(*src0, w);
+            rd.src(*src1, w);
+            if !cmpx {
+                wr.s(*sdst, m);
+            }
+        }
+        Inst::Vopd { x, y } => {
+            for h in [x, y] {
+                rd.src(h.src0, 1);
+                if h.op != super::decode::VopdOp::MovB32 {
+                    rd.v(h.vsrc1, 1);
+                }
+                if h.op == super::decode::VopdOp::CndmaskB32 {
+                    rd.s(VCC_LO, m);
+                }
+                wr.v(h.vdst, 1);
+            }
+        }
+        Inst::Ds(d) => {
+            let (data, dst) = match d.kind {
+                DsKind::Nop => (0, 0),
+                DsKind::Atomic { wide, rtn, .. } => {
+                    let w = if wide { 2 } else { 1 };
+                    (w, if rtn { w } else { 0 })
+                }
+                DsKind::Store { bytes } => ((bytes as u32).div_ceil(4), 0),
+                DsKind::Store2 { wide, .. } => (if wide { 2 } else { 1 }, 0),
+                DsKind::Load { bytes, .. } => (0, (bytes as u32).div_ceil(4)),
+                DsKind::Load2 { wide, .. } => (0, if wide { 4 } else { 2 }),
+            };
+            if d.kind != DsKind::Nop {
+                rd.v(d.addr, 1);
+            }
+            if data > 0 {
+                rd.v(d.data0, data);
+                let two = matches!(d.kind, DsKind::Store2 { .. })
+                    || matches!(
+                        d.kind,
+                        DsKind::Atomic {
+                            op: super::decode::AtomicOp::Mskor | super::decode::AtomicOp::Cmpst,
+                            ..
+                        }
+                    );
+                if two {
+                    rd.v(d.data1, data);
+                }
+            }
+            if dst > 0 {
+                wr.v(d.vdst, dst);
+            }
+        }
+        Inst::Flat(f) => {
+            match f.saddr {
+                Some(s) => {
+                    rd.v(f.vaddr, 1);
+                    rd.s(s, 2);
+                }
+                None => rd.v(f.vaddr, 2),
+            }
+            match f.kind {
+                FlatKind::Load { bytes, .. } => wr.v(f.vdst, (bytes as u32).div_ceil(4)),
+                FlatKind::Store { bytes } => rd.v(f.vdata, (bytes as u32).div_ceil(4)),
+            }
+        }
+        _ => {}
+    }
+    (rd, wr)
+}
+
+/// One outstanding memory instruction.
+#[derive(Clone, Debug)]
+struct Outstanding {
+    /// SMEM (may return out of order on LGKM_CNT).
+    smem: bool,
+    dst: Option<Range>,
+    pc: u64,
+    name: String,
+}
+
+/// The outstanding memory instructions of one wave, per counter.
+#[derive(Clone, Debug, Default)]
+pub struct Pending {
+    vm: VecDeque<Outstanding>,
+    lgkm: VecDeque<Outstanding>,
+}
+
+/// A register used before the memory instruction writing it was waited for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hazard {
+    pub detail: String,
+}
+
+impl Pending {
+    pub fn clear(&mut self) {
+        self.vm.clear();
+        self.lgkm.clear();
+    }
+
+    /// Whether `inst` (about to execute) touches a pending destination.
+    pub fn check(&self, inst: &Inst, wave64: bool) -> Option<Hazard> {
+        if self.vm.is_empty() && self.lgkm.is_empty() {
+            return None;
+        }
+        let (rd, wr) = uses(inst, wave64);
+        for (what, regs) in [("reads", &rd), ("overwrites", &wr)] {
+            for r in regs.iter() {
+                for (cnt, q) in [("vmcnt", &self.vm), ("lgkmcnt", &self.lgkm)] {
+                    if let Some(o) = q.iter().find(|o| o.dst.is_some_and(|d| d.overlaps(r))) {
+                        let reg = if r.vgpr { "v" } else { "s" };
+                        return Some(Hazard {
+                            detail: format!(
+                                "{what} {reg}{} while `{}` (pc {:#x}) that writes it is outstanding: missing s_waitcnt {cnt}",
+                                r.first, o.name, o.pc
+                            ),
+                        });
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Account for `inst`, just executed at `pc`.
+    pub fn issue(&mut self, inst: &Inst, pc: u64, name: impl FnOnce() -> String) {
+        match inst {
+            Inst::Smem { .. } | Inst::Ds(_) | Inst::Flat(_) => {
+                let (_, wr) = uses(inst, false);
+                let dst = wr.iter().next().copied();
+                let o = Outstanding {
+                    smem: matches!(inst, Inst::Smem { .. }),
+                    dst,
+                    pc,
+                    name: name(),
+                };
+                match inst {
+                    Inst::Flat(f) => {
+                        // Stores count on VS_CNT and leave nothing to read.
+                        if matches!(f.kind, FlatKind::Load { .. }) {
+                            if !f.global {
+                                // FLAT counts on both VM_CNT and LGKM_CNT.
+                                self.lgkm.push_back(o.clone());
+                            }
+                            self.vm.push_back(o);
+                        }
+                    }
+                    _ => self.lgkm.push_back(o),
+                }
+            }
+            Inst::Nop {
+                name: "s_waitcnt",
+                simm16,
+            } => {
+                self.wait_vm(((simm16 >> 10) & 0x3f) as usize);
+                self.wait_lgkm(((simm16 >> 4) & 0x3f) as usize);
+            }
+            // Policy: the SOPK forms with an SGPR operand wait for simm16 (the
+            // count the compiler emits with `null`).
+            Inst::Sopk {
+                op: Sopk::WaitcntVmcnt,
+                simm16,
+                ..
+            } => self.wait_vm(*simm16 as usize),
+            Inst::Sopk {
+                op: Sopk::WaitcntLgkmcnt,
+                simm16,
+                ..
+            } => self.wait_lgkm(*simm16 as usize),
+            _ => {}
+        }
+    }
+
+    fn wait_vm(&mut self, n: usize) {
+        // In order: all but the n youngest have returned.
+        while self.vm.len() > n {
+            self.vm.pop_front();
+        }
+    }
+
+    fn wait_lgkm(&mut self, n: usize) {
+        if n == 0 {
+            self.lgkm.clear();
+            return;
+        }
+        // LDS returns in order, SMEM in any order: of the len - n that have
+        // returned, the LDS ones proven done are the oldest
+        // len - n - (outstanding SMEM) of them.
+        let smem = self.lgkm.iter().filter(|o| o.smem).count();
+        let mut done = self.lgkm.len().saturating_sub(n + smem);
+        self.lgkm.retain(|o| {
+            if !o.smem && done > 0 {
+                done -= 1;
+                false
+            } else {
+                true
+            }
+        });
+    }
+}

@@ -1,0 +1,209 @@
+//! Hazard checks of the software device: a kernel that uses a memory result
+//! before the `s_waitcnt` that the RDNA3 ISA requires (LGKM_CNT for LDS,
+//! VM_CNT for vector memory loads) is reported as a hazard naming the pc and
+//! the instruction, as bad input (not a device fault, not a conformance
+//! failure); the same kernel with its wait passes; the shipped kernels have
+//! no hazard. Kernels are user builds compiled here by clang-22 (skipped with
+//! a notice without it, mandatory under DSXOR_REQUIRE_TOOLS=1).
+
+mod common;
+
+use std::process::Command;
+use std::time::Duration;
+
+use dsxor::backend::emu::EmuBackend;
+use dsxor::backend::{ArgValue, Backend, BackendError, Dispatch};
+use dsxor::case::WaveSize;
+use dsxor::codeobj::find_embedded;
+use dsxor::emu::EmuConfig;
+
+/// Kernels whose inline asm issues one memory instruction and then uses its
+/// destination, with `WAIT` (empty or an s_waitcnt) in between.
+const SRC: &str = r#"
+#define G extern "C" __attribute__((global))
+G void lds_read(unsigned *out, unsigned *in) {
+  __attribute__((shared)) static unsigned lds[64];
+  unsigned t = __builtin_amdgcn_workitem_id_x();
+  unsigned addr = 4 * (t % 64), r;
+  __asm__ volatile("ds_xor_rtn_b32 %0, %1, %2\n\t" WAIT "\n\tv_add_nc_u32 %0, %0, 1"
+                   : "=&v"(r) : "v"(addr), "v"(t) : "memory");
+  out[t] = r + lds[0];
+}
+G void lds_overwrite(unsigned *out, unsigned *in) {
+  unsigned t = __builtin_amdgcn_workitem_id_x();
+  unsigned addr = 4 * (t % 64), r;
+  __asm__ volatile("ds_load_b32 %0, %1\n\tv_mov_b32 %0, 5\n\t s_waitcnt lgkmcnt(0)"
+                   : "=&v"(r) : "v"(addr) : "memory");
+  out[t] = r;
+}
+G void global_read(unsigned *out, unsigned *in) {
+  unsigned t = __builtin_amdgcn_workitem_id_x(), r;
+  unsigned *p = in + t;
+  __asm__ volatile("global_load_b32 %0, %1, off\n\t" WAITVM "\n\tv_add_nc_u32 %0, %0, 1"
+                   : "=&v"(r) : "v"(p) : "memory");
+  out[t] = r;
+}
+"#;
+
+fn build(wait: bool) -> Option<Vec<u8>> {
+    let clang = common::clang()?;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = dir.path().join("k.hip");
+    std::fs::write(&src, SRC).expect("write source");
+    let out = dir.path().join("k.co");
+    let (w, wv) = if wait {
+        ("s_waitcnt lgkmcnt(0)", "s_waitcnt vmcnt(0)")
+    } else {
+        ("", "")
+    };
+    let o = Command::new(clang)
+        .args([
+            "-x",
+            "hip",
+            "--cuda-device-only",
+            "--offload-arch=gfx1100",
+            "-nogpulib",
+            "-nogpuinc",
+            "--no-gpu-bundle-output",
+            "-O2",
+        ])
+        .arg(format!("-DWAIT=\"{w}\""))
+        .arg(format!("-DWAITVM=\"{wv}\""))
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("run clang");
+    assert!(
+        o.status.success(),
+        "clang: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    Some(std::fs::read(&out).expect("read code object"))
+}
+
+fn dispatch(bytes: &[u8], kernel: &str, hazard_check: bool) -> Result<Vec<u8>, BackendError> {
+    let mut dev = EmuBackend::new(EmuConfig {
+        hazard_check,
+        ..EmuConfig::default()
+    })
+    .expect("emu");
+    let d = Dispatch {
+        code_object: bytes,
+        kernel,
+        groups: 1,
+        block: 32,
+        dynamic_lds: 0,
+        buffers: vec![vec![0; 128], (0..128u8).collect()],
+        args: vec![ArgValue::Buffer(0), ArgValue::Buffer(1)],
+        timeout: Duration::from_secs(10),
+    };
+    dev.dispatch(&d).map(|c| c.buffers[0].clone())
+}
+
+#[test]
+fn a_missing_waitcnt_is_a_hazard_naming_pc_and_instruction() {
+    let (Some(bad), Some(good)) = (build(false), build(true)) else {
+        return;
+    };
+    for (kernel, inst, counter) in [
+        ("lds_read", "v_add_nc_u32", "lgkmcnt"),
+        ("lds_overwrite", "v_mov_b32", "lgkmcnt"),
+        ("global_read", "v_add_nc_u32", "vmcnt"),
+    ] {
+        match dispatch(&bad, kernel, true) {
+            Err(BackendError::Invalid(m)) => {
+                assert!(m.contains("hazard at pc 0x"), "{kernel}: {m}");
+                assert!(m.contains(inst), "{kernel}: names the instruction: {m}");
+                assert!(m.contains(counter), "{kernel}: names the counter: {m}");
+            }
+            other => panic!("{kernel}: expected a hazard, got {other:?}"),
+        }
+        // Checking off: the device completes memory at issue and runs it.
+        assert!(dispatch(&bad, kernel, false).is_ok(), "{kernel} unchecked");
+        // With its wait the same kernel has no hazard.
+        if kernel != "lds_overwrite" {
+            assert!(
+                dispatch(&good, kernel, true).is_ok(),
+                "{kernel} with its wait"
+            );
+        }
+    }
+}
+
+#[test]
+fn shipped_kernels_have_no_hazard() {
+    for wave in [WaveSize::Wave32, WaveSize::Wave64] {
+        let Some(obj) = find_embedded("gfx1100", wave) else {
+            eprintln!("SKIPPED: no embedded gfx1100 {wave:?} code object");
+            continue;
+        };
+        let lanes = wave.lanes();
+        let block = 2 * lanes;
+        let q = 16u32;
+        let addr: Vec<u8> = (0..block)
+            .flat_map(|i| (8 * (i % q)).to_le_bytes())
+            .collect();
+        let mut dev = EmuBackend::new(EmuConfig {
+            hazard_check: true,
+            ..EmuConfig::default()
+        })
+        .expect("emu");
+        for kernel in ["dsxor_conformance_off0", "dsxor_conformance_off8"] {
+            let d = Dispatch {
+                code_object: obj.bytes,
+                kernel,
+                groups: 1,
+                block,
+                dynamic_lds: q * 8 + 64,
+                buffers: vec![
+                    addr.clone(),
+                    vec![0x5a; block as usize * 8],
+                    vec![1; block as usize * 4],
+                    vec![3; (q as usize + 8) * 8],
+                    vec![0; block as usize * 8],
+                    vec![0; (q as usize + 8) * 8],
+                ],
+                args: (0..6)
+                    .map(ArgValue::Buffer)
+                    .chain([ArgValue::U32(q)])
+                    .collect(),
+                timeout: Duration::from_secs(20),
+            };
+            if let Err(e) = dev.dispatch(&d) {
+                panic!("{kernel} {wave:?}: {e}");
+            }
+        }
+        for kernel in ["dsxor_throughput_dep", "dsxor_throughput_indep"] {
+            let n = (2 * block) as usize;
+            let d = Dispatch {
+                code_object: obj.bytes,
+                kernel,
+                groups: 2,
+                block,
+                dynamic_lds: 64 * 8,
+                buffers: vec![
+                    (0..n as u32)
+                        .flat_map(|i| (8 * (i % 64)).to_le_bytes())
+                        .collect(),
+                    vec![7; n * 8],
+                    vec![0; n * 8],
+                    vec![0; 2 * 64 * 8],
+                ],
+                args: vec![
+                    ArgValue::Buffer(0),
+                    ArgValue::Buffer(1),
+                    ArgValue::Buffer(2),
+                    ArgValue::Buffer(3),
+                    ArgValue::U32(16),
+                    ArgValue::U64(0),
+                    ArgValue::U32(64),
+                ],
+                timeout: Duration::from_secs(20),
+            };
+            if let Err(e) = dev.dispatch(&d) {
+                panic!("{kernel} {wave:?}: {e}");
+            }
+        }
+    }
+}

@@ -39,6 +39,7 @@ fn contended_case(rng: &mut ChaCha8Rng, addresses: u32) -> (Case, Observation) {
                 vdst_init: rng.random(),
             })
             .collect(),
+        more_rounds: Vec::new(),
     };
     // A random serialization, so the returns follow no lane order.
     let mut perm: Vec<u32> = (0..geometry.lanes_per_group()).collect();

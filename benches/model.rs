@@ -101,6 +101,7 @@ fn bench_model(c: &mut Criterion<CpuTime>) {
         offset: 0,
         lds_init: vec![vec![0; 512]; 8],
         lanes: lanes(&mut rng, geometry.total_lanes(), 512),
+        more_rounds: Vec::new(),
     };
     g.throughput(Throughput::Elements(geometry.total_lanes() as u64));
     g.bench_function("expect/8x1024-lanes-4KiB", |b| {

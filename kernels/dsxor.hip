@@ -111,6 +111,68 @@ DSXOR_CONFORMANCE(4096)
 DSXOR_CONFORMANCE(65528)
 
 // ---------------------------------------------------------------------------
+// Conformance kernels with rounds
+//
+//   dsxor_conformance_rounds_off<N>(addr, data, active, lds_init, ret,
+//                                   lds_out, lds_qwords, rounds)
+//
+// The kernel above, its one ds_xor_rtn_b64 issued `rounds` times per lane,
+// so one LDS image copied in and out serves many checked instructions.
+// ADDR and EXEC stay those of the lane; DATA and VDST-before change per
+// round: data[] and ret[] hold `rounds` qwords per lane, lane-major
+// (index lane * rounds + r), so each workgroup's slice is contiguous. Each
+// round: the instruction, its wait, the store of its return, a workgroup
+// barrier. The barrier orders the rounds across the waves of the group, so
+// round r + 1 starts from exactly the LDS round r left (for XOR: round r's
+// start XOR all its DATA, under any order) and every round is checked
+// like a one-round case. VDST is reloaded from ret[] every round: a round
+// that never wrote an active lane's VDST shows that round's own poison,
+// not the previous round's return.
+//
+// The loop is not unrolled (the asm carries a label, which must appear once:
+// codeobj::patch_ds_offset finds the one site by it).
+// ---------------------------------------------------------------------------
+#define DSXOR_CONFORMANCE_ROUNDS(N)                                            \
+  DSXOR_GLOBAL void dsxor_conformance_rounds_off##N(                           \
+      const uint32_t *addr, const uint64_t *data, const uint32_t *active,      \
+      const uint64_t *lds_init, uint64_t *ret, uint64_t *lds_out,              \
+      uint32_t lds_qwords, uint32_t rounds) {                                  \
+    const uint32_t tid = __builtin_amdgcn_workitem_id_x();                     \
+    const uint32_t group = __builtin_amdgcn_workgroup_id_x();                  \
+    const uint32_t block = dsxor_block_dim();                                  \
+    const uint32_t lane = group * block + tid;                                 \
+    const uint64_t base = (uint64_t)group * lds_qwords;                        \
+    for (uint32_t i = tid; i < lds_qwords; i += block)                         \
+      dsxor_lds[i] = lds_init[base + i];                                       \
+    dsxor_barrier();                                                           \
+    const uint32_t a = addr[lane];                                             \
+    const bool on = active[lane] != 0;                                         \
+    const uint64_t first = (uint64_t)lane * rounds;                            \
+    _Pragma("clang loop unroll(disable)")                                      \
+    for (uint32_t r = 0; r < rounds; ++r) {                                    \
+      const uint64_t d = data[first + r];                                      \
+      uint64_t vdst = ret[first + r];                                          \
+      if (on) {                                                                \
+        __asm__ volatile("dsxor_conformance_rounds_off" #N ".ds_xor_site:\n\t" \
+                         "ds_xor_rtn_b64 %0, %1, %2 offset:" DSXOR_STR(N)      \
+                         "\n\t" DSXOR_WAIT_DS                                   \
+                         : "+v"(vdst)                                          \
+                         : "v"(a), "v"(d)                                      \
+                         : "memory");                                          \
+      }                                                                        \
+      ret[first + r] = vdst;                                                   \
+      dsxor_barrier();                                                         \
+    }                                                                          \
+    for (uint32_t i = tid; i < lds_qwords; i += block)                         \
+      lds_out[base + i] = dsxor_lds[i];                                        \
+  }
+
+DSXOR_CONFORMANCE_ROUNDS(0)
+DSXOR_CONFORMANCE_ROUNDS(8)
+DSXOR_CONFORMANCE_ROUNDS(4096)
+DSXOR_CONFORMANCE_ROUNDS(65528)
+
+// ---------------------------------------------------------------------------
 // Throughput kernels
 //
 //   dsxor_throughput_dep / dsxor_throughput_indep(addr, data, fold, lds_out,

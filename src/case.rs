@@ -74,8 +74,22 @@ pub struct LaneInput {
     pub vdst_init: u64,
 }
 
+/// One round after the first: every lane issues one more `ds_xor_rtn_b64`
+/// on the same address with the same EXEC bit, with new DATA and a new
+/// VDST-before. The kernel waits for its returns, stores them and passes a
+/// workgroup barrier between rounds, so the rounds of one workgroup are
+/// ordered and each round starts from the LDS the previous one left.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Round {
+    /// Per lane (same order as `Case::lanes`), DATA0/DATA1.
+    pub data: Vec<u64>,
+    /// Per lane, VDST's value before this round's instruction (a fresh
+    /// poison: a round that never wrote an active lane's VDST shows it).
+    pub vdst_init: Vec<u64>,
+}
+
 /// One conformance case: every workgroup executes one `ds_xor_rtn_b64` per
-/// active lane on its own LDS allocation.
+/// active lane on its own LDS allocation, `rounds()` times.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Case {
     /// Pattern family that generated it (e.g. `one-address`).
@@ -89,11 +103,33 @@ pub struct Case {
     pub offset: u16,
     /// Per workgroup, the LDS image before the instruction, `lds_bytes / 8` qwords.
     pub lds_init: Vec<Vec<u64>>,
-    /// Per lane, group-major, then wave, then lane within the wave.
+    /// Per lane, group-major, then wave, then lane within the wave. Round 0.
     pub lanes: Vec<LaneInput>,
+    /// Rounds 1.. (empty: a one-round case, as every case was before
+    /// rounds existed; such a case serializes exactly as it did then).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub more_rounds: Vec<Round>,
 }
 
 impl Case {
+    /// How many `ds_xor_rtn_b64` each lane issues (1 + `more_rounds`).
+    pub fn rounds(&self) -> usize {
+        1 + self.more_rounds.len()
+    }
+    /// Lane `i`'s DATA and VDST-before in round `r` (None out of range).
+    pub fn round_input(&self, r: usize, i: usize) -> Option<(u64, u64)> {
+        match r {
+            0 => self.lanes.get(i).map(|l| (l.data, l.vdst_init)),
+            _ => {
+                let round = self.more_rounds.get(r - 1)?;
+                Some((*round.data.get(i)?, *round.vdst_init.get(i)?))
+            }
+        }
+    }
+    /// Active lane-operations the case asks for: active lanes × rounds.
+    pub fn lane_ops(&self) -> u64 {
+        self.lanes.iter().filter(|l| l.active).count() as u64 * self.rounds() as u64
+    }
     pub fn lds_qwords(&self) -> usize {
         self.lds_bytes as usize / 8
     }
@@ -107,8 +143,9 @@ impl Case {
 /// What a backend observed for one case.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Observation {
-    /// Per lane (same order as `Case::lanes`), VDST after the instruction.
+    /// Per round, then per lane (same order as `Case::lanes`), VDST after
+    /// that round's instruction: `ret[r * lanes + i]`. One round: per lane.
     pub ret: Vec<u64>,
-    /// Per workgroup, the LDS image after the instruction (same size as init).
+    /// Per workgroup, the LDS image after the last round (same size as init).
     pub lds_final: Vec<Vec<u64>>,
 }

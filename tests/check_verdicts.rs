@@ -73,6 +73,7 @@ fn random_case(rng: &mut ChaCha8Rng) -> Case {
             .map(|_| (0..lds_q).map(|_| rng.random()).collect())
             .collect(),
         lanes,
+        more_rounds: Vec::new(),
     }
 }
 
@@ -255,6 +256,7 @@ fn one_address_case(data: &[u64], init: u64) -> Case {
         offset: 0,
         lds_init: vec![vec![init, 1, init, 3, 4, 5, 6, 7]],
         lanes,
+        more_rounds: Vec::new(),
     }
 }
 
@@ -476,6 +478,7 @@ fn wave_at_a_time_orders_are_recognised() {
         lanes: (0..128)
             .map(|_| active(rng.random_range(0..4u32) * 8, rng.random()))
             .collect(),
+        more_rounds: Vec::new(),
     };
     let waves = [2u32, 0, 3, 1];
     let within = |rev: bool| -> Vec<u32> {

@@ -15,11 +15,15 @@ use dsxor::case::WaveSize;
 use dsxor::codeobj::{embedded, CodeObject};
 use sha2::{Digest, Sha256};
 
-const KERNELS: [&str; 6] = [
+const KERNELS: [&str; 10] = [
     "dsxor_conformance_off0",
     "dsxor_conformance_off8",
     "dsxor_conformance_off4096",
     "dsxor_conformance_off65528",
+    "dsxor_conformance_rounds_off0",
+    "dsxor_conformance_rounds_off8",
+    "dsxor_conformance_rounds_off4096",
+    "dsxor_conformance_rounds_off65528",
     "dsxor_throughput_dep",
     "dsxor_throughput_indep",
 ];
@@ -425,6 +429,88 @@ fn conformance_kernels_hold_one_ds_xor_rtn_b64_then_the_wait() {
                 o.file_name,
                 store.mnemonic,
                 store.operands
+            );
+        }
+    }
+}
+
+const ROUNDS: [(&str, u16); 4] = [
+    ("dsxor_conformance_rounds_off0", 0),
+    ("dsxor_conformance_rounds_off8", 8),
+    ("dsxor_conformance_rounds_off4096", 4096),
+    ("dsxor_conformance_rounds_off65528", 65528),
+];
+
+/// The rounds kernels (kernels/dsxor.hip "Conformance kernels with
+/// rounds"), read from llvm-objdump: one ds_xor_rtn_b64 at the kernel's
+/// offset, the DS wait right after it, inside a loop that also narrows EXEC
+/// for it, stores VDST and passes s_barrier, so every round's return is
+/// stored and the rounds are ordered across the workgroup's waves.
+#[test]
+fn rounds_kernels_loop_over_one_ds_xor_rtn_b64_its_wait_store_and_barrier() {
+    for o in embedded() {
+        let Some(lines) = objdump_of(o) else {
+            return;
+        };
+        for (kernel, offset) in ROUNDS {
+            let body: Vec<&ObjLine> = lines.iter().filter(|l| l.symbol == kernel).collect();
+            let xors: Vec<usize> = (0..body.len())
+                .filter(|&i| body[i].mnemonic == "ds_xor_rtn_b64")
+                .collect();
+            assert_eq!(xors.len(), 1, "{} {kernel}", o.file_name);
+            let x = body[xors[0]];
+            assert!(
+                if offset == 0 {
+                    !x.operands.contains("offset")
+                } else {
+                    x.operands.ends_with(&format!(" offset:{offset}"))
+                },
+                "{} {kernel}: {}",
+                o.file_name,
+                x.operands
+            );
+            let next = body.get(xors[0] + 1).expect("an instruction after the xor");
+            assert!(
+                is_ds_wait(next, o.target),
+                "{} {kernel}: after the xor comes `{} {}`",
+                o.file_name,
+                next.mnemonic,
+                next.operands
+            );
+            let looped = loop_body(&body);
+            let vdst = x.operands.split(", ").next().unwrap();
+            assert!(
+                looped
+                    .iter()
+                    .any(|l| l.mnemonic.starts_with("global_store") && l.operands.contains(vdst)),
+                "{} {kernel}: the loop does not store VDST {vdst}",
+                o.file_name
+            );
+            assert!(
+                // gfx12 splits it: s_barrier_signal / s_barrier_wait
+                // (llvm/test/MC/AMDGPU/gfx12_asm_sop1.s, gfx12_asm_sopp.s).
+                looped.iter().any(|l| l.mnemonic.starts_with("s_barrier")),
+                "{} {kernel}: no s_barrier in the loop",
+                o.file_name
+            );
+            assert!(
+                looped.iter().any(|l| l.mnemonic.starts_with("v_cmpx")
+                    || l.mnemonic.starts_with("s_and_saveexec")),
+                "{} {kernel}: EXEC is not narrowed in the loop",
+                o.file_name
+            );
+            let m = CodeObject::parse(o.bytes).unwrap();
+            let k = m.kernel(kernel).unwrap();
+            let args = &k.metadata.as_ref().unwrap().args;
+            // addr, data, active, lds_init, ret, lds_out, lds_qwords, rounds
+            // (then the hidden arguments).
+            assert_eq!(
+                args.iter()
+                    .take_while(|a| !a.value_kind.as_str().starts_with("hidden"))
+                    .count(),
+                8,
+                "{} {kernel}",
+                o.file_name
             );
         }
     }

@@ -72,6 +72,7 @@ fn random_case(rng: &mut ChaCha8Rng, index: u64) -> Case {
         offset,
         lds_init,
         lanes,
+        more_rounds: Vec::new(),
     }
 }
 

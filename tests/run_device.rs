@@ -52,6 +52,7 @@ fn slack_case() -> Case {
                 vdst_init: 0xdead,
             })
             .collect(),
+        more_rounds: Vec::new(),
     }
 }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use dsxor::backend::conformance::{
     ConformanceDevice, DeviceOutcome, KernelObject, BUF_ACTIVE, BUF_ADDR, BUF_DATA, BUF_LDS_INIT,
-    BUF_LDS_OUT, BUF_RET, KERNEL_PREFIX,
+    BUF_LDS_OUT, BUF_RET, KERNEL_PREFIX, ROUNDS_KERNEL_PREFIX,
 };
 use dsxor::backend::{
     ArgValue, Backend, BackendError, BackendKind, Completion, DeviceInfo, Dispatch,
@@ -88,7 +88,11 @@ fn fake_offset(code_object: &[u8], kernel: &str) -> u16 {
     if let Some(rest) = code_object.strip_prefix(b"fake+off") {
         return u16::from_le_bytes([rest[0], rest[1]]);
     }
-    kernel.trim_start_matches(KERNEL_PREFIX).parse().unwrap()
+    kernel
+        .trim_start_matches(ROUNDS_KERNEL_PREFIX)
+        .trim_start_matches(KERNEL_PREFIX)
+        .parse()
+        .unwrap()
 }
 
 impl Backend for FakeGpu {
@@ -107,7 +111,16 @@ impl Backend for FakeGpu {
                 ));
             }
         }
-        assert_eq!(d.args.len(), 7);
+        // One-round kernels take 7 arguments; the rounds kernels add
+        // `rounds`, with data and ret lane-major (lane * rounds + r).
+        let rounds = match (d.args.len(), d.kernel.starts_with(ROUNDS_KERNEL_PREFIX)) {
+            (7, false) => 1,
+            (8, true) => match d.args[7] {
+                ArgValue::U32(r) => r as usize,
+                _ => panic!("rounds"),
+            },
+            (n, _) => panic!("{n} arguments for {}", d.kernel),
+        };
         let ArgValue::U32(q) = d.args[6] else {
             panic!("lds_qwords")
         };
@@ -125,35 +138,38 @@ impl Backend for FakeGpu {
         for g in 0..d.groups as usize {
             let mut lds = init[g * q..(g + 1) * q].to_vec();
             lds.resize(alloc / 8, 0);
-            let mut hits = std::collections::HashMap::new();
-            for i in g * block..(g + 1) * block {
-                if active[i] == 0 {
-                    continue;
-                }
-                let eff = u64::from(addr[i]) + u64::from(offset);
-                if eff % 8 != 0 {
-                    return Err(BackendError::Fault(format!("MEMVIOL at {eff:#x}")));
-                }
-                if self.misbehave == Misbehave::FaultOnHighBit && data[i] >> 63 == 1 {
-                    return Err(BackendError::Fault("wave fault (injected)".into()));
-                }
-                if eff >= alloc as u64 {
-                    ret[i] = 0;
-                    continue;
-                }
-                let slot = &mut lds[(eff / 8) as usize];
-                let n = hits.entry(eff).or_insert(0u32);
-                *n += 1;
-                ret[i] = *slot;
-                if !(self.misbehave == Misbehave::LoseSecondUpdate && *n == 2) {
-                    *slot ^= data[i];
-                }
-                let flip = matches!(
-                    self.misbehave,
-                    Misbehave::FlipReturnBit | Misbehave::FlipReturnBitThenEnvironmentAfter(_)
-                );
-                if flip && i - g * block == 5 {
-                    ret[i] ^= 1;
+            for r in 0..rounds {
+                let mut hits = std::collections::HashMap::new();
+                for i in g * block..(g + 1) * block {
+                    if active[i] == 0 {
+                        continue;
+                    }
+                    let k = i * rounds + r;
+                    let eff = u64::from(addr[i]) + u64::from(offset);
+                    if eff % 8 != 0 {
+                        return Err(BackendError::Fault(format!("MEMVIOL at {eff:#x}")));
+                    }
+                    if self.misbehave == Misbehave::FaultOnHighBit && data[k] >> 63 == 1 {
+                        return Err(BackendError::Fault("wave fault (injected)".into()));
+                    }
+                    if eff >= alloc as u64 {
+                        ret[k] = 0;
+                        continue;
+                    }
+                    let slot = &mut lds[(eff / 8) as usize];
+                    let n = hits.entry(eff).or_insert(0u32);
+                    *n += 1;
+                    ret[k] = *slot;
+                    if !(self.misbehave == Misbehave::LoseSecondUpdate && *n == 2) {
+                        *slot ^= data[k];
+                    }
+                    let flip = matches!(
+                        self.misbehave,
+                        Misbehave::FlipReturnBit | Misbehave::FlipReturnBitThenEnvironmentAfter(_)
+                    );
+                    if flip && i - g * block == 5 {
+                        ret[k] ^= 1;
+                    }
                 }
             }
             out.extend_from_slice(&lds[..q]);
@@ -171,12 +187,20 @@ impl Backend for FakeGpu {
 fn list_kernels(_: &[u8]) -> Result<Vec<String>, String> {
     Ok([0u16, 8, 4096, 65528]
         .iter()
-        .map(|o| format!("{KERNEL_PREFIX}{o}"))
+        .flat_map(|o| {
+            [
+                format!("{KERNEL_PREFIX}{o}"),
+                format!("{ROUNDS_KERNEL_PREFIX}{o}"),
+            ]
+        })
         .collect())
 }
 
 fn patch(_: &[u8], kernel: &str, offset: u16) -> Result<Vec<u8>, String> {
-    assert_eq!(kernel, "dsxor_conformance_off0");
+    assert!(
+        kernel == "dsxor_conformance_off0" || kernel == "dsxor_conformance_rounds_off0",
+        "{kernel}"
+    );
     let mut v = b"fake+off".to_vec();
     v.extend_from_slice(&offset.to_le_bytes());
     Ok(v)
@@ -208,31 +232,38 @@ struct AscendingJudge;
 
 fn reference(case: &Case) -> Result<(Vec<u64>, Vec<Vec<u64>>), String> {
     let lpg = case.geometry.lanes_per_group() as usize;
-    let mut ret: Vec<u64> = case.lanes.iter().map(|l| l.vdst_init).collect();
+    let n = case.lanes.len();
+    // Round-major, as Observation::ret.
+    let mut ret: Vec<u64> = (0..case.rounds())
+        .flat_map(|r| (0..n).map(move |i| (r, i)))
+        .map(|(r, i)| case.round_input(r, i).unwrap().1)
+        .collect();
     let mut fin = Vec::new();
     for (g, img) in case.lds_init.iter().enumerate() {
         let mut lds = img.clone();
         let alloc = (case.lds_bytes as u64).div_ceil(512) * 512;
         let mut slack = vec![0u64; ((alloc - u64::from(case.lds_bytes)) / 8) as usize];
-        for (i, l) in case.lanes.iter().enumerate().skip(g * lpg).take(lpg) {
-            if !l.active {
-                continue;
+        for r in 0..case.rounds() {
+            for (i, l) in case.lanes.iter().enumerate().skip(g * lpg).take(lpg) {
+                if !l.active {
+                    continue;
+                }
+                let eff = u64::from(l.addr) + u64::from(case.offset);
+                if eff % 8 != 0 {
+                    return Err(format!("lane {i} misaligned"));
+                }
+                let q = (eff / 8) as usize;
+                let cell = if q < lds.len() {
+                    &mut lds[q]
+                } else if eff < alloc {
+                    &mut slack[q - img.len()]
+                } else {
+                    ret[r * n + i] = 0;
+                    continue;
+                };
+                ret[r * n + i] = *cell;
+                *cell ^= case.round_input(r, i).unwrap().0;
             }
-            let eff = u64::from(l.addr) + u64::from(case.offset);
-            if eff % 8 != 0 {
-                return Err(format!("lane {i} misaligned"));
-            }
-            let q = (eff / 8) as usize;
-            let cell = if q < lds.len() {
-                &mut lds[q]
-            } else if eff < alloc {
-                &mut slack[q - img.len()]
-            } else {
-                ret[i] = 0;
-                continue;
-            };
-            ret[i] = *cell;
-            *cell ^= l.data;
         }
         fin.push(lds);
     }
@@ -603,8 +634,17 @@ fn the_model_judge_accepts_the_correct_device_and_names_its_faults() {
     assert_eq!(out.exit_code, 1);
     for path in &out.repros {
         let r = Repro::read(path).unwrap();
-        assert_eq!(r.failure.kind, "lost-update", "{}", r.failure.explanation);
-        assert_eq!(r.case.lanes.iter().filter(|l| l.active).count(), 2);
+        // One round: the loss shows in that round's final. Several: a loss
+        // in a round before the last shows in the next round, whose
+        // returns do not chain from the start the lost round should have
+        // left (broken-chain), so the minimizer keeps that kind.
+        let want = if r.case.rounds() == 1 {
+            "lost-update"
+        } else {
+            "broken-chain"
+        };
+        assert_eq!(r.failure.kind, want, "{}", r.failure.explanation);
+        assert!(r.case.lanes.iter().filter(|l| l.active).count() <= 3);
         assert!(r.expected["ret_by_lane"].is_object());
         // The exported observation is judged inconsistent by the checker.
         let file = r.to_observation(0).unwrap();

@@ -32,6 +32,12 @@ pub const BUF_LDS_OUT: usize = 5;
 /// Kernel symbol prefix; the shipped variants append their offset.
 pub const KERNEL_PREFIX: &str = "dsxor_conformance_off";
 
+/// The same for the kernels that run several rounds per launch
+/// (kernels/dsxor.hip "Conformance kernels with rounds"): `data` and `ret`
+/// hold `rounds` qwords per lane, lane-major, and an eighth argument
+/// `rounds` follows `lds_qwords`.
+pub const ROUNDS_KERNEL_PREFIX: &str = "dsxor_conformance_rounds_off";
+
 /// What `lds_out` holds before the launch: qword `i` of the buffer is
 /// `LDS_OUT_POISON ^ i`, so a missing write is visible and never equal to a
 /// neighbour's poison.
@@ -42,12 +48,48 @@ pub fn kernel_name(offset: u16) -> String {
     format!("{KERNEL_PREFIX}{offset}")
 }
 
-fn u64s(values: impl Iterator<Item = u64>) -> Vec<u8> {
-    values.flat_map(u64::to_le_bytes).collect()
+/// The kernel that runs a case of `rounds` rounds at `offset`: one round
+/// keeps the one-round kernel it always ran on.
+pub fn kernel_name_for(offset: u16, rounds: usize) -> String {
+    if rounds > 1 {
+        format!("{ROUNDS_KERNEL_PREFIX}{offset}")
+    } else {
+        kernel_name(offset)
+    }
 }
 
-fn u32s(values: impl Iterator<Item = u32>) -> Vec<u8> {
-    values.flat_map(u32::to_le_bytes).collect()
+/// Little-endian bytes of `values`, written straight into one allocation
+/// (an iterator of `to_le_bytes` arrays flattened costs several times more).
+fn u64s(values: impl ExactSizeIterator<Item = u64>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(values.len() * 8);
+    for v in values {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out
+}
+
+fn u32s(values: impl ExactSizeIterator<Item = u32>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(values.len() * 4);
+    for v in values {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out
+}
+
+/// The LDS images of every group, `q` qwords each, back to back.
+fn lds_images(case: &Case, groups: usize, q: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(groups * q * 8);
+    for g in 0..groups {
+        // Missing qwords (a malformed case) read as 0 rather than panic;
+        // `model::validate_case` rejects such cases before they get here.
+        let img = case.lds_init.get(g).map_or(&[][..], Vec::as_slice);
+        let have = img.len().min(q);
+        for v in &img[..have] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.resize(out.len() + (q - have) * 8, 0);
+    }
+    out
 }
 
 /// The launch of `kernel` (from `code_object`) that runs `case`.
@@ -59,19 +101,46 @@ pub fn dispatch_for<'a>(
 ) -> Dispatch<'a> {
     let q = case.lds_qwords();
     let groups = case.geometry.groups as usize;
+    let rounds = case.rounds();
+    let (data, ret) = if rounds == 1 {
+        (
+            u64s(case.lanes.iter().map(|l| l.data)),
+            u64s(case.lanes.iter().map(|l| l.vdst_init)),
+        )
+    } else {
+        // Lane-major: lane i's round r at i * rounds + r.
+        let n = case.lanes.len();
+        let mut data = Vec::with_capacity(n * rounds * 8);
+        let mut ret = Vec::with_capacity(n * rounds * 8);
+        for i in 0..n {
+            for r in 0..rounds {
+                let (d, v) = case.round_input(r, i).unwrap_or((0, 0));
+                data.extend_from_slice(&d.to_le_bytes());
+                ret.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        (data, ret)
+    };
     let buffers = vec![
         u32s(case.lanes.iter().map(|l| l.addr)),
-        u64s(case.lanes.iter().map(|l| l.data)),
+        data,
         u32s(case.lanes.iter().map(|l| u32::from(l.active))),
-        u64s((0..groups).flat_map(|g| {
-            // Missing qwords (a malformed case) read as 0 rather than panic;
-            // `model::validate_case` rejects such cases before they get here.
-            let img = case.lds_init.get(g);
-            (0..q).map(move |i| img.and_then(|v| v.get(i)).copied().unwrap_or(0))
-        })),
-        u64s(case.lanes.iter().map(|l| l.vdst_init)),
-        u64s((0..(groups * q) as u64).map(|i| LDS_OUT_POISON ^ i)),
+        lds_images(case, groups, q),
+        ret,
+        u64s((0..groups * q).map(|i| LDS_OUT_POISON ^ i as u64)),
     ];
+    let mut args = vec![
+        ArgValue::Buffer(BUF_ADDR),
+        ArgValue::Buffer(BUF_DATA),
+        ArgValue::Buffer(BUF_ACTIVE),
+        ArgValue::Buffer(BUF_LDS_INIT),
+        ArgValue::Buffer(BUF_RET),
+        ArgValue::Buffer(BUF_LDS_OUT),
+        ArgValue::U32(q as u32),
+    ];
+    if rounds > 1 {
+        args.push(ArgValue::U32(rounds as u32));
+    }
     Dispatch {
         code_object,
         kernel,
@@ -79,15 +148,7 @@ pub fn dispatch_for<'a>(
         block: case.geometry.lanes_per_group(),
         dynamic_lds: case.lds_bytes,
         buffers,
-        args: vec![
-            ArgValue::Buffer(BUF_ADDR),
-            ArgValue::Buffer(BUF_DATA),
-            ArgValue::Buffer(BUF_ACTIVE),
-            ArgValue::Buffer(BUF_LDS_INIT),
-            ArgValue::Buffer(BUF_RET),
-            ArgValue::Buffer(BUF_LDS_OUT),
-            ArgValue::U32(q as u32),
-        ],
+        args,
         timeout,
     }
 }
@@ -95,11 +156,7 @@ pub fn dispatch_for<'a>(
 fn read_u64s(bytes: &[u8]) -> Vec<u64> {
     bytes
         .chunks_exact(8)
-        .map(|c| {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(c);
-            u64::from_le_bytes(b)
-        })
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
         .collect()
 }
 
@@ -121,7 +178,18 @@ pub fn observation(case: &Case, completion: &Completion) -> Result<Observation, 
         }
         Ok(read_u64s(b))
     };
-    let ret = get(BUF_RET, n, "ret")?;
+    let rounds = case.rounds();
+    let lane_major = get(BUF_RET, n * rounds, "ret")?;
+    let ret = if rounds == 1 {
+        lane_major
+    } else {
+        // The buffer is lane-major; `Observation::ret` is round-major.
+        let mut ret = vec![0; n * rounds];
+        for (k, v) in lane_major.into_iter().enumerate() {
+            ret[(k % rounds) * n + k / rounds] = v;
+        }
+        ret
+    };
     let lds = get(BUF_LDS_OUT, groups * q, "lds_out")?;
     let lds_final = if q == 0 {
         vec![Vec::new(); groups]
@@ -188,6 +256,22 @@ pub struct KernelIdentity {
     pub source: String,
     /// Set when the offset was patched into `dsxor_conformance_off0`.
     pub patched_offset: Option<u16>,
+}
+
+/// Offset-patched code objects a device keeps. The default suite patches a
+/// fresh random offset for one case in 45, so an unbounded cache grew with
+/// `--cases` (238 MB at 500,000 cases); re-patching an evicted one costs
+/// one parse, and a repro's minimization reuses one offset throughout.
+pub const PATCHED_CACHE: usize = 16;
+
+/// One patched code object.
+struct Patched {
+    object: usize,
+    /// The kernel patched (the one-round or the rounds kernel at offset 0).
+    kernel: String,
+    offset: u16,
+    bytes: Vec<u8>,
+    sha256: String,
 }
 
 /// Makes a code object whose `_off0` kernel carries another offset
@@ -287,8 +371,9 @@ pub struct ConformanceDevice<B: Backend> {
     patch: PatchOffset,
     /// Kernel names per object (index into `objects`).
     kernels: HashMap<usize, Vec<String>>,
-    /// Patched objects by (object, offset), with their sha256.
-    patched: HashMap<(usize, u16), (Vec<u8>, String)>,
+    /// Patched objects by (object, offset), with their sha256, most
+    /// recently used first, at most [`PATCHED_CACHE`].
+    patched: Vec<Patched>,
     timeout: Duration,
 }
 
@@ -306,7 +391,7 @@ impl<B: Backend> ConformanceDevice<B> {
             list_kernels,
             patch,
             kernels: HashMap::new(),
-            patched: HashMap::new(),
+            patched: Vec::new(),
             timeout,
         }
     }
@@ -352,28 +437,73 @@ impl<B: Backend> ConformanceDevice<B> {
             self.kernels.insert(i, names);
         }
         let names = self.kernels.get(&i).map(Vec::as_slice).unwrap_or(&[]);
-        let shipped = kernel_name(case.offset);
+        let rounds = case.rounds();
+        let shipped = kernel_name_for(case.offset, rounds);
         if names.contains(&shipped) {
             return Ok((i, shipped, None));
         }
-        let base = kernel_name(0);
+        let base = kernel_name_for(0, rounds);
         if !names.contains(&base) {
             return Err(BackendError::Invalid(format!(
-                "code object {} has neither `{shipped}` nor `{base}` to patch",
-                self.objects[i].source
+                "code object {} has neither `{shipped}` nor `{base}` to patch{}",
+                self.objects[i].source,
+                if rounds > 1 {
+                    format!(" (a case of {rounds} rounds runs on the rounds kernels of kernels/dsxor.hip)")
+                } else {
+                    String::new()
+                }
             )));
         }
-        if !self.patched.contains_key(&(i, case.offset)) {
-            let bytes = (self.patch)(&self.objects[i].bytes, &base, case.offset).map_err(|e| {
-                BackendError::Invalid(format!(
-                    "patching offset {} into `{base}` of {}: {e}",
-                    case.offset, self.objects[i].source
-                ))
-            })?;
-            let sha = hex::encode(Sha256::digest(&bytes));
-            self.patched.insert((i, case.offset), (bytes, sha));
+        match self
+            .patched
+            .iter()
+            .position(|p| p.object == i && p.offset == case.offset && p.kernel == base)
+        {
+            Some(0) => {}
+            Some(at) => {
+                let p = self.patched.remove(at);
+                self.patched.insert(0, p);
+            }
+            None => {
+                let bytes =
+                    (self.patch)(&self.objects[i].bytes, &base, case.offset).map_err(|e| {
+                        BackendError::Invalid(format!(
+                            "patching offset {} into `{base}` of {}: {e}",
+                            case.offset, self.objects[i].source
+                        ))
+                    })?;
+                let sha256 = hex::encode(Sha256::digest(&bytes));
+                self.patched.truncate(PATCHED_CACHE - 1);
+                self.patched.insert(
+                    0,
+                    Patched {
+                        object: i,
+                        kernel: base.clone(),
+                        offset: case.offset,
+                        bytes,
+                        sha256,
+                    },
+                );
+            }
         }
         Ok((i, base, Some(case.offset)))
+    }
+}
+
+/// The bytes of the object `choose` picked.
+fn chosen_bytes<'a>(
+    objects: &'a [KernelObject],
+    patched: &'a [Patched],
+    i: usize,
+    kernel: &str,
+    offset: Option<u16>,
+) -> &'a [u8] {
+    match offset {
+        Some(off) => patched
+            .iter()
+            .find(|p| p.object == i && p.offset == off && p.kernel == kernel)
+            .map_or(&[][..], |p| p.bytes.as_slice()),
+        None => objects.get(i).map_or(&[][..], |o| o.bytes.as_slice()),
     }
 }
 
@@ -384,14 +514,7 @@ impl<B: Backend> CaseDevice for ConformanceDevice<B> {
 
     fn run_case(&mut self, case: &Case) -> Result<DeviceOutcome, BackendError> {
         let (i, kernel, patched) = self.choose(case)?;
-        let bytes: &[u8] = match patched {
-            Some(off) => self
-                .patched
-                .get(&(i, off))
-                .map(|(b, _)| b.as_slice())
-                .unwrap_or(&[]),
-            None => &self.objects[i].bytes,
-        };
+        let bytes = chosen_bytes(&self.objects, &self.patched, i, &kernel, patched);
         let dispatch = dispatch_for(case, bytes, &kernel, self.timeout);
         match self.backend.dispatch(&dispatch) {
             Ok(done) => Ok(DeviceOutcome::Completed {
@@ -414,8 +537,9 @@ impl<B: Backend> CaseDevice for ConformanceDevice<B> {
         let code_object_sha256 = match patched {
             Some(off) => self
                 .patched
-                .get(&(i, off))
-                .map(|(_, s)| s.clone())
+                .iter()
+                .find(|p| p.object == i && p.offset == off && p.kernel == kernel)
+                .map(|p| p.sha256.clone())
                 .unwrap_or_default(),
             None => base_sha256.clone(),
         };
@@ -460,6 +584,7 @@ mod tests {
                     vdst_init: 0xffff_0000 + u64::from(i),
                 })
                 .collect(),
+            more_rounds: Vec::new(),
         }
     }
 

@@ -429,6 +429,14 @@ impl ObservationFile {
             index: case.index,
             why,
         };
+        if case.rounds() > 1 {
+            // `dsxor-observation/1` holds one instruction per lane; the
+            // final image of a multi-round launch is after every round.
+            return Err(shape(format!(
+                "the case has {} rounds; an observation file holds one (docs/src/reference/observation-rounds.md): replay the repro with `dsxor repro` instead",
+                case.rounds()
+            )));
+        }
         let per_group = case.geometry.lanes_per_group() as usize;
         let ws = case.geometry.wave_size.lanes() as usize;
         let init_img = case

@@ -312,10 +312,13 @@ pub(crate) struct LaneView {
     pub ret: u64,
 }
 
-/// The final image: a full dump (case) or the claimed qwords (file).
+/// The final image: a full dump (case) or the claimed qwords (file), or,
+/// for a round before the last, derived: the round's start XOR the deltas
+/// (qword, XOR of the round's DATA there), sorted by qword.
 pub(crate) enum FinalView<'a> {
     Dense(&'a [u64]),
     Sparse(&'a [Option<u64>]),
+    Derived(&'a [u64], &'a [(u32, u64)]),
 }
 
 impl FinalView<'_> {
@@ -323,7 +326,22 @@ impl FinalView<'_> {
         match self {
             FinalView::Dense(v) => v.get(q).copied(),
             FinalView::Sparse(v) => v.get(q).copied().flatten(),
+            FinalView::Derived(base, deltas) => {
+                let b = base.get(q).copied()?;
+                Some(
+                    match deltas.binary_search_by_key(&(q as u32), |&(k, _)| k) {
+                        Ok(i) => b ^ deltas[i].1,
+                        Err(_) => b,
+                    },
+                )
+            }
         }
+    }
+
+    /// Derived from the start: a qword no lane touched is unchanged by
+    /// construction, so there is nothing to check there.
+    fn derived(&self) -> bool {
+        matches!(self, FinalView::Derived(..))
     }
 }
 
@@ -345,7 +363,8 @@ pub(crate) struct Judge {
     waves: Vec<u32>,
     wave_edges: Vec<(u64, u64)>,
     trail: TrailScratch,
-    count: Vec<u32>,
+    /// (qword << 32 | lane index) of the in-range active lanes, sorted.
+    keys: Vec<u64>,
     sorted: Vec<u32>,
     edges: Vec<(u64, u64)>,
 }
@@ -431,11 +450,13 @@ impl Judge {
         let mut inactive_written = Vec::new();
         let mut oor_bad: Vec<LaneRef> = Vec::new();
         let mut oor_first: Option<(u64, u64)> = None;
-        // Counting sort of in-range active lanes by qword (stable: keeps
-        // the lane-ascending order inside each bucket).
-        self.count.clear();
-        self.count.resize(alloc_q + 1, 0);
-        for l in g.lanes {
+        // In-range active lanes sorted by qword, then lane index (so each
+        // bucket keeps the lane-ascending order). A sort of the lanes, not a
+        // pass over the allocation: a case's LDS (up to 8192 qwords) is
+        // mostly untouched, and a round before the last has nothing to
+        // check there.
+        self.keys.clear();
+        for (li, l) in g.lanes.iter().enumerate() {
             if !l.active {
                 if l.vdst_init.is_some_and(|p| p != l.ret) {
                     inactive_written.push(l.r);
@@ -445,61 +466,54 @@ impl Judge {
             v.active_lanes += 1;
             let a = calc_ds_addr16(l.addr, g.offset);
             if a < alloc_q as u64 * 8 {
-                if let Some(c) = self.count.get_mut((a >> 3) as usize + 1) {
-                    *c += 1;
-                }
+                self.keys.push((a >> 3) << 32 | li as u64);
             } else if !policy.out_of_range_return.accepts(l.vdst_init, l.ret) {
                 oor_first.get_or_insert((a, l.ret));
                 oor_bad.push(l.r);
             }
         }
-        for i in 1..self.count.len() {
-            let prev = self.count.get(i - 1).copied().unwrap_or(0);
-            if let Some(c) = self.count.get_mut(i) {
-                *c += prev;
-            }
-        }
-        // count[q] is now the start of bucket q; fill, then count[q] is its end.
-        let in_range = self.count.last().copied().unwrap_or(0) as usize;
-        self.sorted.clear();
-        self.sorted.resize(in_range, 0);
-        for (li, l) in g.lanes.iter().enumerate() {
-            let a = calc_ds_addr16(l.addr, g.offset);
-            if l.active && a < alloc_q as u64 * 8 {
-                let q = (a >> 3) as usize;
-                if let Some(c) = self.count.get_mut(q) {
-                    if let Some(slot) = self.sorted.get_mut(*c as usize) {
-                        *slot = li as u32;
+        self.keys.sort_unstable();
+        let mut sorted = std::mem::take(&mut self.sorted);
+        sorted.clear();
+        sorted.extend(self.keys.iter().map(|&k| k as u32));
+        let keys = std::mem::take(&mut self.keys);
+        let mut untouched_changed: Vec<u64> = Vec::new();
+        // Qwords below `next_q` not yet compared as untouched.
+        let mut next_q = 0usize;
+        let check_untouched = !g.final_.derived();
+        let untouched_upto = |from: usize, upto: usize, out: &mut Vec<u64>| {
+            if check_untouched {
+                for q in from..upto.min(req_q) {
+                    if let (Some(s), Some(f)) = (g.init.get(q).copied(), g.final_.get(q)) {
+                        if s != f {
+                            out.push(q as u64 * 8);
+                        }
                     }
-                    *c += 1;
                 }
             }
-        }
-        // Bucket q now spans sorted[count[q-1]..count[q]] (count[-1] = 0).
+        };
         let mut begin = 0usize;
-        let mut untouched_changed: Vec<u64> = Vec::new();
-        let sorted = std::mem::take(&mut self.sorted);
-        for q in 0..alloc_q {
-            let end = self.count.get(q).copied().unwrap_or(0) as usize;
+        while begin < keys.len() {
+            let q = (keys[begin] >> 32) as usize;
+            let mut end = begin + 1;
+            while end < keys.len() && (keys[end] >> 32) as usize == q {
+                end += 1;
+            }
+            untouched_upto(next_q, q, &mut untouched_changed);
+            next_q = q + 1;
             let start = if q < req_q {
                 g.init.get(q).copied()
             } else {
                 None
             };
             let fin = if q < req_q { g.final_.get(q) } else { None };
-            if end == begin {
-                if let (Some(s), Some(f)) = (start, fin) {
-                    if s != f {
-                        untouched_changed.push(q as u64 * 8);
-                    }
-                }
-                continue;
-            }
             v.addresses += 1;
             let bucket = sorted.get(begin..end).unwrap_or(&[]);
             begin = end;
             self.judge_address(g, q as u64 * 8, start, fin, bucket, v);
         }
+        untouched_upto(next_q, req_q, &mut untouched_changed);
+        self.keys = keys;
         self.sorted = sorted;
         if !untouched_changed.is_empty() {
             let first = untouched_changed[0];
@@ -812,13 +826,15 @@ pub(crate) fn judge_with(
         DeviceOutcome::Completed(o) => (Some(o), None),
         DeviceOutcome::Fault(m) => (None, Some(m)),
     };
+    let rounds = case.rounds();
+    let n = case.lanes.len();
     if let Some(o) = obs {
-        if o.ret.len() != case.lanes.len() {
-            return Err(shape(format!(
-                "{} returns for {} lanes",
-                o.ret.len(),
-                case.lanes.len()
-            )));
+        if o.ret.len() != n * rounds {
+            return Err(shape(if rounds == 1 {
+                format!("{} returns for {n} lanes", o.ret.len())
+            } else {
+                format!("{} returns for {n} lanes x {rounds} rounds", o.ret.len())
+            }));
         }
         if o.lds_final.len() != case.lds_init.len() {
             return Err(shape(format!(
@@ -842,46 +858,128 @@ pub(crate) fn judge_with(
     }
     let ws = case.geometry.wave_size.lanes() as usize;
     let per_group = case.geometry.lanes_per_group() as usize;
-    let mut lanes = std::mem::take(&mut j.lanes);
-    lanes.clear();
-    lanes.extend(case.lanes.iter().enumerate().map(|(i, l)| {
-        let local = i % per_group;
-        LaneView {
-            r: LaneRef {
-                index: i,
-                wave: (local / ws) as u32,
-                lane: (local % ws) as u32,
-            },
-            addr: l.addr,
-            data: l.data,
-            active: l.active,
-            vdst_init: Some(l.vdst_init),
-            ret: obs
-                .and_then(|o| o.ret.get(i).copied())
-                .unwrap_or(l.vdst_init),
-        }
-    }));
     let empty: Vec<u64> = Vec::new();
-    let groups: Vec<GroupView<'_>> = case
-        .lds_init
-        .iter()
-        .enumerate()
-        .map(|(g, init)| GroupView {
-            group: g as u32,
-            lds_bytes: case.lds_bytes,
-            offset: case.offset,
-            init,
-            final_: FinalView::Dense(
-                obs.and_then(|o| o.lds_final.get(g))
-                    .map_or(empty.as_slice(), |v| v.as_slice()),
-            ),
-            lanes: lanes.get(g * per_group..(g + 1) * per_group).unwrap_or(&[]),
-        })
-        .collect();
-    let verdict = j.judge_groups(&groups, fault, policy);
-    drop(groups);
-    j.lanes = lanes;
-    Ok(verdict)
+    // Round r starts where round r-1 ended. For XOR that end is known
+    // without the device: the start XOR every in-range active lane's DATA,
+    // whatever the order. So each round gets the full check from a derived
+    // start to a derived end; the last round ends at the observed image.
+    // `cur` is the current round's start, updated in place by `deltas`
+    // (per group: qword, XOR of the round's DATA there; sorted).
+    let mut cur: Vec<Vec<u64>> = if rounds > 1 {
+        case.lds_init.clone()
+    } else {
+        Vec::new()
+    };
+    let mut deltas: Vec<Vec<(u32, u64)>> = vec![Vec::new(); case.lds_init.len()];
+    let mut total: Option<Verdict> = None;
+    for r in 0..rounds {
+        let mut lanes = std::mem::take(&mut j.lanes);
+        lanes.clear();
+        lanes.extend(case.lanes.iter().enumerate().map(|(i, l)| {
+            let local = i % per_group;
+            let (data, vdst_init) = case.round_input(r, i).unwrap_or((l.data, l.vdst_init));
+            LaneView {
+                r: LaneRef {
+                    index: i,
+                    wave: (local / ws) as u32,
+                    lane: (local % ws) as u32,
+                },
+                addr: l.addr,
+                data,
+                active: l.active,
+                vdst_init: Some(vdst_init),
+                ret: obs
+                    .and_then(|o| o.ret.get(r * n + i).copied())
+                    .unwrap_or(vdst_init),
+            }
+        }));
+        let last = r + 1 == rounds;
+        if !last {
+            for d in deltas.iter_mut() {
+                d.clear();
+            }
+            for (i, l) in lanes.iter().enumerate() {
+                let a = calc_ds_addr16(l.addr, case.offset);
+                if l.active && a < u64::from(case.lds_bytes) {
+                    if let Some(d) = deltas.get_mut(i / per_group.max(1)) {
+                        d.push(((a >> 3) as u32, l.data));
+                    }
+                }
+            }
+            for d in deltas.iter_mut() {
+                d.sort_unstable_by_key(|&(q, _)| q);
+                d.dedup_by(|later, kept| {
+                    let same = later.0 == kept.0;
+                    if same {
+                        kept.1 ^= later.1;
+                    }
+                    same
+                });
+            }
+        }
+        let inits: &[Vec<u64>] = if rounds == 1 { &case.lds_init } else { &cur };
+        let groups: Vec<GroupView<'_>> = inits
+            .iter()
+            .enumerate()
+            .map(|(g, init)| GroupView {
+                group: g as u32,
+                lds_bytes: case.lds_bytes,
+                offset: case.offset,
+                init,
+                final_: if last {
+                    FinalView::Dense(
+                        obs.and_then(|o| o.lds_final.get(g))
+                            .map_or(empty.as_slice(), |v| v.as_slice()),
+                    )
+                } else {
+                    FinalView::Derived(init, deltas.get(g).map_or(&[][..], |d| d.as_slice()))
+                },
+                lanes: lanes.get(g * per_group..(g + 1) * per_group).unwrap_or(&[]),
+            })
+            .collect();
+        let mut verdict = j.judge_groups(&groups, fault, policy);
+        drop(groups);
+        j.lanes = lanes;
+        if rounds > 1 {
+            for f in &mut verdict.findings {
+                f.why = format!("round {r} of {rounds}: {}", f.why);
+            }
+        }
+        // A fault or a misaligned lane decides the whole dispatch, and
+        // every round has the same addresses: round 0's verdict is final.
+        let decided = fault.is_some()
+            || verdict
+                .findings
+                .iter()
+                .any(|f| f.kind == FindingKind::MisalignedNoFault);
+        match total.as_mut() {
+            None => total = Some(verdict),
+            Some(t) => {
+                t.findings.append(&mut verdict.findings);
+                t.order.add(verdict.order);
+                t.active_lanes += verdict.active_lanes;
+                t.addresses += verdict.addresses;
+            }
+        }
+        if decided || last {
+            break;
+        }
+        for (img, d) in cur.iter_mut().zip(&deltas) {
+            for &(q, x) in d {
+                if let Some(v) = img.get_mut(q as usize) {
+                    *v ^= x;
+                }
+            }
+        }
+    }
+    Ok(total.unwrap_or(Verdict {
+        findings: Vec::new(),
+        order: OrderEvidence::default(),
+        device_faulted: fault.is_some(),
+        active_lanes: 0,
+        addresses: 0,
+        policy: *policy,
+    }))
 }
 
 /// A reusable judge for many cases (keeps its buffers between calls).

@@ -15,7 +15,9 @@ const DOMAIN: &[u8] = b"dsxor-case-digest/1\0";
 /// lengths before sequences). Not the pattern name or run index, which the
 /// device never sees: a case named `(seed, pattern, wave, ordinal)` has one
 /// digest whatever else the run selected. 64 bits tell cases apart; the
-/// stream stays small.
+/// stream stays small. Rounds after the first (DATA and VDST-before per
+/// lane) are hashed last, and only when present, so a one-round case has
+/// the digest it had before rounds existed.
 pub fn case_digest(case: &Case) -> String {
     let mut h = Sha256::new();
     h.update(DOMAIN);
@@ -36,6 +38,22 @@ pub fn case_digest(case: &Case) -> String {
         h.update((g.len() as u64).to_le_bytes());
         let bytes: Vec<u8> = g.iter().flat_map(|q| q.to_le_bytes()).collect();
         h.update(&bytes);
+    }
+    // Rounds after the first, only when there are any: a one-round case
+    // keeps the digest it had before rounds existed.
+    if !case.more_rounds.is_empty() {
+        h.update(b"rounds\0");
+        h.update((case.more_rounds.len() as u64).to_le_bytes());
+        let mut bytes = Vec::with_capacity(case.lanes.len() * 16);
+        for r in &case.more_rounds {
+            bytes.clear();
+            h.update((r.data.len() as u64).to_le_bytes());
+            for (d, v) in r.data.iter().zip(&r.vdst_init) {
+                bytes.extend_from_slice(&d.to_le_bytes());
+                bytes.extend_from_slice(&v.to_le_bytes());
+            }
+            h.update(&bytes);
+        }
     }
     let full = h.finalize();
     hex::encode(full.get(..8).unwrap_or(&full[..]))

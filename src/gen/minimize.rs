@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::case::{Case, Geometry};
+use crate::case::{Case, Geometry, Round};
+use crate::model::calc_ds_addr16;
 
 /// What minimization did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -96,7 +97,8 @@ pub fn minimize(
 type Pass = fn(&Case) -> Vec<Case>;
 
 /// Coarse to fine. Each pass lists candidates, most shrinking first.
-const PASSES: [Pass; 9] = [
+const PASSES: [Pass; 10] = [
+    fewer_rounds,
     single_group,
     single_wave,
     drop_lane_chunks,
@@ -108,20 +110,84 @@ const PASSES: [Pass; 9] = [
     compact_addresses,
 ];
 
+/// Fewer rounds: the first 1, half, all but one; then each later round
+/// alone, as a one-round case starting from the LDS the earlier rounds
+/// leave (for XOR: the start XOR their DATA at every in-range active
+/// lane's qword, under any order), so a failure in round 9 of 16 shrinks
+/// to that round.
+fn fewer_rounds(case: &Case) -> Vec<Case> {
+    let rounds = case.rounds();
+    if rounds <= 1 {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut keep: Vec<usize> = vec![1, rounds / 2, rounds - 1];
+    keep.dedup();
+    for k in keep.into_iter().filter(|&k| k >= 1 && k < rounds) {
+        let mut c = case.clone();
+        c.more_rounds.truncate(k - 1);
+        out.push(c);
+    }
+    let per_group = case.geometry.lanes_per_group().max(1) as usize;
+    let mut image = case.lds_init.clone();
+    for r in 1..rounds {
+        // `image` is the start of round r: apply round r - 1.
+        for (i, l) in case.lanes.iter().enumerate() {
+            let eff = calc_ds_addr16(l.addr, case.offset);
+            let Some((data, _)) = case.round_input(r - 1, i) else {
+                continue;
+            };
+            if l.active && eff < u64::from(case.lds_bytes) {
+                if let Some(q) = image
+                    .get_mut(i / per_group)
+                    .and_then(|img| img.get_mut((eff >> 3) as usize))
+                {
+                    *q ^= data;
+                }
+            }
+        }
+        let mut c = case.clone();
+        c.lds_init = image.clone();
+        for (i, l) in c.lanes.iter_mut().enumerate() {
+            if let Some((data, vdst_init)) = case.round_input(r, i) {
+                l.data = data;
+                l.vdst_init = vdst_init;
+            }
+        }
+        c.more_rounds.clear();
+        out.push(c);
+    }
+    out
+}
+
 /// Case with only the lanes and LDS of the given groups / waves.
 fn restrict(case: &Case, groups: &[usize], waves: &[usize]) -> Option<Case> {
     let wl = case.geometry.wave_size.lanes() as usize;
     let lpg = case.geometry.lanes_per_group() as usize;
     let mut lanes = Vec::with_capacity(groups.len() * waves.len() * wl);
     let mut lds_init = Vec::with_capacity(groups.len());
+    let mut more_rounds: Vec<Round> = case
+        .more_rounds
+        .iter()
+        .map(|_| Round {
+            data: Vec::new(),
+            vdst_init: Vec::new(),
+        })
+        .collect();
     for &g in groups {
         lds_init.push(case.lds_init.get(g)?.clone());
         for &w in waves {
             let start = g * lpg + w * wl;
             lanes.extend_from_slice(case.lanes.get(start..start + wl)?);
+            for (to, from) in more_rounds.iter_mut().zip(&case.more_rounds) {
+                to.data.extend_from_slice(from.data.get(start..start + wl)?);
+                to.vdst_init
+                    .extend_from_slice(from.vdst_init.get(start..start + wl)?);
+            }
         }
     }
     Some(Case {
+        more_rounds,
         geometry: Geometry {
             wave_size: case.geometry.wave_size,
             waves_per_group: waves.len() as u32,
@@ -377,6 +443,7 @@ mod tests {
                     vdst_init: 0x5555,
                 })
                 .collect(),
+            more_rounds: Vec::new(),
         }
     }
 
@@ -399,6 +466,44 @@ mod tests {
         assert!(m.case.lds_init.iter().all(|g| g.iter().all(|&v| v == 0)));
         assert!(!m.stats.budget_exhausted);
         assert!(m.stats.accepted > 0 && m.stats.tries >= m.stats.accepted);
+    }
+
+    #[test]
+    fn shrinks_rounds_to_the_failing_one_with_its_start() {
+        // Round 5 of 8 "fails": some active lane has data 0xbad there. The
+        // one-round case that isolates it must start from the LDS rounds
+        // 0..5 leave: the start XOR their DATA at each lane's qword.
+        let mut start = case(1, 1);
+        start.more_rounds = (1..8u64)
+            .map(|r| Round {
+                data: (0..32u64)
+                    .map(|i| if r == 5 && i == 3 { 0xbad } else { r << 8 | i })
+                    .collect(),
+                vdst_init: vec![0x6666; 32],
+            })
+            .collect();
+        let round_of = |c: &Case| {
+            (0..c.rounds()).find(|&r| {
+                (0..c.lanes.len())
+                    .any(|i| c.lanes[i].active && c.round_input(r, i).unwrap().0 == 0xbad)
+            })
+        };
+        let fails = |c: &Case| round_of(c).is_some();
+        let isolated = fewer_rounds(&start)
+            .into_iter()
+            .find(|c| c.rounds() == 1 && fails(c))
+            .unwrap();
+        // Lane 3's qword (ADDR 24 + offset 8 = qword 4) before round 5: the
+        // init XOR lane 3's DATA in rounds 0..5 (no other lane shares it).
+        let mut want = start.lds_init[0][4];
+        for r in 0..5 {
+            want ^= start.round_input(r, 3).unwrap().0;
+        }
+        assert_eq!(isolated.lds_init[0][4], want);
+        assert_eq!(isolated.lanes[3].vdst_init, 0x6666);
+        let m = minimize(&start, Budget::default(), fails);
+        assert_eq!(m.case.rounds(), 1);
+        assert_eq!(m.case.lanes.iter().filter(|l| l.active).count(), 1);
     }
 
     #[test]

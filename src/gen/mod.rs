@@ -8,6 +8,7 @@ pub mod digest;
 pub mod minimize;
 pub mod pattern;
 pub mod rng;
+pub mod rounds;
 pub mod suite;
 
 pub use digest::case_digest;

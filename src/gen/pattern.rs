@@ -215,10 +215,12 @@ pub fn generate(seed: u64, id: CaseId, index: u64) -> Generated {
         Pattern::Misaligned => misaligned(&mut b, variant),
         Pattern::OutOfRange => out_of_range(&mut b, variant),
     }
+    let mut case = b.finish(id.pattern.name(), index);
+    super::rounds::add_rounds(&mut case, seed, &id, variant);
     Generated {
         id,
         variant: variant.to_string(),
-        case: b.finish(id.pattern.name(), index),
+        case,
     }
 }
 
@@ -350,6 +352,7 @@ impl<'r> Draft<'r> {
             offset,
             lds_init,
             lanes,
+            more_rounds: Vec::new(),
         }
     }
 }

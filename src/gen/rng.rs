@@ -35,6 +35,18 @@ impl CaseRng {
         CaseRng { inner }
     }
 
+    /// A stream independent of every `new` stream: `domain` fills key bytes
+    /// 8..16, which `new` leaves zero (domain 0 is `new`). Lets a case grow
+    /// draws (its rounds) without moving any draw of the case as it was.
+    pub fn with_domain(seed: u64, domain: u64, stream: u64) -> CaseRng {
+        let mut key = [0u8; 32];
+        key[..8].copy_from_slice(&seed.to_le_bytes());
+        key[8..16].copy_from_slice(&domain.to_le_bytes());
+        let mut inner = ChaCha8Rng::from_seed(key);
+        inner.set_stream(stream);
+        CaseRng { inner }
+    }
+
     pub fn next_u64(&mut self) -> u64 {
         self.inner.next_u64()
     }

@@ -374,43 +374,81 @@ pub fn validate_case(case: &Case) -> Result<(), ModelError> {
             case.lds_qwords()
         )));
     }
+    if let Some((r, round)) =
+        case.more_rounds.iter().enumerate().find(|(_, r)| {
+            r.data.len() != case.lanes.len() || r.vdst_init.len() != case.lanes.len()
+        })
+    {
+        return Err(bad(format!(
+            "round {} has {} DATA and {} VDST values for {} lanes",
+            r + 1,
+            round.data.len(),
+            round.vdst_init.len(),
+            case.lanes.len()
+        )));
+    }
     Ok(())
 }
 
 /// The expectation for `case` when every workgroup serializes its lanes in
 /// `order` (an `Explicit` order permutes `0..lanes_per_group`, applied to
 /// every group).
+///
+/// Rounds: each workgroup's rounds run one after another on its LDS (the
+/// kernel's barrier orders them), each in `order`; `ret` is round-major
+/// (`ret[r * lanes + i]`), as in `Observation`.
 pub fn expect(case: &Case, order: &Order, policy: &Policy) -> Result<Expected, ModelError> {
     validate_case(case)?;
     let per_group = case.geometry.lanes_per_group() as usize;
-    let mut ret = vec![0u64; case.lanes.len()];
+    let n = case.lanes.len();
+    let mut ret = vec![0u64; n * case.rounds()];
+    // Round r's lanes: round 0's addresses and EXEC, round r's DATA and VDST.
+    let round_lanes: Vec<Vec<LaneInput>> = (1..case.rounds())
+        .map(|r| {
+            case.lanes
+                .iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    let (data, vdst_init) = case.round_input(r, i).unwrap_or((0, 0));
+                    LaneInput {
+                        data,
+                        vdst_init,
+                        ..*l
+                    }
+                })
+                .collect()
+        })
+        .collect();
     let mut lds_final = Vec::with_capacity(case.lds_init.len());
     let mut slack_final = Vec::with_capacity(case.lds_init.len());
     for (g, img) in case.lds_init.iter().enumerate() {
         let mut lds = Lds::with_image(case.lds_bytes, img, policy)?;
-        let lanes = case
-            .lanes
-            .get(g * per_group..(g + 1) * per_group)
-            .unwrap_or(&[]);
-        let out = ret
-            .get_mut(g * per_group..(g + 1) * per_group)
-            .unwrap_or(&mut []);
-        match ds_xor_rtn_b64_group(
-            &mut lds,
-            policy,
-            case.geometry.wave_size,
-            lanes,
-            case.offset,
-            order,
-            out,
-        )? {
-            Executed::Completed => {}
-            Executed::Memviol(m) => {
-                return Ok(Expected::Fault(Memviol {
-                    group: g as u32,
-                    lane_index: g * per_group + m.lane_index,
-                    ..m
-                }))
+        for r in 0..case.rounds() {
+            let all = match r {
+                0 => &case.lanes,
+                _ => &round_lanes[r - 1],
+            };
+            let lanes = all.get(g * per_group..(g + 1) * per_group).unwrap_or(&[]);
+            let out = ret
+                .get_mut(r * n + g * per_group..r * n + (g + 1) * per_group)
+                .unwrap_or(&mut []);
+            match ds_xor_rtn_b64_group(
+                &mut lds,
+                policy,
+                case.geometry.wave_size,
+                lanes,
+                case.offset,
+                order,
+                out,
+            )? {
+                Executed::Completed => {}
+                Executed::Memviol(m) => {
+                    return Ok(Expected::Fault(Memviol {
+                        group: g as u32,
+                        lane_index: g * per_group + m.lane_index,
+                        ..m
+                    }))
+                }
             }
         }
         lds_final.push(lds.image().to_vec());
@@ -620,6 +658,7 @@ mod tests {
             offset: 0,
             lds_init: vec![vec![0; 8]; 2],
             lanes,
+            more_rounds: Vec::new(),
         };
         match expect(&case, &Order::LaneAscending, &Policy::GFX11).unwrap() {
             Expected::Fault(m) => {

@@ -244,6 +244,7 @@ pub fn corpus_case(seed: u64, wave: WaveSize, index: u64) -> (Case, ExecPattern,
         offset: 0,
         lds_init,
         lanes,
+        more_rounds: Vec::new(),
     };
     (case, exec, addresses)
 }

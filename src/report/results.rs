@@ -111,6 +111,11 @@ pub struct CaseRecord {
     pub active_lanes: usize,
     pub lds_bytes: u32,
     pub offset: u16,
+    /// Rounds of `ds_xor_rtn_b64` per lane (omitted when 1, as every case
+    /// had before rounds): the case verified `active_lanes * rounds`
+    /// lane-operations.
+    #[serde(default = "one_round", skip_serializing_if = "is_one_round")]
+    pub rounds: u32,
     /// `gen::case_digest` of the case as generated: equal in two runs of
     /// one seed (and generator version) exactly when the case is.
     #[serde(default)]
@@ -128,6 +133,14 @@ pub struct CaseRecord {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
     pub device_us: u64,
+}
+
+fn one_round() -> u32 {
+    1
+}
+
+fn is_one_round(r: &u32) -> bool {
+    *r == 1
 }
 
 /// Per (family, wave) counts.
@@ -192,6 +205,11 @@ pub struct Results {
     pub total: u64,
     pub passed: u64,
     pub failed: u64,
+    /// Lane-operations (one `ds_xor_rtn_b64` of one active lane in one
+    /// round) of the passed cases: what the run verified. 0 in results
+    /// written before it was counted.
+    #[serde(default)]
+    pub verified_lane_ops: u64,
     pub patterns: Vec<PatternCounts>,
     pub failures: Vec<FailureRecord>,
     /// Set by `dsxor merge`: the shard files combined into this one.
@@ -357,6 +375,8 @@ impl Results {
                  cases recovered from its case stream {name}",
                 passed + failed
             )),
+            // Case records do not carry their lane-operation counts.
+            verified_lane_ops: 0,
             environment,
             spec,
             parameters,
@@ -717,6 +737,7 @@ pub(crate) mod tests {
             patterns: vec![],
             failures: vec![],
             merged_from: vec![],
+            verified_lane_ops: 0,
         }
     }
 
@@ -758,6 +779,7 @@ pub(crate) mod tests {
             summary: "ok".into(),
             notes: vec![],
             device_us: 5,
+            rounds: 1,
         };
         w.record(&rec).unwrap();
         let text = fs::read_to_string(w.cases_path()).unwrap();

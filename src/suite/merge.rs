@@ -275,6 +275,10 @@ pub fn merge(paths: &[PathBuf]) -> Result<Results, MergeError> {
     merged.passed = merged.patterns.iter().map(|c| c.passed).sum();
     merged.failed = merged.patterns.iter().map(|c| c.failed).sum();
     merged.total = merged.patterns.iter().map(|c| c.cases).sum();
+    merged.verified_lane_ops = loaded
+        .iter()
+        .map(|(_, r)| r.verified_lane_ops)
+        .fold(0u64, u64::saturating_add);
     merged.started_utc = loaded
         .iter()
         .map(|(_, r)| r.started_utc.clone())

@@ -306,6 +306,7 @@ fn run_plan(
     let mut minimized: HashMap<(Pattern, WaveSize, String), u64> = HashMap::new();
     let mut abort: Option<Abort> = None;
     let mut contended_lane_ops = 0u64;
+    let mut verified_lane_ops = 0u64;
 
     for (position, planned) in plan.enumerate() {
         if let Some(signal) = super::stop::requested() {
@@ -374,6 +375,7 @@ fn run_plan(
             active_lanes: case.lanes.iter().filter(|l| l.active).count(),
             lds_bytes: case.lds_bytes,
             offset: case.offset,
+            rounds: case.rounds() as u32,
             case_digest: case_digest(&case),
             outcome: outcome.name().to_string(),
             passed: judgement.passed,
@@ -403,6 +405,10 @@ fn run_plan(
         }
         progress.case_done(&cell_name, judgement.passed);
         if judgement.passed {
+            // A passed fault (a probe's MEMVIOL) verified no values.
+            if matches!(outcome, DeviceOutcome::Completed { .. }) {
+                verified_lane_ops += case.lane_ops();
+            }
             continue;
         }
 
@@ -526,6 +532,7 @@ fn run_plan(
         total: passed + failed,
         passed,
         failed,
+        verified_lane_ops,
         patterns,
         failures,
         merged_from: Vec::new(),
@@ -601,6 +608,7 @@ pub fn write_unstarted(
         total: 0,
         passed: 0,
         failed: 0,
+        verified_lane_ops: 0,
         patterns: Vec::new(),
         failures: Vec::new(),
         merged_from: Vec::new(),

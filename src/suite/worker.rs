@@ -657,6 +657,7 @@ mod tests {
                 offset: 0,
                 lds_init: vec![vec![0]],
                 lanes: vec![],
+                more_rounds: vec![],
             })))
             .unwrap()
         );

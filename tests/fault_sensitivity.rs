@@ -27,6 +27,7 @@ fn device(fault: Option<FaultSpec>) -> Box<dyn CaseDevice> {
         hazard_check: false,
         worker_exe: None,
         require_gpu: false,
+        allow_mutant: false,
     })
     .map_err(|e| e.to_string())
     .expect("the software device opens")

@@ -110,8 +110,11 @@ fn seeds() -> Seeds {
         "run",
         "--backend",
         "emu",
+        // A fault visible within one round, so the minimized repro has one
+        // round and exports to an observation file (a lost update before
+        // the last round shows only in the next round's returns).
         "--fault",
-        "lost-update",
+        "swap-dwords",
         "--pattern",
         "one-address,data",
         "--wave",

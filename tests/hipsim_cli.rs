@@ -278,9 +278,9 @@ fn a_patched_opcode_fails_through_hip_as_through_emu() {
     let tmp = tempfile::tempdir().unwrap();
     let co = patched_object(tmp.path());
     for backend in ["hip", "emu"] {
-        let out = tmp.path().join(backend);
-        let o = dsxor_hipsim(
-            &[
+        for allow_mutant in [false, true] {
+            let out = tmp.path().join(format!("{backend}-{allow_mutant}"));
+            let mut args = vec![
                 "run",
                 "--backend",
                 backend,
@@ -291,25 +291,45 @@ fn a_patched_opcode_fails_through_hip_as_through_emu() {
                 "--cases",
                 "200",
                 // Not `offset`: it re-patches the offset of the
-                // ds_xor_rtn_b64 that is no longer there (exit 2).
+                // ds_xor_rtn_b64 that is no longer there.
                 "--pattern",
                 "uniform,one-address,cross-wave,exec-mask",
                 "--minimize-budget",
                 "0s",
                 "--out",
                 out.to_str().unwrap(),
-            ],
-            &[],
-        );
-        // Issue 13: a code object whose conformance kernels lack
-        // ds_xor_rtn_b64 at their site label is refused before any case
-        // runs (exit 2), naming what is there — on either backend alike.
-        assert_eq!(o.status.code(), Some(2), "{backend}: {}", text(&o));
-        assert!(
-            String::from_utf8_lossy(&o.stderr).contains("ds_or_rtn_b64"),
-            "{backend}: {}",
-            text(&o)
-        );
+            ];
+            if allow_mutant {
+                args.push("--allow-mutant");
+            }
+            let o = dsxor_hipsim(&args, &[]);
+            if !allow_mutant {
+                // Issue 13: a code object whose conformance kernels lack
+                // ds_xor_rtn_b64 at their site label is refused before any
+                // case runs (exit 2), naming what is there.
+                assert_eq!(o.status.code(), Some(2), "{backend}: {}", text(&o));
+                assert!(
+                    String::from_utf8_lossy(&o.stderr).contains("ds_or_rtn_b64"),
+                    "{backend}: {}",
+                    text(&o)
+                );
+                continue;
+            }
+            // Run as a deliberate mutant, the wrong instruction is caught on
+            // the device: conformance failures (exit 1) with a repro,
+            // through the HIP path as on the software device.
+            assert_eq!(o.status.code(), Some(1), "{backend}: {}", text(&o));
+            let r = results(&out);
+            assert_eq!(r["status"], "failed", "{backend}");
+            assert!(
+                std::fs::read_dir(&out).unwrap().any(|e| e
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .contains(".repro-")),
+                "{backend}: no repro file"
+            );
+        }
     }
 }
 
@@ -335,7 +355,12 @@ fn a_hung_kernel_is_a_timeout_verdict() {
             "--out",
             tmp.path().to_str().unwrap(),
         ],
-        &[("DSXOR_HIPSIM_HANG", "dsxor_conformance_off0")],
+        // The one-round and the multi-round kernel: which one a case uses
+        // is the generator's choice.
+        &[(
+            "DSXOR_HIPSIM_HANG",
+            "dsxor_conformance_off0,dsxor_conformance_rounds_off0",
+        )],
     );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let c = case_records(tmp.path());

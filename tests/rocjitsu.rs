@@ -496,6 +496,8 @@ fn a_patched_opcode_fails_on_the_emulated_gpu_with_a_repro() {
         "hip",
         "--code-object",
         co.to_str().unwrap(),
+        // A deliberate mutant: without this it is refused before any case.
+        "--allow-mutant",
         "--pattern",
         "uniform",
         "--cases",
@@ -533,6 +535,7 @@ fn a_patched_opcode_fails_on_the_emulated_gpu_with_a_repro() {
         "hip",
         "--code-object",
         co.to_str().unwrap(),
+        "--allow-mutant",
     ];
     let e = run_emulated(r, &args, &[], Duration::from_secs(300), &|out| {
         out.contains("STILL FAILS") || out.contains("PASSES now")

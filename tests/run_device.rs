@@ -25,6 +25,7 @@ fn request(lds_granule: u32) -> DeviceRequest {
         worker_exe: None,
         require_gpu: false,
         hazard_check: false,
+        allow_mutant: false,
     }
 }
 

@@ -984,7 +984,12 @@ impl Stream {
     /// Run one launch; true when it faulted (sticky mode; abort mode does
     /// not return from a fault).
     fn execute(&self, rt: &'static Runtime, c: &LaunchCmd) -> bool {
-        if rt.config.hang.as_deref() == Some(c.name.as_str()) {
+        let hangs = rt
+            .config
+            .hang
+            .as_deref()
+            .is_some_and(|h| h.split(',').any(|k| k.trim() == c.name));
+        if hangs {
             // DSXOR_HIPSIM_HANG: the kernel never completes.
             loop {
                 std::thread::park();

@@ -311,8 +311,13 @@ pub fn embedded_objects(target: &str) -> Vec<KernelObject> {
 
 /// A user's code object (`--code-object FILE`: plain ELF or offload
 /// bundle, the entry for `target` taken): its wave size is that of its
-/// `dsxor_conformance_off0` kernel.
-pub fn file_object(path: &std::path::Path, target: &str) -> Result<KernelObject, String> {
+/// `dsxor_conformance_off0` kernel. Unless `allow_mutant`, every
+/// conformance kernel must issue `ds_xor_rtn_b64` at its site label.
+pub fn file_object(
+    path: &std::path::Path,
+    target: &str,
+    allow_mutant: bool,
+) -> Result<KernelObject, String> {
     let data = std::fs::read(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
     let target_id =
         crate::codeobj::TargetId::parse(target).map_err(|e| format!("target `{target}`: {e}"))?;
@@ -333,11 +338,12 @@ pub fn file_object(path: &std::path::Path, target: &str) -> Result<KernelObject,
     // Refused before any case runs: a conformance kernel that does not
     // issue ds_xor_rtn_b64 at its site would fail every case (and then stop
     // the run at the first offset patch) for a reason that is not the
-    // device's.
+    // device's. A deliberate mutant (`--allow-mutant`) runs: the checks
+    // are what it tests.
     for k in co
         .kernels
         .iter()
-        .filter(|k| k.name.starts_with(KERNEL_PREFIX))
+        .filter(|k| !allow_mutant && k.name.starts_with(KERNEL_PREFIX))
     {
         crate::codeobj::find_ds_xor_site(&co, &k.name)
             .map_err(|e| format!("{}: not a conformance code object: {e}", path.display()))?;

@@ -75,6 +75,11 @@ pub(crate) struct DeviceArgs {
     /// dsxor_conformance_off* kernels) instead of the embedded ones.
     #[arg(long)]
     pub(crate) code_object: Option<std::path::PathBuf>,
+    /// Run a --code-object whose conformance kernels hold another
+    /// instruction at their ds_xor_rtn_b64 site (a deliberate mutant, to
+    /// show the checks catch a wrong instruction); refused without it.
+    #[arg(long, requires = "code_object")]
+    pub(crate) allow_mutant: bool,
     /// Software device only: inject a fault, NAME[:RATE][@COND[,COND]]
     /// (e.g. torn:1e-4@cross-wave); `--help` lists names and conditions.
     #[arg(long, value_name = "NAME[:RATE][@COND]", long_help = dsxor::emu::FaultSpec::help())]
@@ -182,6 +187,7 @@ pub(crate) fn device_request(
         worker_exe: std::env::current_exe().ok(),
         require_gpu: dev.require_gpu,
         hazard_check: dev.code_object.is_some() && !dev.no_hazard_check,
+        allow_mutant: dev.allow_mutant,
     })
 }
 

@@ -147,7 +147,7 @@ pub struct Conditions {
 }
 
 /// LDS banks: RDNA3 has 64 DWORD-wide banks per WGP's LDS (AMD RDNA3 ISA
-/// guide, "Local Data Share"; DESIGN.md "Facts"); a dword at byte address
+/// guide, "Local Data Share"; docs/src/internals/facts.md); a dword at byte address
 /// `a` is in bank `(a / 4) % 64`.
 pub const LDS_BANKS: u64 = 64;
 

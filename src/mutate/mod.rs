@@ -306,6 +306,7 @@ fn devices(opts: &MutateOptions, spec: FaultSpec) -> Result<Vec<Worker>, MutateE
         // The software device only: no HIP worker processes.
         worker_exe: None,
         require_gpu: false,
+        allow_mutant: false,
     };
     let opened = open(&req)?;
     Ok(opened

@@ -43,6 +43,11 @@ pub struct DeviceRequest {
     /// ([`EmuConfig::hazard_check`]); the command line sets it for
     /// `--code-object` unless `--no-hazard-check`.
     pub hazard_check: bool,
+    /// `--allow-mutant`: accept a `--code-object` whose conformance kernels
+    /// hold another instruction at their `ds_xor_rtn_b64` site (a
+    /// deliberate mutant, to show the checks catch a wrong instruction on
+    /// the device); without it such an object is refused before any case.
+    pub allow_mutant: bool,
 }
 
 /// An opened device.
@@ -164,7 +169,9 @@ pub fn open(req: &DeviceRequest) -> Result<Opened, OpenError> {
     // A user's code object fixes the wave size (that of its kernels).
     let file: Option<KernelObject> = match &req.code_object {
         None => None,
-        Some(path) => Some(file_object(path, EMU_TARGET).map_err(OpenError::Usage)?),
+        Some(path) => {
+            Some(file_object(path, EMU_TARGET, req.allow_mutant).map_err(OpenError::Usage)?)
+        }
     };
     if let Some(f) = &file {
         if !req.waves.is_empty() && !req.waves.contains(&f.wave) {
@@ -223,7 +230,7 @@ pub fn open(req: &DeviceRequest) -> Result<Opened, OpenError> {
     // On a GPU, take the code object's bundle entry for the device's target.
     let file = match (file, &req.code_object, selection.hip_device) {
         (Some(_), Some(path), Some(_)) => {
-            Some(file_object(path, &selection.target).map_err(OpenError::Usage)?)
+            Some(file_object(path, &selection.target, req.allow_mutant).map_err(OpenError::Usage)?)
         }
         (f, _, _) => f,
     };

@@ -136,7 +136,11 @@ pub fn shrink(
     judgement: Judgement,
     budget: Budget,
 ) -> (Shrunk, Option<BackendError>) {
-    let kind = judgement.kind.clone();
+    // The kind a candidate must fail with. A lost update before the last
+    // round shows only in the next round, as `broken-chain`: a candidate
+    // cut at the faulting round shows the same defect under its own kind
+    // (`lost-update`), is kept, and the kind follows it.
+    let kind = RefCell::new(judgement.kind.clone());
     let env_error: RefCell<Option<BackendError>> = RefCell::new(None);
     let last: RefCell<Option<(DeviceOutcome, Judgement)>> = RefCell::new(None);
     let m = minimize(case, budget, |candidate| {
@@ -145,7 +149,13 @@ pub fn shrink(
         }
         match device.run_case(candidate) {
             Ok(o) => match judge.judge(candidate, &o) {
-                Ok(j) if !j.passed && j.kind == kind => {
+                Ok(j)
+                    if !j.passed
+                        && (j.kind == *kind.borrow()
+                            || (kind.borrow().as_deref() == Some("broken-chain")
+                                && candidate.rounds() < case.rounds())) =>
+                {
+                    *kind.borrow_mut() = j.kind.clone();
                     *last.borrow_mut() = Some((o, j));
                     true
                 }

@@ -634,7 +634,8 @@ fn host_objects_are_read_through_their_hip_fatbin() {
         co.container,
         dsxor::codeobj::Container::HostFatbin { e_machine: 62, .. }
     ));
-    assert_eq!(co.kernels.len(), 6);
+    // 4 conformance + 4 rounds conformance + dep + indep.
+    assert_eq!(co.kernels.len(), 10);
     assert!(matches!(
         CodeObject::parse(&data),
         Err(CodeObjectError::NoBundleEntry { .. })

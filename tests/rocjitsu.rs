@@ -474,7 +474,10 @@ fn mutant_or() -> Vec<u8> {
         bytes[off..off + 8].copy_from_slice(&w.to_le_bytes());
         patched += 1;
     }
-    assert_eq!(patched, 4, "four conformance kernels");
+    assert_eq!(
+        patched, 8,
+        "four one-round and four multi-round conformance kernels"
+    );
     bytes
 }
 

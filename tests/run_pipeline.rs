@@ -351,18 +351,20 @@ fn a_correct_device_passes_every_pattern_and_leaves_records() {
     let out = run_suite(
         &mut dev,
         &AscendingJudge,
-        &options(dir.path(), all_spec(11, 110, Shard::WHOLE)),
+        // Enough cases that the default mix (offset: 75 of 1000) reaches
+        // the patched-offset variants.
+        &options(dir.path(), all_spec(11, 440, Shard::WHOLE)),
     )
     .unwrap();
     assert_eq!(out.exit_code, 0, "{:?}", out.results.failures);
     assert_eq!(out.results.status, Status::Passed);
-    assert_eq!(out.results.total, 110);
+    assert_eq!(out.results.total, 440);
     // Every default family and both probes, both waves.
     assert_eq!(out.results.patterns.len(), 22);
     let back = Results::read(&out.results_path).unwrap();
     assert_eq!(back, out.results);
     let lines = jsonl_lines(&dir.path().join(back.cases_file.as_ref().unwrap()));
-    assert_eq!(lines.len(), 111);
+    assert_eq!(lines.len(), 441);
     assert_eq!(lines[0]["format"], "dsxor-cases/1");
     assert!(lines[1..].iter().all(|l| l["passed"] == true));
     // Patched offsets went through the patch hook.

@@ -3,37 +3,9 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::path::Path;
 
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(suffix))
-        .collect();
-    v.sort();
-    v
-}
-
-fn results_json(dir: &Path) -> Vec<PathBuf> {
-    files(dir, ".json")
-        .into_iter()
-        .filter(|p| !p.to_string_lossy().contains(".repro-"))
-        .collect()
-}
+use common::{code, files, results_json, text};
 
 #[test]
 fn a_small_run_on_the_software_device_passes_and_writes_its_files() {

@@ -7,7 +7,7 @@
 //! CI can never pass by skipping.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// True when CI demands every external tool.
@@ -185,4 +185,34 @@ pub fn dsxor_hipsim(args: &[&str], env: &[(&str, &str)]) -> Output {
         cmd.env(k, v);
     }
     cmd.output().expect("the dsxor binary runs")
+}
+
+/// The exit code of a finished dsxor process (-1: killed by a signal).
+pub fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+pub fn text(o: &Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+pub fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .collect();
+    v.sort();
+    v
+}
+
+pub fn results_json(dir: &Path) -> Vec<PathBuf> {
+    files(dir, ".json")
+        .into_iter()
+        .filter(|p| !p.to_string_lossy().contains(".repro-"))
+        .collect()
 }

@@ -224,12 +224,9 @@ fn every_injected_fault_fails_through_hip_with_a_minimized_repro() {
 
 /// `ignore-exec` raises device faults. A real ROCm 6 runtime then aborts
 /// the process (SIGABRT) and current clr latches the error for every later
-/// call, so the unchanged HIP backend dies (abort) or ends the run with
-/// exit 3 (sticky) instead of recording the faulting case: the defect
-/// issue 11 fixes (cases in worker processes). Ignored until then; run with
-/// `cargo test --release --test hipsim_cli -- --ignored` to see it.
+/// call; cases run in worker processes (suite::worker), so either way the
+/// faulting case is a failed case with a repro and the run goes on.
 #[test]
-#[ignore = "needs issue 11: the HIP backend does not survive a device fault"]
 fn a_device_fault_through_hip_is_a_failed_case_with_a_repro() {
     fault_fails_with_a_minimized_repro(Fault::IgnoreExec, "720", &[]);
     fault_fails_with_a_minimized_repro(
@@ -367,6 +364,63 @@ fn a_hung_kernel_is_a_timeout_verdict() {
     assert_eq!(c.len(), 1);
     assert_eq!(c[0].2, "timeout");
     assert!(start.elapsed() < std::time::Duration::from_secs(60));
+}
+
+/// DSXOR_HIPSIM_STALL: a blocking HIP call outside the launch (here the
+/// seventh hipMemcpyDtoH of a worker: the first case makes six) never
+/// returns, as ROCm 5.4 did on AMD's emulator once the emulator crashed.
+/// The child's own watchdog cannot see it; the parent's answer deadline
+/// (launch timeout + suite::worker::ANSWER_GRACE) kills the worker, the case
+/// is a timeout, and a fresh worker runs the rest. Before the deadline the
+/// run hung for good.
+#[test]
+fn a_runtime_stuck_outside_the_launch_is_a_timeout_and_the_run_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let start = std::time::Instant::now();
+    let mut child = spawn(
+        &[
+            "run",
+            "--backend",
+            "hip",
+            "--seed",
+            "1",
+            "--cases",
+            "3",
+            "--timeout",
+            "200ms",
+            "--minimize-budget",
+            "0s",
+            "--out",
+            tmp.path().to_str().unwrap(),
+        ],
+        &[("DSXOR_HIPSIM_STALL", "hipMemcpyDtoH:7")],
+        true,
+    );
+    // Bounded here too: without the deadline the run never ends.
+    let limit = std::time::Duration::from_secs(120);
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("the run was still going after {limit:?}: a stuck runtime hangs it");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let c = case_records(tmp.path());
+    let outcomes: Vec<(u64, &str, bool)> = c.iter().map(|r| (r.0, r.2.as_str(), r.3)).collect();
+    assert_eq!(
+        outcomes,
+        [
+            (0, "completed", true),
+            (1, "timeout", false),
+            (2, "completed", true)
+        ],
+        "{}",
+        text(&o)
+    );
+    let stream = std::fs::read_to_string(&files(tmp.path(), ".cases.jsonl")[0]).unwrap();
+    assert!(stream.contains("did not answer within"), "{stream}");
 }
 
 /// Environment failures: exit 3, HIP's error named.

@@ -10,6 +10,7 @@ pub const ENV_ON_FAULT: &str = "DSXOR_HIPSIM_ON_FAULT";
 pub const ENV_FAULT: &str = "DSXOR_HIPSIM_FAULT";
 pub const ENV_HANG: &str = "DSXOR_HIPSIM_HANG";
 pub const ENV_FAIL: &str = "DSXOR_HIPSIM_FAIL";
+pub const ENV_STALL: &str = "DSXOR_HIPSIM_STALL";
 pub const ENV_CUS: &str = "DSXOR_HIPSIM_CUS";
 pub const ENV_CLOCK_KHZ: &str = "DSXOR_HIPSIM_CLOCK_KHZ";
 pub const ENV_RUNTIME_VERSION: &str = "DSXOR_HIPSIM_RUNTIME_VERSION";
@@ -18,12 +19,13 @@ pub const ENV_RUNTIME_VERSION: &str = "DSXOR_HIPSIM_RUNTIME_VERSION";
 pub const ENV_WGP_MODE: &str = "GPU_ENABLE_WGP_MODE";
 
 /// Every variable, for documentation and error messages.
-pub const ALL_VARS: [&str; 8] = [
+pub const ALL_VARS: [&str; 9] = [
     ENV_DEVICES,
     ENV_ON_FAULT,
     ENV_FAULT,
     ENV_HANG,
     ENV_FAIL,
+    ENV_STALL,
     ENV_CUS,
     ENV_CLOCK_KHZ,
     ENV_RUNTIME_VERSION,
@@ -62,6 +64,11 @@ pub struct Config {
     pub hang: Option<String>,
     /// The n-th call (1-based) of this entry point fails.
     pub fail: Option<(String, u64)>,
+    /// The n-th call (1-based) of this entry point never returns: a runtime
+    /// stuck outside any launch (a copy whose completion never arrives), as
+    /// ROCm 5.4 on AMD's emulator rocjitsu was seen to be once the emulator
+    /// had crashed.
+    pub stall: Option<(String, u64)>,
     /// Compute units per device (the WGP count reported is half of it).
     pub cus: u32,
     pub clock_khz: u32,
@@ -114,7 +121,11 @@ impl Config {
         let hang = get(ENV_HANG).filter(|h| !h.trim().is_empty());
         let fail = match get(ENV_FAIL).filter(|f| !f.trim().is_empty()) {
             None => None,
-            Some(f) => Some(parse_fail(&f)?),
+            Some(f) => Some(parse_nth_call(ENV_FAIL, &f)?),
+        };
+        let stall = match get(ENV_STALL).filter(|f| !f.trim().is_empty()) {
+            None => None,
+            Some(f) => Some(parse_nth_call(ENV_STALL, &f)?),
         };
         let cus = match get(ENV_CUS) {
             None => DEFAULT_CUS,
@@ -146,6 +157,7 @@ impl Config {
             emu,
             hang,
             fail,
+            stall,
             cus,
             clock_khz,
             runtime_version,
@@ -173,10 +185,10 @@ fn parse_target(s: &str) -> Result<TargetId, String> {
     TargetId::parse(s).map_err(|e| format!("{ENV_DEVICES}: {e}"))
 }
 
-fn parse_fail(s: &str) -> Result<(String, u64), String> {
+fn parse_nth_call(var: &str, s: &str) -> Result<(String, u64), String> {
     let bad = || {
         format!(
-            "{ENV_FAIL}={s}: expected ENTRY_POINT:N (N >= 1), ENTRY_POINT one of {}",
+            "{var}={s}: expected ENTRY_POINT:N (N >= 1), ENTRY_POINT one of {}",
             crate::ENTRY_POINTS.join(", ")
         )
     };
@@ -276,6 +288,7 @@ mod tests {
     fn fail_hang_mode_and_overrides() {
         let c = cfg(&[
             (ENV_FAIL, "hipMalloc:3"),
+            (ENV_STALL, "hipMemcpyDtoH:2"),
             (ENV_HANG, "k"),
             (ENV_ON_FAULT, "sticky"),
             (ENV_CUS, "60"),
@@ -284,6 +297,9 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(c.fail, Some(("hipMalloc".into(), 3)));
+        assert_eq!(c.stall, Some(("hipMemcpyDtoH".into(), 2)));
+        let e = cfg(&[(ENV_STALL, "hipNoSuchCall:1")]).unwrap_err();
+        assert!(e.contains(ENV_STALL), "{e}");
         assert_eq!(c.hang.as_deref(), Some("k"));
         assert_eq!(c.on_fault, OnFault::Sticky);
         assert_eq!((c.cus, c.clock_khz), (60, 2_100_000));

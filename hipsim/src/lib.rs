@@ -98,6 +98,12 @@ fn api(entry: &'static str, f: impl FnOnce(&'static Runtime) -> R<()>) -> E {
         if rt.injected(entry) {
             return Err(injected_error(entry));
         }
+        if rt.stalls(entry) {
+            // DSXOR_HIPSIM_STALL: the call never returns.
+            loop {
+                std::thread::park();
+            }
+        }
         f(rt)
     }));
     match r {

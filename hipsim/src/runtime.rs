@@ -120,6 +120,7 @@ pub struct Runtime {
     /// The latched error of sticky mode (0: none).
     sticky: AtomicU32,
     fail_calls: AtomicU64,
+    stall_calls: AtomicU64,
     next_handle: AtomicUsize,
     streams: Mutex<HashMap<usize, Arc<Stream>>>,
     events: Mutex<HashMap<usize, Arc<Event>>>,
@@ -184,6 +185,7 @@ impl Runtime {
             devices,
             sticky: AtomicU32::new(0),
             fail_calls: AtomicU64::new(0),
+            stall_calls: AtomicU64::new(0),
             next_handle: AtomicUsize::new(0x1000),
             streams: Mutex::new(HashMap::new()),
             events: Mutex::new(HashMap::new()),
@@ -207,6 +209,17 @@ impl Runtime {
         match &self.config.fail {
             Some((name, n)) if name == entry => {
                 self.fail_calls.fetch_add(1, Ordering::SeqCst) + 1 == *n
+            }
+            _ => false,
+        }
+    }
+
+    /// DSXOR_HIPSIM_STALL: whether this call of `entry` is the one that
+    /// never returns.
+    pub fn stalls(&self, entry: &str) -> bool {
+        match &self.config.stall {
+            Some((name, n)) if name == entry => {
+                self.stall_calls.fetch_add(1, Ordering::SeqCst) + 1 == *n
             }
             _ => false,
         }

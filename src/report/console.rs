@@ -158,9 +158,13 @@ pub fn summary_table(results: &Results) -> String {
     ));
     if results.verified_lane_ops > 0 {
         out.push_str(&format!(
-            "verified {} lane-operations ({:.2} M per second): one ds_xor_rtn_b64 of one active lane in one round, in a passed case\n",
+            "verified {} lane-operations ({} per second): one ds_xor_rtn_b64 of one active lane in one round, in a passed case\n",
             results.verified_lane_ops,
-            results.verified_lane_ops as f64 / 1e6 / (results.wall_ms.max(1) as f64 / 1000.0),
+            // SI-prefixed: an emulated GPU verifies thousands per second,
+            // which a fixed "M" showed as 0.00.
+            super::svg::si(
+                results.verified_lane_ops as f64 / (results.wall_ms.max(1) as f64 / 1000.0)
+            ),
         ));
     }
     out

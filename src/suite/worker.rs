@@ -22,6 +22,10 @@
 //!   opens HIP device 0 (the one it can see) and answers `Ready`;
 //! - then one `Run` per case, answered with the case's `DeviceOutcome`.
 //!
+//! A child that has not answered a case within the launch timeout plus
+//! `ANSWER_GRACE` is stuck in a blocking HIP call outside the launch
+//! watchdog: the parent kills it and records the case as a `timeout`.
+//!
 //! A child that answers a case with a fault or a timeout says `retire`: its
 //! runtime holds a sticky error or a kernel that never ends, so the parent
 //! kills it and starts a fresh one for the next case. A child that dies
@@ -41,9 +45,10 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -268,8 +273,28 @@ pub fn visible_entry(
 struct Running {
     child: Child,
     stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
+    /// The child's protocol lines, read by a thread so that waiting for an
+    /// answer has a deadline; closed when the child's stdout closes.
+    answers: Receiver<std::io::Result<String>>,
 }
+
+/// How long the parent waits for the child's answer to `Setup` (HIP's
+/// initialisation and one module load per code object) and to a kernel
+/// identity, beyond the launch timeout. Policy: no source bounds these
+/// calls; a minute is far above what they take on hardware or on AMD's
+/// emulator (seconds), so only a stuck runtime reaches it.
+pub const SETUP_DEADLINE: Duration = Duration::from_secs(120);
+
+/// How long the parent waits for a case's answer beyond the launch timeout
+/// the child's own watchdog enforces. Policy: the child polls the launch
+/// (hipStreamQuery), but its copies, event queries and teardown are
+/// blocking HIP calls with no timeout of their own; a runtime stuck in one
+/// of them (seen with ROCm 5.4 on rocjitsu after the emulator crashed: the
+/// run hung for good) would hang the whole run. What a case does besides the
+/// launch takes milliseconds on a GPU and about a second on the emulator,
+/// so 20 s more than the launch timeout means the runtime is stuck: the
+/// child is killed and the case is a `timeout` verdict.
+pub const ANSWER_GRACE: Duration = Duration::from_secs(20);
 
 /// A `CaseDevice` whose cases run in a worker process (see the module
 /// docs). The process starts at the first case, and again after one that
@@ -343,10 +368,19 @@ impl WorkerDevice {
                 }
             }
         });
+        let (send, answers) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let end = line.is_err();
+                if send.send(line).is_err() || end {
+                    return;
+                }
+            }
+        });
         self.running = Some(Running {
             child,
             stdin,
-            stdout: BufReader::new(stdout),
+            answers,
         });
         let setup = Setup {
             objects: self
@@ -357,7 +391,7 @@ impl WorkerDevice {
                 .collect(),
             timeout_ms: self.plan.timeout.as_millis() as u64,
         };
-        match self.exchange(&Request::Setup(setup)) {
+        match self.exchange(&Request::Setup(setup), SETUP_DEADLINE + self.plan.timeout) {
             Ok(Response::Ready { info }) => {
                 if info.target_id != self.plan.info.target_id {
                     self.stop();
@@ -379,6 +413,9 @@ impl WorkerDevice {
             Err(Exchange::Died(how)) => {
                 Err(self.env_error(format!("the child died before its device was open ({how})")))
             }
+            Err(Exchange::Hung(d)) => Err(self.env_error(format!(
+                "the child did not open its device within {d:?} (its HIP runtime is stuck); killed"
+            ))),
             Err(Exchange::Io(e)) => {
                 self.stop();
                 Err(self.env_error(e))
@@ -408,31 +445,35 @@ impl WorkerDevice {
     }
 
     /// Send one request and read its answer. A child gone (EOF, broken
-    /// pipe) is reaped and described.
-    fn exchange(&mut self, request: &Request) -> Result<Response, Exchange> {
+    /// pipe) is reaped and described; one that has not answered within
+    /// `deadline` is killed (`Exchange::Hung`).
+    fn exchange(&mut self, request: &Request, deadline: Duration) -> Result<Response, Exchange> {
         let Some(r) = self.running.as_mut() else {
             return Err(Exchange::Io("no worker process".into()));
         };
-        let sent = write_line(&mut r.stdin, request);
-        let mut line = String::new();
+        if write_line(&mut r.stdin, request).is_err() {
+            return Err(Exchange::Died(self.reap()));
+        }
+        let until = Instant::now() + deadline;
         loop {
-            line.clear();
-            let read = if sent.is_ok() {
-                r.stdout.read_line(&mut line)
-            } else {
-                Ok(0)
-            };
-            match read {
-                Ok(0) => return Err(Exchange::Died(self.reap())),
-                Ok(_) => {
-                    let Some(body) = line.trim_end().strip_prefix(LINE_TAG) else {
-                        continue; // not ours: a runtime printing to stdout
-                    };
-                    return serde_json::from_str(body)
-                        .map_err(|e| Exchange::Io(format!("unreadable answer: {e}: {body}")));
+            let left = until.saturating_duration_since(Instant::now());
+            let line = match self.running.as_ref().map(|r| r.answers.recv_timeout(left)) {
+                None => return Err(Exchange::Io("no worker process".into())),
+                Some(Ok(Ok(line))) => line,
+                Some(Ok(Err(e))) => return Err(Exchange::Io(format!("reading the answer: {e}"))),
+                Some(Err(RecvTimeoutError::Disconnected)) => {
+                    return Err(Exchange::Died(self.reap()))
                 }
-                Err(e) => return Err(Exchange::Io(format!("reading the answer: {e}"))),
-            }
+                Some(Err(RecvTimeoutError::Timeout)) => {
+                    self.stop();
+                    return Err(Exchange::Hung(deadline));
+                }
+            };
+            let Some(body) = line.trim_end().strip_prefix(LINE_TAG) else {
+                continue; // not ours: a runtime printing to stdout
+            };
+            return serde_json::from_str(body)
+                .map_err(|e| Exchange::Io(format!("unreadable answer: {e}: {body}")));
         }
     }
 
@@ -520,6 +561,8 @@ fn death_of(s: std::process::ExitStatus) -> Death {
 
 enum Exchange {
     Died(Death),
+    /// No answer within this deadline; the child was killed.
+    Hung(Duration),
     Io(String),
 }
 
@@ -538,7 +581,8 @@ impl CaseDevice for WorkerDevice {
         if self.running.is_none() {
             self.start()?;
         }
-        match self.exchange(&Request::Run(Box::new(case.clone()))) {
+        let deadline = self.plan.timeout + ANSWER_GRACE;
+        match self.exchange(&Request::Run(Box::new(case.clone())), deadline) {
             Ok(Response::Outcome { outcome, retire }) => {
                 if retire {
                     // A sticky error or a kernel that never ends: nothing
@@ -569,6 +613,18 @@ impl CaseDevice for WorkerDevice {
                     ),
                 })
             }
+            // Policy (ANSWER_GRACE): the case's work did not end; the
+            // worker is gone and the next case gets a fresh one.
+            Err(Exchange::Hung(d)) => {
+                let said = self.tail();
+                Ok(DeviceOutcome::Timeout {
+                    message: format!(
+                        "the worker process running the case did not answer within {d:?} (launch timeout {:?} + {ANSWER_GRACE:?}): its HIP runtime is stuck outside the launch watchdog, in a blocking call (a copy, an event or stream query); the process was killed{}",
+                        self.plan.timeout,
+                        if said.is_empty() { String::new() } else { format!(" after printing \"{said}\"") }
+                    ),
+                })
+            }
             Err(Exchange::Died(d)) => {
                 let said = self.tail();
                 Err(self.env_error(format!(
@@ -591,13 +647,17 @@ impl CaseDevice for WorkerDevice {
         if self.running.is_none() {
             self.start()?;
         }
-        match self.exchange(&Request::Identity(Box::new(case.clone()))) {
+        let deadline = SETUP_DEADLINE + self.plan.timeout;
+        match self.exchange(&Request::Identity(Box::new(case.clone())), deadline) {
             Ok(Response::Identity(k)) => Ok(k),
             Ok(Response::Error(e)) => Err(e.into_backend()),
             Ok(other) => {
                 Err(self.env_error(format!("unexpected answer to a kernel identity: {other:?}")))
             }
             Err(Exchange::Died(d)) => Err(self.env_error(format!("the worker process {d}"))),
+            Err(Exchange::Hung(d)) => Err(self.env_error(format!(
+                "the worker process did not name a kernel within {d:?}; killed"
+            ))),
             Err(Exchange::Io(e)) => Err(self.env_error(e)),
         }
     }

@@ -169,7 +169,7 @@ fn brute_force(start: Option<u64>, end: Option<u64>, lanes: &[(u64, u64)]) -> bo
         }
         for i in 0..left.len() {
             let (r, d) = left[i];
-            if cur.map_or(true, |c| c == r) {
+            if cur.is_none_or(|c| c == r) {
                 let taken = left.remove(i);
                 let ok = go(Some(r ^ d), end, left);
                 left.insert(i, taken);

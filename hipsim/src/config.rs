@@ -150,7 +150,7 @@ impl Config {
             Some(s) => parse_version(&s)
                 .ok_or_else(|| format!("{ENV_RUNTIME_VERSION}={s}: expected MAJOR.MINOR.PATCH or HIP_VERSION's integer"))?,
         };
-        let wgp_mode = get(ENV_WGP_MODE).map_or(true, |v| rocclr_bool(&v));
+        let wgp_mode = get(ENV_WGP_MODE).is_none_or(|v| rocclr_bool(&v));
         Ok(Config {
             devices,
             on_fault,

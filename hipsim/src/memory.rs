@@ -45,7 +45,7 @@ impl Allocation {
         while k < src.len() {
             let o = off + k as u64;
             let word = &self.words[(o / 4) as usize];
-            if o % 4 == 0 && src.len() - k >= 4 {
+            if o.is_multiple_of(4) && src.len() - k >= 4 {
                 let mut b = [0u8; 4];
                 b.copy_from_slice(&src[k..k + 4]);
                 word.store(u32::from_le_bytes(b), Relaxed);

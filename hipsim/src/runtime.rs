@@ -758,7 +758,7 @@ unsafe fn image_len(p: *const u8) -> R<usize> {
     const BUNDLE_MAGIC: &[u8] = b"__CLANG_OFFLOAD_BUNDLE__";
     const MAX: u64 = 1 << 30;
     let read = |off: u64, len: u64| -> R<&[u8]> {
-        if off.checked_add(len).map_or(true, |e| e > MAX) {
+        if off.checked_add(len).is_none_or(|e| e > MAX) {
             return Err(E::hipErrorInvalidImage);
         }
         // SAFETY: within the extent the headers claim (the caller's contract).

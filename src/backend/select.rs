@@ -199,7 +199,7 @@ pub fn select(
             let candidates: Vec<&DeviceView> = view
                 .devices
                 .iter()
-                .filter(|d| device.map_or(true, |n| d.index == n))
+                .filter(|d| device.is_none_or(|n| d.index == n))
                 .collect();
             if candidates.is_empty() {
                 Err(match (device, &view.unavailable) {

@@ -114,7 +114,7 @@ impl Settings {
         if self.iters_dep == 0 {
             return bad("iterations of the dependent chain must be at least 1".into());
         }
-        if self.iters_indep == 0 || self.iters_indep % 4 != 0 {
+        if self.iters_indep == 0 || !self.iters_indep.is_multiple_of(4) {
             return bad(format!(
                 "iterations of the independent chain must be a positive multiple of 4 (the kernel issues 4 at a time), not {}",
                 self.iters_indep
@@ -124,7 +124,7 @@ impl Settings {
             return bad("workgroups per CU must be at least 1".into());
         }
         if self.lanes_per_group == 0
-            || self.lanes_per_group % 64 != 0
+            || !self.lanes_per_group.is_multiple_of(64)
             || self.lanes_per_group > MAX_WORKGROUP_LANES
         {
             return bad(format!(

@@ -243,8 +243,8 @@ fn run_one(
         .flat_map(|_| layout.addr.iter().flat_map(|a| a.to_le_bytes()))
         .collect();
     let data_bytes = u64s_to_bytes(data.iter().copied());
-    let fold_poison = u64s_to_bytes(std::iter::repeat(POISON).take(n_lanes));
-    let lds_poison = u64s_to_bytes(std::iter::repeat(POISON).take(groups * qwords));
+    let fold_poison = u64s_to_bytes(std::iter::repeat_n(POISON, n_lanes));
+    let lds_poison = u64s_to_bytes(std::iter::repeat_n(POISON, groups * qwords));
     let kernel = spec.chain.kernel();
 
     let mut check = CheckRecord {

@@ -260,7 +260,7 @@ impl ObservationFile {
             req("lds_bytes")?,
             u64::from(LDS_MAX_BYTES_PER_GROUP),
         )? as u32;
-        if lds_bytes % 8 != 0 {
+        if !lds_bytes.is_multiple_of(8) {
             return Err(c.err("lds_bytes", format!("{lds_bytes} is not a multiple of 8")));
         }
         let offset = match top.get("offset") {

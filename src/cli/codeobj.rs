@@ -6,7 +6,7 @@ pub(crate) fn cmd_kernels(target: Option<&str>) -> Outcome {
     use dsxor::codeobj::{describe::describe, embedded, CodeObject};
     let objects: Vec<_> = embedded()
         .iter()
-        .filter(|o| target.map_or(true, |t| o.target == t))
+        .filter(|o| target.is_none_or(|t| o.target == t))
         .collect();
     if objects.is_empty() {
         return Err(environment(anyhow::anyhow!(

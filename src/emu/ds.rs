@@ -388,7 +388,7 @@ fn atomic_fast<const WIDE: bool>(
     for l in 0..lanes {
         if exec >> l & 1 != 0 {
             let a = v.get(ra + l).copied().unwrap_or(0) as u64 + offset;
-            if a % bytes as u64 != 0 {
+            if !a.is_multiple_of(bytes as u64) {
                 return Err(WaveError::MemViol {
                     pc,
                     lane: l as u32,

@@ -566,7 +566,7 @@ pub fn atomic(
         ((h >> 11) as f64 / (1u64 << 53) as f64) < p
     };
     // Instruction-wide conditions.
-    let static_ok = (cond.offset.map_or(true, |o| u64::from(o) == offset16))
+    let static_ok = (cond.offset.is_none_or(|o| u64::from(o) == offset16))
         && (!cond.wave64 || lanes == 64)
         && (!cond.exec_partial || (i.exec & full != 0 && i.exec & full != full));
     let ea = |l: usize| u64::from(i.addr[l]) + offset16;
@@ -599,7 +599,7 @@ pub fn atomic(
             }
         }
         (!cond.within_wave || same >= 2)
-            && cond.same_address.map_or(true, |k| same >= u32::from(k))
+            && cond.same_address.is_none_or(|k| same >= u32::from(k))
             && (!cond.bank_conflict || conflict)
     };
 

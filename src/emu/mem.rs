@@ -177,7 +177,7 @@ impl GlobalMem {
     /// Read `buf.len()` bytes at `addr`.
     pub fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), OutOfBounds> {
         let (r, off) = self.find(addr, buf.len() as u64)?;
-        if off % 4 == 0 && buf.len() % 4 == 0 {
+        if off % 4 == 0 && buf.len().is_multiple_of(4) {
             let w0 = (off / 4) as usize;
             for (k, chunk) in buf.chunks_mut(4).enumerate() {
                 let v = r.words.get(w0 + k).map(|w| w.load(Relaxed)).unwrap_or(0);
@@ -200,7 +200,7 @@ impl GlobalMem {
     /// Write `data` at `addr`.
     pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), OutOfBounds> {
         let (r, off) = self.find(addr, data.len() as u64)?;
-        if off % 4 == 0 && data.len() % 4 == 0 {
+        if off % 4 == 0 && data.len().is_multiple_of(4) {
             let w0 = (off / 4) as usize;
             for (k, chunk) in data.chunks(4).enumerate() {
                 if let Some(w) = r.words.get(w0 + k) {

@@ -469,7 +469,7 @@ fn run_group(
         if wave.status != Status::Ended && wave.executed >= c.budget {
             return Err(timeout(format!("instruction budget {}", c.budget)));
         }
-        if (rng.is_none() || calls % 4096 == 0) && Instant::now() > c.deadline {
+        if (rng.is_none() || calls.is_multiple_of(4096)) && Instant::now() > c.deadline {
             return Err(timeout(format!("wall-clock timeout {:?}", l.timeout)));
         }
     }
@@ -543,7 +543,7 @@ pub fn run(launch: &Launch<'_>, mem: &GlobalMem, cfg: &EmuConfig) -> Result<RunS
                 Err(e) => {
                     first_fail.fetch_min(g as u64, Ordering::Relaxed);
                     if let Ok(mut f) = failure.lock() {
-                        if f.as_ref().map_or(true, |(fg, _)| g as u32 <= *fg) {
+                        if f.as_ref().is_none_or(|(fg, _)| g as u32 <= *fg) {
                             *f = Some((g as u32, e));
                         }
                     }
@@ -565,7 +565,7 @@ pub fn run(launch: &Launch<'_>, mem: &GlobalMem, cfg: &EmuConfig) -> Result<RunS
     let worth = t0
         .elapsed()
         .checked_mul(remaining as u32)
-        .map_or(true, |d| d > Duration::from_micros(500));
+        .is_none_or(|d| d > Duration::from_micros(500));
     if threads == 1 || !worth {
         work(usize::MAX);
     } else {

@@ -821,7 +821,7 @@ mod tests {
             .case;
             match want {
                 Some(off) => assert_eq!(c.offset, off),
-                None => assert!(!SHIPPED_OFFSETS.contains(&c.offset) && c.offset % 8 == 0),
+                None => assert!(!SHIPPED_OFFSETS.contains(&c.offset) && c.offset.is_multiple_of(8)),
             }
         }
         // bank-stride 32-way: consecutive lanes 256 bytes apart.

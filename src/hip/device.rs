@@ -128,7 +128,7 @@ pub const ENV_WGP_MODE: &str = "GPU_ENABLE_WGP_MODE";
 /// WGP mode is on when unset, exactly `true`, or a non-zero leading integer;
 /// `0`, `false`, `FALSE`, `yes`, and the empty string all turn it off.
 pub fn multiprocessor_unit(processor: &str, wgp_mode: Option<&str>) -> ComputeUnit {
-    let wgp_on = wgp_mode.map_or(true, rocclr_bool);
+    let wgp_on = wgp_mode.is_none_or(rocclr_bool);
     match processor_generation(processor) {
         Some(g) if g >= 10 && wgp_on => ComputeUnit::Wgp,
         _ => ComputeUnit::Cu,

@@ -62,7 +62,7 @@ impl Lds {
     /// An allocation whose first bytes hold `image` (qwords from address 0);
     /// the rest (including the slack past the request) is 0.
     pub fn with_image(requested: u32, image: &[u64], policy: &Policy) -> Result<Lds, ModelError> {
-        if requested % 8 != 0 {
+        if !requested.is_multiple_of(8) {
             return Err(ModelError::LdsSize {
                 requested,
                 why: "not a multiple of 8 bytes".into(),

@@ -349,7 +349,7 @@ pub fn validate_case(case: &Case) -> Result<(), ModelError> {
             g.total_lanes()
         )));
     }
-    if case.lds_bytes % 8 != 0 {
+    if !case.lds_bytes.is_multiple_of(8) {
         return Err(bad(format!(
             "lds_bytes {} is not a multiple of 8",
             case.lds_bytes

@@ -82,7 +82,7 @@ impl OutOfRangeReturn {
     pub fn accepts(self, vdst_init: Option<u64>, ret: u64) -> bool {
         match self {
             OutOfRangeReturn::Zero => ret == 0,
-            OutOfRangeReturn::VdstUnchanged => vdst_init.map_or(true, |v| v == ret),
+            OutOfRangeReturn::VdstUnchanged => vdst_init.is_none_or(|v| v == ret),
             OutOfRangeReturn::Any => true,
         }
     }

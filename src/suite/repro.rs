@@ -159,7 +159,7 @@ impl Repro {
         let c = &repro.case;
         if c.geometry.checked_total_lanes() != Some(c.lanes.len())
             || c.lds_init.len() != c.geometry.groups as usize
-            || c.lds_bytes % 8 != 0
+            || !c.lds_bytes.is_multiple_of(8)
             || c.lds_init.iter().any(|g| g.len() != c.lds_qwords())
         {
             return Err(malformed(format!(

@@ -39,9 +39,12 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
     if args.cases == 0 {
         return Err(bad_input(anyhow::anyhow!("--cases 0: expected at least 1")));
     }
-    let backend_err = |e: BackendError| match e {
-        BackendError::Invalid(_) => bad_input(e),
-        _ => environment(e),
+    let backend_err = |e: BackendError| {
+        if e.is_bad_input() {
+            bad_input(e)
+        } else {
+            environment(e)
+        }
     };
     let emu_config = || dsxor::emu::EmuConfig {
         threads: Some(1),
@@ -111,10 +114,9 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
         },
     )
     .map_err(|e| match e {
-        dsxor::qualify::QualifyError::Device {
-            error: BackendError::Invalid(_),
-            ..
-        } => bad_input(e),
+        dsxor::qualify::QualifyError::Device { ref error, .. } if error.is_bad_input() => {
+            bad_input(e)
+        }
         _ => environment(e),
     })?;
     for d in &record.disagreements {

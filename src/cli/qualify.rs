@@ -23,6 +23,11 @@ pub(crate) struct QualifyArgs {
     /// Directory of the record (qualify-<UTC>-<backend>-<target>.json).
     #[arg(long, default_value = "results")]
     pub(crate) out: std::path::PathBuf,
+    /// Run only these instructions of the corpus (repeatable or
+    /// comma-separated LLVM mnemonics, e.g. ds_cmpstore_rtn_b32); default
+    /// every one.
+    #[arg(long = "instruction", value_delimiter = ',')]
+    pub(crate) instructions: Vec<String>,
 }
 
 /// Exit 0: the device, the software device and the pseudocode agreed on
@@ -39,6 +44,25 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
     if args.cases == 0 {
         return Err(bad_input(anyhow::anyhow!("--cases 0: expected at least 1")));
     }
+    let corpus = dsxor::qualify::DS_ATOMICS;
+    let instructions: Vec<&'static str> = if args.instructions.is_empty() {
+        corpus.to_vec()
+    } else {
+        let mut chosen = Vec::new();
+        for name in &args.instructions {
+            match corpus.iter().find(|c| **c == name.as_str()) {
+                Some(c) if !chosen.contains(c) => chosen.push(*c),
+                Some(_) => {}
+                None => {
+                    return Err(bad_input(anyhow::anyhow!(
+                        "--instruction {name}: not in the corpus; it holds {}",
+                        corpus.join(", ")
+                    )))
+                }
+            }
+        }
+        chosen
+    };
     let backend_err = |e: BackendError| {
         if e.is_bad_input() {
             bad_input(e)
@@ -96,6 +120,7 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
         device.as_mut(),
         &mut emu,
         &objects,
+        &instructions,
         seed,
         args.cases,
         timeout,

@@ -210,3 +210,83 @@ fn shipped_kernels_have_no_hazard() {
         }
     }
 }
+
+/// The embedded gfx1100 wave32 object with the `s_waitcnt lgkmcnt(0)` that
+/// follows every conformance kernel's `ds_xor_rtn_b64` replaced by
+/// `s_nop 0` (encodings from llvm-mc-22 -mcpu=gfx1100 -show-encoding:
+/// BF89FC07 and BF800000; llvm-objdump-22 shows the wait at site + 8 in the
+/// shipped object). The returns are then stored before the LDS has
+/// returned them: a hazard on silicon, not on a device that completes
+/// memory at issue.
+fn wait_removed(dir: &std::path::Path) -> std::path::PathBuf {
+    use dsxor::codeobj::{patch::find_ds_xor_site, CodeObject};
+    const S_WAITCNT_LGKMCNT_0: u32 = 0xBF89_FC07;
+    const S_NOP_0: u32 = 0xBF80_0000;
+    let obj = find_embedded("gfx1100", WaveSize::Wave32).expect("embedded gfx1100 wave32");
+    let co = CodeObject::parse(obj.bytes).unwrap();
+    let mut bytes = co.elf_bytes().to_vec();
+    let mut patched = 0;
+    for k in co
+        .kernels
+        .iter()
+        .filter(|k| k.name.starts_with("dsxor_conformance_"))
+    {
+        let site = find_ds_xor_site(&co, &k.name).unwrap();
+        let off = co.file_offset(site + 8, 4).unwrap() as usize;
+        let word = u32::from_le_bytes(bytes[off..off + 4].try_into().unwrap());
+        assert_eq!(word, S_WAITCNT_LGKMCNT_0, "{}: the wait after the site", k.name);
+        bytes[off..off + 4].copy_from_slice(&S_NOP_0.to_le_bytes());
+        patched += 1;
+    }
+    assert!(patched >= 2, "one-round and rounds kernels");
+    let path = dir.join("dsxor-without-its-wait.co");
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// The user's view: `dsxor run --code-object` of a build whose wait is
+/// missing stops with exit 2 and an `aborted` results file naming the
+/// hazard (never a pass, never a conformance failure); `--no-hazard-check`
+/// runs it (and the software device passes it: that is why the check
+/// exists). Needs no compiler.
+#[test]
+fn run_refuses_a_code_object_with_a_missing_wait() {
+    let tmp = tempfile::tempdir().unwrap();
+    let co = wait_removed(tmp.path());
+    let run = |extra: &[&str], out: &str| {
+        let out = tmp.path().join(out);
+        let mut args = vec![
+            "run",
+            "--backend",
+            "emu",
+            "--code-object",
+            co.to_str().unwrap(),
+            "--seed",
+            "1",
+            "--cases",
+            "40",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        (common::dsxor(&args), out)
+    };
+    let (o, out) = run(&[], "checked");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(o.status.code(), Some(2), "{text}");
+    assert!(text.contains("hazard"), "{text}");
+    assert!(text.contains("lgkmcnt"), "names the counter: {text}");
+    let results = common::results_json(&out);
+    assert_eq!(results.len(), 1, "{text}");
+    let res: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&results[0]).unwrap()).unwrap();
+    assert_eq!(res["status"], "aborted", "{res}");
+    assert_eq!(res["failed"], 0, "{res}");
+
+    let (o, _) = run(&["--no-hazard-check"], "unchecked");
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+}

@@ -137,8 +137,12 @@ fn metadata_url_problems(cargo_toml: &str) -> Vec<String> {
             continue;
         }
         for key in ["repository", "homepage", "documentation"] {
-            let Some(rest) = line.strip_prefix(key) else { continue };
-            let Some(value) = rest.trim_start().strip_prefix('=') else { continue };
+            let Some(rest) = line.strip_prefix(key) else {
+                continue;
+            };
+            let Some(value) = rest.trim_start().strip_prefix('=') else {
+                continue;
+            };
             let value = value.trim().trim_matches('"');
             if !value.starts_with("https://") || value.contains(' ') {
                 problems.push(format!("{key} = {value:?} is not an https URL"));
@@ -154,6 +158,13 @@ fn package_links_are_urls_or_absent() {
     assert_eq!(metadata_url_problems(&text), Vec::<String>::new());
     // The check has teeth: a book path is refused, a URL is not.
     let bad = "[package]\nname = \"x\"\ndocumentation = \"docs/src/SUMMARY.md\"\n[dependencies]\nrepository = \"a\"\n";
-    assert_eq!(metadata_url_problems(bad).len(), 1, "{:?}", metadata_url_problems(bad));
-    assert!(metadata_url_problems("[package]\nrepository = \"https://example.org/dsxor\"\n").is_empty());
+    assert_eq!(
+        metadata_url_problems(bad).len(),
+        1,
+        "{:?}",
+        metadata_url_problems(bad)
+    );
+    assert!(
+        metadata_url_problems("[package]\nrepository = \"https://example.org/dsxor\"\n").is_empty()
+    );
 }

@@ -11,9 +11,10 @@
 //!    a whisker from the slowest to the fastest launch, the ceiling when the
 //!    device has one; a run that failed its check has no bar, only its
 //!    outcome;
-//! 2. the latest record's occupancy sweep: rate against waves per workgroup,
-//!    one line of dots per (wave size, workgroups per CU), each dot with its
-//!    slowest-to-fastest whisker;
+//! 2. the latest record's occupancy sweep: rate against waves per workgroup
+//!    (one step per doubling), dots per (wave size, workgroups per CU) —
+//!    colour for workgroups per CU, marker for wave size — each with its
+//!    slowest-to-fastest whisker, set a little apart so none hides another;
 //! 3. across records (oldest to newest, several files): the median rate of
 //!    each independent-chain pattern run with its whisker, each record
 //!    labelled with its time, DATA seed and timed launches, so a nightly's
@@ -176,28 +177,19 @@ fn whole_tick(v: f64) -> String {
 
 const WHISKER_LEGEND: &str = "whisker: slowest to fastest launch";
 
-/// Vertical whiskers (x, from, to) in `color`; the first call of a panel
-/// (`legend`) adds the legend entry.
+/// Vertical whiskers (x, from, to) in `color`.
 fn draw_whiskers(
     chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
     spans: &[(f64, f64, f64)],
     color: RGBAColor,
-    legend: bool,
 ) -> Result<(), SvgError> {
-    let drawn =
-        chart
-            .draw_series(spans.iter().map(|&(x, lo, hi)| {
+    chart
+        .draw_series(
+            spans.iter().map(|&(x, lo, hi)| {
                 PathElement::new(vec![(x, lo), (x, hi)], color.stroke_width(2))
-            }))
-            .map_err(draw_err)?;
-    if legend {
-        drawn.label(WHISKER_LEGEND).legend(|(x, y)| {
-            PathElement::new(
-                vec![(x + 10, y - 6), (x + 10, y + 6)],
-                BLACK.stroke_width(2),
-            )
-        });
-    }
+            }),
+        )
+        .map_err(draw_err)?;
     Ok(())
 }
 
@@ -436,36 +428,39 @@ fn draw_occupancy(
     r: &BenchRecord,
     runs: &[&RunRecord],
 ) -> Result<(), SvgError> {
-    // Linear from zero on both axes: a point twice as high is twice the
-    // rate, and the whiskers' lengths compare.
+    // The rate axis is linear from zero: a dot twice as high is twice the
+    // rate, and whisker lengths compare. The sweep doubles the waves per
+    // workgroup, so the x axis has one equal step per doubling (the values
+    // are the labels), and series sharing a step are set a little apart so
+    // that no whisker hides another.
     let hi = linear_top(
         runs.iter()
             .filter_map(|x| passing(x))
             .map(|(_, _, max)| max),
     );
-    let max_waves = runs
-        .iter()
-        .map(|x| x.waves_per_group)
-        .max()
-        .unwrap_or(1)
-        .max(2);
-    let x_hi = max_waves as f64 * 1.1;
+    let mut steps: Vec<u32> = runs.iter().map(|x| x.waves_per_group).collect();
+    steps.sort_unstable();
+    steps.dedup();
+    let step_of = |w: u32| steps.iter().position(|&s| s == w).unwrap_or(0) as f64;
+    let n_steps = steps.len().max(1);
     let mut chart = ChartBuilder::on(area)
         .caption(
             "occupancy sweep: conflict-free, independent chain (median of each run)",
             ("sans-serif", 18),
         )
         .margin(10)
+        .margin_right(LEGEND_WIDTH)
         .x_label_area_size(45)
         .y_label_area_size(90)
-        .build_cartesian_2d(0.0..x_hi, 0.0..hi)
+        .build_cartesian_2d(-0.5f64..n_steps as f64 - 0.5, 0.0..hi)
         .map_err(draw_err)?;
+    let labels: Vec<String> = steps.iter().map(|s| s.to_string()).collect();
     chart
         .configure_mesh()
-        .x_labels((max_waves as usize + 1).min(17))
-        .x_label_formatter(&|v| whole_tick(*v))
+        .x_labels(n_steps.clamp(1, 12))
+        .x_label_formatter(&|v| index_label(&labels, *v))
         .y_label_formatter(&|v| si_tick(*v))
-        .x_desc("waves per workgroup (linear, from 0)")
+        .x_desc("waves per workgroup (one step per doubling)")
         .y_desc(if r.is_emulated() {
             "EMULATED lane-ops/s (not a GPU figure; linear, from 0)"
         } else {
@@ -473,15 +468,20 @@ fn draw_occupancy(
         })
         .draw()
         .map_err(draw_err)?;
-    // One line per (wave size, workgroups per CU), in first-seen order.
+    // One series per (wave size, workgroups per CU): the colour says the
+    // workgroups per CU, the marker the wave size (circle wave32, triangle
+    // wave64), so no two series look alike within the palette.
     let mut keys: Vec<(u32, u32)> = Vec::new();
     for run in runs {
         if !keys.contains(&(run.wave, run.workgroups_per_cu)) {
             keys.push((run.wave, run.workgroups_per_cu));
         }
     }
+    let mut per_cu_values: Vec<u32> = keys.iter().map(|k| k.1).collect();
+    per_cu_values.sort_unstable();
+    per_cu_values.dedup();
     if keys.is_empty() || runs.iter().all(|x| passing(x).is_none()) {
-        let (px, py) = to_area(area, chart.backend_coord(&(0.0, hi)));
+        let (px, py) = to_area(area, chart.backend_coord(&(-0.5, hi)));
         area.draw(&Text::new(
             "no passing occupancy run in the latest record",
             (px + 10, py + 10),
@@ -489,40 +489,65 @@ fn draw_occupancy(
         ))
         .map_err(draw_err)?;
     }
+    let (x0, y0) = to_area(area, chart.backend_coord(&(n_steps as f64 - 0.5, hi)));
+    let spread = 0.5 / keys.len().max(1) as f64;
     for (k, &(wave, per_cu)) in keys.iter().enumerate() {
-        let color = PALETTE[k % PALETTE.len()].to_rgba();
-        let mut points: Vec<(f64, f64)> = runs
+        let c = per_cu_values.iter().position(|&v| v == per_cu).unwrap_or(0);
+        let color = PALETTE[c % PALETTE.len()].to_rgba();
+        let dodge = (k as f64 - (keys.len() as f64 - 1.0) / 2.0) * spread;
+        let mut marks: Vec<(f64, f64, f64, f64)> = runs
             .iter()
             .filter(|x| (x.wave, x.workgroups_per_cu) == (wave, per_cu))
-            .filter_map(|x| passing(x).map(|(m, _, _)| (x.waves_per_group as f64, m)))
+            .filter_map(|x| {
+                passing(x).map(|(m, lo, hi)| (step_of(x.waves_per_group) + dodge, m, lo, hi))
+            })
             .collect();
-        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        marks.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let points: Vec<(f64, f64)> = marks.iter().map(|m| (m.0, m.1)).collect();
         chart
-            .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
-            .map_err(draw_err)?
-            .label(format!("wave{wave}, {per_cu} workgroups/CU"))
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-        chart
-            .draw_series(points.iter().map(|&p| Circle::new(p, 4, color.filled())))
+            .draw_series(LineSeries::new(points.clone(), color.stroke_width(1)))
             .map_err(draw_err)?;
-        let spans: Vec<(f64, f64, f64)> = runs
-            .iter()
-            .filter(|x| (x.wave, x.workgroups_per_cu) == (wave, per_cu))
-            .filter_map(|x| passing(x).map(|(_, lo, hi)| (x.waves_per_group as f64, lo, hi)))
-            .collect();
-        draw_whiskers(&mut chart, &spans, color, k == 0)?;
+        let spans: Vec<(f64, f64, f64)> = marks.iter().map(|m| (m.0, m.2, m.3)).collect();
+        draw_whiskers(&mut chart, &spans, color)?;
+        if wave == 64 {
+            chart
+                .draw_series(
+                    points
+                        .iter()
+                        .map(|&p| TriangleMarker::new(p, 6, color.filled())),
+                )
+                .map_err(draw_err)?;
+        } else {
+            chart
+                .draw_series(points.iter().map(|&p| Circle::new(p, 4, color.filled())))
+                .map_err(draw_err)?;
+        }
+        // The legend, right of the plot (never over the dots).
+        let y = y0 + 10 + 18 * k as i32;
+        area.draw(&PathElement::new(
+            vec![(x0 + 16, y), (x0 + 40, y)],
+            color.stroke_width(1),
+        ))
+        .map_err(draw_err)?;
+        if wave == 64 {
+            area.draw(&TriangleMarker::new((x0 + 28, y), 6, color.filled()))
+                .map_err(draw_err)?;
+        } else {
+            area.draw(&Circle::new((x0 + 28, y), 4, color.filled()))
+                .map_err(draw_err)?;
+        }
+        area.draw(&Text::new(
+            format!("wave{wave}, {per_cu} workgroups/CU"),
+            (x0 + 46, y),
+            ("sans-serif", 12)
+                .into_font()
+                .into_text_style(area)
+                .pos(Pos::new(HPos::Left, VPos::Center)),
+        ))
+        .map_err(draw_err)?;
     }
     if !keys.is_empty() {
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 13))
-            .draw()
-            .map_err(draw_err)?;
+        draw_whisker_legend(area, (x0, y0 + 10 + 18 * keys.len() as i32))?;
     }
     Ok(())
 }
@@ -592,40 +617,67 @@ fn draw_trend(
         .draw()
         .map_err(draw_err)?;
     let (x0, y0) = to_area(area, chart.backend_coord(&((k as f64 - 0.5).max(0.5), hi)));
+    // Colour for the pattern, marker for the wave size (circle wave32,
+    // triangle wave64): seven patterns fit the palette and black. Series
+    // are set a little apart at each record so no whisker hides another.
+    let mut pattern_order: Vec<&str> = Vec::new();
+    for like in &series {
+        if !pattern_order.contains(&like.pattern.as_str()) {
+            pattern_order.push(like.pattern.as_str());
+        }
+    }
+    let colours: Vec<RGBColor> = PALETTE.iter().copied().chain([BLACK]).collect();
+    let spread = 0.6 / series.len().max(1) as f64;
     for (s, like) in series.iter().enumerate() {
-        let color = PALETTE[s % PALETTE.len()].to_rgba();
-        let points: Vec<(f64, f64)> = records
+        let c = pattern_order
+            .iter()
+            .position(|p| *p == like.pattern)
+            .unwrap_or(0);
+        let color = colours[c % colours.len()].to_rgba();
+        let dodge = (s as f64 - (series.len() as f64 - 1.0) / 2.0) * spread;
+        let marks: Vec<(f64, f64, f64, f64)> = records
             .iter()
             .enumerate()
             .filter_map(|(i, rec)| {
                 rec.comparable_run(like)
                     .and_then(passing)
-                    .map(|(m, _, _)| (i as f64, m))
+                    .map(|(m, lo, hi)| (i as f64 + dodge, m, lo, hi))
             })
             .collect();
+        let points: Vec<(f64, f64)> = marks.iter().map(|m| (m.0, m.1)).collect();
         chart
-            .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
+            .draw_series(LineSeries::new(points.clone(), color.stroke_width(1)))
             .map_err(draw_err)?;
-        chart
-            .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
-            .map_err(draw_err)?;
-        let spans: Vec<(f64, f64, f64)> = records
-            .iter()
-            .enumerate()
-            .filter_map(|(i, rec)| {
-                rec.comparable_run(like)
-                    .and_then(passing)
-                    .map(|(_, lo, hi)| (i as f64, lo, hi))
-            })
-            .collect();
-        draw_whiskers(&mut chart, &spans, color, false)?;
+        let spans: Vec<(f64, f64, f64)> = marks.iter().map(|m| (m.0, m.2, m.3)).collect();
+        draw_whiskers(&mut chart, &spans, color)?;
+        let triangle = like.wave == 64;
+        if triangle {
+            chart
+                .draw_series(
+                    points
+                        .iter()
+                        .map(|&p| TriangleMarker::new(p, 6, color.filled())),
+                )
+                .map_err(draw_err)?;
+        } else {
+            chart
+                .draw_series(points.iter().map(|&p| Circle::new(p, 4, color.filled())))
+                .map_err(draw_err)?;
+        }
         // The legend, right of the plot (never over the lines).
         let y = y0 + 10 + 18 * s as i32;
         area.draw(&PathElement::new(
             vec![(x0 + 16, y), (x0 + 40, y)],
-            color.stroke_width(3),
+            color.stroke_width(1),
         ))
         .map_err(draw_err)?;
+        if triangle {
+            area.draw(&TriangleMarker::new((x0 + 28, y), 6, color.filled()))
+                .map_err(draw_err)?;
+        } else {
+            area.draw(&Circle::new((x0 + 28, y), 4, color.filled()))
+                .map_err(draw_err)?;
+        }
         area.draw(&Text::new(
             like.name.clone(),
             (x0 + 46, y),
@@ -637,23 +689,31 @@ fn draw_trend(
         .map_err(draw_err)?;
     }
     if !series.is_empty() {
-        let y = y0 + 10 + 18 * series.len() as i32;
-        area.draw(&PathElement::new(
-            vec![(x0 + 28, y - 6), (x0 + 28, y + 6)],
-            BLACK.stroke_width(2),
-        ))
-        .map_err(draw_err)?;
-        area.draw(&Text::new(
-            WHISKER_LEGEND,
-            (x0 + 46, y),
-            ("sans-serif", 12)
-                .into_font()
-                .into_text_style(area)
-                .pos(Pos::new(HPos::Left, VPos::Center)),
-        ))
-        .map_err(draw_err)?;
+        draw_whisker_legend(area, (x0, y0 + 10 + 18 * series.len() as i32))?;
     }
     Ok(())
+}
+
+/// The whisker's legend entry of a legend drawn right of a plot, whose
+/// first entry's mark starts at `x0 + 16`.
+fn draw_whisker_legend(
+    area: &DrawingArea<SVGBackend, Shift>,
+    (x0, y): (i32, i32),
+) -> Result<(), SvgError> {
+    area.draw(&PathElement::new(
+        vec![(x0 + 28, y - 6), (x0 + 28, y + 6)],
+        BLACK.stroke_width(2),
+    ))
+    .map_err(draw_err)?;
+    area.draw(&Text::new(
+        WHISKER_LEGEND,
+        (x0 + 46, y),
+        ("sans-serif", 12)
+            .into_font()
+            .into_text_style(area)
+            .pos(Pos::new(HPos::Left, VPos::Center)),
+    ))
+    .map_err(draw_err)
 }
 
 /// One line where a trend would be: a single record or run has none, and

@@ -10,7 +10,19 @@ use serde::{Deserialize, Serialize};
 
 /// Wave size: gfx1100 runs wave32 (HIP's default) and wave64
 /// (`-mwavefrontsize64`), per the RDNA3 ISA guide §"Wave32 and Wave64".
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    PartialOrd,
+    Ord,
+    schemars::JsonSchema,
+)]
 pub enum WaveSize {
     #[serde(rename = "32")]
     Wave32,
@@ -36,7 +48,7 @@ impl WaveSize {
 
 /// Launch geometry: a 1-D grid of `groups` workgroups, each of
 /// `waves_per_group` waves of `wave_size` lanes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Geometry {
     pub wave_size: WaveSize,
     pub waves_per_group: u32,
@@ -59,7 +71,7 @@ impl Geometry {
 }
 
 /// One work-item's inputs to the single `ds_xor_rtn_b64` it issues.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LaneInput {
     /// The ADDR VGPR's value (a byte address in the workgroup's LDS,
     /// before the instruction's offset is added).
@@ -79,7 +91,7 @@ pub struct LaneInput {
 /// VDST-before. The kernel waits for its returns, stores them and passes a
 /// workgroup barrier between rounds, so the rounds of one workgroup are
 /// ordered and each round starts from the LDS the previous one left.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Round {
     /// Per lane (same order as `Case::lanes`), DATA0/DATA1.
     pub data: Vec<u64>,
@@ -90,7 +102,7 @@ pub struct Round {
 
 /// One conformance case: every workgroup executes one `ds_xor_rtn_b64` per
 /// active lane on its own LDS allocation, `rounds()` times.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Case {
     /// Pattern family that generated it (e.g. `one-address`).
     pub pattern: String,
@@ -141,7 +153,7 @@ impl Case {
 }
 
 /// What a backend observed for one case.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Observation {
     /// Per round, then per lane (same order as `Case::lanes`), VDST after
     /// that round's instruction: `ret[r * lanes + i]`. One round: per lane.

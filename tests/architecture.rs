@@ -101,3 +101,199 @@ fn library_roots_declare_the_mapped_modules() {
         );
     }
 }
+
+/// The non-test source of a file: line comments dropped, and everything
+/// from the first `#[cfg(test)]` on (unit tests may use anything).
+fn code_of(path: &Path) -> String {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let text = text.split("#[cfg(test)]").next().unwrap_or("");
+    text.lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn ident_at(s: &str) -> String {
+    s.chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect()
+}
+
+/// The first path segment of every item of a `{…}` use group starting at `s`.
+fn group_heads(s: &str) -> Vec<String> {
+    let mut heads = Vec::new();
+    let mut depth = 0;
+    let mut item_start = true;
+    for (i, c) in s.char_indices() {
+        match c {
+            '{' => {
+                depth += 1;
+                if depth == 1 {
+                    item_start = true;
+                    continue;
+                }
+            }
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            ',' if depth == 1 => item_start = true,
+            _ if depth == 1 && item_start && !c.is_whitespace() => {
+                heads.push(ident_at(&s[i..]));
+                item_start = false;
+            }
+            _ => {}
+        }
+    }
+    heads
+}
+
+/// What `code` (a file of module `module`) names through `prefix`
+/// (`crate::` or `super::`): the first segment after it.
+fn uses_through(code: &str, prefix: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    for (i, _) in code.match_indices(prefix) {
+        let rest = &code[i + prefix.len()..];
+        if rest.starts_with('{') {
+            found.extend(group_heads(rest));
+        } else {
+            found.insert(ident_at(rest));
+        }
+    }
+    found.retain(|s| !s.is_empty() && s != "self");
+    found
+}
+
+fn rs_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read dir") {
+        let p = entry.expect("dir entry").path();
+        if p.is_dir() {
+            out.extend(rs_files(&p));
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Edges `from -> to` that close a cycle in `edges` (empty: acyclic).
+fn cycles(edges: &std::collections::BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    let mut found = Vec::new();
+    for start in edges.keys() {
+        // Depth-first search for a path back to `start`.
+        let mut stack = vec![(start.clone(), vec![start.clone()])];
+        let mut seen = BTreeSet::new();
+        while let Some((node, path)) = stack.pop() {
+            for next in edges.get(&node).into_iter().flatten() {
+                if next == start {
+                    let mut cycle = path.clone();
+                    cycle.push(start.clone());
+                    // Report each cycle once, from its smallest member.
+                    if path.iter().min() == Some(start) {
+                        found.push(cycle);
+                    }
+                } else if seen.insert(next.clone()) {
+                    let mut p = path.clone();
+                    p.push(next.clone());
+                    stack.push((next.clone(), p));
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn top_level_modules_import_no_cycle() {
+    // The module map's "may use" column is a layering: no module may reach
+    // back to itself through others (e.g. suite -> mutate::odds -> ... ->
+    // suite, before the odds moved down to gen).
+    let mut edges: std::collections::BTreeMap<String, BTreeSet<String>> =
+        std::collections::BTreeMap::new();
+    for m in src_modules() {
+        let dir = root().join("src").join(&m);
+        let files = if dir.is_dir() {
+            rs_files(&dir)
+        } else {
+            vec![root().join("src").join(format!("{m}.rs"))]
+        };
+        let mut to = BTreeSet::new();
+        for f in files {
+            to.extend(uses_through(&code_of(&f), "crate::"));
+        }
+        to.remove(&m);
+        to.retain(|t| src_modules().contains(t));
+        edges.insert(m, to);
+    }
+    assert!(
+        edges["suite"].contains("gen"),
+        "the scan finds no imports: {edges:?}"
+    );
+    assert_eq!(
+        cycles(&edges),
+        Vec::<Vec<String>>::new(),
+        "import cycles between modules of src/"
+    );
+}
+
+#[test]
+fn files_within_a_module_import_no_new_cycle() {
+    // Known back edges, each closing a cycle that still wants a split:
+    // emu's fault injector calls ds's atomic arithmetic while ds calls the
+    // injector's hook; gen's pattern builder adds rounds, which name
+    // patterns; emu's decoder stores the interpreter's per-instruction
+    // handlers (`wave::handler_for`), chosen once at decode time. Without
+    // these edges the files of each module must form no cycle.
+    let known: BTreeSet<(String, String)> = [
+        ("emu/fault", "emu/ds"),
+        ("gen/pattern", "gen/rounds"),
+        ("emu/decode", "emu/wave"),
+    ]
+    .into_iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    let mut edges: std::collections::BTreeMap<String, BTreeSet<String>> =
+        std::collections::BTreeMap::new();
+    for m in src_modules() {
+        let dir = root().join("src").join(&m);
+        if !dir.is_dir() {
+            continue;
+        }
+        let files: BTreeSet<String> = rs_files(&dir)
+            .iter()
+            .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().to_string()))
+            .filter(|s| s != "mod")
+            .collect();
+        for f in &files {
+            let code = code_of(&dir.join(format!("{f}.rs")));
+            let mut to = uses_through(&code, "super::");
+            to.extend(uses_through(&code, &format!("crate::{m}::")));
+            to.retain(|t| files.contains(t) && t != f);
+            edges.insert(
+                format!("{m}/{f}"),
+                to.into_iter().map(|t| format!("{m}/{t}")).collect(),
+            );
+        }
+    }
+    assert!(
+        edges["emu/wave"].contains("emu/ds"),
+        "the scan misses wave's use of ds: {:?}",
+        edges["emu/wave"]
+    );
+    for (from, to) in &known {
+        assert!(
+            edges.get(from).is_some_and(|e| e.contains(to)),
+            "the known back edge {from} -> {to} is gone: remove it from `known`"
+        );
+        edges.get_mut(from).map(|e| e.remove(to));
+    }
+    let found = cycles(&edges);
+    assert!(
+        found.is_empty(),
+        "new import cycles between files of a module: {found:?}"
+    );
+}

@@ -120,3 +120,51 @@ fn man_pages_render_with_groff() {
         );
     }
 }
+
+/// `repository`, `homepage` and `documentation` are URLs that crates.io and
+/// docs.rs link; the project has no public URL yet (Cargo.toml says so), so
+/// either a key is absent or it is an https URL, never a path in the clone.
+fn metadata_url_problems(cargo_toml: &str) -> Vec<String> {
+    let mut in_package = false;
+    let mut problems = Vec::new();
+    for line in cargo_toml.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+            continue;
+        }
+        if !in_package {
+            continue;
+        }
+        for key in ["repository", "homepage", "documentation"] {
+            let Some(rest) = line.strip_prefix(key) else {
+                continue;
+            };
+            let Some(value) = rest.trim_start().strip_prefix('=') else {
+                continue;
+            };
+            let value = value.trim().trim_matches('"');
+            if !value.starts_with("https://") || value.contains(' ') {
+                problems.push(format!("{key} = {value:?} is not an https URL"));
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn package_links_are_urls_or_absent() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")).unwrap();
+    assert_eq!(metadata_url_problems(&text), Vec::<String>::new());
+    // The check has teeth: a book path is refused, a URL is not.
+    let bad = "[package]\nname = \"x\"\ndocumentation = \"docs/src/SUMMARY.md\"\n[dependencies]\nrepository = \"a\"\n";
+    assert_eq!(
+        metadata_url_problems(bad).len(),
+        1,
+        "{:?}",
+        metadata_url_problems(bad)
+    );
+    assert!(
+        metadata_url_problems("[package]\nrepository = \"https://example.org/dsxor\"\n").is_empty()
+    );
+}

@@ -152,7 +152,16 @@ fn svg_and_markdown_of_one_run() {
         &texts,
         "on hand-made emu (gfx1100, emu backend), started 2026-12-01T10:00:00Z"
     ));
-    assert!(has(&texts, "across 1 run(s)"));
+    // One run has no trend: one line saying what the run was, not an empty
+    // chart taking half the picture.
+    assert!(!has(&texts, "across 1 run(s)"), "{texts:?}");
+    assert!(
+        has(
+            &texts,
+            "one run (3 of 4010 failed, seed 0x7): give dsxor report several results files"
+        ),
+        "{texts:?}"
+    );
     assert!(has(&texts, "3 failed"));
     let md = std::fs::read_to_string(&md).unwrap();
     assert!(

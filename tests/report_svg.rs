@@ -187,3 +187,111 @@ fn text_needs_no_font_feature() {
     let svg = render(&[record("2026-12-01T20:00:00Z", "emu", 1.0)]).unwrap();
     assert!(svg.contains("font-family=\"sans-serif\""));
 }
+
+/// The picture's height, from the root element's `height` attribute.
+fn height(svg: &str) -> u32 {
+    let head = &svg[..svg.find('>').unwrap()];
+    let at = head.find("height=\"").expect("a height attribute") + 8;
+    head[at..].split('"').next().unwrap().parse().unwrap()
+}
+
+const WHISKER: &str = "whisker: slowest to fastest launch";
+
+#[test]
+fn rate_axes_start_at_zero_and_whiskers_have_a_legend() {
+    let recs = vec![
+        record("2026-11-29T02:00:00Z", "emu", 1.0),
+        record("2026-11-30T02:00:00Z", "emu", 1.1),
+        record("2026-12-01T02:00:00Z", "emu", 0.5),
+    ];
+    let (texts, _) = parse(&render(&recs).unwrap());
+    // A 0 tick on each rate axis: patterns (x), occupancy (y), trend (y).
+    // A log axis has no 0.
+    let zeros = texts.iter().filter(|t| t.as_str() == "0").count();
+    assert!(zeros >= 3, "0 ticks: {zeros} in {texts:?}");
+    assert!(
+        texts
+            .iter()
+            .filter(|t| t.contains("linear, from 0"))
+            .count()
+            >= 3,
+        "every rate axis says it is linear from 0: {texts:?}"
+    );
+    // Whiskers are explained on every panel that draws them.
+    let whisker_legends = texts.iter().filter(|t| t.as_str() == WHISKER).count();
+    assert_eq!(whisker_legends, 3, "{texts:?}");
+    // Rate ticks carry an SI prefix and no empty digits ("500 M", "1 G",
+    // "1.5 G"; never "1.000 G", which is how value labels print).
+    let clean_tick = |t: &str| {
+        let Some((num, unit)) = t.split_once(' ') else {
+            return false;
+        };
+        ["k", "M", "G", "T"].contains(&unit)
+            && num.parse::<f64>().is_ok()
+            && !(num.contains('.') && num.ends_with('0'))
+    };
+    let ticks = texts.iter().filter(|t| clean_tick(t)).count();
+    assert!(
+        ticks >= 6,
+        "SI ticks without empty digits: {ticks} in {texts:?}"
+    );
+}
+
+#[test]
+fn trend_points_say_which_record_they_are() {
+    let recs = vec![
+        record("2026-11-29T02:00:00Z", "emu", 1.0),
+        record("2026-11-30T02:00:00Z", "emu", 1.1),
+    ];
+    let (texts, _) = parse(&render(&recs).unwrap());
+    // bench_support's records: DATA seed 1, 5 timed launches per run.
+    assert!(has(&texts, "11-29 02:00, seed 0x1, 5 reps"), "{texts:?}");
+    assert!(has(&texts, "11-30 02:00, seed 0x1, 5 reps"), "{texts:?}");
+}
+
+#[test]
+fn one_record_gets_a_line_not_half_the_picture_for_its_trend() {
+    let one = render(&[record("2026-12-01T20:00:00Z", "emu", 1.0)]).unwrap();
+    let two = render(&[
+        record("2026-11-30T20:00:00Z", "emu", 1.0),
+        record("2026-12-01T20:00:00Z", "emu", 1.0),
+    ])
+    .unwrap();
+    let (texts, _) = parse(&one);
+    assert!(has(&texts, "one record: give dsxor report several files"));
+    assert!(!has(&texts, "across 1 record(s)"), "{texts:?}");
+    // The trend panel of two records is a chart of 460 px; one record's is
+    // a line of text (44 px).
+    assert_eq!(height(&two) - height(&one), 460 - 44);
+}
+
+#[test]
+fn colours_are_okabe_ito_black_and_white() {
+    // Okabe & Ito (2008) and the neutral black and white: nothing else, so
+    // no pair of series is lost to a colour-vision deficiency.
+    let allowed = [
+        "#000000", "#FFFFFF", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00",
+        "#CC79A7",
+    ];
+    let recs = vec![
+        record("2026-11-30T20:00:00Z", "hip", 1.0),
+        record("2026-12-01T20:00:00Z", "hip", 1.0),
+    ];
+    let svg = render(&recs).unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, _) in svg.match_indices('#') {
+        let code = svg[i..].chars().take(7).collect::<String>().to_uppercase();
+        if code.len() == 7 && code[1..].chars().all(|c| c.is_ascii_hexdigit()) {
+            seen.insert(code);
+        }
+    }
+    assert!(seen.len() >= 4, "colours found: {seen:?}");
+    let foreign: Vec<_> = seen
+        .iter()
+        .filter(|c| !allowed.contains(&c.as_str()))
+        .collect();
+    assert!(
+        foreign.is_empty(),
+        "colours outside the palette: {foreign:?}"
+    );
+}

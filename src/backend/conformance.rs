@@ -201,7 +201,7 @@ pub fn observation(case: &Case, completion: &Completion) -> Result<Observation, 
 
 /// What the device did with one case: the outcome of the case under test
 /// (a fault or a timeout is judged, like values are).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "outcome", rename_all = "lowercase")]
 pub enum DeviceOutcome {
     Completed {
@@ -245,7 +245,7 @@ impl KernelObject {
 }
 
 /// Which kernel ran a case, for repro files.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct KernelIdentity {
     pub kernel: String,
     pub wave: WaveSize,

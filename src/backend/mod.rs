@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 /// Which kind of device a backend drives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum BackendKind {
     /// A real GPU through libamdhip64.
@@ -37,7 +37,7 @@ impl BackendKind {
 pub const HIPSIM_NAME_SUFFIX: &str = "(simulated by dsxor-hipsim)";
 
 /// What a backend says about the device it drives; recorded in every result file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DeviceInfo {
     pub backend: BackendKind,
     /// Marketing or emulator name (`AMD Radeon RX 7900 XTX`, `dsxor emu gfx11`).

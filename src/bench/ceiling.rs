@@ -58,7 +58,7 @@ pub const SOURCES: &[&str] = &[
 ];
 
 /// A ceiling computed for one device.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Ceiling {
     /// CUs (never WGPs): the runtime's count converted when it counts WGPs.
     pub compute_units: u32,

@@ -49,7 +49,7 @@ use crate::bench::pattern::Layout;
 pub const POISON: u64 = 0xDEAD_BEEF_F01D_F01D;
 
 /// Which kernel ran.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Chain {
     /// `dsxor_throughput_dep`: one instruction in flight, waitcnt each time.
@@ -135,7 +135,7 @@ pub const INDEP_MASKS: [u64; 4] = [
 ];
 
 /// The outcome of checking one launch.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CheckOutcome {
     pub lds_qwords_checked: u64,
     /// Folds compared with an exact value (lane alone at its address).

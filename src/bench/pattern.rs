@@ -52,7 +52,7 @@ pub const DATA_SUBSPACE_DIM: usize = 24;
 pub const CHUNK_SUBSPACE_DIM: usize = DATA_SUBSPACE_DIM / 4;
 
 /// Where the lanes of a workgroup land.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Pattern {
     ConflictFree,

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Summary of a set of samples (seconds, or any unit: the summary keeps it).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Summary {
     pub count: usize,
     pub median: f64,

@@ -70,6 +70,68 @@ pub struct ObservationFile {
     pub extra: Map<String, Value>,
 }
 
+/// The file's JSON Schema (`docs/schemas/observation.schema.json`). The
+/// file is read by hand (`from_value`, for errors that name the field), not
+/// by serde, so the schema is written here beside the reader, from the same
+/// constants. It states the form; the reader checks more than a schema can:
+/// addresses 8-byte aligned and below `lds_bytes`, values in range, no lane
+/// or address listed twice, `ret` present unless `fault` is.
+impl schemars::JsonSchema for ObservationFile {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ObservationFile".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let hex = serde_json::json!({
+            "type": "string",
+            "pattern": "^0[xX][0-9a-fA-F]{1,16}$",
+            "description": "0x then 1 to 16 hex digits"
+        });
+        let qwords = serde_json::json!({
+            "type": "object",
+            "description": "qword values by LDS byte address (hex keys, 8-byte aligned, below lds_bytes)",
+            "propertyNames": { "pattern": "^0[xX][0-9a-fA-F]{1,8}$" },
+            "additionalProperties": hex
+        });
+        schemars::json_schema!({
+            "title": "ObservationFile",
+            "description": "One workgroup's ds_xor_rtn_b64 observation (dsxor-observation/1), judged by `dsxor check`. Unknown fields are kept.",
+            "type": "object",
+            "required": ["format", "instruction", "lds_bytes", "lanes"],
+            "properties": {
+                "format": { "const": FORMAT },
+                "instruction": { "const": INSTRUCTION },
+                "lds_bytes": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": LDS_MAX_BYTES_PER_GROUP,
+                    "multipleOf": 8
+                },
+                "offset": { "type": "integer", "minimum": 0, "maximum": 65535, "default": 0 },
+                "init": qwords,
+                "final": qwords,
+                "fault": { "type": ["string", "null"] },
+                "lanes": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["wave", "lane", "addr", "data"],
+                        "properties": {
+                            "wave": { "type": "integer", "minimum": 0, "maximum": 1023 },
+                            "lane": { "type": "integer", "minimum": 0, "maximum": 63 },
+                            "addr": hex,
+                            "data": hex,
+                            "ret": hex,
+                            "active": { "type": "boolean", "default": true },
+                            "vdst_init": hex
+                        }
+                    }
+                }
+            }
+        })
+    }
+}
+
 const KNOWN_TOP: &[&str] = &[
     "format",
     "instruction",

@@ -50,7 +50,7 @@ pub enum DeviceOutcome<'a> {
 }
 
 /// One lane, as findings name it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LaneRef {
     /// Index into `Case::lanes` (or into the file's `lanes` array).
     pub index: usize,
@@ -65,7 +65,9 @@ impl std::fmt::Display for LaneRef {
 }
 
 /// The kinds of inconsistency, stable names for counting per pattern.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum FindingKind {
     /// Uncontended: the lane's return is not the qword's initial value.
@@ -111,7 +113,7 @@ impl FindingKind {
 }
 
 /// One inconsistency: what, where, which lanes, why.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Finding {
     pub kind: FindingKind,
     pub group: u32,
@@ -123,7 +125,7 @@ pub struct Finding {
 }
 
 /// Which serialization order the returns show, over the contended addresses.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct OrderEvidence {
     /// Serializable addresses hit by two or more active lanes.
     pub contended: u32,
@@ -139,7 +141,7 @@ pub struct OrderEvidence {
 }
 
 /// The order the evidence shows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ObservedOrder {
     NoContention,
@@ -200,7 +202,7 @@ impl OrderEvidence {
 }
 
 /// The verdict on one case: passed iff there are no findings.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Verdict {
     pub findings: Vec<Finding>,
     pub order: OrderEvidence,

@@ -103,7 +103,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
     };
     let policy = policy_of(&args.dev)?;
     let minimize_time = parse_duration("minimize-budget", &args.minimize_budget)?;
-    use dsxor::mutate::odds;
+    use dsxor::gen::odds;
     if !(args.confidence > 0.0 && args.confidence < 1.0) {
         return Err(bad_input(odds::OddsError::Confidence(args.confidence)));
     }

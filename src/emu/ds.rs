@@ -19,7 +19,6 @@
 
 use super::decode::{AtomicOp, Ds, DsKind};
 use super::fault::{self, AtomicIn, FaultSpec};
-use super::wave::Wave;
 use super::WaveError;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -193,9 +192,25 @@ fn lanes_in_order(mask: u64, lanes: u32, rng: Option<&mut ChaCha8Rng>) -> Lanes 
     }
 }
 
+/// What a DS instruction reads and writes of its wave. `wave::Wave`
+/// implements it, so this module sits below `wave` (which calls
+/// [`exec_ds`]) instead of importing it back.
+pub trait DsWave {
+    /// EXEC as a lane mask (exec_lo only in wave32).
+    fn exec(&self) -> u64;
+    /// 32 or 64.
+    fn lanes(&self) -> u32;
+    /// The VGPR file: register r, lane l at `r * 64 + l`.
+    fn vgprs(&mut self) -> &mut Vec<u32>;
+    /// Count active-lane DS atomic operations (throughput figures).
+    fn count_atomic_lane_ops(&mut self, n: u64);
+    fn vgpr(&self, r: usize, lane: usize) -> u32;
+    fn set_vgpr(&mut self, r: usize, lane: usize, val: u32);
+}
+
 /// Execute one DS instruction for the active lanes of `w`.
-pub fn exec_ds(
-    w: &mut Wave,
+pub fn exec_ds<W: DsWave>(
+    w: &mut W,
     d: &Ds,
     lds: &mut Lds,
     fault: Option<FaultSpec>,
@@ -203,7 +218,7 @@ pub fn exec_ds(
     pc: u64,
 ) -> Result<(), WaveError> {
     let exec = w.exec();
-    let lanes = w.lanes;
+    let lanes = w.lanes();
     let offset16 = ((d.offset1 as u64) << 8) | d.offset0 as u64;
     match d.kind {
         DsKind::Nop => Ok(()),
@@ -213,21 +228,23 @@ pub fn exec_ds(
             use AtomicOp::*;
             let n = match (op, wide) {
                 (Xor, true) => {
-                    atomic_fast::<true>(w, d, lds, exec, offset16, rtn, pc, |t, x, _| t ^ x)?
+                    atomic_fast::<true, W>(w, d, lds, exec, offset16, rtn, pc, |t, x, _| t ^ x)?
                 }
                 (Xor, false) => {
-                    atomic_fast::<false>(w, d, lds, exec, offset16, rtn, pc, |t, x, _| t ^ x)?
+                    atomic_fast::<false, W>(w, d, lds, exec, offset16, rtn, pc, |t, x, _| t ^ x)?
                 }
-                (o, true) => atomic_fast::<true>(w, d, lds, exec, offset16, rtn, pc, |t, x, y| {
-                    atomic_new(o, t, x, y, 64)
-                })?,
+                (o, true) => {
+                    atomic_fast::<true, W>(w, d, lds, exec, offset16, rtn, pc, |t, x, y| {
+                        atomic_new(o, t, x, y, 64)
+                    })?
+                }
                 (o, false) => {
-                    atomic_fast::<false>(w, d, lds, exec, offset16, rtn, pc, |t, x, y| {
+                    atomic_fast::<false, W>(w, d, lds, exec, offset16, rtn, pc, |t, x, y| {
                         atomic_new(o, t, x, y, 32)
                     })?
                 }
             };
-            w.ds_atomic_lane_ops += n;
+            w.count_atomic_lane_ops(n);
             Ok(())
         }
         DsKind::Atomic { op, wide, rtn } => {
@@ -236,7 +253,7 @@ pub fn exec_ds(
             let mut addr = [0u32; 64];
             let mut data = [0u64; 64];
             let mut data2 = [0u64; 64];
-            let read_data = |w: &Wave, r: u8, l: usize| -> u64 {
+            let read_data = |w: &W, r: u8, l: usize| -> u64 {
                 let lo = w.vgpr(r as usize, l) as u64;
                 if wide {
                     lo | (w.vgpr(r as usize + 1, l) as u64) << 32
@@ -272,7 +289,7 @@ pub fn exec_ds(
                     ),
                 }
             })?;
-            w.ds_atomic_lane_ops += u64::from(out.mask.count_ones());
+            w.count_atomic_lane_ops(u64::from(out.mask.count_ones()));
             if rtn {
                 for l in 0..lanes as usize {
                     if out.mask >> l & 1 == 0 {
@@ -365,8 +382,8 @@ pub fn exec_ds(
 /// Ascending-lane atomic over the active lanes; returns the lane count.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn atomic_fast<const WIDE: bool>(
-    w: &mut Wave,
+fn atomic_fast<const WIDE: bool, W: DsWave>(
+    w: &mut W,
     d: &Ds,
     lds: &mut Lds,
     exec: u64,
@@ -376,14 +393,14 @@ fn atomic_fast<const WIDE: bool>(
     f: impl Fn(u64, u64, u64) -> u64,
 ) -> Result<u64, WaveError> {
     let bytes: usize = if WIDE { 8 } else { 4 };
-    let lanes = w.lanes as usize;
+    let lanes = w.lanes() as usize;
     let (ra, rd0, rd1, rv) = (
         d.addr as usize * 64,
         d.data0 as usize * 64,
         d.data1 as usize * 64,
         d.vdst as usize * 64,
     );
-    let v = &mut w.v;
+    let v = w.vgprs();
     // Alignment of every lane first: a MEMVIOL stops the wave before any lane writes.
     for l in 0..lanes {
         if exec >> l & 1 != 0 {
@@ -446,7 +463,7 @@ fn atomic_fast<const WIDE: bool>(
     Ok(n)
 }
 
-fn store_bytes(w: &Wave, lds: &mut Lds, a: u64, data: u8, bytes: usize, l: usize) {
+fn store_bytes<W: DsWave>(w: &W, lds: &mut Lds, a: u64, data: u8, bytes: usize, l: usize) {
     let mut k = 0;
     while k < bytes {
         let n = (bytes - k).min(4);
@@ -456,7 +473,15 @@ fn store_bytes(w: &Wave, lds: &mut Lds, a: u64, data: u8, bytes: usize, l: usize
     }
 }
 
-fn load_bytes(w: &mut Wave, lds: &Lds, a: u64, vdst: u8, bytes: usize, signed: bool, l: usize) {
+fn load_bytes<W: DsWave>(
+    w: &mut W,
+    lds: &Lds,
+    a: u64,
+    vdst: u8,
+    bytes: usize,
+    signed: bool,
+    l: usize,
+) {
     let mut k = 0;
     while k < bytes {
         let n = (bytes - k).min(4);

@@ -13,7 +13,7 @@ use super::decode::{
     inline_const32, inline_const64, Cmp, Cond, Decoded, Flat, FlatKind, Inst, Sop1, Sop2, Sopc,
     Sopk, Src, VOp, VopdHalf, VopdOp, EXEC_LO, NULL, VCC_LO,
 };
-use super::ds::{exec_ds, Lds};
+use super::ds::{exec_ds, DsWave, Lds};
 use super::fault::FaultSpec;
 use super::hazard::Pending;
 use super::mem::GlobalMem;
@@ -64,6 +64,33 @@ pub struct Env<'a> {
     pub prog: &'a Decoded,
     pub mem: &'a GlobalMem,
     pub fault: Option<FaultSpec>,
+}
+
+impl DsWave for Wave {
+    #[inline(always)]
+    fn exec(&self) -> u64 {
+        Wave::exec(self)
+    }
+    #[inline(always)]
+    fn lanes(&self) -> u32 {
+        self.lanes
+    }
+    #[inline(always)]
+    fn vgprs(&mut self) -> &mut Vec<u32> {
+        &mut self.v
+    }
+    #[inline(always)]
+    fn count_atomic_lane_ops(&mut self, n: u64) {
+        self.ds_atomic_lane_ops += n;
+    }
+    #[inline(always)]
+    fn vgpr(&self, r: usize, lane: usize) -> u32 {
+        Wave::vgpr(self, r, lane)
+    }
+    #[inline(always)]
+    fn set_vgpr(&mut self, r: usize, lane: usize, val: u32) {
+        Wave::set_vgpr(self, r, lane, val)
+    }
 }
 
 impl Wave {

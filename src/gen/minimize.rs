@@ -13,7 +13,7 @@ use crate::case::{Case, Geometry, Round};
 use crate::model::calc_ds_addr16;
 
 /// What minimization did.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MinimizeStats {
     /// Candidate cases tried (each one a run on the device).
     pub tries: u64,

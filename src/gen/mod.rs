@@ -6,6 +6,7 @@
 
 pub mod digest;
 pub mod minimize;
+pub mod odds;
 pub mod pattern;
 pub mod rng;
 pub mod rounds;

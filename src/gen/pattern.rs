@@ -26,7 +26,19 @@ pub const LDS_SLACK_GRANULE: u32 = 512;
 pub const SHIPPED_OFFSETS: [u16; 4] = [0, 8, 4096, 65528];
 
 /// A named family of cases.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Pattern {
     /// Uniform random (aligned, in-range) addresses; collisions incidental.
@@ -161,7 +173,7 @@ impl std::fmt::Display for Pattern {
 
 /// Which case of a run: its family, wave size and ordinal within that
 /// (family, wave) cell. With the seed it determines the case completely.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CaseId {
     pub pattern: Pattern,
     pub wave: WaveSize,
@@ -189,7 +201,7 @@ impl CaseId {
 }
 
 /// A generated case with where it came from.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Generated {
     pub id: CaseId,
     pub variant: String,

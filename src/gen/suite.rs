@@ -47,7 +47,7 @@ pub fn share(p: Pattern) -> u64 {
 
 /// `--shard K/N`: this process runs the cases whose run index `i` has
 /// `i % N == K - 1`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Shard {
     /// 1-based.
     pub index: u32,
@@ -131,7 +131,7 @@ pub fn parse_probe(name: &str) -> Result<Pattern, SpecError> {
 
 /// Everything that decides which cases a run contains. Two shards can be
 /// merged only when their specs are equal but for `shard`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SuiteSpec {
     pub seed: u64,
     pub generator_version: u32,

@@ -85,7 +85,9 @@ impl DeviceProps {
 }
 
 /// What `hipDeviceAttributeMultiprocessorCount` counts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub enum ComputeUnit {
     /// Compute units (GCN/CDNA, or RDNA with WGP mode off).
     #[serde(rename = "CU")]

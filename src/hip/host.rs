@@ -60,7 +60,7 @@ fn amdgpu_driver_version_in(root: &Path) -> Option<String> {
 /// A device's shader clock as the amdgpu driver reports it now
 /// (`pp_dpm_sclk`: one line per DPM level, the current one marked `*`;
 /// `power_dpm_force_performance_level`: `auto`, `high`, `manual`, …).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClockState {
     /// The current level's shader clock, MHz.
     pub sclk_mhz: Option<u32>,

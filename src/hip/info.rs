@@ -8,7 +8,7 @@ use crate::case::WaveSize;
 use crate::codeobj::{embedded, find_embedded, CodeObject};
 
 /// One code object embedded in the binary (`codeobj::embedded`).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct InfoEmbedded {
     pub target: String,
     pub wave: u32,
@@ -62,7 +62,7 @@ fn units_text(n: u32, unit: Option<super::ComputeUnit>) -> String {
 }
 
 /// One device as `info` shows it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct InfoDevice {
     pub index: u32,
     /// Set when the device's properties could not be read.
@@ -96,7 +96,7 @@ pub struct InfoDevice {
 }
 
 /// Everything `info` reports.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Info {
     /// The library that loaded, or null.
     pub library: Option<String>,

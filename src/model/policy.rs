@@ -38,7 +38,7 @@ pub const LDS_GRANULE_GFX11_MESA: u32 = 1024;
 /// out-of-range LDS access drops writes and reads 0; it does not say what a
 /// *returning atomic* returns. Both variants are ASSUMPTIONS; runs record what
 /// the hardware did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum OutOfRangeReturn {
     /// ASSUMPTION (default): the atomic's read half follows the load rule,
@@ -110,7 +110,7 @@ impl OutOfRangeReturn {
 /// silently (judged `misaligned-no-fault`), and one that enables it may
 /// trap out of range (judged `unexpected-fault`). Both are what the device
 /// did, against this policy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Policy {
     /// Allocation block in bytes (a power of two); see [`LDS_GRANULE_GFX11_LLVM`].
     pub lds_granule: u32,

@@ -13,7 +13,6 @@
 //! host does not shrink a budget; with `--jobs N` the wall time is about
 //! the case time over N).
 
-pub mod odds;
 pub mod report;
 
 use std::time::Instant;
@@ -100,7 +99,7 @@ pub struct MutateOptions {
 }
 
 /// Kills of one mutant by one pattern.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PatternKills {
     pub pattern: Pattern,
     pub cases: u64,
@@ -112,7 +111,7 @@ pub struct PatternKills {
 }
 
 /// The first case that failed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FirstKill {
     /// Cases run before it (0: the first case killed).
     pub cases_before: u64,
@@ -127,7 +126,7 @@ pub struct FirstKill {
 }
 
 /// A rerun of a survivor at a higher rate.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FloorTry {
     pub fault: String,
     pub rate: f64,
@@ -140,7 +139,7 @@ pub struct FloorTry {
 }
 
 /// One mutant's run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MutantRecord {
     /// The `--fault` text.
     pub fault: String,
@@ -175,7 +174,7 @@ impl MutantRecord {
 }
 
 /// The mutation score at one budget.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Score {
     pub budget_seconds: f64,
     pub killed: u64,
@@ -184,7 +183,7 @@ pub struct Score {
 }
 
 /// A `dsxor mutate` record.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MutateRecord {
     pub format: String,
     pub dsxor_version: String,

@@ -360,7 +360,7 @@ fn value(rng: &mut ChaCha8Rng) -> u64 {
 }
 
 /// EXEC shapes of the corpus.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ExecPattern {
     All,
@@ -438,7 +438,7 @@ pub fn corpus_case(seed: u64, wave: WaveSize, index: u64) -> (Case, ExecPattern,
 }
 
 /// One disagreement: the program, both outputs and the pseudocode's.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Disagreement {
     pub instruction: String,
     pub wave: WaveSize,
@@ -455,7 +455,7 @@ pub struct Disagreement {
 }
 
 /// What the record says of one instruction.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InstructionResult {
     pub instruction: String,
     pub op: u8,
@@ -470,7 +470,7 @@ pub struct InstructionResult {
 }
 
 /// The `dsxor-qualify/1` record.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct QualifyRecord {
     pub format: String,
     pub dsxor_version: String,

@@ -24,7 +24,7 @@ pub const METRIC_GPU: &str = "lane-ops-per-second";
 /// `metric` on the software device: the emulator's own speed.
 pub const METRIC_EMULATED: &str = "emulated-lane-ops-per-second";
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BenchRecord {
     pub format: String,
     pub dsxor_version: String,
@@ -50,7 +50,7 @@ pub struct BenchRecord {
     pub extra: BTreeMap<String, serde_json::Value>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Settings {
     pub quick: bool,
     pub seed: u64,
@@ -62,7 +62,7 @@ pub struct Settings {
     pub timing: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CeilingRecord {
     pub lane_ops_per_second: f64,
     pub lds_bytes_per_second: f64,
@@ -77,14 +77,14 @@ pub struct CeilingRecord {
     pub sources: Vec<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Skipped {
     pub name: String,
     pub reason: String,
 }
 
 /// One configuration, launched `warmup + reps` times.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunRecord {
     /// Unique within a record; the key for trends and baselines
     /// (`conflict-free/indep/wave32`, `occupancy/wave64/2wg-per-cu/4waves`).
@@ -123,7 +123,7 @@ pub struct RunRecord {
     pub fraction_of_ceiling: Option<f64>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CheckRecord {
     /// Launches whose outputs were checked (warm-up and timed).
     pub launches_checked: u32,
@@ -141,7 +141,7 @@ pub struct CheckRecord {
     pub first_mismatches: Vec<String>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Spread {
     pub count: usize,
     pub median: f64,
@@ -154,7 +154,7 @@ pub struct Spread {
 
 /// A rate from the launch-time spread: `median` from the median time, `min`
 /// from the slowest launch, `max` from the fastest.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Rate {
     pub median: f64,
     pub min: f64,

@@ -47,7 +47,7 @@ pub enum ResultsError {
 }
 
 /// One code object a run used.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CodeObjectRecord {
     pub wave: WaveSize,
     /// `embedded:<file>` or the `--code-object` path.
@@ -64,7 +64,7 @@ pub struct CodeObjectRecord {
 }
 
 /// Where a run ran.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Environment {
     pub device: DeviceInfo,
     /// Why this backend was chosen (`--backend auto`'s one-line notice).
@@ -86,7 +86,7 @@ pub struct Environment {
 }
 
 /// Settings that change what is run or how it is judged (compared by merge).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Parameters {
     pub timeout_ms: u64,
     pub minimize_budget_ms: u64,
@@ -99,7 +99,7 @@ pub struct Parameters {
 }
 
 /// One finished case (a line of `.cases.jsonl`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CaseRecord {
     pub index: u64,
     pub pattern: Pattern,
@@ -144,7 +144,7 @@ fn is_one_round(r: &u32) -> bool {
 }
 
 /// Per (family, wave) counts.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PatternCounts {
     pub pattern: Pattern,
     pub wave: WaveSize,
@@ -155,7 +155,7 @@ pub struct PatternCounts {
 }
 
 /// A failed case and where its repro went.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FailureRecord {
     pub index: u64,
     pub pattern: Pattern,
@@ -179,7 +179,7 @@ pub struct FailureRecord {
 
 /// `passed`, `failed` (a conformance failure) or `aborted` (environment
 /// trouble stopped the run: no verdict on the cases not run).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     Passed,
@@ -188,7 +188,7 @@ pub enum Status {
 }
 
 /// The final results file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Results {
     pub format: String,
     pub dsxor_version: String,
@@ -242,15 +242,26 @@ impl Results {
     }
 }
 
-/// The first line of a `.cases.jsonl` stream.
-#[derive(Deserialize)]
-struct CasesHeader {
-    format: String,
-    dsxor_version: String,
-    started_utc: String,
-    spec: Option<SuiteSpec>,
-    parameters: Option<Parameters>,
-    environment: Option<Environment>,
+/// The first line of a `.cases.jsonl` stream (`dsxor-cases/1`); the
+/// lines after it are [`CaseRecord`]s.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CasesHeader {
+    /// Always `dsxor-cases/1`.
+    pub format: String,
+    pub dsxor_version: String,
+    /// The run's seed (also in `spec` when present).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    pub started_utc: String,
+    /// What decides the cases, the parameters and the environment: written
+    /// by `dsxor run`, so that a stream without its `.json` (a killed run)
+    /// can be rebuilt into results; absent in streams written without them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<SuiteSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameters: Option<Parameters>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<Environment>,
 }
 
 impl Results {
@@ -503,18 +514,20 @@ impl ResultsWriter {
                         cases,
                         cases_path,
                     };
-                    let mut header = serde_json::json!({
-                        "format": CASES_FORMAT,
-                        "dsxor_version": env!("CARGO_PKG_VERSION"),
-                        "seed": spec.seed,
-                        "started_utc": rfc3339(started),
-                    });
-                    if let Some((parameters, environment)) = context {
-                        header["spec"] = serde_json::json!(spec);
-                        header["parameters"] = serde_json::json!(parameters);
-                        header["environment"] = serde_json::json!(environment);
-                    }
-                    w.append_line(&header.to_string())?;
+                    let header = CasesHeader {
+                        format: CASES_FORMAT.into(),
+                        dsxor_version: env!("CARGO_PKG_VERSION").into(),
+                        seed: Some(spec.seed),
+                        started_utc: rfc3339(started),
+                        spec: context.map(|_| spec.clone()),
+                        parameters: context.map(|(p, _)| p.clone()),
+                        environment: context.map(|(_, e)| e.clone()),
+                    };
+                    let line = serde_json::to_string(&header).map_err(|e| ResultsError::Write {
+                        path: w.cases_path.clone(),
+                        cause: std::io::Error::other(e),
+                    })?;
+                    w.append_line(&line)?;
                     return Ok(w);
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,

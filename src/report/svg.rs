@@ -11,23 +11,30 @@
 //!    a whisker from the slowest to the fastest launch, the ceiling when the
 //!    device has one; a run that failed its check has no bar, only its
 //!    outcome;
-//! 2. the latest record's occupancy sweep: rate against waves per workgroup,
-//!    one line per (wave size, workgroups per CU);
+//! 2. the latest record's occupancy sweep: rate against waves per workgroup
+//!    (one step per doubling), dots per (wave size, workgroups per CU) —
+//!    colour for workgroups per CU, marker for wave size — each with its
+//!    slowest-to-fastest whisker, set a little apart so none hides another;
 //! 3. across records (oldest to newest, several files): the median rate of
-//!    each independent-chain pattern run, so a nightly's trend and a
-//!    regression are visible at a glance.
+//!    each independent-chain pattern run with its whisker, each record
+//!    labelled with its time, DATA seed and timed launches, so a nightly's
+//!    trend and a regression are visible at a glance. With one record this
+//!    panel is one line of text, not an empty chart.
 //!
 //! Conformance results (`dsxor-results/1`) get their own picture in the
 //! same style (`render_conformance`): cases passed/failed per (pattern,
-//! wave) of the latest run, and failed cases across runs.
+//! wave) of the latest run, and failed cases across runs, each run's point
+//! labelled with its failed and total cases, seed and injected fault (one
+//! run: one line of text).
 //!
-//! The per-pattern panel draws bars on a linear axis from zero, so bar
-//! lengths compare as the rates do; the occupancy and trend panels draw
-//! dots (with lines) on a log axis, where only positions are read. Colours
-//! are Okabe and Ito's colour-blind-safe palette, and every panel that uses
-//! colour or whiskers says what they mean in a legend. Records of the software device say on every panel that the
+//! Every rate and count axis is linear from zero, so lengths and heights
+//! compare as the values do (a 2x ratio looks like 2x); ticks carry no
+//! empty digits (`si_tick`). Colours are Okabe and Ito's colour-blind-safe
+//! palette, and every panel that uses colour or whiskers says what they
+//! mean in a legend. Records of the software device say on every panel that the
 //! rate is the emulator's speed, never a GPU figure.
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -75,7 +82,8 @@ fn draw_err<E: std::fmt::Debug>(e: E) -> SvgError {
     SvgError::Draw(format!("{e:?}"))
 }
 
-/// `1.23 G` style: three significant digits and an SI prefix.
+/// `1.230 G` style: three decimals and an SI prefix (value labels and
+/// tables; axis ticks use [`si_tick`]).
 pub fn si(x: f64) -> String {
     if !x.is_finite() || x <= 0.0 {
         return format!("{x}");
@@ -149,21 +157,40 @@ fn passing(run: &RunRecord) -> Option<(f64, f64, f64)> {
     (run.outcome == "pass").then_some((r.median, r.min, r.max))
 }
 
-/// A log range covering `values` with some room on both sides.
-fn log_bounds(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    let (lo, hi) = values
-        .filter(|v| v.is_finite() && *v > 0.0)
-        .fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
-            (lo.min(v), hi.max(v))
-        });
-    if hi <= 0.0 {
-        return (1.0, 10.0);
+/// The top of a linear axis from zero covering `values`, with room above.
+fn linear_top(values: impl Iterator<Item = f64>) -> f64 {
+    values
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, f64::max)
+        .max(1.0)
+        * 1.15
+}
+
+/// A tick of a count axis: whole numbers only, nothing between them.
+fn whole_tick(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{v:.0}")
+    } else {
+        String::new()
     }
-    // Whole decades: the log axis then labels powers of ten and their
-    // multiples, never a crowd of labels inside one narrow decade.
-    let lo = 10f64.powf((lo / 1.5).log10().floor());
-    let hi = 10f64.powf((hi * 1.5).log10().ceil());
-    (lo, hi)
+}
+
+const WHISKER_LEGEND: &str = "whisker: slowest to fastest launch";
+
+/// Vertical whiskers (x, from, to) in `color`.
+fn draw_whiskers(
+    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    spans: &[(f64, f64, f64)],
+    color: RGBAColor,
+) -> Result<(), SvgError> {
+    chart
+        .draw_series(
+            spans.iter().map(|&(x, lo, hi)| {
+                PathElement::new(vec![(x, lo), (x, hi)], color.stroke_width(2))
+            }),
+        )
+        .map_err(draw_err)?;
+    Ok(())
 }
 
 /// Render `records` (any order; sorted by creation time here) as one SVG.
@@ -189,7 +216,7 @@ pub fn render(records: &[BenchRecord]) -> Result<String, SvgError> {
         .collect();
     let h1 = 110 + ROW * patterns.len().max(1) as u32;
     let h2 = 420;
-    let h3 = 460;
+    let h3 = if sorted.len() < 2 { NOTE_HEIGHT } else { 460 };
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, h1 + h2 + h3)).into_drawing_area();
@@ -198,7 +225,14 @@ pub fn render(records: &[BenchRecord]) -> Result<String, SvgError> {
         let (middle, bottom) = rest.split_vertically(h2);
         draw_patterns(&top, latest, &patterns)?;
         draw_occupancy(&middle, latest, &occupancy)?;
-        draw_trend(&bottom, &sorted)?;
+        if sorted.len() < 2 {
+            draw_note(
+                &bottom,
+                "one record: give dsxor report several files to see a trend",
+            )?;
+        } else {
+            draw_trend(&bottom, &sorted)?;
+        }
         root.present().map_err(draw_err)?;
     }
     Ok(svg)
@@ -314,11 +348,9 @@ fn draw_patterns(
                     )))
                     .map_err(draw_err)?;
                 if std::mem::take(&mut legend_whisker) {
-                    whisker
-                        .label("whisker: slowest to fastest launch")
-                        .legend(|(x, y)| {
-                            PathElement::new(vec![(x, y), (x + 14, y)], BLACK.stroke_width(2))
-                        });
+                    whisker.label(WHISKER_LEGEND).legend(|(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 14, y)], BLACK.stroke_width(2))
+                    });
                 }
                 chart
                     .draw_series(std::iter::once(Text::new(
@@ -396,47 +428,60 @@ fn draw_occupancy(
     r: &BenchRecord,
     runs: &[&RunRecord],
 ) -> Result<(), SvgError> {
-    let (lo, hi) = log_bounds(runs.iter().filter_map(|x| passing(x)).map(|(m, _, _)| m));
-    let max_waves = runs
-        .iter()
-        .map(|x| x.waves_per_group)
-        .max()
-        .unwrap_or(1)
-        .max(2);
+    // The rate axis is linear from zero: a dot twice as high is twice the
+    // rate, and whisker lengths compare. The sweep doubles the waves per
+    // workgroup, so the x axis has one equal step per doubling (the values
+    // are the labels), and series sharing a step are set a little apart so
+    // that no whisker hides another.
+    let hi = linear_top(
+        runs.iter()
+            .filter_map(|x| passing(x))
+            .map(|(_, _, max)| max),
+    );
+    let mut steps: Vec<u32> = runs.iter().map(|x| x.waves_per_group).collect();
+    steps.sort_unstable();
+    steps.dedup();
+    let step_of = |w: u32| steps.iter().position(|&s| s == w).unwrap_or(0) as f64;
+    let n_steps = steps.len().max(1);
     let mut chart = ChartBuilder::on(area)
         .caption(
             "occupancy sweep: conflict-free, independent chain (median of each run)",
             ("sans-serif", 18),
         )
         .margin(10)
+        .margin_right(LEGEND_WIDTH)
         .x_label_area_size(45)
         .y_label_area_size(90)
-        .build_cartesian_2d(
-            (0.5f64..max_waves as f64 * 1.5).log_scale(),
-            (lo..hi).log_scale(),
-        )
+        .build_cartesian_2d(-0.5f64..n_steps as f64 - 0.5, 0.0..hi)
         .map_err(draw_err)?;
+    let labels: Vec<String> = steps.iter().map(|s| s.to_string()).collect();
     chart
         .configure_mesh()
-        .x_label_formatter(&|v| format!("{v:.0}"))
+        .x_labels(n_steps.clamp(1, 12))
+        .x_label_formatter(&|v| index_label(&labels, *v))
         .y_label_formatter(&|v| si_tick(*v))
-        .x_desc("waves per workgroup")
+        .x_desc("waves per workgroup (one step per doubling)")
         .y_desc(if r.is_emulated() {
-            "EMULATED lane-ops/s (not a GPU figure)"
+            "EMULATED lane-ops/s (not a GPU figure; linear, from 0)"
         } else {
-            "lane-ops/s"
+            "lane-ops/s (linear, from 0)"
         })
         .draw()
         .map_err(draw_err)?;
-    // One line per (wave size, workgroups per CU), in first-seen order.
+    // One series per (wave size, workgroups per CU): the colour says the
+    // workgroups per CU, the marker the wave size (circle wave32, triangle
+    // wave64), so no two series look alike within the palette.
     let mut keys: Vec<(u32, u32)> = Vec::new();
     for run in runs {
         if !keys.contains(&(run.wave, run.workgroups_per_cu)) {
             keys.push((run.wave, run.workgroups_per_cu));
         }
     }
+    let mut per_cu_values: Vec<u32> = keys.iter().map(|k| k.1).collect();
+    per_cu_values.sort_unstable();
+    per_cu_values.dedup();
     if keys.is_empty() || runs.iter().all(|x| passing(x).is_none()) {
-        let (px, py) = to_area(area, chart.backend_coord(&(1.0, hi)));
+        let (px, py) = to_area(area, chart.backend_coord(&(-0.5, hi)));
         area.draw(&Text::new(
             "no passing occupancy run in the latest record",
             (px + 10, py + 10),
@@ -444,34 +489,65 @@ fn draw_occupancy(
         ))
         .map_err(draw_err)?;
     }
+    let (x0, y0) = to_area(area, chart.backend_coord(&(n_steps as f64 - 0.5, hi)));
+    let spread = 0.5 / keys.len().max(1) as f64;
     for (k, &(wave, per_cu)) in keys.iter().enumerate() {
-        let color = PALETTE[k % PALETTE.len()].to_rgba();
-        let mut points: Vec<(f64, f64)> = runs
+        let c = per_cu_values.iter().position(|&v| v == per_cu).unwrap_or(0);
+        let color = PALETTE[c % PALETTE.len()].to_rgba();
+        let dodge = (k as f64 - (keys.len() as f64 - 1.0) / 2.0) * spread;
+        let mut marks: Vec<(f64, f64, f64, f64)> = runs
             .iter()
             .filter(|x| (x.wave, x.workgroups_per_cu) == (wave, per_cu))
-            .filter_map(|x| passing(x).map(|(m, _, _)| (x.waves_per_group as f64, m)))
+            .filter_map(|x| {
+                passing(x).map(|(m, lo, hi)| (step_of(x.waves_per_group) + dodge, m, lo, hi))
+            })
             .collect();
-        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        marks.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let points: Vec<(f64, f64)> = marks.iter().map(|m| (m.0, m.1)).collect();
         chart
-            .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
-            .map_err(draw_err)?
-            .label(format!("wave{wave}, {per_cu} workgroups/CU"))
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-        chart
-            .draw_series(points.iter().map(|&p| Circle::new(p, 4, color.filled())))
+            .draw_series(LineSeries::new(points.clone(), color.stroke_width(1)))
             .map_err(draw_err)?;
+        let spans: Vec<(f64, f64, f64)> = marks.iter().map(|m| (m.0, m.2, m.3)).collect();
+        draw_whiskers(&mut chart, &spans, color)?;
+        if wave == 64 {
+            chart
+                .draw_series(
+                    points
+                        .iter()
+                        .map(|&p| TriangleMarker::new(p, 6, color.filled())),
+                )
+                .map_err(draw_err)?;
+        } else {
+            chart
+                .draw_series(points.iter().map(|&p| Circle::new(p, 4, color.filled())))
+                .map_err(draw_err)?;
+        }
+        // The legend, right of the plot (never over the dots).
+        let y = y0 + 10 + 18 * k as i32;
+        area.draw(&PathElement::new(
+            vec![(x0 + 16, y), (x0 + 40, y)],
+            color.stroke_width(1),
+        ))
+        .map_err(draw_err)?;
+        if wave == 64 {
+            area.draw(&TriangleMarker::new((x0 + 28, y), 6, color.filled()))
+                .map_err(draw_err)?;
+        } else {
+            area.draw(&Circle::new((x0 + 28, y), 4, color.filled()))
+                .map_err(draw_err)?;
+        }
+        area.draw(&Text::new(
+            format!("wave{wave}, {per_cu} workgroups/CU"),
+            (x0 + 46, y),
+            ("sans-serif", 12)
+                .into_font()
+                .into_text_style(area)
+                .pos(Pos::new(HPos::Left, VPos::Center)),
+        ))
+        .map_err(draw_err)?;
     }
     if !keys.is_empty() {
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 13))
-            .draw()
-            .map_err(draw_err)?;
+        draw_whisker_legend(area, (x0, y0 + 10 + 18 * keys.len() as i32))?;
     }
     Ok(())
 }
@@ -502,24 +578,20 @@ fn draw_trend(
         series.iter().filter_map(move |like| {
             rec.comparable_run(like)
                 .and_then(passing)
-                .map(|(m, _, _)| m)
+                .map(|(_, _, max)| max)
         })
     });
-    let (lo, hi) = log_bounds(values);
+    // Linear from zero: a drop to half the rate looks like half.
+    let hi = linear_top(values);
     let k = records.len();
-    let mut labels: Vec<String> = records.iter().map(|r| time_label(&r.created_utc)).collect();
-    // Records of the same minute: show the seconds too, so no two look alike.
-    if (1..labels.len()).any(|i| labels[i] == labels[i - 1]) {
-        labels = records
-            .iter()
-            .map(|r| {
-                r.created_utc
-                    .get(5..19)
-                    .map(|s| s.replace('T', " "))
-                    .unwrap_or_else(|| r.created_utc.clone())
-            })
-            .collect();
-    }
+    let times: Vec<&str> = records.iter().map(|r| r.created_utc.as_str()).collect();
+    // Each record says what it was: when, which DATA seed, how many timed
+    // launches per run.
+    let labels: Vec<String> = time_labels(&times)
+        .into_iter()
+        .zip(records)
+        .map(|(t, r)| format!("{t}, seed {:#x}, {} reps", r.settings.seed, r.settings.reps))
+        .collect();
     let mut chart = ChartBuilder::on(area)
         .caption(
             format!("across {k} record(s), oldest to newest: median rate of each independent-chain pattern run (same geometry only)"),
@@ -529,55 +601,83 @@ fn draw_trend(
         .x_label_area_size(45)
         .y_label_area_size(90)
         .margin_right(LEGEND_WIDTH)
-        .build_cartesian_2d(-0.5f64..(k as f64 - 0.5).max(0.5), (lo..hi).log_scale())
+        .build_cartesian_2d(-0.5f64..(k as f64 - 0.5).max(0.5), 0.0..hi)
         .map_err(draw_err)?;
     chart
         .configure_mesh()
         .x_labels(k.clamp(1, 12))
         .x_label_formatter(&|v| index_label(&labels, *v))
         .y_label_formatter(&|v| si_tick(*v))
-        .x_desc("record (UTC creation time)")
+        .x_desc("record (UTC creation time, DATA seed, timed launches per run)")
         .y_desc(if latest.is_emulated() {
-            "EMULATED lane-ops/s (not a GPU figure)"
+            "EMULATED lane-ops/s (not a GPU figure; linear, from 0)"
         } else {
-            "lane-ops/s"
+            "lane-ops/s (linear, from 0)"
         })
         .draw()
         .map_err(draw_err)?;
-    if k < 2 {
-        let (px, py) = to_area(area, chart.backend_coord(&(-0.5, hi)));
-        area.draw(&Text::new(
-            "one record: give dsxor report several files to see a trend",
-            (px + 10, py + 10),
-            ("sans-serif", 14).into_font().into_text_style(area),
-        ))
-        .map_err(draw_err)?;
+    let (x0, y0) = to_area(area, chart.backend_coord(&((k as f64 - 0.5).max(0.5), hi)));
+    // Colour for the pattern, marker for the wave size (circle wave32,
+    // triangle wave64): seven patterns fit the palette and black. Series
+    // are set a little apart at each record so no whisker hides another.
+    let mut pattern_order: Vec<&str> = Vec::new();
+    for like in &series {
+        if !pattern_order.contains(&like.pattern.as_str()) {
+            pattern_order.push(like.pattern.as_str());
+        }
     }
+    let colours: Vec<RGBColor> = PALETTE.iter().copied().chain([BLACK]).collect();
+    let spread = 0.6 / series.len().max(1) as f64;
     for (s, like) in series.iter().enumerate() {
-        let color = PALETTE[s % PALETTE.len()].to_rgba();
-        let points: Vec<(f64, f64)> = records
+        let c = pattern_order
+            .iter()
+            .position(|p| *p == like.pattern)
+            .unwrap_or(0);
+        let color = colours[c % colours.len()].to_rgba();
+        let dodge = (s as f64 - (series.len() as f64 - 1.0) / 2.0) * spread;
+        let marks: Vec<(f64, f64, f64, f64)> = records
             .iter()
             .enumerate()
             .filter_map(|(i, rec)| {
                 rec.comparable_run(like)
                     .and_then(passing)
-                    .map(|(m, _, _)| (i as f64, m))
+                    .map(|(m, lo, hi)| (i as f64 + dodge, m, lo, hi))
             })
             .collect();
+        let points: Vec<(f64, f64)> = marks.iter().map(|m| (m.0, m.1)).collect();
         chart
-            .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
+            .draw_series(LineSeries::new(points.clone(), color.stroke_width(1)))
             .map_err(draw_err)?;
-        chart
-            .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
-            .map_err(draw_err)?;
+        let spans: Vec<(f64, f64, f64)> = marks.iter().map(|m| (m.0, m.2, m.3)).collect();
+        draw_whiskers(&mut chart, &spans, color)?;
+        let triangle = like.wave == 64;
+        if triangle {
+            chart
+                .draw_series(
+                    points
+                        .iter()
+                        .map(|&p| TriangleMarker::new(p, 6, color.filled())),
+                )
+                .map_err(draw_err)?;
+        } else {
+            chart
+                .draw_series(points.iter().map(|&p| Circle::new(p, 4, color.filled())))
+                .map_err(draw_err)?;
+        }
         // The legend, right of the plot (never over the lines).
-        let (x0, y0) = to_area(area, chart.backend_coord(&((k as f64 - 0.5).max(0.5), hi)));
         let y = y0 + 10 + 18 * s as i32;
         area.draw(&PathElement::new(
             vec![(x0 + 16, y), (x0 + 40, y)],
-            color.stroke_width(3),
+            color.stroke_width(1),
         ))
         .map_err(draw_err)?;
+        if triangle {
+            area.draw(&TriangleMarker::new((x0 + 28, y), 6, color.filled()))
+                .map_err(draw_err)?;
+        } else {
+            area.draw(&Circle::new((x0 + 28, y), 4, color.filled()))
+                .map_err(draw_err)?;
+        }
         area.draw(&Text::new(
             like.name.clone(),
             (x0 + 46, y),
@@ -588,7 +688,48 @@ fn draw_trend(
         ))
         .map_err(draw_err)?;
     }
+    if !series.is_empty() {
+        draw_whisker_legend(area, (x0, y0 + 10 + 18 * series.len() as i32))?;
+    }
     Ok(())
+}
+
+/// The whisker's legend entry of a legend drawn right of a plot, whose
+/// first entry's mark starts at `x0 + 16`.
+fn draw_whisker_legend(
+    area: &DrawingArea<SVGBackend, Shift>,
+    (x0, y): (i32, i32),
+) -> Result<(), SvgError> {
+    area.draw(&PathElement::new(
+        vec![(x0 + 28, y - 6), (x0 + 28, y + 6)],
+        BLACK.stroke_width(2),
+    ))
+    .map_err(draw_err)?;
+    area.draw(&Text::new(
+        WHISKER_LEGEND,
+        (x0 + 46, y),
+        ("sans-serif", 12)
+            .into_font()
+            .into_text_style(area)
+            .pos(Pos::new(HPos::Left, VPos::Center)),
+    ))
+    .map_err(draw_err)
+}
+
+/// One line where a trend would be: a single record or run has none, and
+/// an empty chart of half the picture would only hide that.
+const NOTE_HEIGHT: u32 = 44;
+
+fn draw_note(area: &DrawingArea<SVGBackend, Shift>, text: &str) -> Result<(), SvgError> {
+    area.draw(&Text::new(
+        text.to_string(),
+        (20, NOTE_HEIGHT as i32 / 2),
+        ("sans-serif", 14)
+            .into_font()
+            .into_text_style(area)
+            .pos(Pos::new(HPos::Left, VPos::Center)),
+    ))
+    .map_err(draw_err)
 }
 
 /// The time axis labels of `times` (RFC 3339): `MM-DD HH:MM`, with the
@@ -606,6 +747,14 @@ fn time_labels(times: &[&str]) -> Vec<String> {
             .collect();
     }
     labels
+}
+
+/// `, fault NAME` for a run under an injected fault, else nothing.
+fn fault_note(r: &Results) -> String {
+    match &r.parameters.fault {
+        Some(f) => format!(", fault {f}"),
+        None => String::new(),
+    }
 }
 
 fn cell_label(c: &PatternCounts) -> String {
@@ -631,14 +780,27 @@ pub fn render_conformance(results: &[Results]) -> Result<String, SvgError> {
     sorted.sort_by(|a, b| a.started_utc.cmp(&b.started_utc));
     let latest = *sorted.last().ok_or(SvgError::NoResults)?;
     let h1 = 110 + ROW * latest.patterns.len().max(1) as u32;
-    let h2 = 460;
+    let h2 = if sorted.len() < 2 { NOTE_HEIGHT } else { 460 };
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, h1 + h2)).into_drawing_area();
         root.fill(&WHITE).map_err(draw_err)?;
         let (top, bottom) = root.split_vertically(h1);
         draw_cells(&top, latest)?;
-        draw_failure_trend(&bottom, &sorted)?;
+        if sorted.len() < 2 {
+            draw_note(
+                &bottom,
+                &format!(
+                    "one run ({} of {} failed, seed {:#x}{}): give dsxor report several results files to see a trend",
+                    latest.failed,
+                    latest.total,
+                    latest.spec.seed,
+                    fault_note(latest)
+                ),
+            )?;
+        } else {
+            draw_failure_trend(&bottom, &sorted)?;
+        }
         root.present().map_err(draw_err)?;
     }
     Ok(svg)
@@ -806,26 +968,11 @@ fn draw_failure_trend(
         .x_labels(k.clamp(1, 12))
         .x_label_formatter(&|v| index_label(&labels, *v))
         // Counts are whole: label only the integer ticks.
-        .y_label_formatter(&|v| {
-            if (v - v.round()).abs() < 1e-9 {
-                format!("{v:.0}")
-            } else {
-                String::new()
-            }
-        })
+        .y_label_formatter(&|v| whole_tick(*v))
         .x_desc("run (UTC start time)")
         .y_desc("failed cases")
         .draw()
         .map_err(draw_err)?;
-    if k < 2 {
-        let (px, py) = to_area(area, chart.backend_coord(&(-0.5, most * 1.15)));
-        area.draw(&Text::new(
-            "one run: give dsxor report several results files to see a trend",
-            (px + 10, py + 10),
-            ("sans-serif", 14).into_font().into_text_style(area),
-        ))
-        .map_err(draw_err)?;
-    }
     let mut series: Vec<FailureSeries> = vec![(
         "all patterns".into(),
         BLACK.to_rgba(),
@@ -878,10 +1025,7 @@ fn draw_failure_trend(
     // seed, which injected fault — so a reader needs no axis or file list.
     if let Some((_, _, total)) = series.first() {
         for (&(x, y), r) in total.iter().zip(runs) {
-            let fault = match &r.parameters.fault {
-                Some(f) => format!(", fault {f}"),
-                None => String::new(),
-            };
+            let fault = fault_note(r);
             chart
                 .draw_series(std::iter::once(Text::new(
                     format!(

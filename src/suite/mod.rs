@@ -18,7 +18,7 @@ use crate::backend::conformance::DeviceOutcome;
 use crate::case::Case;
 
 /// A verdict on one case.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Judgement {
     pub passed: bool,
     /// Failure class (`mismatch`, `unexpected-fault`, `missing-fault`,

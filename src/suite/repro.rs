@@ -36,7 +36,7 @@ pub enum ReproError {
 }
 
 /// The failure as judged when the repro was written.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ReproFailure {
     pub kind: String,
     pub summary: String,
@@ -44,7 +44,7 @@ pub struct ReproFailure {
 }
 
 /// Shape of the case before minimization.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Shape {
     pub groups: u32,
     pub waves_per_group: u32,
@@ -65,7 +65,7 @@ impl Shape {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Repro {
     pub format: String,
     pub dsxor_version: String,

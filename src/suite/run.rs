@@ -51,7 +51,7 @@ pub struct RunOutcome {
     pub repros: Vec<PathBuf>,
     /// 0 passed, 1 a conformance failure, 2 bad input, 3 environment.
     pub exit_code: u8,
-    /// Contended lane-ops of the cases that ran (`mutate::odds`): what a
+    /// Contended lane-ops of the cases that ran (`gen::odds`): what a
     /// pass rules out is sized by it.
     pub contended_lane_ops: u64,
 }
@@ -370,7 +370,7 @@ fn run_plan(
                 break;
             }
         };
-        contended_lane_ops += crate::mutate::odds::contended_lane_ops(&case);
+        contended_lane_ops += crate::gen::odds::contended_lane_ops(&case);
         let device_us = match &outcome {
             DeviceOutcome::Completed { device_us, .. } => *device_us,
             _ => 0,

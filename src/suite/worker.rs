@@ -70,7 +70,7 @@ pub const LINE_TAG: &str = "dsxor-worker/1 ";
 pub const VISIBLE_DEVICES: &str = "HIP_VISIBLE_DEVICES";
 
 /// A kernel object on the wire (bytes as hex: JSON has no byte strings).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WireObject {
     pub wave: WaveSize,
     pub bytes_hex: String,
@@ -103,13 +103,13 @@ impl WireObject {
 }
 
 /// What the child needs to open its device exactly as the parent would.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Setup {
     pub objects: Vec<WireObject>,
     pub timeout_ms: u64,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Request {
     Setup(Setup),
@@ -118,7 +118,7 @@ pub enum Request {
 }
 
 /// `BackendError` on the wire.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WireError {
     Environment(String),
@@ -143,7 +143,7 @@ impl WireError {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Response {
     /// The device is open.

@@ -437,6 +437,8 @@ fn file_safe(s: &str) -> String {
 pub struct ResultsWriter {
     dir: PathBuf,
     stem: String,
+    /// `--results PATH`: the final file's name when the user gave one.
+    named: Option<PathBuf>,
     cases: File,
     cases_path: PathBuf,
 }
@@ -500,6 +502,7 @@ impl ResultsWriter {
                     let mut w = ResultsWriter {
                         dir: dir.to_path_buf(),
                         stem,
+                        named: None,
                         cases,
                         cases_path,
                     };
@@ -529,12 +532,53 @@ impl ResultsWriter {
         unreachable!("an unbounded search always finds a free name")
     }
 
+    /// Name the final results file (`--results PATH`) instead of
+    /// `<dir>/<stem>.json`; `None` keeps the default. A named file is
+    /// replaced atomically when it exists (the user chose the name).
+    pub fn with_final_path(mut self, path: Option<PathBuf>) -> ResultsWriter {
+        self.named = path;
+        self
+    }
+
     pub fn final_path(&self) -> PathBuf {
-        self.dir.join(format!("{}.json", self.stem))
+        match &self.named {
+            Some(p) => p.clone(),
+            None => self.dir.join(format!("{}.json", self.stem)),
+        }
     }
 
     pub fn cases_path(&self) -> &Path {
         &self.cases_path
+    }
+
+    /// The case stream as the results file names it (`cases_file`): its
+    /// file name, relative to the results file's directory; an absolute
+    /// path when `--results` puts the results file in another directory.
+    pub fn cases_file_ref(&self) -> String {
+        let name = self
+            .cases_path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let Some(named) = &self.named else {
+            return name;
+        };
+        let parent = match named.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let same = match (fs::canonicalize(parent), fs::canonicalize(&self.dir)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        };
+        if same {
+            name
+        } else {
+            std::path::absolute(&self.cases_path)
+                .unwrap_or_else(|_| self.cases_path.clone())
+                .display()
+                .to_string()
+        }
     }
 
     pub fn dir(&self) -> &Path {

@@ -7,7 +7,6 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 mod cli;
 
-
 #[derive(Parser)]
 #[command(
     name = "dsxor",

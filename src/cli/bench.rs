@@ -244,12 +244,8 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
         },
         error: e,
     };
-    std::fs::create_dir_all(&args.out).map_err(|e| {
-        unwritten(anyhow::anyhow!(
-            "cannot create {}: {e}",
-            args.out.display()
-        ))
-    })?;
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| unwritten(anyhow::anyhow!("cannot create {}: {e}", args.out.display())))?;
     let path = record
         .save_new(&args.out)
         .map_err(|e| unwritten(e.into()))?;
@@ -274,7 +270,11 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
             })
             .collect();
         print_json(
-            if record.all_passed { "passed" } else { "failed" },
+            if record.all_passed {
+                "passed"
+            } else {
+                "failed"
+            },
             code,
             serde_json::json!({
                 "record": path,

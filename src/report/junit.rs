@@ -105,7 +105,10 @@ pub fn junit_report(results: &Results) -> Report {
 /// validate against; committed as `tests/junit_support/junit-10.xsd`).
 /// Elements not listed keep every attribute.
 const SCHEMA_ATTRIBUTES: &[(&str, &[&str])] = &[
-    ("testsuites", &["name", "time", "tests", "failures", "errors"]),
+    (
+        "testsuites",
+        &["name", "time", "tests", "failures", "errors"],
+    ),
     (
         "testsuite",
         &[
@@ -230,7 +233,10 @@ mod tests {
             active_lanes_after: 2,
         }];
         let xml = junit_xml(&r).unwrap();
-        assert!(!xml.contains("disabled="), "not in the Ant/Jenkins XSD: {xml}");
+        assert!(
+            !xml.contains("disabled="),
+            "not in the Ant/Jenkins XSD: {xml}"
+        );
         assert!(
             xml.contains(r#"<property name="seed" value="99"/>"#),
             "{xml}"

@@ -306,52 +306,41 @@ fn readers_refuse_duplicate_keys_and_oversized_files() {
         f
     };
     // A results file saying `failed: 0` before its real count; a case
-    // record that says `passed: true` before `passed: false`; a repro and a
-    // bench record with a second `format`.
+    // record that says `passed: true` before `passed: false` (both were
+    // read through a JSON `Value`, which keeps the last key silently); a
+    // repro whose `expected` (a free-form object) says `order` twice; a
+    // bench record with an extension key twice (kept in a map).
     let cases = {
         let t = read(&stream);
         let mut lines: Vec<String> = t.lines().map(str::to_string).collect();
-        let failing = lines
-            .iter()
-            .position(|l| l.contains("\"passed\":false"))
-            .unwrap();
+        let failing = lines.iter().position(|l| l.contains("\"passed\":false")).unwrap();
         lines[failing] = duplicate_key(&lines[failing], "passed", "true");
         lines.join("\n") + "\n"
     };
-    for (what, f, cmd) in [
-        (
-            "results",
-            dup("r.json", duplicate_key(&read(&results), "failed", "0")),
-            "merge",
-        ),
-        ("case stream", dup("s.cases.jsonl", cases), "merge"),
-        (
-            "results",
-            dup("r2.json", duplicate_key(&read(&results), "failed", "0")),
-            "report",
-        ),
-        (
-            "bench record",
-            dup("b.json", duplicate_key(&read(&bench), "all_passed", "true")),
-            "report",
-        ),
-        (
-            "repro",
-            dup("x.repro.json", duplicate_key(&read(&repro), "seed", "1")),
-            "repro",
-        ),
+    let bench_dup = read(&bench).replacen(
+        "\"all_passed\"",
+        "\"x_note\": 1, \"x_note\": 2, \"all_passed\"",
+        1,
+    );
+    let read_with = |cmd: &str, f: &Path| match cmd {
+        "merge" => dsxor(&["merge", "--out", p(&d.join("m.json")), p(f)]),
+        "report" => dsxor(&["report", "--markdown", p(&d.join("r.md")), p(f)]),
+        _ => dsxor(&["repro", "--export", p(&d.join("o.json")), p(f)]),
+    };
+    let stream_copy = d.join("orig.cases.jsonl");
+    std::fs::copy(&stream, &stream_copy).unwrap();
+    for (what, original, f, cmd) in [
+        ("results", &results, dup("r.json", duplicate_key(&read(&results), "failed", "0")), "merge"),
+        ("case stream", &stream_copy, dup("s.cases.jsonl", cases), "merge"),
+        ("results", &results, dup("r2.json", duplicate_key(&read(&results), "failed", "0")), "report"),
+        ("bench record", &bench, dup("b.json", bench_dup), "report"),
+        ("repro", &repro, dup("x.repro.json", duplicate_key(&read(&repro), "order", "null")), "repro"),
     ] {
-        let o = match cmd {
-            "merge" => dsxor(&["merge", "--out", p(&d.join("m.json")), p(&f)]),
-            "report" => dsxor(&["report", "--markdown", p(&d.join("r.md")), p(&f)]),
-            _ => dsxor(&["repro", "--export", p(&d.join("o.json")), p(&f)]),
-        };
-        assert_eq!(
-            code(&o),
-            2,
-            "{what} with a duplicate key, {cmd}: {}",
-            text(&o)
-        );
+        // The file reads without its duplicate, and is refused with it.
+        let o = read_with(cmd, original);
+        assert!(matches!(code(&o), 0 | 1), "{what}, {cmd}: {}", text(&o));
+        let o = read_with(cmd, &f);
+        assert_eq!(code(&o), 2, "{what} with a duplicate key, {cmd}: {}", text(&o));
         assert!(text(&o).contains("duplicate key"), "{what}: {}", text(&o));
     }
 
@@ -618,11 +607,17 @@ fn a_full_disk_is_exit_3_unless_failures_were_found_and_leaves_no_empty_file() {
             "{what} left empty files"
         );
     }
-    // A run whose disk fills after its first failing cases (the repro file
-    // does not fit): the failures decide the code.
-    fs.fill(16 << 10);
+    // A run whose disk fills after its first failing case: one page holds
+    // the stream's header and first record, not the repro file (the run
+    // aborts) nor the final results file. The failure decides the code.
+    fs.fill(4 << 10);
     let o = run(&full.join("run2"), &["--fault", "lost-update"]);
     assert_eq!(code(&o), 1, "{}", text(&o));
     assert!(text(&o).contains("No space left on device"), "{}", text(&o));
+    assert!(
+        text(&o).contains("conformance failures were found"),
+        "the final results file should not have fit: {}",
+        text(&o)
+    );
     assert_eq!(fs.empty_files(), Vec::<PathBuf>::new());
 }

@@ -330,11 +330,11 @@ fn readers_refuse_duplicate_keys_and_oversized_files() {
     let stream_copy = d.join("orig.cases.jsonl");
     std::fs::copy(&stream, &stream_copy).unwrap();
     for (what, original, f, cmd) in [
+        ("bench record", &bench, dup("b.json", bench_dup), "report"),
+        ("repro", &repro, dup("x.repro.json", duplicate_key(&read(&repro), "order", "null")), "repro"),
         ("results", &results, dup("r.json", duplicate_key(&read(&results), "failed", "0")), "merge"),
         ("case stream", &stream_copy, dup("s.cases.jsonl", cases), "merge"),
         ("results", &results, dup("r2.json", duplicate_key(&read(&results), "failed", "0")), "report"),
-        ("bench record", &bench, dup("b.json", bench_dup), "report"),
-        ("repro", &repro, dup("x.repro.json", duplicate_key(&read(&repro), "order", "null")), "repro"),
     ] {
         // The file reads without its duplicate, and is refused with it.
         let o = read_with(cmd, original);

@@ -313,7 +313,10 @@ fn readers_refuse_duplicate_keys_and_oversized_files() {
     let cases = {
         let t = read(&stream);
         let mut lines: Vec<String> = t.lines().map(str::to_string).collect();
-        let failing = lines.iter().position(|l| l.contains("\"passed\":false")).unwrap();
+        let failing = lines
+            .iter()
+            .position(|l| l.contains("\"passed\":false"))
+            .unwrap();
         lines[failing] = duplicate_key(&lines[failing], "passed", "true");
         lines.join("\n") + "\n"
     };
@@ -331,16 +334,44 @@ fn readers_refuse_duplicate_keys_and_oversized_files() {
     std::fs::copy(&stream, &stream_copy).unwrap();
     for (what, original, f, cmd) in [
         ("bench record", &bench, dup("b.json", bench_dup), "report"),
-        ("repro", &repro, dup("x.repro.json", duplicate_key(&read(&repro), "order", "null")), "repro"),
-        ("results", &results, dup("r.json", duplicate_key(&read(&results), "failed", "0")), "merge"),
-        ("case stream", &stream_copy, dup("s.cases.jsonl", cases), "merge"),
-        ("results", &results, dup("r2.json", duplicate_key(&read(&results), "failed", "0")), "report"),
+        (
+            "repro",
+            &repro,
+            dup(
+                "x.repro.json",
+                duplicate_key(&read(&repro), "order", "null"),
+            ),
+            "repro",
+        ),
+        (
+            "results",
+            &results,
+            dup("r.json", duplicate_key(&read(&results), "failed", "0")),
+            "merge",
+        ),
+        (
+            "case stream",
+            &stream_copy,
+            dup("s.cases.jsonl", cases),
+            "merge",
+        ),
+        (
+            "results",
+            &results,
+            dup("r2.json", duplicate_key(&read(&results), "failed", "0")),
+            "report",
+        ),
     ] {
         // The file reads without its duplicate, and is refused with it.
         let o = read_with(cmd, original);
         assert!(matches!(code(&o), 0 | 1), "{what}, {cmd}: {}", text(&o));
         let o = read_with(cmd, &f);
-        assert_eq!(code(&o), 2, "{what} with a duplicate key, {cmd}: {}", text(&o));
+        assert_eq!(
+            code(&o),
+            2,
+            "{what} with a duplicate key, {cmd}: {}",
+            text(&o)
+        );
         assert!(text(&o).contains("duplicate key"), "{what}: {}", text(&o));
     }
 

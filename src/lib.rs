@@ -12,6 +12,7 @@ pub mod emu;
 pub mod gen;
 pub mod hip;
 pub mod isa;
+pub mod json;
 pub mod model;
 pub mod mutate;
 pub mod qualify;

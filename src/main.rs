@@ -7,8 +7,6 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 mod cli;
 
-use cli::Failure;
-
 #[derive(Parser)]
 #[command(
     name = "dsxor",
@@ -58,6 +56,9 @@ enum Command {
         /// Only objects for this processor (e.g. gfx1100).
         #[arg(long)]
         target: Option<String>,
+        /// Print the listing as JSON (format `dsxor-kernels/1`).
+        #[arg(long)]
+        json: bool,
     },
     /// Show any AMDGPU code object (ELF or offload bundle): target, kernels,
     /// descriptors, metadata and the DS instructions of each kernel.
@@ -67,6 +68,9 @@ enum Command {
         /// Bundle entry to read, by target id (e.g. gfx90a:xnack-).
         #[arg(long)]
         target: Option<String>,
+        /// Print the listing as JSON (format `dsxor-inspect/1`).
+        #[arg(long)]
+        json: bool,
     },
     // ---- hip / backend commands ----
     /// Report the HIP environment: library, versions, devices and their
@@ -174,8 +178,10 @@ fn run(args: Cli) -> cli::Outcome {
         }
 
         // ---- codeobj dispatch ----
-        Command::Kernels { target } => cli::codeobj::cmd_kernels(target.as_deref()),
-        Command::Inspect { file, target } => cli::codeobj::cmd_inspect(&file, target.as_deref()),
+        Command::Kernels { target, json } => cli::codeobj::cmd_kernels(target.as_deref(), json),
+        Command::Inspect { file, target, json } => {
+            cli::codeobj::cmd_inspect(&file, target.as_deref(), json)
+        }
         // ---- hip / backend dispatch ----
         Command::Info {
             json,
@@ -219,9 +225,10 @@ fn main() -> ExitCode {
     };
     match run(cli) {
         Ok(code) => ExitCode::from(code),
-        Err(Failure { code, error }) => {
-            eprintln!("dsxor: error: {error:#}");
-            ExitCode::from(code)
+        Err(failure) => {
+            cli::json_failure(&failure);
+            eprintln!("dsxor: error: {:#}", failure.error);
+            ExitCode::from(failure.code)
         }
     }
 }

@@ -314,6 +314,7 @@ fn options(dir: &Path, spec: SuiteSpec) -> RunOptions {
     RunOptions {
         spec,
         out_dir: dir.to_path_buf(),
+        results_path: None,
         junit: Some(dir.join("junit.xml")),
         minimize: Budget {
             time: Duration::from_secs(30),

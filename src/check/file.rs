@@ -222,64 +222,16 @@ fn hex(v: u64) -> Value {
     Value::String(format!("{v:#x}"))
 }
 
-/// A JSON document walked only to refuse an object with a repeated key.
-struct NoDuplicateKeys;
-
-impl<'de> serde::Deserialize<'de> for NoDuplicateKeys {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(NoDuplicateKeysVisitor)
-    }
-}
-
-struct NoDuplicateKeysVisitor;
-
-impl<'de> serde::de::Visitor<'de> for NoDuplicateKeysVisitor {
-    type Value = NoDuplicateKeys;
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("JSON")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(NoDuplicateKeys)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(NoDuplicateKeys)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(NoDuplicateKeys)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(NoDuplicateKeys)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(NoDuplicateKeys)
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(NoDuplicateKeys)
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
-        while a.next_element::<NoDuplicateKeys>()?.is_some() {}
-        Ok(NoDuplicateKeys)
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
-        let mut seen = std::collections::HashSet::new();
-        while let Some(key) = m.next_key::<String>()? {
-            if !seen.insert(key.clone()) {
-                return Err(serde::de::Error::custom(format!("duplicate key `{key}`")));
-            }
-            m.next_value::<NoDuplicateKeys>()?;
-        }
-        Ok(NoDuplicateKeys)
-    }
-}
-
 impl ObservationFile {
     /// Read and parse a file.
     pub fn read(path: &Path) -> Result<ObservationFile, FileError> {
         let label = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|error| FileError::Io {
-            path: label.clone(),
-            error,
-        })?;
+        let text =
+            crate::json::read_bounded(path, crate::json::MAX_DOCUMENT_BYTES, "observation file")
+                .map_err(|error| FileError::Io {
+                    path: label.clone(),
+                    error,
+                })?;
         ObservationFile::parse(&text, &label)
     }
 
@@ -291,7 +243,7 @@ impl ObservationFile {
             path: path.to_string(),
             error,
         };
-        serde_json::from_str::<NoDuplicateKeys>(text).map_err(json_err)?;
+        crate::json::refuse_duplicate_keys(text).map_err(json_err)?;
         let value: Value = serde_json::from_str(text).map_err(json_err)?;
         ObservationFile::from_value(&value, path)
     }

@@ -57,6 +57,10 @@ pub(crate) struct BenchArgs {
     /// refuse the rate of a wrong result).
     #[arg(long, value_name = "NAME")]
     pub(crate) fault: Option<String>,
+    /// Print a machine-readable summary (format `dsxor-bench/1`: verdict,
+    /// exit code, record path, each run's outcome and rate) on stdout.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
@@ -69,6 +73,9 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
     use dsxor::report::bench_record::Rate;
     use dsxor::report::svg::si;
 
+    if args.json {
+        json_mode("dsxor-bench/1");
+    }
     let choice: BackendChoice = args.backend.into();
     let waves: Vec<WaveSize> = args.wave.iter().map(|&w| w.into()).collect();
     let timeout = parse_duration("timeout", &args.timeout)?;
@@ -107,6 +114,9 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
     }
     settings.filter = args.filter.clone();
     settings.validate().map_err(bad_input)?;
+    // Before the first launch: an --out that cannot take the record would
+    // otherwise be found after every run was measured.
+    dsxor::report::results::check_writable(Some(&args.out), None).map_err(bad_input)?;
 
     // Probe HIP once (unless the software device was asked for), select.
     let probe = (choice != BackendChoice::Emu).then(dsxor::hip::probe);
@@ -222,9 +232,26 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
     for s in &record.skipped {
         outln!("skipped {}: {}", s.name, s.reason);
     }
+    let code = if record.all_passed {
+        dsxor::exit::PASS
+    } else {
+        dsxor::exit::FAIL
+    };
+    // --out was checked before the first launch: a write failing now is the
+    // machine's (a full disk, 3), unless a run was wrong (1 still).
+    let unwritten = |e: anyhow::Error| Failure {
+        code: if code == dsxor::exit::FAIL {
+            code
+        } else {
+            dsxor::exit::ENVIRONMENT
+        },
+        error: e,
+    };
     std::fs::create_dir_all(&args.out)
-        .map_err(|e| environment(anyhow::anyhow!("cannot create {}: {e}", args.out.display())))?;
-    let path = record.save_new(&args.out).map_err(environment)?;
+        .map_err(|e| unwritten(anyhow::anyhow!("cannot create {}: {e}", args.out.display())))?;
+    let path = record
+        .save_new(&args.out)
+        .map_err(|e| unwritten(e.into()))?;
     let failed = record.runs.iter().filter(|r| r.outcome != "pass").count();
     outln!(
         "{} runs, {} passed their check, {failed} failed; record: {}",
@@ -232,9 +259,37 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
         record.runs.len() - failed,
         path.display()
     );
-    Ok(if record.all_passed {
-        dsxor::exit::PASS
-    } else {
-        dsxor::exit::FAIL
-    })
+    if args.json {
+        let runs: Vec<serde_json::Value> = record
+            .runs
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "name": r.name,
+                    "outcome": r.outcome,
+                    "lane_ops_per_second": r.lane_ops_per_second.as_ref().map(|x| x.median),
+                    "error": r.error,
+                })
+            })
+            .collect();
+        print_json(
+            if record.all_passed {
+                "passed"
+            } else {
+                "failed"
+            },
+            code,
+            serde_json::json!({
+                "record": path,
+                "metric": record.metric,
+                "backend": record.environment.device.backend.name(),
+                "target": record.environment.device.target_id,
+                "runs": runs,
+                "passed": record.runs.len() - failed,
+                "failed": failed,
+                "skipped": record.skipped.iter().map(|s| &s.name).collect::<Vec<_>>(),
+            }),
+        );
+    }
+    Ok(code)
 }

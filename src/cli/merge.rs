@@ -14,10 +14,16 @@ pub(crate) struct MergeArgs {
     /// Also write JUnit XML here.
     #[arg(long)]
     pub(crate) junit: Option<std::path::PathBuf>,
+    /// Print a machine-readable summary (format `dsxor-merge/1`) on stdout.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 pub(crate) fn cmd_merge(args: MergeArgs) -> Outcome {
     use dsxor::report::results::Status;
+    if args.json {
+        json_mode("dsxor-merge/1");
+    }
     let merged = dsxor::suite::merge::merge(&args.files).map_err(bad_input)?;
     let out = match &args.out {
         Some(p) => p.clone(),
@@ -39,17 +45,44 @@ pub(crate) fn cmd_merge(args: MergeArgs) -> Outcome {
     if let Some(j) = &args.junit {
         dsxor::report::results::check_writable(None, Some(j)).map_err(bad_input)?;
     }
-    dsxor::report::results::write_atomic(&out, &merged).map_err(environment)?;
-    if let Some(j) = &args.junit {
-        dsxor::report::junit::write_junit(j, &merged).map_err(environment)?;
-    }
-    out!("{}", dsxor::report::console::summary_table(&merged));
-    outln!("merged {} shards: {}", args.files.len(), out.display());
     // Failures any shard found decide the code, aborted shards or not.
-    Ok(match merged.status {
+    let code = match merged.status {
         _ if merged.failed > 0 => dsxor::exit::FAIL,
         Status::Passed => dsxor::exit::PASS,
         Status::Failed => dsxor::exit::FAIL,
         Status::Aborted => dsxor::exit::ENVIRONMENT,
-    })
+    };
+    // A write failing now (the paths were checked) is the machine's
+    // trouble (3), unless the shards failed: then 1 still.
+    let unwritten = |e: dsxor::report::results::ResultsError| Failure {
+        code: if code == dsxor::exit::FAIL {
+            code
+        } else {
+            dsxor::exit::ENVIRONMENT
+        },
+        error: e.into(),
+    };
+    dsxor::report::results::write_atomic(&out, &merged).map_err(unwritten)?;
+    if let Some(j) = &args.junit {
+        dsxor::report::junit::write_junit(j, &merged).map_err(unwritten)?;
+    }
+    out!("{}", dsxor::report::console::summary_table(&merged));
+    outln!("merged {} shards: {}", args.files.len(), out.display());
+    if args.json {
+        print_json(
+            &super::run::value_of(&merged.status),
+            code,
+            serde_json::json!({
+                "results": out,
+                "junit": args.junit,
+                "shards": args.files,
+                "seed": merged.spec.seed,
+                "total": merged.total,
+                "passed": merged.passed,
+                "failed": merged.failed,
+                "abort_reason": merged.abort_reason,
+            }),
+        );
+    }
+    Ok(code)
 }

@@ -7,14 +7,12 @@
 /// results live in files, and losing display lines must not panic the run.
 macro_rules! outln {
     ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($arg)*);
+        dsxor::report::console::stdout_line(&format!($($arg)*));
     }};
 }
 macro_rules! out {
     ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = write!(std::io::stdout(), $($arg)*);
+        dsxor::report::console::stdout_text(&format!($($arg)*));
     }};
 }
 
@@ -41,6 +39,50 @@ pub(crate) fn environment(error: impl Into<anyhow::Error>) -> Failure {
 
 /// A command's outcome: Ok(exit code 0 or 1) or a failure with its code.
 pub(crate) type Outcome = Result<u8, Failure>;
+
+/// The format tag of the `--json` document this process prints, once a
+/// command asked for one ([`json_mode`]).
+static JSON_FORMAT: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// `--json`: standard output carries exactly one JSON document with this
+/// format tag (`dsxor-run/1`, ...); display text goes to standard error.
+/// A command that fails after this still prints one ([`json_failure`]).
+pub(crate) fn json_mode(format: &'static str) {
+    let _ = JSON_FORMAT.set(format);
+    dsxor::report::console::reserve_stdout_for_machine();
+}
+
+/// Print the `--json` document: the format tag, the verdict as a word, the
+/// exit code, then `fields` (an object).
+pub(crate) fn print_json(verdict: &str, exit_code: u8, fields: serde_json::Value) {
+    let mut doc = serde_json::Map::new();
+    doc.insert(
+        "format".into(),
+        JSON_FORMAT.get().copied().unwrap_or("dsxor/1").into(),
+    );
+    doc.insert("verdict".into(), verdict.into());
+    doc.insert("exit_code".into(), exit_code.into());
+    if let serde_json::Value::Object(f) = fields {
+        doc.extend(f);
+    }
+    // A Value always serializes.
+    let text = serde_json::to_string_pretty(&serde_json::Value::Object(doc)).unwrap_or_default();
+    dsxor::report::console::machine_text(&format!("{text}\n"));
+}
+
+/// Under `--json`, the document of a command that failed (bad input 2,
+/// environment 3, or conformance failures whose results could not be
+/// written 1): verdict `error`, the exit code and the message. Nothing
+/// without `--json`.
+pub(crate) fn json_failure(failure: &Failure) {
+    if JSON_FORMAT.get().is_some() {
+        print_json(
+            "error",
+            failure.code,
+            serde_json::json!({ "error": format!("{:#}", failure.error) }),
+        );
+    }
+}
 
 pub(crate) mod bench;
 pub(crate) mod check;

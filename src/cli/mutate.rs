@@ -74,7 +74,10 @@ pub(crate) fn cmd_mutate(args: MutateArgs) -> Outcome {
         )));
     }
     if let Some(path) = &args.from {
-        let text = std::fs::read_to_string(path)
+        let text =
+            dsxor::json::read_bounded(path, dsxor::json::MAX_DOCUMENT_BYTES, "mutate record")
+                .map_err(|e| bad_input(anyhow::anyhow!("{}: {e}", path.display())))?;
+        dsxor::json::refuse_duplicate_keys(&text)
             .map_err(|e| bad_input(anyhow::anyhow!("{}: {e}", path.display())))?;
         let record: mutate::MutateRecord = serde_json::from_str(&text).map_err(|e| {
             bad_input(anyhow::anyhow!(

@@ -39,17 +39,24 @@ pub(crate) fn report_input(path: &std::path::Path) -> Result<ReportInput, Failur
             .map(ReportInput::Conformance)
             .map_err(bad_input);
     }
-    let text = std::fs::read_to_string(path)
+    // Bounded, and only the format tag parsed here (no `Value` of the
+    // whole file): each reader then reads it by its own rules.
+    let text = dsxor::json::read_bounded(path, dsxor::json::MAX_RESULTS_BYTES, "report input")
         .map_err(|e| bad_input(anyhow::anyhow!("cannot read {}: {e}", path.display())))?;
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+    #[derive(serde::Deserialize)]
+    struct Tag {
+        format: Option<serde_json::Value>,
+    }
+    let tag: Tag = serde_json::from_str(&text).map_err(|e| {
         bad_input(anyhow::anyhow!(
             "{} is not a JSON bench record or conformance results file: {e}",
             path.display()
         ))
     })?;
-    match value.get("format").and_then(|f| f.as_str()) {
+    drop(text);
+    match tag.format.as_ref().and_then(|f| f.as_str()) {
         Some(BENCH_FORMAT) => Ok(ReportInput::Bench(
-            BenchRecord::from_json(&text, path).map_err(bad_input)?,
+            BenchRecord::load(path).map_err(bad_input)?,
         )),
         Some(RESULTS_FORMAT) => Ok(ReportInput::Conformance(
             Results::read(path).map_err(bad_input)?,

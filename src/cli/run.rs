@@ -36,9 +36,19 @@ pub(crate) struct RunArgs {
     /// Directory for the results, case stream and repro files.
     #[arg(long, default_value = "results")]
     pub(crate) out: std::path::PathBuf,
+    /// Write the results file here instead of OUT/<UTC>-<backend>-<target>.json
+    /// (replaced atomically if it exists); the case stream and repro files
+    /// stay in --out.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) results: Option<std::path::PathBuf>,
     /// Also write JUnit XML here.
     #[arg(long)]
     pub(crate) junit: Option<std::path::PathBuf>,
+    /// Print a machine-readable summary (format `dsxor-run/1`: verdict,
+    /// exit code, file paths, counts) on stdout; the display text goes to
+    /// stderr.
+    #[arg(long)]
+    pub(crate) json: bool,
     /// Opt-in probes that can fault real hardware (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub(crate) probe: Vec<ProbeArg>,
@@ -59,6 +69,9 @@ pub(crate) struct RunArgs {
 
 pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
     use dsxor::gen::suite::{parse_pattern, parse_probe, SuiteSpec};
+    if args.json {
+        json_mode("dsxor-run/1");
+    }
     let patterns = args
         .pattern
         .iter()
@@ -117,6 +130,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
     let req = device_request(&args.dev, waves)?;
     dsxor::report::results::check_writable(Some(&args.out), args.junit.as_deref())
         .map_err(bad_input)?;
+    dsxor::report::results::check_writable(None, args.results.as_deref()).map_err(bad_input)?;
     let parameters = dsxor::report::results::Parameters {
         timeout_ms: req.timeout.as_millis() as u64,
         minimize_budget_ms: minimize_time.as_millis() as u64,
@@ -142,6 +156,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
             let opts = dsxor::suite::run::RunOptions {
                 spec,
                 out_dir: args.out.clone(),
+                results_path: args.results.clone(),
                 junit: args.junit.clone(),
                 minimize: dsxor::gen::minimize::Budget::default(),
                 max_repros: args.max_repros,
@@ -165,8 +180,14 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
                 driver_version: None,
                 pci_bus_id: None,
             };
-            if let Err(e) = dsxor::suite::run::write_unstarted(&opts, info, &reason, f.code) {
-                eprintln!("dsxor: error: cannot write the aborted results: {e}");
+            match dsxor::suite::run::write_unstarted(&opts, info, &reason, f.code) {
+                Ok(out) if args.json => {
+                    eprintln!("dsxor: error: {:#}", f.error);
+                    run_json(&out, None, args.junit.as_deref());
+                    return Ok(f.code);
+                }
+                Ok(_) => {}
+                Err(e) => eprintln!("dsxor: error: cannot write the aborted results: {e}"),
             }
             return Err(f);
         }
@@ -211,6 +232,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
     let opts = dsxor::suite::run::RunOptions {
         spec,
         out_dir: args.out.clone(),
+        results_path: args.results.clone(),
         junit: args.junit.clone(),
         minimize: dsxor::gen::minimize::Budget {
             time: minimize_time,
@@ -271,16 +293,26 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         .collect();
     let out = dsxor::suite::run::run_suite_with(opened.device.as_mut(), &judge, &opts, workers)
         // The paths were checked before the first case: a write failing now
-        // is the machine's trouble (a full disk), not the user's input.
-        .map_err(environment)?;
+        // is the machine's trouble (a full disk), not the user's input;
+        // conformance failures found before it still decide the code.
+        .map_err(|e| {
+            let code = if e.failures_found() > 0 {
+                dsxor::exit::FAIL
+            } else {
+                dsxor::exit::ENVIRONMENT
+            };
+            Failure {
+                code,
+                error: e.into(),
+            }
+        })?;
     if let Some(reason) = &out.results.abort_reason {
         eprintln!("dsxor: run aborted: {reason}");
     }
-    if out.exit_code == dsxor::exit::PASS {
-        outln!(
-            "{}",
-            odds::pass_statement(out.contended_lane_ops, args.confidence)
-        );
+    let claim = (out.exit_code == dsxor::exit::PASS)
+        .then(|| odds::pass_statement(out.contended_lane_ops, args.confidence));
+    if let Some(claim) = &claim {
+        outln!("{claim}");
         if let Some(r) = args.rate {
             outln!(
                 "claim: a fault hitting {} contended lane-ops would have shown with probability {:.4}",
@@ -289,7 +321,54 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
             );
         }
     }
+    if args.json {
+        run_json(&out, claim.as_deref(), args.junit.as_deref());
+    }
     Ok(out.exit_code)
+}
+
+/// `run --json`: the run's verdict, exit code, files and counts.
+fn run_json(
+    out: &dsxor::suite::run::RunOutcome,
+    claim: Option<&str>,
+    junit: Option<&std::path::Path>,
+) {
+    let r = &out.results;
+    let cases_stream = r.cases_file.as_ref().map(|c| {
+        out.results_path
+            .parent()
+            .map(|d| d.join(c))
+            .unwrap_or_else(|| c.into())
+    });
+    print_json(
+        &value_of(&r.status),
+        out.exit_code,
+        serde_json::json!({
+            "results": out.results_path,
+            "cases_file": cases_stream,
+            "junit": junit,
+            "repros": out.repros,
+            "seed": r.spec.seed,
+            "shard": r.spec.shard.to_string(),
+            "backend": r.environment.device.backend.name(),
+            "target": r.environment.device.target_id,
+            "total": r.total,
+            "passed": r.passed,
+            "failed": r.failed,
+            "abort_reason": r.abort_reason,
+            "verified_lane_ops": r.verified_lane_ops,
+            "contended_lane_ops": out.contended_lane_ops,
+            "claim": claim,
+        }),
+    );
+}
+
+/// A serde enum's name as it appears in the files (`passed`, ...).
+pub(crate) fn value_of(v: &impl serde::Serialize) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 /// The shard to run: `--shard K/N` when given; else `SHARD_INDEX` (0-based)

@@ -116,3 +116,83 @@ pub fn describe(co: &CodeObject, ds: bool) -> Result<String, CodeObjectError> {
     }
     Ok(out)
 }
+
+/// The listing of [`describe`] as JSON for `--json` (addresses and
+/// register words as hex strings, like the text listing).
+pub fn describe_value(co: &CodeObject, ds: bool) -> serde_json::Value {
+    use serde_json::json;
+    let container = match &co.container {
+        Container::Elf => json!({ "kind": "elf" }),
+        Container::Bundle { entry_id, offset } => {
+            json!({ "kind": "offload-bundle", "entry_id": entry_id, "offset": format!("{offset:#x}") })
+        }
+        Container::HostFatbin {
+            e_machine,
+            entry_id,
+        } => json!({ "kind": "host-fatbin", "e_machine": e_machine, "entry_id": entry_id }),
+    };
+    let kernels: Vec<serde_json::Value> = co
+        .kernels
+        .iter()
+        .map(|k| {
+            let d = &k.descriptor;
+            let metadata = k.metadata.as_ref().map(|m| {
+                json!({
+                    "sgpr_count": m.sgpr_count,
+                    "vgpr_count": m.vgpr_count,
+                    "agpr_count": m.agpr_count,
+                    "wavefront_size": m.wavefront_size,
+                    "kernarg_segment_size": m.kernarg_segment_size,
+                    "kernarg_segment_align": m.kernarg_segment_align,
+                    "group_segment_fixed_size": m.group_segment_fixed_size,
+                    "private_segment_fixed_size": m.private_segment_fixed_size,
+                    "args": m.args.iter().map(|a| json!({
+                        "value_kind": a.value_kind.as_str(),
+                        "offset": a.offset,
+                        "size": a.size,
+                    })).collect::<Vec<_>>(),
+                })
+            });
+            let mut kernel = json!({
+                "name": k.name,
+                "entry": format!("{:#x}", k.entry_vaddr),
+                "code_bytes": k.code_size,
+                "wave": co.wave_size(k),
+                "descriptor": {
+                    "group_segment_fixed_size": d.group_segment_fixed_size,
+                    "private_segment_fixed_size": d.private_segment_fixed_size,
+                    "kernarg_size": d.kernarg_size,
+                    "compute_pgm_rsrc1": format!("{:#010x}", d.compute_pgm_rsrc1),
+                    "compute_pgm_rsrc2": format!("{:#010x}", d.compute_pgm_rsrc2),
+                    "compute_pgm_rsrc3": format!("{:#010x}", d.compute_pgm_rsrc3),
+                    "kernel_code_properties": format!("{:#06x}", d.kernel_code_properties),
+                },
+                "metadata": metadata,
+            });
+            if ds {
+                kernel["ds_instructions"] = match co.ds_instructions(k) {
+                    Ok(found) => found
+                        .iter()
+                        .map(|i| {
+                            json!({
+                                "address": format!("{:#x}", i.vaddr),
+                                "dwords": [format!("{:08X}", i.word as u32), format!("{:08X}", (i.word >> 32) as u32)],
+                                "text": i.text.as_ref().ok(),
+                                "error": i.text.as_ref().err().map(|e| e.to_string()),
+                            })
+                        })
+                        .collect(),
+                    Err(e) => json!({ "error": e.to_string() }),
+                };
+            }
+            kernel
+        })
+        .collect();
+    json!({
+        "target_id": co.triple_target_id(),
+        "code_object_version": co.code_object_version,
+        "e_flags": format!("{:#x}", co.header.e_flags),
+        "container": container,
+        "kernels": kernels,
+    })
+}

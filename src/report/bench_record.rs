@@ -188,9 +188,30 @@ pub enum RecordError {
     },
 }
 
+/// A results-module write error as the record's, its path and cause said
+/// once (wrapping its text doubled them: "cannot write bench record P:
+/// cannot write P: …").
+fn write_error(e: crate::report::results::ResultsError) -> RecordError {
+    use crate::report::results::ResultsError;
+    match e {
+        ResultsError::Write { path, cause } | ResultsError::CreateDir { path, cause } => {
+            RecordError::Write { path, cause }
+        }
+        ResultsError::Read { path, cause } => RecordError::Write { path, cause },
+        ResultsError::Malformed { path, why } => RecordError::Write {
+            path,
+            cause: std::io::Error::other(why),
+        },
+    }
+}
+
 impl BenchRecord {
     /// Parse and validate a record from JSON text (`path` names it in errors).
     pub fn from_json(text: &str, path: &Path) -> Result<BenchRecord, RecordError> {
+        crate::json::refuse_duplicate_keys(text).map_err(|source| RecordError::Parse {
+            path: path.to_path_buf(),
+            cause: source,
+        })?;
         let r: BenchRecord = serde_json::from_str(text).map_err(|source| RecordError::Parse {
             path: path.to_path_buf(),
             cause: source,
@@ -250,10 +271,11 @@ impl BenchRecord {
     }
 
     pub fn load(path: &Path) -> Result<BenchRecord, RecordError> {
-        let text = std::fs::read_to_string(path).map_err(|source| RecordError::Read {
-            path: path.to_path_buf(),
-            cause: source,
-        })?;
+        let text = crate::json::read_bounded(path, crate::json::MAX_DOCUMENT_BYTES, "bench record")
+            .map_err(|source| RecordError::Read {
+                path: path.to_path_buf(),
+                cause: source,
+            })?;
         BenchRecord::from_json(&text, path)
     }
 
@@ -267,8 +289,7 @@ impl BenchRecord {
             serde_json::to_string_pretty(self).map_err(|e| write_err(std::io::Error::other(e)))?;
         // Whole or absent, as results files are: a reader (a CI step, a
         // test waiting on a hung process) never sees half a record.
-        crate::report::results::write_text_atomic(path, &(text + "\n"))
-            .map_err(|e| write_err(std::io::Error::other(e.to_string())))
+        crate::report::results::write_text_atomic(path, &(text + "\n")).map_err(write_error)
     }
 
     /// Write as pretty JSON into `dir` under [`BenchRecord::file_name`], or
@@ -284,7 +305,7 @@ impl BenchRecord {
         let text =
             serde_json::to_string_pretty(self).map_err(|e| write_err(std::io::Error::other(e)))?;
         crate::report::results::write_new_file(dir, stem, "json", &(text + "\n"))
-            .map_err(|e| write_err(std::io::Error::other(e.to_string())))
+            .map_err(write_error)
     }
 
     /// True when the rates are the software device's, not a GPU's.

@@ -170,11 +170,33 @@ pub fn summary_table(results: &Results) -> String {
     out
 }
 
-/// Write display text to stdout, ignoring a closed pipe (`dsxor run | head`):
-/// a run must not panic and lose its results file over a display line.
-pub fn stdout_text(text: &str) {
+/// Set by `--json`: standard output carries one JSON document only, so the
+/// display text goes to standard error instead.
+static MACHINE_STDOUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Reserve standard output for a machine-readable document (`--json`):
+/// from now on [`stdout_text`] writes to standard error.
+pub fn reserve_stdout_for_machine() {
+    MACHINE_STDOUT.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Write the machine-readable document (`--json`) to standard output,
+/// ignoring a closed pipe.
+pub fn machine_text(text: &str) {
     use std::io::Write as _;
     let _ = std::io::stdout().write_all(text.as_bytes());
+}
+
+/// Write display text to stdout, ignoring a closed pipe (`dsxor run | head`):
+/// a run must not panic and lose its results file over a display line.
+/// Under `--json` ([`reserve_stdout_for_machine`]) it goes to stderr.
+pub fn stdout_text(text: &str) {
+    use std::io::Write as _;
+    if MACHINE_STDOUT.load(std::sync::atomic::Ordering::SeqCst) {
+        let _ = std::io::stderr().write_all(text.as_bytes());
+    } else {
+        let _ = std::io::stdout().write_all(text.as_bytes());
+    }
 }
 
 /// `stdout_text` plus a newline.

@@ -219,17 +219,24 @@ pub struct Results {
 
 impl Results {
     pub fn read(path: &Path) -> Result<Results, ResultsError> {
-        let text = fs::read_to_string(path).map_err(|source| ResultsError::Read {
-            path: path.to_path_buf(),
-            cause: source,
-        })?;
+        let text = crate::json::read_bounded(path, crate::json::MAX_RESULTS_BYTES, "results file")
+            .map_err(|source| ResultsError::Read {
+                path: path.to_path_buf(),
+                cause: source,
+            })?;
         let malformed = |why: String| ResultsError::Malformed {
             path: path.to_path_buf(),
             why,
         };
-        let value: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| malformed(e.to_string()))?;
-        match value.get("format").and_then(|f| f.as_str()) {
+        crate::json::refuse_duplicate_keys(&text).map_err(|e| malformed(e.to_string()))?;
+        // The format tag first (a cheap pass that keeps no other field),
+        // then the typed results: no `Value` of the whole file in memory.
+        #[derive(Deserialize)]
+        struct Tag {
+            format: Option<String>,
+        }
+        let tag: Tag = serde_json::from_str(&text).map_err(|e| malformed(e.to_string()))?;
+        match tag.format.as_deref() {
             Some(RESULTS_FORMAT) => {}
             Some(other) => {
                 return Err(malformed(format!(
@@ -238,7 +245,7 @@ impl Results {
             }
             None => return Err(malformed("no `format` field".into())),
         }
-        serde_json::from_value(value).map_err(|e| malformed(e.to_string()))
+        serde_json::from_str(&text).map_err(|e| malformed(e.to_string()))
     }
 }
 
@@ -275,21 +282,21 @@ impl Results {
             path: cases_path.to_path_buf(),
             why,
         };
-        let text = fs::read_to_string(cases_path).map_err(|source| ResultsError::Read {
+        let read_err = |source| ResultsError::Read {
             path: cases_path.to_path_buf(),
             cause: source,
-        })?;
-        let complete = match text.rfind('\n') {
-            Some(i) => &text[..=i],
-            None => "",
         };
-        let mut lines = complete.lines();
-        let header: CasesHeader = serde_json::from_str(
-            lines
-                .next()
-                .ok_or_else(|| malformed("empty case stream (no header line)".into()))?,
-        )
-        .map_err(|e| malformed(format!("header line: {e}")))?;
+        // Line by line: a stream of any length in the memory of one line.
+        let mut lines =
+            crate::json::Lines::open(cases_path, crate::json::MAX_LINE_BYTES).map_err(read_err)?;
+        let first = lines
+            .next_line()
+            .map_err(read_err)?
+            .ok_or_else(|| malformed("empty case stream (no header line)".into()))?;
+        crate::json::refuse_duplicate_keys(&first)
+            .map_err(|e| malformed(format!("header line: {e}")))?;
+        let header: CasesHeader =
+            serde_json::from_str(&first).map_err(|e| malformed(format!("header line: {e}")))?;
         if header.format != CASES_FORMAT {
             return Err(malformed(format!(
                 "format `{}`, expected `{CASES_FORMAT}`",
@@ -317,8 +324,11 @@ impl Results {
         let mut failures = Vec::new();
         let cells = spec.cells();
         let mut last_index: Option<u64> = None;
-        for (n, line) in lines.enumerate() {
-            let r: CaseRecord = serde_json::from_str(line)
+        while let Some(line) = lines.next_line().map_err(read_err)? {
+            let n = lines.number - 2;
+            crate::json::refuse_duplicate_keys(&line)
+                .map_err(|e| malformed(format!("line {}: {e}", n + 2)))?;
+            let r: CaseRecord = serde_json::from_str(&line)
                 .map_err(|e| malformed(format!("line {}: {e}", n + 2)))?;
             if r.index >= spec.cases
                 || !spec.shard.contains(r.index)
@@ -448,6 +458,8 @@ fn file_safe(s: &str) -> String {
 pub struct ResultsWriter {
     dir: PathBuf,
     stem: String,
+    /// `--results PATH`: the final file's name when the user gave one.
+    named: Option<PathBuf>,
     cases: File,
     cases_path: PathBuf,
 }
@@ -511,6 +523,7 @@ impl ResultsWriter {
                     let mut w = ResultsWriter {
                         dir: dir.to_path_buf(),
                         stem,
+                        named: None,
                         cases,
                         cases_path,
                     };
@@ -527,7 +540,11 @@ impl ResultsWriter {
                         path: w.cases_path.clone(),
                         cause: std::io::Error::other(e),
                     })?;
-                    w.append_line(&line)?;
+                    if let Err(e) = w.append_line(&line) {
+                        // No empty stream left behind (a full disk).
+                        let _ = fs::remove_file(&w.cases_path);
+                        return Err(e);
+                    }
                     return Ok(w);
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
@@ -542,12 +559,53 @@ impl ResultsWriter {
         unreachable!("an unbounded search always finds a free name")
     }
 
+    /// Name the final results file (`--results PATH`) instead of
+    /// `<dir>/<stem>.json`; `None` keeps the default. A named file is
+    /// replaced atomically when it exists (the user chose the name).
+    pub fn with_final_path(mut self, path: Option<PathBuf>) -> ResultsWriter {
+        self.named = path;
+        self
+    }
+
     pub fn final_path(&self) -> PathBuf {
-        self.dir.join(format!("{}.json", self.stem))
+        match &self.named {
+            Some(p) => p.clone(),
+            None => self.dir.join(format!("{}.json", self.stem)),
+        }
     }
 
     pub fn cases_path(&self) -> &Path {
         &self.cases_path
+    }
+
+    /// The case stream as the results file names it (`cases_file`): its
+    /// file name, relative to the results file's directory; an absolute
+    /// path when `--results` puts the results file in another directory.
+    pub fn cases_file_ref(&self) -> String {
+        let name = self
+            .cases_path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let Some(named) = &self.named else {
+            return name;
+        };
+        let parent = match named.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let same = match (fs::canonicalize(parent), fs::canonicalize(&self.dir)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        };
+        if same {
+            name
+        } else {
+            std::path::absolute(&self.cases_path)
+                .unwrap_or_else(|_| self.cases_path.clone())
+                .display()
+                .to_string()
+        }
     }
 
     pub fn dir(&self) -> &Path {

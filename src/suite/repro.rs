@@ -3,7 +3,6 @@
 //! expected, what the device did, the device and kernel, the seed — and
 //! their export as a `dsxor-observation/1` file (docs/src/reference/observation.md).
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -140,7 +139,8 @@ impl Repro {
     }
 
     pub fn read(path: &Path) -> Result<Repro, ReproError> {
-        let text = fs::read_to_string(path).map_err(|source| ReproError::Read {
+        let text = crate::json::read_bounded(path, crate::json::MAX_DOCUMENT_BYTES, "repro file")
+            .map_err(|source| ReproError::Read {
             path: path.to_path_buf(),
             cause: source,
         })?;
@@ -148,14 +148,20 @@ impl Repro {
             path: path.to_path_buf(),
             why,
         };
-        let value: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| malformed(e.to_string()))?;
-        match value.get("format").and_then(|f| f.as_str()) {
+        crate::json::refuse_duplicate_keys(&text).map_err(|e| malformed(e.to_string()))?;
+        // The format tag first, then the typed repro: no `Value` of the
+        // whole file (a 138 MB repro took 2.3 GB that way).
+        #[derive(serde::Deserialize)]
+        struct Tag {
+            format: Option<String>,
+        }
+        let tag: Tag = serde_json::from_str(&text).map_err(|e| malformed(e.to_string()))?;
+        match tag.format.as_deref() {
             Some(REPRO_FORMAT) => {}
             Some(other) => return Err(malformed(format!("format `{other}`"))),
             None => return Err(malformed("no `format` field".into())),
         }
-        let repro: Repro = serde_json::from_value(value).map_err(|e| malformed(e.to_string()))?;
+        let repro: Repro = serde_json::from_str(&text).map_err(|e| malformed(e.to_string()))?;
         let c = &repro.case;
         if c.geometry.checked_total_lanes() != Some(c.lanes.len())
             || c.lds_init.len() != c.geometry.groups as usize

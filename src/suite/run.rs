@@ -28,6 +28,9 @@ use super::{Judge, Judgement};
 pub struct RunOptions {
     pub spec: SuiteSpec,
     pub out_dir: PathBuf,
+    /// The results file (`--results`); default `OUT/<stem>.json`, named
+    /// like the case stream beside it.
+    pub results_path: Option<PathBuf>,
     pub junit: Option<PathBuf>,
     /// Minimization budget; a zero time writes the unminimized case.
     pub minimize: Budget,
@@ -63,6 +66,45 @@ pub enum RunError {
     Results(#[from] ResultsError),
     #[error(transparent)]
     Repro(#[from] ReproError),
+    /// The final results file or JUnit could not be written (a full disk)
+    /// after the run found `failed` conformance failures: those still
+    /// decide the exit code (1), the write error is reported beside them.
+    #[error("{error} (after {failed} conformance failures were found; the case stream has them)")]
+    Unwritten { error: ResultsError, failed: u64 },
+}
+
+impl RunError {
+    /// Conformance failures the run had found before this error.
+    pub fn failures_found(&self) -> u64 {
+        match self {
+            RunError::Unwritten { failed, .. } => *failed,
+            _ => 0,
+        }
+    }
+}
+
+/// Write the final results file (and JUnit); a write error after
+/// conformance failures keeps their count ([`RunError::Unwritten`]).
+fn write_final(
+    writer: &mut ResultsWriter,
+    opts: &RunOptions,
+    results: &Results,
+) -> Result<PathBuf, RunError> {
+    let unwritten = |error| {
+        if results.failed > 0 {
+            RunError::Unwritten {
+                error,
+                failed: results.failed,
+            }
+        } else {
+            RunError::Results(error)
+        }
+    };
+    let path = writer.finish(results).map_err(unwritten)?;
+    if let Some(j) = &opts.junit {
+        write_junit(j, results).map_err(unwritten)?;
+    }
+    Ok(path)
 }
 
 /// Why a run stopped early.
@@ -293,7 +335,8 @@ fn run_plan(
         &info.target_id,
         spec,
         Some((&opts.parameters, &env)),
-    )?;
+    )?
+    .with_final_path(opts.results_path.clone());
     let mut progress = match opts.interactive {
         Some(i) => Progress::with_mode(planned_len, i),
         None => Progress::new(planned_len),
@@ -536,10 +579,7 @@ fn run_plan(
         environment: env,
         spec: spec.clone(),
         parameters: opts.parameters.clone(),
-        cases_file: writer
-            .cases_path()
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned()),
+        cases_file: Some(writer.cases_file_ref()),
         total: passed + failed,
         passed,
         failed,
@@ -548,10 +588,7 @@ fn run_plan(
         failures,
         merged_from: Vec::new(),
     };
-    let results_path = writer.finish(&results)?;
-    if let Some(j) = &opts.junit {
-        write_junit(j, &results)?;
-    }
+    let results_path = write_final(&mut writer, opts, &results)?;
     crate::report::console::stdout_text(&summary_table(&results));
     crate::report::console::stdout_line(&format!("results: {}", results_path.display()));
     // Conformance failures already found decide the code: an abort after
@@ -600,7 +637,8 @@ pub fn write_unstarted(
         &env.device.target_id,
         &opts.spec,
         Some((&opts.parameters, &env)),
-    )?;
+    )?
+    .with_final_path(opts.results_path.clone());
     let results = Results {
         format: RESULTS_FORMAT.into(),
         dsxor_version: env!("CARGO_PKG_VERSION").into(),
@@ -612,10 +650,7 @@ pub fn write_unstarted(
         environment: env,
         spec: opts.spec.clone(),
         parameters: opts.parameters.clone(),
-        cases_file: writer
-            .cases_path()
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned()),
+        cases_file: Some(writer.cases_file_ref()),
         total: 0,
         passed: 0,
         failed: 0,
@@ -624,10 +659,7 @@ pub fn write_unstarted(
         failures: Vec::new(),
         merged_from: Vec::new(),
     };
-    let results_path = writer.finish(&results)?;
-    if let Some(j) = &opts.junit {
-        write_junit(j, &results)?;
-    }
+    let results_path = write_final(&mut writer, opts, &results)?;
     crate::report::console::stdout_line(&format!("results: {}", results_path.display()));
     Ok(RunOutcome {
         results,

@@ -90,6 +90,12 @@ pub fn clang() -> Option<PathBuf> {
     )
 }
 
+/// xmllint (Debian's libxml2-utils; `DSXOR_XMLLINT` overrides): the XSD
+/// validator of the JUnit files.
+pub fn xmllint() -> Option<PathBuf> {
+    tool("xmllint", "DSXOR_XMLLINT", &["xmllint", "/usr/bin/xmllint"])
+}
+
 /// Run the dsxor binary built for this test run.
 pub fn dsxor(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_dsxor"))

@@ -278,14 +278,19 @@ pub const DEFAULT_BATCH: usize = 64;
 
 /// Plan positions `dsxor run` generates ahead to fill batched launches:
 /// compatible cases need not be neighbours (the plan interleaves sizes,
-/// offsets and rounds), so launches are filled from this many cases.
-pub const BATCH_WINDOW: usize = 512;
+/// offsets and rounds), so launches are filled from this many cases. Its
+/// cases are held until recorded (a default-suite case and its
+/// observation average ~120 KB), so it trades memory for fuller launches;
+/// measured in docs/src/internals/performance.md, "Launches per case".
+pub const BATCH_WINDOW: usize = 256;
 
 /// A batched launch's LDS images are as large as its largest case's, and
 /// every workgroup copies its image in and out, so only cases of one size
 /// class share a launch: LDS bytes rounded up to a power of two, at least
 /// this (a launch then copies at most twice a case's own image, or this).
-pub const LDS_CLASS_FLOOR: u32 = 4096;
+/// 8 KiB: most default-suite cases are 4-8 KiB; measured against 4 KiB in
+/// docs/src/internals/performance.md, "Launches per case".
+pub const LDS_CLASS_FLOOR: u32 = 8192;
 
 /// What must agree between the cases of one launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

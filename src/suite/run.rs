@@ -218,6 +218,21 @@ fn evaluate_chunk(
                 code: exit::USAGE,
                 reason: e.to_string(),
             })?;
+            // A passed case's values are not needed again (it is recorded
+            // by its verdict; failures keep theirs, to minimize): a window
+            // of cases does not hold a window of observations.
+            let outcome = match outcome {
+                DeviceOutcome::Completed { device_us, .. } if judgement.passed => {
+                    DeviceOutcome::Completed {
+                        observation: crate::case::Observation {
+                            ret: Vec::new(),
+                            lds_final: Vec::new(),
+                        },
+                        device_us,
+                    }
+                }
+                o => o,
+            };
             Ok((outcome, judgement))
         });
         let stop = r.is_err();

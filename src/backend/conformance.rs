@@ -69,15 +69,6 @@ fn u64s(values: impl ExactSizeIterator<Item = u64>) -> Vec<u8> {
     out
 }
 
-#[cfg(test)]
-fn u32s(values: impl ExactSizeIterator<Item = u32>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(values.len() * 4);
-    for v in values {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    out
-}
-
 /// The LDS images of every group, `q` qwords each, back to back.
 fn lds_images(case: &Case, groups: usize, q: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(groups * q * 8);
@@ -327,7 +318,7 @@ pub fn batch_key(case: &Case) -> Option<BatchKey> {
     let q = case.lds_qwords();
     if g.groups == 0
         || case.lanes.len() != lanes
-        || case.lds_bytes % 8 != 0
+        || !case.lds_bytes.is_multiple_of(8)
         || case.lds_init.len() != g.groups as usize
         || case.lds_init.iter().any(|img| img.len() != q)
         || case
@@ -340,13 +331,18 @@ pub fn batch_key(case: &Case) -> Option<BatchKey> {
     let mut contained = true;
     for l in case.lanes.iter().filter(|l| l.active) {
         let a = crate::model::calc_ds_addr16(l.addr, case.offset);
-        if a % 8 != 0 {
+        if !a.is_multiple_of(8) {
             return None;
         }
         contained &= a + 8 <= u64::from(case.lds_bytes);
     }
     let lds = if contained {
-        LdsFit::Class(case.lds_bytes.max(1).next_power_of_two().max(LDS_CLASS_FLOOR))
+        LdsFit::Class(
+            case.lds_bytes
+                .max(1)
+                .next_power_of_two()
+                .max(LDS_CLASS_FLOOR),
+        )
     } else {
         LdsFit::Exact(case.lds_bytes)
     };
@@ -989,5 +985,212 @@ mod tests {
             observation(&c, &short),
             Err(BackendError::Invalid(_))
         ));
+    }
+
+    /// A backend that counts launches and, optionally, faults every launch
+    /// whose `ret` buffer holds `poison` (a VDST-before value only the
+    /// culprit case has: a case that "faults the device"), around the
+    /// software device.
+    struct Counting {
+        inner: crate::backend::emu::EmuBackend,
+        launches: usize,
+        poison: Option<u64>,
+    }
+
+    impl Backend for Counting {
+        fn info(&self) -> &DeviceInfo {
+            self.inner.info()
+        }
+        fn dispatch(&mut self, d: &Dispatch<'_>) -> Result<Completion, BackendError> {
+            self.launches += 1;
+            if let Some(p) = self.poison {
+                if d.buffers[BUF_RET]
+                    .chunks_exact(8)
+                    .any(|c| c == p.to_le_bytes())
+                {
+                    return Err(BackendError::Fault("poisoned".into()));
+                }
+            }
+            self.inner.dispatch(d)
+        }
+    }
+
+    fn device(poison: Option<u64>, batch: usize) -> ConformanceDevice<Counting> {
+        let inner = crate::backend::emu::EmuBackend::new(crate::emu::EmuConfig {
+            threads: Some(1),
+            ..crate::emu::EmuConfig::default()
+        })
+        .unwrap();
+        ConformanceDevice::with_codeobj(
+            Counting {
+                inner,
+                launches: 0,
+                poison,
+            },
+            embedded_objects("gfx1100"),
+            Duration::from_secs(10),
+        )
+        .with_batch(batch)
+    }
+
+    /// The first `n` cases of the default suite (seed 1).
+    fn suite_cases(n: u64) -> Vec<Case> {
+        let spec =
+            crate::gen::SuiteSpec::new(1, 2000, &[], &[], &[], crate::gen::suite::Shard::WHOLE)
+                .unwrap();
+        spec.plan_iter()
+            .take(n as usize)
+            .map(|p| spec.generate(p).case)
+            .collect()
+    }
+
+    fn completed(o: &Result<DeviceOutcome, BackendError>) -> &Observation {
+        match o {
+            Ok(DeviceOutcome::Completed { observation, .. }) => observation,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// Batched, every case sees exactly what it sees alone, in far fewer
+    /// launches. (Run with `with_batch(1)` both ways, the launch count
+    /// assertion fails: it is what batching buys.)
+    #[test]
+    fn a_batched_launch_gives_each_case_its_own_outcome() {
+        let cases = suite_cases(160);
+        let refs: Vec<&Case> = cases.iter().collect();
+        let mut alone = device(None, 1);
+        let mut batched = device(None, DEFAULT_BATCH);
+        let a = run_cases(&mut alone, &refs);
+        let b = run_cases(&mut batched, &refs);
+        assert_eq!(alone.backend().launches, cases.len());
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(completed(x), completed(y));
+        }
+        let launches = batched.backend().launches;
+        // 45 of 160 at this writing (the first cells' mix of sizes).
+        assert!(
+            launches * 3 <= cases.len(),
+            "{launches} launches for {} cases",
+            cases.len()
+        );
+    }
+
+    /// A batch that faults blames none of its cases: they run again one per
+    /// launch, and only the case that faults alone gets the fault.
+    #[test]
+    fn a_faulting_batch_is_rerun_one_case_per_launch() {
+        let mut cases = suite_cases(40);
+        // A case in a launch group of several, marked by a VDST-before
+        // value no other case has.
+        let groups = launch_groups(&cases.iter().collect::<Vec<_>>(), DEFAULT_BATCH);
+        let group = groups
+            .iter()
+            .find(|g| g.len() > 2)
+            .expect("a batch")
+            .clone();
+        let culprit = group[1];
+        let poison = 0x5eed_f00d_dead_beef;
+        cases[culprit].lanes[0].vdst_init = poison;
+        let refs: Vec<&Case> = cases.iter().collect();
+        assert_eq!(launch_groups(&refs, DEFAULT_BATCH), groups);
+        let mut d = device(Some(poison), DEFAULT_BATCH);
+        let out = run_cases(&mut d, &refs);
+        for (i, o) in out.iter().enumerate() {
+            match o {
+                Ok(DeviceOutcome::Fault { message }) => {
+                    assert_eq!(i, culprit, "{message}");
+                }
+                Ok(DeviceOutcome::Completed { .. }) => assert_ne!(i, culprit),
+                other => panic!("case {i}: {other:?}"),
+            }
+        }
+        // The group's launch, then each of its cases again.
+        assert_eq!(d.backend().launches, groups.len() + group.len());
+    }
+
+    #[test]
+    fn launch_groups_keep_incompatible_and_faulting_cases_apart() {
+        let mut a = case(); // 16 bytes of LDS, lanes at 0..=504: out of range
+        a.geometry.groups = 2;
+        let mut contained = a.clone();
+        contained.lds_bytes = 512;
+        contained.lds_init = vec![vec![0; 64]; 2];
+        for l in &mut contained.lanes {
+            l.addr %= 256;
+        }
+        contained.offset = 0;
+        let mut misaligned = contained.clone();
+        misaligned.lanes[0].addr = 4;
+        let mut other_size = contained.clone();
+        other_size.lds_bytes = 16384; // another class
+        other_size.lds_init = vec![vec![0; 2048]; 2];
+        assert_eq!(batch_key(&a).map(|k| k.lds), Some(LdsFit::Exact(16)));
+        assert_eq!(
+            batch_key(&contained).map(|k| k.lds),
+            Some(LdsFit::Class(LDS_CLASS_FLOOR))
+        );
+        assert_eq!(batch_key(&misaligned), None);
+        let cases = [
+            &contained,
+            &a,
+            &contained,
+            &misaligned,
+            &other_size,
+            &contained,
+            &a,
+        ];
+        assert_eq!(
+            launch_groups(&cases, 64),
+            vec![vec![0, 2, 5], vec![1, 6], vec![3], vec![4]]
+        );
+        assert_eq!(
+            launch_groups(&cases, 2),
+            vec![vec![0, 2], vec![1, 6], vec![3], vec![4], vec![5]]
+        );
+        assert_eq!(launch_groups(&cases, 1).len(), cases.len());
+    }
+
+    /// Each case of a batch owns its workgroups and slices; its poison is
+    /// numbered as alone; LDS images are as large as the largest.
+    #[test]
+    fn batched_buffers_follow_the_abi_per_case() {
+        let mut big = case();
+        big.lds_bytes = 32;
+        big.lds_init = vec![vec![5, 6, 7, 8], vec![9, 10, 11, 12]];
+        let small = case();
+        let d = dispatch_for_batch(&[&small, &big], b"obj", "k", Duration::from_secs(1));
+        assert_eq!((d.groups, d.block, d.dynamic_lds), (4, 32, 32));
+        assert_eq!(d.timeout, Duration::from_secs(2));
+        assert_eq!(d.args[6], ArgValue::U32(4));
+        assert_eq!(
+            read_u64s(&d.buffers[BUF_LDS_INIT]),
+            vec![1, 2, 0, 0, 3, 4, 0, 0, 5, 6, 7, 8, 9, 10, 11, 12]
+        );
+        let poison = read_u64s(&d.buffers[BUF_LDS_OUT]);
+        let alone =
+            read_u64s(&dispatch_for(&small, b"o", "k", Duration::ZERO).buffers[BUF_LDS_OUT]);
+        assert_eq!(&poison[..2], &alone[..2]);
+        assert_eq!(&poison[4..6], &alone[2..4]);
+        let big_alone =
+            read_u64s(&dispatch_for(&big, b"o", "k", Duration::ZERO).buffers[BUF_LDS_OUT]);
+        assert_eq!(&poison[8..], &big_alone[..]);
+        assert_eq!(
+            &d.buffers[BUF_ADDR][64 * 4 + 4..64 * 4 + 8],
+            &8u32.to_le_bytes()
+        );
+        // Read back: each case its own slices.
+        let mut buffers = d.buffers.clone();
+        buffers[BUF_LDS_OUT] = u64s((0..16u32).map(u64::from));
+        let done = Completion {
+            buffers,
+            elapsed: Duration::ZERO,
+        };
+        let o = observations(&[&small, &big], &done).unwrap();
+        assert_eq!(o[0].lds_final, vec![vec![0, 1], vec![4, 5]]);
+        assert_eq!(
+            o[1].lds_final,
+            vec![vec![8, 9, 10, 11], vec![12, 13, 14, 15]]
+        );
+        assert_eq!(o[1].ret[3], 0xffff_0003);
     }
 }

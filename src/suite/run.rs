@@ -390,8 +390,7 @@ fn run_plan(
             });
             break;
         }
-        let (generated, evaluated) = match workers.get((position / window) % workers.len().max(1))
-        {
+        let (generated, evaluated) = match workers.get((position / window) % workers.len().max(1)) {
             None => {
                 if ready.is_empty() {
                     queued.extend(plan.by_ref().take(window - 1));

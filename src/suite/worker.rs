@@ -203,9 +203,11 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
                 }
                 Err(e) => Response::Error(e),
             },
-            (Request::Run(_) | Request::RunBatch(_) | Request::Identity(_), None) => Response::Error(WireError::Invalid(
-                "worker: a case arrived before the setup".into(),
-            )),
+            (Request::Run(_) | Request::RunBatch(_) | Request::Identity(_), None) => {
+                Response::Error(WireError::Invalid(
+                    "worker: a case arrived before the setup".into(),
+                ))
+            }
             (Request::Run(case), Some(d)) => match d.run_case(&case) {
                 Ok(outcome) => {
                     let retire = !matches!(outcome, DeviceOutcome::Completed { .. });
@@ -685,11 +687,7 @@ impl CaseDevice for WorkerDevice {
         }
         // The child's watchdog allows the launch timeout per case
         // (`dispatch_for_batch`); the answer may take that long plus grace.
-        let deadline = self
-            .plan
-            .timeout
-            .saturating_mul(cases.len().max(1) as u32)
-            + ANSWER_GRACE;
+        let deadline = self.plan.timeout.saturating_mul(cases.len().max(1) as u32) + ANSWER_GRACE;
         let request = Request::RunBatch(cases.iter().map(|c| (*c).clone()).collect());
         match self.exchange(&request, deadline) {
             Ok(Response::Batch { outcome, retire }) => {

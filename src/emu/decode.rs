@@ -1113,6 +1113,9 @@ pub struct Decoded {
     /// One past the highest VGPR any instruction names (with room for its
     /// widest operand): registers above are never touched by this program.
     pub vgpr_limit: usize,
+    /// The interpreter's pre-resolved handler of each instruction
+    /// ([`super::wave::handler_for`]), chosen once here.
+    pub handlers: Vec<super::wave::Handler>,
 }
 
 impl Decoded {
@@ -1179,6 +1182,7 @@ pub fn decode_text(text: &[u8], base: u64) -> Decoded {
         base,
         index_of_word: vec![u32::MAX; words.len()],
         vgpr_limit: 1,
+        handlers: Vec::new(),
     };
     let mut i = 0usize;
     while i < words.len() {
@@ -1208,6 +1212,7 @@ pub fn decode_text(text: &[u8], base: u64) -> Decoded {
             *target = t;
         }
     }
+    out.handlers = out.insts.iter().map(super::wave::handler_for).collect();
     out
 }
 

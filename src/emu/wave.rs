@@ -59,16 +59,6 @@ enum Row<'a, const N: usize> {
     S(u32),
 }
 
-impl<const N: usize> Row<'_, N> {
-    #[inline(always)]
-    fn at(&self, i: usize) -> u32 {
-        match self {
-            Row::V(x) => x[i],
-            Row::S(v) => *v,
-        }
-    }
-}
-
 /// What the interpreter needs besides the wave.
 pub struct Env<'a> {
     pub prog: &'a Decoded,
@@ -274,7 +264,10 @@ impl Wave {
         self.store_row::<N>(vdst, &out, exec);
     }
 
-    /// `vdst = f(s0, s1, s2)` per lane.
+    /// `vdst = f(s0, s1, s2)` per lane. Each combination of vector and
+    /// uniform (scalar) second and third sources gets its own loop, so
+    /// shifts and masks by uniform values vectorize; a scalar first source
+    /// is broadcast into a row.
     #[inline(always)]
     fn lanes3<const N: usize>(
         &mut self,
@@ -284,13 +277,84 @@ impl Wave {
         f: impl Fn(u32, u32, u32) -> u32,
     ) {
         let mut out = [0u32; N];
-        let (a, b, c) = (
-            self.row::<N>(src[0]),
-            self.row::<N>(src[1]),
-            self.row::<N>(src[2]),
-        );
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = f(a.at(i), b.at(i), c.at(i));
+        let splat: [u32; N];
+        let a: &[u32; N] = match self.row::<N>(src[0]) {
+            Row::V(x) => x,
+            Row::S(v) => {
+                splat = [v; N];
+                &splat
+            }
+        };
+        match (self.row::<N>(src[1]), self.row::<N>(src[2])) {
+            (Row::S(y), Row::S(z)) => {
+                for (o, &x) in out.iter_mut().zip(a) {
+                    *o = f(x, y, z);
+                }
+            }
+            (Row::S(y), Row::V(c)) => {
+                for ((o, &x), &z) in out.iter_mut().zip(a).zip(c) {
+                    *o = f(x, y, z);
+                }
+            }
+            (Row::V(b), Row::S(z)) => {
+                for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                    *o = f(x, y, z);
+                }
+            }
+            (Row::V(b), Row::V(c)) => {
+                for (((o, &x), &y), &z) in out.iter_mut().zip(a).zip(b).zip(c) {
+                    *o = f(x, y, z);
+                }
+            }
+        }
+        self.store_row::<N>(vdst, &out, exec);
+    }
+
+    /// V_CNDMASK_B32 over `N` lanes: lane l takes S1 where bit l of the
+    /// mask in S2 (VCC for the VOP2 form) is set, else S0. The mask is
+    /// spread into a row of all-ones/zero words first (a table of single
+    /// bits, no per-lane shift), then blended, so both loops vectorize.
+    #[inline(always)]
+    fn cndmask<const N: usize>(&mut self, vdst: u8, src: &[Src; 3], exec: u64) {
+        const BIT: [u32; 32] = {
+            let mut t = [0u32; 32];
+            let mut i = 0;
+            while i < 32 {
+                t[i] = 1 << i;
+                i += 1;
+            }
+            t
+        };
+        let mask = self.read_mask(src[2]);
+        let mut sel = [0u32; N];
+        for (h, chunk) in sel.chunks_exact_mut(32).enumerate() {
+            let m = (mask >> (32 * h)) as u32;
+            for (s, &bit) in chunk.iter_mut().zip(&BIT) {
+                *s = 0u32.wrapping_sub((m & bit != 0) as u32);
+            }
+        }
+        let mut out = [0u32; N];
+        match (self.row::<N>(src[0]), self.row::<N>(src[1])) {
+            (Row::V(a), Row::V(b)) => {
+                for (((o, &x), &y), &s) in out.iter_mut().zip(a).zip(b).zip(&sel) {
+                    *o = (y & s) | (x & !s);
+                }
+            }
+            (Row::S(x), Row::V(b)) => {
+                for ((o, &y), &s) in out.iter_mut().zip(b).zip(&sel) {
+                    *o = (y & s) | (x & !s);
+                }
+            }
+            (Row::V(a), Row::S(y)) => {
+                for ((o, &x), &s) in out.iter_mut().zip(a).zip(&sel) {
+                    *o = (y & s) | (x & !s);
+                }
+            }
+            (Row::S(x), Row::S(y)) => {
+                for (o, &s) in out.iter_mut().zip(&sel) {
+                    *o = (y & s) | (x & !s);
+                }
+            }
         }
         self.store_row::<N>(vdst, &out, exec);
     }
@@ -353,6 +417,12 @@ impl Wave {
 
     /// Run until the wave ends, reaches a barrier, or has executed `quantum`
     /// more instructions.
+    ///
+    /// Without hazard checking each instruction goes first through its
+    /// pre-resolved handler (`Decoded::handlers`, made once per code object
+    /// by [`handler_for`]); an instruction without one, or whose handler
+    /// declines, runs through [`Wave::exec_generic`]. Both call the same
+    /// per-opcode semantics.
     pub fn run(
         &mut self,
         env: &Env<'_>,
@@ -362,6 +432,29 @@ impl Wave {
     ) -> Result<Status, WaveError> {
         let prog = env.prog;
         let mut left = quantum;
+        if self.hazard.is_none() {
+            let insts = &prog.insts[..];
+            let handlers = &prog.handlers[..];
+            while left > 0 {
+                left -= 1;
+                let i = self.pc;
+                let (Some(inst), Some(h)) = (insts.get(i as usize), handlers.get(i as usize))
+                else {
+                    return Err(WaveError::PcOutsideText {
+                        pc: Wave::pc_addr(prog, i),
+                    });
+                };
+                self.pc = i + 1;
+                self.executed += 1;
+                if h(self, inst) {
+                    continue;
+                }
+                if let Some(st) = self.exec_generic(inst, i, env, lds, rng.as_deref_mut())? {
+                    return Ok(st);
+                }
+            }
+            return Ok(Status::Running);
+        }
         while left > 0 {
             left -= 1;
             let i = self.pc;
@@ -385,132 +478,157 @@ impl Wave {
             }
             self.pc = i + 1;
             self.executed += 1;
-            match inst {
-                Inst::Sop2 { op, sdst, s0, s1 } => self.sop2(*op, *sdst, *s0, *s1),
-                Inst::Sop1 { op, sdst, s0 } => self.sop1(*op, *sdst, *s0, prog, i)?,
-                Inst::Sopk { op, sdst, simm16 } => self.sopk(*op, *sdst, *simm16),
-                Inst::Sopc { op, s0, s1 } => self.sopc(*op, *s0, *s1),
-                Inst::Nop { .. } => {}
-                Inst::Branch { cond, target, .. } => {
-                    let taken = match cond {
-                        Cond::Always => true,
-                        Cond::Scc0 => !self.scc,
-                        Cond::Scc1 => self.scc,
-                        Cond::Vccz => self.read_mask(Src::S(VCC_LO)) == 0,
-                        Cond::Vccnz => self.read_mask(Src::S(VCC_LO)) != 0,
-                        Cond::Execz => self.exec() == 0,
-                        Cond::Execnz => self.exec() != 0,
-                    };
-                    if taken {
-                        match target {
-                            Some(t) => self.pc = *t,
-                            None => {
-                                return Err(WaveError::BadBranch {
-                                    pc: Wave::pc_addr(prog, i),
-                                })
-                            }
-                        }
-                    }
-                }
-                Inst::Barrier => {
-                    self.status = Status::AtBarrier;
-                    return Ok(Status::AtBarrier);
-                }
-                Inst::Endpgm => {
-                    self.status = Status::Ended;
-                    return Ok(Status::Ended);
-                }
-                Inst::Sendmsg { simm16 } => {
-                    // Only MSG_DEALLOC_VGPRS (3), which compute kernels send
-                    // before s_endpgm (SIDefines.h ID_DEALLOC_VGPRS_GFX11Plus),
-                    // has a meaning here: none.
-                    if *simm16 != 3 {
-                        return Err(WaveError::Unsupported {
-                            pc: Wave::pc_addr(prog, i),
-                            detail: format!(
-                                "s_sendmsg {simm16:#x}: only MSG_DEALLOC_VGPRS is modelled"
-                            ),
-                        });
-                    }
-                }
-                Inst::Trap { name, simm16 } => {
-                    return Err(WaveError::Trap {
-                        pc: Wave::pc_addr(prog, i),
-                        what: format!("{name} {simm16:#x}"),
-                    })
-                }
-                Inst::Smem {
-                    dwords,
-                    sdata,
-                    sbase,
-                    offset,
-                    soffset,
-                } => {
-                    let mut addr = self.s64(Src::S(*sbase)).wrapping_add(*offset as i64 as u64);
-                    if let Some(so) = soffset {
-                        addr = addr.wrapping_add(self.s[*so as usize] as u64);
-                    }
-                    // SMEM ignores the two low address bits (RDNA3 guide §"Scalar memory").
-                    addr &= !3;
-                    let n = *dwords as usize;
-                    if *sdata as usize + n > 106 && *sdata != NULL {
-                        return Err(WaveError::Unsupported {
-                            pc: Wave::pc_addr(prog, i),
-                            detail: format!(
-                                "s_load into s{}..s{} runs past the SGPRs",
-                                sdata,
-                                *sdata as usize + n - 1
-                            ),
-                        });
-                    }
-                    let mut buf = [0u8; 64];
-                    env.mem
-                        .read(addr, &mut buf[..4 * n])
-                        .map_err(|e| WaveError::Global {
-                            pc: Wave::pc_addr(prog, i),
-                            lane: None,
-                            addr: e.addr,
-                            len: e.len,
-                            region: env.mem.describe(e.addr),
-                        })?;
-                    for k in 0..n {
-                        let mut b = [0u8; 4];
-                        b.copy_from_slice(&buf[4 * k..4 * k + 4]);
-                        self.sw(sdata + k as u8, u32::from_le_bytes(b));
-                    }
-                }
-                Inst::Valu {
-                    op,
-                    vdst,
-                    sdst,
-                    src,
-                    ..
-                } => self.valu(*op, *vdst, *sdst, src)?,
-                Inst::Vopc {
-                    cmp,
-                    cmpx,
-                    sdst,
-                    src0,
-                    src1,
-                    ..
-                } => self.vopc(*cmp, *cmpx, *sdst, *src0, *src1),
-                Inst::Vopd { x, y } => self.vopd(x, y),
-                Inst::Ds(d) => {
-                    let pc = Wave::pc_addr(prog, i);
-                    exec_ds(self, d, lds, env.fault, rng.as_deref_mut(), pc)?
-                }
-                Inst::Flat(f) => self.flat(f, env.mem, Wave::pc_addr(prog, i))?,
-                Inst::Unsupported(u) => {
-                    return Err(WaveError::Unsupported {
-                        pc: Wave::pc_addr(prog, i),
-                        detail: u.to_string(),
-                    })
-                }
+            if let Some(st) = self.exec_generic(inst, i, env, lds, rng.as_deref_mut())? {
+                return Ok(st);
             }
         }
         Ok(Status::Running)
     }
 
+    /// Execute `inst` (at index `i`; `self.pc` already points past it) by
+    /// its decoded form. `Some(status)` when the wave stops here (barrier or
+    /// end).
+    #[inline]
+    fn exec_generic(
+        &mut self,
+        inst: &Inst,
+        i: u32,
+        env: &Env<'_>,
+        lds: &mut Lds,
+        rng: Option<&mut ChaCha8Rng>,
+    ) -> Result<Option<Status>, WaveError> {
+        let prog = env.prog;
+        match inst {
+            Inst::Sop2 { op, sdst, s0, s1 } => self.sop2(*op, *sdst, *s0, *s1),
+            Inst::Sop1 { op, sdst, s0 } => self.sop1(*op, *sdst, *s0, prog, i)?,
+            Inst::Sopk { op, sdst, simm16 } => self.sopk(*op, *sdst, *simm16),
+            Inst::Sopc { op, s0, s1 } => self.sopc(*op, *s0, *s1),
+            Inst::Nop { .. } => {}
+            Inst::Branch { cond, target, .. } => {
+                if self.taken(*cond) {
+                    match target {
+                        Some(t) => self.pc = *t,
+                        None => {
+                            return Err(WaveError::BadBranch {
+                                pc: Wave::pc_addr(prog, i),
+                            })
+                        }
+                    }
+                }
+            }
+            Inst::Barrier => {
+                self.status = Status::AtBarrier;
+                return Ok(Some(Status::AtBarrier));
+            }
+            Inst::Endpgm => {
+                self.status = Status::Ended;
+                return Ok(Some(Status::Ended));
+            }
+            Inst::Sendmsg { simm16 } => {
+                // Only MSG_DEALLOC_VGPRS (3), which compute kernels send
+                // before s_endpgm (SIDefines.h ID_DEALLOC_VGPRS_GFX11Plus),
+                // has a meaning here: none.
+                if *simm16 != 3 {
+                    return Err(WaveError::Unsupported {
+                        pc: Wave::pc_addr(prog, i),
+                        detail: format!(
+                            "s_sendmsg {simm16:#x}: only MSG_DEALLOC_VGPRS is modelled"
+                        ),
+                    });
+                }
+            }
+            Inst::Trap { name, simm16 } => {
+                return Err(WaveError::Trap {
+                    pc: Wave::pc_addr(prog, i),
+                    what: format!("{name} {simm16:#x}"),
+                })
+            }
+            Inst::Smem {
+                dwords,
+                sdata,
+                sbase,
+                offset,
+                soffset,
+            } => {
+                let mut addr = self.s64(Src::S(*sbase)).wrapping_add(*offset as i64 as u64);
+                if let Some(so) = soffset {
+                    addr = addr.wrapping_add(self.s[*so as usize] as u64);
+                }
+                // SMEM ignores the two low address bits (RDNA3 guide §"Scalar memory").
+                addr &= !3;
+                let n = *dwords as usize;
+                if *sdata as usize + n > 106 && *sdata != NULL {
+                    return Err(WaveError::Unsupported {
+                        pc: Wave::pc_addr(prog, i),
+                        detail: format!(
+                            "s_load into s{}..s{} runs past the SGPRs",
+                            sdata,
+                            *sdata as usize + n - 1
+                        ),
+                    });
+                }
+                let mut buf = [0u8; 64];
+                env.mem
+                    .read(addr, &mut buf[..4 * n])
+                    .map_err(|e| WaveError::Global {
+                        pc: Wave::pc_addr(prog, i),
+                        lane: None,
+                        addr: e.addr,
+                        len: e.len,
+                        region: env.mem.describe(e.addr),
+                    })?;
+                for k in 0..n {
+                    let mut b = [0u8; 4];
+                    b.copy_from_slice(&buf[4 * k..4 * k + 4]);
+                    self.sw(sdata + k as u8, u32::from_le_bytes(b));
+                }
+            }
+            Inst::Valu {
+                op,
+                vdst,
+                sdst,
+                src,
+                ..
+            } => self.valu(*op, *vdst, *sdst, src)?,
+            Inst::Vopc {
+                cmp,
+                cmpx,
+                sdst,
+                src0,
+                src1,
+                ..
+            } => self.vopc(*cmp, *cmpx, *sdst, *src0, *src1),
+            Inst::Vopd { x, y } => self.vopd(x, y),
+            Inst::Ds(d) => {
+                let pc = Wave::pc_addr(prog, i);
+                exec_ds(self, d, lds, env.fault, rng, pc)?
+            }
+            Inst::Flat(f) => self.flat(f, env.mem, Wave::pc_addr(prog, i))?,
+            Inst::Unsupported(u) => {
+                return Err(WaveError::Unsupported {
+                    pc: Wave::pc_addr(prog, i),
+                    detail: u.to_string(),
+                })
+            }
+        }
+        Ok(None)
+    }
+
+    /// Whether a conditional branch on `cond` is taken.
+    #[inline(always)]
+    fn taken(&self, cond: Cond) -> bool {
+        match cond {
+            Cond::Always => true,
+            Cond::Scc0 => !self.scc,
+            Cond::Scc1 => self.scc,
+            Cond::Vccz => self.read_mask(Src::S(VCC_LO)) == 0,
+            Cond::Vccnz => self.read_mask(Src::S(VCC_LO)) != 0,
+            Cond::Execz => self.exec() == 0,
+            Cond::Execnz => self.exec() != 0,
+        }
+    }
+
+    #[inline(always)]
     fn sop2(&mut self, op: Sop2, sdst: u8, s0: Src, s1: Src) {
         use Sop2::*;
         let a = self.s32(s0);
@@ -649,6 +767,35 @@ impl Wave {
         i: u32,
     ) -> Result<(), WaveError> {
         use Sop1::*;
+        if self.sop1_data(op, sdst, s0) {
+            return Ok(());
+        }
+        match op {
+            GetpcB64 => self.sw64(sdst, Wave::pc_addr(prog, i + 1)),
+            SetpcB64 | SwappcB64 => {
+                let target = self.s64(s0);
+                if op == SwappcB64 {
+                    self.sw64(sdst, Wave::pc_addr(prog, i + 1));
+                }
+                match prog.index_at(target) {
+                    Some(t) => self.pc = t,
+                    None => {
+                        return Err(WaveError::BadBranch {
+                            pc: Wave::pc_addr(prog, i),
+                        })
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// SOP1 opcodes other than those reading or writing the program counter
+    /// (s_getpc/s_setpc/s_swappc): false, with nothing done, for those.
+    #[inline(always)]
+    fn sop1_data(&mut self, op: Sop1, sdst: u8, s0: Src) -> bool {
+        use Sop1::*;
         let a = self.s32(s0);
         let a64 = if op.src0_64() { self.s64(s0) } else { a as u64 };
         let exec = self.exec();
@@ -778,25 +925,12 @@ impl Wave {
                 }
                 self.scc = new != 0;
             }
-            GetpcB64 => self.sw64(sdst, Wave::pc_addr(prog, i + 1)),
-            SetpcB64 | SwappcB64 => {
-                let target = a64;
-                if op == SwappcB64 {
-                    self.sw64(sdst, Wave::pc_addr(prog, i + 1));
-                }
-                match prog.index_at(target) {
-                    Some(t) => self.pc = t,
-                    None => {
-                        return Err(WaveError::BadBranch {
-                            pc: Wave::pc_addr(prog, i),
-                        })
-                    }
-                }
-            }
+            GetpcB64 | SetpcB64 | SwappcB64 => return false,
         }
-        Ok(())
+        true
     }
 
+    #[inline(always)]
     fn sopk(&mut self, op: Sopk, sdst: u8, simm16: u16) {
         use Sopk::*;
         let simm = simm16 as i16 as i32 as u32;
@@ -831,6 +965,7 @@ impl Wave {
         }
     }
 
+    #[inline(always)]
     fn sopc(&mut self, op: Sopc, s0: Src, s1: Src) {
         use Sopc::*;
         let a = self.s32(s0);
@@ -931,10 +1066,21 @@ impl Wave {
     }
 
     fn valu(&mut self, op: VOp, vdst: u8, sdst: u8, src: &[Src; 3]) -> Result<(), WaveError> {
+        if self.valu_map(op, vdst, src) {
+            return Ok(());
+        }
+        self.valu_other(op, vdst, sdst, src)
+    }
+
+    /// The pure per-lane VALU operations (`vdst = f(src...)` in the lanes of
+    /// EXEC): one lane loop over the wave's own lane count (32 or 64),
+    /// sources borrowed in place or broadcast. False, with nothing done,
+    /// for any other opcode. A new per-lane opcode is one arm here (and one
+    /// name in `valu_handler`'s list to get its own pre-resolved handler).
+    #[inline(always)]
+    fn valu_map(&mut self, op: VOp, vdst: u8, src: &[Src; 3]) -> bool {
         use VOp::*;
         let exec = self.exec();
-        // Pure per-lane operations: one lane loop over the wave's own lane
-        // count (32 or 64), sources borrowed in place, no scratch arrays.
         macro_rules! map2 {
             ($f:expr) => {{
                 if self.lanes == 32 {
@@ -1043,9 +1189,18 @@ impl Wave {
             Max3U32 => map3!(|x: u32, y: u32, z: u32| x.max(y).max(z)),
             Med3I32 => map3!(|x: u32, y: u32, z: u32| med3(x as i32, y as i32, z as i32) as u32),
             Med3U32 => map3!(|x: u32, y: u32, z: u32| med3(x, y, z)),
-            _ => return self.valu_other(op, vdst, sdst, src),
+            MovB32 => map2!(|x: u32, _| x),
+            // V_CNDMASK_B32: D = VCC/S2 lane bit ? S1 : S0.
+            CndmaskB32 => {
+                if self.lanes == 32 {
+                    self.cndmask::<32>(vdst, src, exec)
+                } else {
+                    self.cndmask::<64>(vdst, src, exec)
+                }
+            }
+            _ => return false,
         }
-        Ok(())
+        true
     }
 
     fn valu_other(&mut self, op: VOp, vdst: u8, sdst: u8, src: &[Src; 3]) -> Result<(), WaveError> {
@@ -1057,10 +1212,6 @@ impl Wave {
         let mut d = [0u32; 64];
         match op {
             Nop => {}
-            MovB32 => {
-                self.vread(src[0], &mut a);
-                self.vwrite(vdst, &a, exec);
-            }
             SwapB32 => {
                 // V_SWAP_B32: tmp = D0; D0 = S0; S0 = tmp (the decoder guarantees a VGPR src0).
                 if let Src::V(r) = src[0] {
@@ -1096,15 +1247,6 @@ impl Wave {
                 let v = self.s32(src[0]);
                 let lane = (self.s32(src[1]) & (self.lanes - 1)) as usize;
                 self.set_vgpr(vdst as usize, lane, v);
-            }
-            CndmaskB32 => {
-                let mask = self.read_mask(src[2]);
-                self.vread(src[0], &mut a);
-                self.vread(src[1], &mut b);
-                for l in 0..64 {
-                    d[l] = if mask >> l & 1 != 0 { b[l] } else { a[l] };
-                }
-                self.vwrite(vdst, &d, exec);
             }
             MbcntLoU32B32 | MbcntHiU32B32 => {
                 // Count of set bits of S0 below this lane (lanes 0–31 for lo,
@@ -1258,6 +1400,348 @@ impl Wave {
             }
         }
         Ok(())
+    }
+}
+
+/// A pre-resolved instruction handler: runs `inst` (whose form it was made
+/// for) and returns true, or returns false having changed nothing, and the
+/// instruction then runs through [`Wave::exec_generic`]. One per
+/// instruction, chosen once per code object by [`handler_for`] and kept in
+/// [`Decoded::handlers`]; each handler is the per-opcode semantics
+/// (`sop2`, `valu_map`, ...) instantiated with its opcode fixed, so the
+/// opcode match folds away and the interpreter loop makes one indirect call
+/// per instruction.
+pub type Handler = fn(&mut Wave, &Inst) -> bool;
+
+/// The handler of instructions that only the generic path runs (memory,
+/// DS, program flow that can fail, anything not listed below).
+fn generic(_: &mut Wave, _: &Inst) -> bool {
+    false
+}
+
+/// One handler per listed opcode of enum `$e`: `$body` with `$o` bound to
+/// the opcode as a constant. Opcodes not listed get [`generic`].
+macro_rules! per_op {
+    ($op:expr, $e:ident, [$($v:ident),* $(,)?], |$w:ident, $i:ident, $o:ident| $body:expr) => {
+        match $op {
+            $($e::$v => {
+                fn h($w: &mut Wave, $i: &Inst) -> bool {
+                    const $o: $e = $e::$v;
+                    $body
+                }
+                h as Handler
+            })*
+            #[allow(unreachable_patterns)]
+            _ => generic,
+        }
+    };
+}
+
+/// The handler for `inst` (see [`Handler`]). Adding an instruction: its
+/// semantics go in the per-class function (`sop2`, `sop1_data`, `sopk`,
+/// `sopc`, `valu_map`/`valu_other`, ...), which both paths call; listing
+/// its opcode here only gives it a handler of its own (unlisted opcodes run
+/// through the generic path, correct but slower).
+pub fn handler_for(inst: &Inst) -> Handler {
+    match inst {
+        Inst::Sop2 { op, .. } => per_op!(
+            *op,
+            Sop2,
+            [
+                AddU32,
+                SubU32,
+                AddI32,
+                SubI32,
+                AddcU32,
+                SubbU32,
+                AbsdiffI32,
+                LshlB32,
+                LshlB64,
+                LshrB32,
+                LshrB64,
+                AshrI32,
+                AshrI64,
+                Lshl1AddU32,
+                Lshl2AddU32,
+                Lshl3AddU32,
+                Lshl4AddU32,
+                MinI32,
+                MinU32,
+                MaxI32,
+                MaxU32,
+                AndB32,
+                AndB64,
+                OrB32,
+                OrB64,
+                XorB32,
+                XorB64,
+                NandB32,
+                NandB64,
+                NorB32,
+                NorB64,
+                XnorB32,
+                XnorB64,
+                AndNot1B32,
+                AndNot1B64,
+                OrNot1B32,
+                OrNot1B64,
+                BfeU32,
+                BfeI32,
+                BfeU64,
+                BfeI64,
+                BfmB32,
+                BfmB64,
+                MulI32,
+                MulHiU32,
+                MulHiI32,
+                CselectB32,
+                CselectB64,
+                PackLlB32B16,
+                PackLhB32B16,
+                PackHhB32B16,
+                PackHlB32B16,
+            ],
+            |w, inst, OP| {
+                let Inst::Sop2 { sdst, s0, s1, .. } = inst else {
+                    return false;
+                };
+                w.sop2(OP, *sdst, *s0, *s1);
+                true
+            }
+        ),
+        Inst::Sop1 { op, .. } => per_op!(
+            *op,
+            Sop1,
+            [
+                MovB32,
+                MovB64,
+                CmovB32,
+                CmovB64,
+                BrevB32,
+                BrevB64,
+                CtzI32B32,
+                CtzI32B64,
+                ClzI32U32,
+                ClzI32U64,
+                ClsI32,
+                ClsI32I64,
+                SextI32I8,
+                SextI32I16,
+                Bitset0B32,
+                Bitset0B64,
+                Bitset1B32,
+                Bitset1B64,
+                BitreplicateB64B32,
+                AbsI32,
+                QuadmaskB32,
+                QuadmaskB64,
+                WqmB32,
+                WqmB64,
+                Bcnt0I32B32,
+                Bcnt0I32B64,
+                Bcnt1I32B32,
+                Bcnt1I32B64,
+                NotB32,
+                NotB64,
+                AndSaveexecB32,
+                AndSaveexecB64,
+                OrSaveexecB32,
+                OrSaveexecB64,
+                XorSaveexecB32,
+                XorSaveexecB64,
+                NandSaveexecB32,
+                NandSaveexecB64,
+                NorSaveexecB32,
+                NorSaveexecB64,
+                XnorSaveexecB32,
+                XnorSaveexecB64,
+                AndNot0SaveexecB32,
+                AndNot0SaveexecB64,
+                OrNot0SaveexecB32,
+                OrNot0SaveexecB64,
+                AndNot1SaveexecB32,
+                AndNot1SaveexecB64,
+                OrNot1SaveexecB32,
+                OrNot1SaveexecB64,
+                AndNot0WrexecB32,
+                AndNot0WrexecB64,
+                AndNot1WrexecB32,
+                AndNot1WrexecB64,
+            ],
+            |w, inst, OP| {
+                let Inst::Sop1 { sdst, s0, .. } = inst else {
+                    return false;
+                };
+                w.sop1_data(OP, *sdst, *s0)
+            }
+        ),
+        Inst::Sopk { op, .. } => per_op!(
+            *op,
+            Sopk,
+            [
+                MovkI32,
+                Version,
+                CmovkI32,
+                CmpkEqI32,
+                CmpkLgI32,
+                CmpkGtI32,
+                CmpkGeI32,
+                CmpkLtI32,
+                CmpkLeI32,
+                CmpkEqU32,
+                CmpkLgU32,
+                CmpkGtU32,
+                CmpkGeU32,
+                CmpkLtU32,
+                CmpkLeU32,
+                AddkI32,
+                MulkI32,
+                WaitcntVscnt,
+                WaitcntVmcnt,
+                WaitcntExpcnt,
+                WaitcntLgkmcnt,
+            ],
+            |w, inst, OP| {
+                let Inst::Sopk { sdst, simm16, .. } = inst else {
+                    return false;
+                };
+                w.sopk(OP, *sdst, *simm16);
+                true
+            }
+        ),
+        Inst::Sopc { op, .. } => per_op!(
+            *op,
+            Sopc,
+            [
+                EqI32, LgI32, GtI32, GeI32, LtI32, LeI32, EqU32, LgU32, GtU32, GeU32, LtU32, LeU32,
+                Bitcmp0B32, Bitcmp1B32, Bitcmp0B64, Bitcmp1B64, EqU64, LgU64,
+            ],
+            |w, inst, OP| {
+                let Inst::Sopc { s0, s1, .. } = inst else {
+                    return false;
+                };
+                w.sopc(OP, *s0, *s1);
+                true
+            }
+        ),
+        Inst::Nop { .. } => |_: &mut Wave, _: &Inst| true,
+        // A branch without a resolved target is an error: the generic path.
+        Inst::Branch {
+            cond,
+            target: Some(_),
+            ..
+        } => per_op!(
+            *cond,
+            Cond,
+            [Always, Scc0, Scc1, Vccz, Vccnz, Execz, Execnz,],
+            |w, inst, OP| {
+                let Inst::Branch {
+                    target: Some(t), ..
+                } = inst
+                else {
+                    return false;
+                };
+                if w.taken(OP) {
+                    w.pc = *t;
+                }
+                true
+            }
+        ),
+        Inst::Valu { op, .. } => per_op!(
+            *op,
+            VOp,
+            [
+                NotB32,
+                BfrevB32,
+                ClzI32U32,
+                CtzI32B32,
+                ClsI32,
+                AddNcU32,
+                SubNcU32,
+                SubrevNcU32,
+                MulI32I24,
+                MulHiI32I24,
+                MulU32U24,
+                MulHiU32U24,
+                MinI32,
+                MaxI32,
+                MinU32,
+                MaxU32,
+                LshrrevB32,
+                AshrrevI32,
+                LshlrevB32,
+                AndB32,
+                OrB32,
+                XorB32,
+                XnorB32,
+                BfmB32,
+                BcntU32B32,
+                MulLoU32,
+                AddNcI32,
+                SubNcI32,
+                SadU8,
+                MsadU8,
+                SadHiU8,
+                SadU16,
+                SadU32,
+                LerpU8,
+                MulHiU32,
+                MulHiI32,
+                LshlAddU32,
+                AddLshlU32,
+                LshlOrB32,
+                AndOrB32,
+                Or3B32,
+                Xor3B32,
+                Add3U32,
+                XadU32,
+                BfeU32,
+                BfeI32,
+                BfiB32,
+                AlignbitB32,
+                AlignbyteB32,
+                PermB32,
+                MadU32U24,
+                MadI32I24,
+                Min3I32,
+                Min3U32,
+                Max3I32,
+                Max3U32,
+                Med3I32,
+                Med3U32,
+                MovB32,
+                CndmaskB32,
+            ],
+            |w, inst, OP| {
+                let Inst::Valu { vdst, src, .. } = inst else {
+                    return false;
+                };
+                w.valu_map(OP, *vdst, src)
+            }
+        ),
+        Inst::Vopc { .. } => |w: &mut Wave, inst: &Inst| {
+            let Inst::Vopc {
+                cmp,
+                cmpx,
+                sdst,
+                src0,
+                src1,
+                ..
+            } = inst
+            else {
+                return false;
+            };
+            w.vopc(*cmp, *cmpx, *sdst, *src0, *src1);
+            true
+        },
+        Inst::Vopd { .. } => |w: &mut Wave, inst: &Inst| {
+            let Inst::Vopd { x, y } = inst else {
+                return false;
+            };
+            w.vopd(x, y);
+            true
+        },
+        _ => generic,
     }
 }
 

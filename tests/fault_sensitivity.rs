@@ -28,6 +28,7 @@ fn device(fault: Option<FaultSpec>) -> Box<dyn CaseDevice> {
         worker_exe: None,
         require_gpu: false,
         allow_mutant: false,
+        batch: dsxor::backend::conformance::DEFAULT_BATCH,
     })
     .map_err(|e| e.to_string())
     .expect("the software device opens")

@@ -112,7 +112,13 @@ fn the_default_suite_through_hip_on_the_simulator_matches_emu_case_for_case() {
     fn as_str(v: &[String]) -> Vec<&str> {
         v.iter().map(String::as_str).collect()
     }
-    let hip = spawn(&as_str(&hip_args), &[], true);
+    // hipsim logs every launch: how many cases share one.
+    let log = hip_dir.path().join("launches.log");
+    let hip = spawn(
+        &as_str(&hip_args),
+        &[("DSXOR_HIPSIM_LAUNCH_LOG", log.to_str().unwrap())],
+        true,
+    );
     let emu = spawn(&as_str(&emu_args), &[], false);
     let (hip, emu) = (
         hip.wait_with_output().unwrap(),
@@ -128,6 +134,22 @@ fn the_default_suite_through_hip_on_the_simulator_matches_emu_case_for_case() {
         "{device}"
     );
     assert_eq!(r["total"], SUBSET.parse::<u64>().unwrap());
+    // Launches per case (docs/src/internals/performance.md, "Launches per
+    // case"): compatible cases share a launch on HIP (`run --batch`,
+    // default 64), so far fewer launches than cases; one per case (7200)
+    // without batching. 0.11 at this writing.
+    let launches = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains(" dsxor_conformance_"))
+        .count();
+    let cases = SUBSET.parse::<usize>().unwrap();
+    assert!(
+        launches > 0 && launches * 8 <= cases,
+        "{launches} launches for {cases} cases: more than 1 in 8"
+    );
+    // ... and batching changed no record: the software device runs one
+    // case per launch, and every case's record is the same.
     let (h, e) = (case_records(hip_dir.path()), case_records(emu_dir.path()));
     assert_eq!(h.len(), e.len());
     for (a, b) in h.iter().zip(&e) {

@@ -26,6 +26,7 @@ fn request(lds_granule: u32) -> DeviceRequest {
         require_gpu: false,
         hazard_check: false,
         allow_mutant: false,
+        batch: dsxor::backend::conformance::DEFAULT_BATCH,
     }
 }
 

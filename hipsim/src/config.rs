@@ -14,12 +14,17 @@ pub const ENV_STALL: &str = "DSXOR_HIPSIM_STALL";
 pub const ENV_CUS: &str = "DSXOR_HIPSIM_CUS";
 pub const ENV_CLOCK_KHZ: &str = "DSXOR_HIPSIM_CLOCK_KHZ";
 pub const ENV_RUNTIME_VERSION: &str = "DSXOR_HIPSIM_RUNTIME_VERSION";
+/// A file every accepted `hipModuleLaunchKernel` appends one line to:
+/// `<pid> <kernel> <workgroups> <work-items per group>`. Appended, not
+/// rewritten, so the worker processes of one run share it (each line one
+/// small `O_APPEND` write).
+pub const ENV_LAUNCH_LOG: &str = "DSXOR_HIPSIM_LAUNCH_LOG";
 /// ROCm's own variable (rocclr/utils/flags.hpp, `GPU_ENABLE_WGP_MODE`,
 /// default true), honoured as ROCm honours it: not a DSXOR_HIPSIM_ one.
 pub const ENV_WGP_MODE: &str = "GPU_ENABLE_WGP_MODE";
 
 /// Every variable, for documentation and error messages.
-pub const ALL_VARS: [&str; 9] = [
+pub const ALL_VARS: [&str; 10] = [
     ENV_DEVICES,
     ENV_ON_FAULT,
     ENV_FAULT,
@@ -29,6 +34,7 @@ pub const ALL_VARS: [&str; 9] = [
     ENV_CUS,
     ENV_CLOCK_KHZ,
     ENV_RUNTIME_VERSION,
+    ENV_LAUNCH_LOG,
 ];
 
 /// An RX 7900 XTX (Navi 31): 96 CUs in 48 WGPs, up to 2.5 GHz (AMD's
@@ -73,6 +79,8 @@ pub struct Config {
     pub cus: u32,
     pub clock_khz: u32,
     pub runtime_version: i32,
+    /// [`ENV_LAUNCH_LOG`]: where launches are logged.
+    pub launch_log: Option<std::path::PathBuf>,
     /// `GPU_ENABLE_WGP_MODE` (rocclr's `enableWgpMode_` on gfx10+): the
     /// multiprocessor count is then WGPs, else CUs.
     pub wgp_mode: bool,
@@ -155,7 +163,11 @@ impl Config {
                 .ok_or_else(|| format!("{ENV_RUNTIME_VERSION}={s}: expected MAJOR.MINOR.PATCH or HIP_VERSION's integer"))?,
         };
         let wgp_mode = get(ENV_WGP_MODE).is_none_or(|v| rocclr_bool(&v));
+        let launch_log = get(ENV_LAUNCH_LOG)
+            .filter(|p| !p.trim().is_empty())
+            .map(std::path::PathBuf::from);
         Ok(Config {
+            launch_log,
             devices,
             on_fault,
             emu,

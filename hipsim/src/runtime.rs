@@ -635,6 +635,9 @@ impl Runtime {
             eprintln!("dsxor-hipsim: only 1-D launches are simulated");
             return Err(E::hipErrorNotSupported);
         }
+        if let Some(path) = &self.config.launch_log {
+            self.log_launch(path, &func.name, grid[0], block[0])?;
+        }
         s.enqueue(Cmd::Launch(Box::new(LaunchCmd {
             prepared,
             setup,
@@ -645,6 +648,27 @@ impl Runtime {
             name: func.name.clone(),
         })));
         Ok(())
+    }
+
+    /// DSXOR_HIPSIM_LAUNCH_LOG: one line per accepted launch. A log that
+    /// cannot be written fails the launch (hipErrorUnknown, the reason on
+    /// stderr): a count silently short would understate launches.
+    fn log_launch(&self, path: &std::path::Path, kernel: &str, groups: u32, block: u32) -> R<()> {
+        use std::io::Write;
+        let line = format!("{} {kernel} {groups} {block}\n", std::process::id());
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(line.as_bytes()))
+            .map_err(|e| {
+                eprintln!(
+                    "dsxor-hipsim: {}={}: {e}",
+                    crate::config::ENV_LAUNCH_LOG,
+                    path.display()
+                );
+                E::hipErrorUnknown
+            })
     }
 
     /// hipStreamQuery: hipErrorNotReady while work is queued or running.

@@ -58,18 +58,11 @@ pub fn kernel_name_for(offset: u16, rounds: usize) -> String {
     }
 }
 
+#[cfg(test)]
 /// Little-endian bytes of `values`, written straight into one allocation
 /// (an iterator of `to_le_bytes` arrays flattened costs several times more).
 fn u64s(values: impl ExactSizeIterator<Item = u64>) -> Vec<u8> {
     let mut out = Vec::with_capacity(values.len() * 8);
-    for v in values {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    out
-}
-
-fn u32s(values: impl ExactSizeIterator<Item = u32>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(values.len() * 4);
     for v in values {
         out.extend_from_slice(&v.to_le_bytes());
     }
@@ -100,35 +93,22 @@ pub fn dispatch_for<'a>(
     timeout: Duration,
 ) -> Dispatch<'a> {
     let q = case.lds_qwords();
-    let groups = case.geometry.groups as usize;
-    let rounds = case.rounds();
-    let (data, ret) = if rounds == 1 {
-        (
-            u64s(case.lanes.iter().map(|l| l.data)),
-            u64s(case.lanes.iter().map(|l| l.vdst_init)),
-        )
-    } else {
-        // Lane-major: lane i's round r at i * rounds + r.
-        let n = case.lanes.len();
-        let mut data = Vec::with_capacity(n * rounds * 8);
-        let mut ret = Vec::with_capacity(n * rounds * 8);
-        for i in 0..n {
-            for r in 0..rounds {
-                let (d, v) = case.round_input(r, i).unwrap_or((0, 0));
-                data.extend_from_slice(&d.to_le_bytes());
-                ret.extend_from_slice(&v.to_le_bytes());
-            }
-        }
-        (data, ret)
-    };
-    let buffers = vec![
-        u32s(case.lanes.iter().map(|l| l.addr)),
-        data,
-        u32s(case.lanes.iter().map(|l| u32::from(l.active))),
-        lds_images(case, groups, q),
-        ret,
-        u64s((0..groups * q).map(|i| LDS_OUT_POISON ^ i as u64)),
-    ];
+    let mut buffers = vec![Vec::new(); 6];
+    append_case(&mut buffers, case, q);
+    Dispatch {
+        code_object,
+        kernel,
+        groups: case.geometry.groups,
+        block: case.geometry.lanes_per_group(),
+        dynamic_lds: case.lds_bytes,
+        buffers,
+        args: conformance_args(q, case.rounds()),
+        timeout,
+    }
+}
+
+/// The scalar and buffer arguments of the ABI.
+fn conformance_args(q: usize, rounds: usize) -> Vec<ArgValue> {
     let mut args = vec![
         ArgValue::Buffer(BUF_ADDR),
         ArgValue::Buffer(BUF_DATA),
@@ -141,18 +121,71 @@ pub fn dispatch_for<'a>(
     if rounds > 1 {
         args.push(ArgValue::U32(rounds as u32));
     }
-    Dispatch {
-        code_object,
-        kernel,
-        groups: case.geometry.groups,
-        block: case.geometry.lanes_per_group(),
-        dynamic_lds: case.lds_bytes,
-        buffers,
-        args,
-        timeout,
+    args
+}
+
+/// Append `case`'s slices to the six ABI buffers of a launch whose LDS
+/// images are `q` qwords per workgroup (`q` at least the case's own: a
+/// batched launch's images are as large as its largest case's). The
+/// kernels index every buffer by the launch-wide lane `group * block + tid`
+/// and the LDS images by `group * lds_qwords`, so a case appended after
+/// others simply owns the next workgroups, with no kernel change. Its
+/// `lds_out` poison is numbered as in a launch of its own
+/// (`LDS_OUT_POISON ^ (g * own_q + i)`), so an image the kernel never
+/// wrote reads back exactly as it would alone.
+fn append_case(buffers: &mut [Vec<u8>], case: &Case, q: usize) {
+    let own_q = case.lds_qwords();
+    let groups = case.geometry.groups as usize;
+    let rounds = case.rounds();
+    let n = case.lanes.len();
+    fn put32(b: &mut Vec<u8>, v: u32) {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    fn put64(b: &mut Vec<u8>, v: u64) {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    buffers[BUF_ADDR].reserve(n * 4);
+    buffers[BUF_ACTIVE].reserve(n * 4);
+    buffers[BUF_DATA].reserve(n * rounds * 8);
+    buffers[BUF_RET].reserve(n * rounds * 8);
+    for l in &case.lanes {
+        put32(&mut buffers[BUF_ADDR], l.addr);
+        put32(&mut buffers[BUF_ACTIVE], u32::from(l.active));
+    }
+    if rounds == 1 {
+        for l in &case.lanes {
+            put64(&mut buffers[BUF_DATA], l.data);
+            put64(&mut buffers[BUF_RET], l.vdst_init);
+        }
+    } else {
+        // Lane-major: lane i's round r at i * rounds + r.
+        for i in 0..n {
+            for r in 0..rounds {
+                let (d, v) = case.round_input(r, i).unwrap_or((0, 0));
+                put64(&mut buffers[BUF_DATA], d);
+                put64(&mut buffers[BUF_RET], v);
+            }
+        }
+    }
+    let images = lds_images(case, groups, q);
+    buffers[BUF_LDS_INIT].extend_from_slice(&images);
+    let out = &mut buffers[BUF_LDS_OUT];
+    out.reserve(groups * q * 8);
+    for g in 0..groups {
+        for i in 0..q {
+            // The padding past the case's own image (never read back)
+            // continues the numbering, so no two poison qwords are equal.
+            let k = if i < own_q {
+                g * own_q + i
+            } else {
+                groups * own_q + g * q + i
+            };
+            put64(out, LDS_OUT_POISON ^ k as u64);
+        }
     }
 }
 
+#[cfg(test)]
 fn read_u64s(bytes: &[u8]) -> Vec<u64> {
     bytes
         .chunks_exact(8)
@@ -165,8 +198,15 @@ pub fn observation(case: &Case, completion: &Completion) -> Result<Observation, 
     let n = case.lanes.len();
     let q = case.lds_qwords();
     let groups = case.geometry.groups as usize;
-    let get = |i: usize, want: usize, what: &str| -> Result<Vec<u64>, BackendError> {
-        let b = completion.buffers.get(i).ok_or_else(|| {
+    let rounds = case.rounds();
+    check_lengths(&completion.buffers, n * rounds, groups * q)?;
+    Ok(observation_at(case, &completion.buffers, 0, 0, q))
+}
+
+/// The launch returned `ret` and `lds_out` of the sizes it was given.
+fn check_lengths(buffers: &[Vec<u8>], ret: usize, lds: usize) -> Result<(), BackendError> {
+    for (i, want, what) in [(BUF_RET, ret, "ret"), (BUF_LDS_OUT, lds, "lds_out")] {
+        let b = buffers.get(i).ok_or_else(|| {
             BackendError::Invalid(format!("the backend returned no `{what}` buffer (#{i})"))
         })?;
         if b.len() != want * 8 {
@@ -176,27 +216,272 @@ pub fn observation(case: &Case, completion: &Completion) -> Result<Observation, 
                 want * 8
             )));
         }
-        Ok(read_u64s(b))
-    };
+    }
+    Ok(())
+}
+
+/// The qword at `index` of a buffer whose length `check_lengths` checked.
+fn qword(b: &[u8], index: usize) -> u64 {
+    b.get(index * 8..index * 8 + 8)
+        .and_then(|c| c.try_into().ok())
+        .map_or(0, u64::from_le_bytes)
+}
+
+/// `case`'s observation in a launch's buffers, the case owning the lanes
+/// from `lane_base` and the workgroups from `group_base`, whose LDS images
+/// are `q` qwords each (`append_case`'s layout).
+fn observation_at(
+    case: &Case,
+    buffers: &[Vec<u8>],
+    lane_base: usize,
+    group_base: usize,
+    q: usize,
+) -> Observation {
+    let n = case.lanes.len();
+    let own_q = case.lds_qwords();
+    let groups = case.geometry.groups as usize;
     let rounds = case.rounds();
-    let lane_major = get(BUF_RET, n * rounds, "ret")?;
-    let ret = if rounds == 1 {
-        lane_major
-    } else {
-        // The buffer is lane-major; `Observation::ret` is round-major.
-        let mut ret = vec![0; n * rounds];
-        for (k, v) in lane_major.into_iter().enumerate() {
-            ret[(k % rounds) * n + k / rounds] = v;
+    let ret_buf = buffers.get(BUF_RET).map_or(&[][..], Vec::as_slice);
+    let lds_buf = buffers.get(BUF_LDS_OUT).map_or(&[][..], Vec::as_slice);
+    // The buffer is lane-major; `Observation::ret` is round-major.
+    let mut ret = vec![0; n * rounds];
+    for i in 0..n {
+        for r in 0..rounds {
+            ret[r * n + i] = qword(ret_buf, (lane_base + i) * rounds + r);
         }
-        ret
-    };
-    let lds = get(BUF_LDS_OUT, groups * q, "lds_out")?;
-    let lds_final = if q == 0 {
-        vec![Vec::new(); groups]
+    }
+    let lds_final = (0..groups)
+        .map(|g| {
+            (0..own_q)
+                .map(|i| qword(lds_buf, (group_base + g) * q + i))
+                .collect()
+        })
+        .collect();
+    Observation { ret, lds_final }
+}
+
+/// Cases per launch on HIP unless `dsxor run --batch` says otherwise.
+/// Policy (no source sizes it): 64 cases are a few hundred workgroups, a
+/// fraction of a second on a GPU, and bring the default suite under one
+/// launch per 8 cases (docs/src/internals/performance.md, "Launches per
+/// case").
+pub const DEFAULT_BATCH: usize = 64;
+
+/// Plan positions `dsxor run` generates ahead to fill batched launches:
+/// compatible cases need not be neighbours (the plan interleaves sizes,
+/// offsets and rounds), so launches are filled from this many cases. Its
+/// cases are held until recorded (a default-suite case and its
+/// observation average ~120 KB), so it trades memory for fuller launches;
+/// measured in docs/src/internals/performance.md, "Launches per case".
+pub const BATCH_WINDOW: usize = 256;
+
+/// A batched launch's LDS images are as large as its largest case's, and
+/// every workgroup copies its image in and out, so only cases of one size
+/// class share a launch: LDS bytes rounded up to a power of two, at least
+/// this (a launch then copies at most twice a case's own image, or this).
+/// 8 KiB: most default-suite cases are 4-8 KiB; measured against 4 KiB in
+/// docs/src/internals/performance.md, "Launches per case".
+pub const LDS_CLASS_FLOOR: u32 = 8192;
+
+/// What must agree between the cases of one launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BatchKey {
+    pub wave: WaveSize,
+    pub waves_per_group: u32,
+    pub rounds: usize,
+    /// Picks the kernel (shipped or patched).
+    pub offset: u16,
+    pub lds: LdsFit,
+}
+
+/// The dynamic LDS a case may be launched with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LdsFit {
+    /// Every active access is aligned and ends inside the case's own
+    /// `lds_bytes`: a larger allocation changes nothing it does, so it may
+    /// share a launch sized for the largest case of its class.
+    Class(u32),
+    /// Some access reaches past `lds_bytes` (into the allocation granule's
+    /// slack, or out of range): the allocation decides what it sees, so it
+    /// shares a launch only with cases of exactly this size.
+    Exact(u32),
+}
+
+/// How `case` may share a launch; `None`: it runs alone. Alone are cases
+/// that may fault (an active lane misaligned: MEMVIOL ends the whole
+/// launch) and malformed cases (shapes that do not match the geometry,
+/// which `model::validate_case` rejects with its own message).
+pub fn batch_key(case: &Case) -> Option<BatchKey> {
+    let g = &case.geometry;
+    let rounds = case.rounds();
+    let lanes = g.groups as usize * g.lanes_per_group() as usize;
+    let q = case.lds_qwords();
+    if g.groups == 0
+        || case.lanes.len() != lanes
+        || !case.lds_bytes.is_multiple_of(8)
+        || case.lds_init.len() != g.groups as usize
+        || case.lds_init.iter().any(|img| img.len() != q)
+        || case
+            .more_rounds
+            .iter()
+            .any(|r| r.data.len() != lanes || r.vdst_init.len() != lanes)
+    {
+        return None;
+    }
+    let mut contained = true;
+    for l in case.lanes.iter().filter(|l| l.active) {
+        let a = crate::model::calc_ds_addr16(l.addr, case.offset);
+        if !a.is_multiple_of(8) {
+            return None;
+        }
+        contained &= a + 8 <= u64::from(case.lds_bytes);
+    }
+    let lds = if contained {
+        LdsFit::Class(
+            case.lds_bytes
+                .max(1)
+                .next_power_of_two()
+                .max(LDS_CLASS_FLOOR),
+        )
     } else {
-        lds.chunks_exact(q).map(<[u64]>::to_vec).collect()
+        LdsFit::Exact(case.lds_bytes)
     };
-    Ok(Observation { ret, lds_final })
+    Some(BatchKey {
+        wave: g.wave_size,
+        waves_per_group: g.waves_per_group,
+        rounds,
+        offset: case.offset,
+        lds,
+    })
+}
+
+/// Split `cases` into launches: cases with equal [`BatchKey`]s share one,
+/// at most `cap` per launch, each launch's cases in the order given;
+/// launches in the order of their first case. A case without a key, or a
+/// `cap` of 1, is a launch of its own.
+pub fn launch_groups(cases: &[&Case], cap: usize) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    // The open (not yet full) launch of each key.
+    let mut open: HashMap<BatchKey, usize> = HashMap::new();
+    for (i, case) in cases.iter().enumerate() {
+        let key = if cap > 1 { batch_key(case) } else { None };
+        match key.and_then(|k| open.get(&k).copied().map(|at| (k, at))) {
+            Some((k, at)) => {
+                groups[at].push(i);
+                if groups[at].len() >= cap {
+                    open.remove(&k);
+                }
+            }
+            None => {
+                if let Some(k) = key {
+                    open.insert(k, groups.len());
+                }
+                groups.push(vec![i]);
+            }
+        }
+    }
+    groups
+}
+
+/// The one launch that runs `cases` (equal [`BatchKey`]s, in this order):
+/// each case its own workgroups and buffer slices, every LDS image the
+/// size of the largest, dynamic LDS that of the largest case. The launch's
+/// watchdog allows `timeout` per case: a device that runs workgroups one
+/// after another (an emulator) takes that much longer for a batch.
+pub fn dispatch_for_batch<'a>(
+    cases: &[&Case],
+    code_object: &'a [u8],
+    kernel: &'a str,
+    timeout: Duration,
+) -> Dispatch<'a> {
+    let lds_bytes = cases.iter().map(|c| c.lds_bytes).max().unwrap_or(0);
+    let q = lds_bytes as usize / 8;
+    let mut buffers = vec![Vec::new(); 6];
+    for c in cases {
+        append_case(&mut buffers, c, q);
+    }
+    let first = cases.first();
+    Dispatch {
+        code_object,
+        kernel,
+        groups: cases.iter().map(|c| c.geometry.groups).sum(),
+        block: first.map_or(0, |c| c.geometry.lanes_per_group()),
+        dynamic_lds: lds_bytes,
+        buffers,
+        args: conformance_args(q, first.map_or(1, |c| c.rounds())),
+        timeout: timeout.saturating_mul(cases.len().max(1) as u32),
+    }
+}
+
+/// Every case's observation in a batched launch's buffers.
+pub fn observations(
+    cases: &[&Case],
+    completion: &Completion,
+) -> Result<Vec<Observation>, BackendError> {
+    let q = cases.iter().map(|c| c.lds_qwords()).max().unwrap_or(0);
+    let lanes: usize = cases.iter().map(|c| c.lanes.len() * c.rounds()).sum();
+    let groups: usize = cases.iter().map(|c| c.geometry.groups as usize).sum();
+    check_lengths(&completion.buffers, lanes, groups * q)?;
+    let (mut lane_base, mut group_base) = (0, 0);
+    Ok(cases
+        .iter()
+        .map(|c| {
+            let o = observation_at(c, &completion.buffers, lane_base, group_base, q);
+            lane_base += c.lanes.len();
+            group_base += c.geometry.groups as usize;
+            o
+        })
+        .collect())
+}
+
+/// What one batched launch gave.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BatchOutcome {
+    /// It completed: every case's outcome, in order.
+    Each(Vec<DeviceOutcome>),
+    /// It faulted or timed out as a whole: no case is blamed; `run_cases`
+    /// runs each alone.
+    Whole(DeviceOutcome),
+}
+
+/// Run `cases` on `device`, cases that may share a launch sharing one (at
+/// most `device.batch_cap()` per launch), and return each case's outcome,
+/// in order: the same outcomes as running each alone.
+///
+/// Policy for a batched launch that faults or times out (or fails for the
+/// environment): no case in it is blamed. Its cases run again one per
+/// launch, in order, and each gets the outcome of its own launch, so a
+/// fault is attributed to the case that causes it, exactly as without
+/// batching, and a slow batch costs time, never a verdict.
+pub fn run_cases(
+    device: &mut dyn CaseDevice,
+    cases: &[&Case],
+) -> Vec<Result<DeviceOutcome, BackendError>> {
+    let mut out: Vec<Option<Result<DeviceOutcome, BackendError>>> =
+        (0..cases.len()).map(|_| None).collect();
+    for group in launch_groups(cases, device.batch_cap()) {
+        if let [i] = group[..] {
+            out[i] = Some(device.run_case(cases[i]));
+            continue;
+        }
+        let members: Vec<&Case> = group.iter().map(|&i| cases[i]).collect();
+        match device.run_batch(&members) {
+            Ok(BatchOutcome::Each(outcomes)) if outcomes.len() == group.len() => {
+                for (&i, o) in group.iter().zip(outcomes) {
+                    out[i] = Some(Ok(o));
+                }
+            }
+            _ => {
+                for &i in &group {
+                    out[i] = Some(device.run_case(cases[i]));
+                }
+            }
+        }
+    }
+    out.into_iter()
+        .map(|o| o.unwrap_or_else(|| Err(BackendError::Environment("a case was not run".into()))))
+        .collect()
 }
 
 /// What the device did with one case: the outcome of the case under test
@@ -367,6 +652,20 @@ pub trait CaseDevice {
     fn kernel_identity(&mut self, case: &Case) -> Result<KernelIdentity, BackendError>;
     /// The code objects in use.
     fn kernel_objects(&self) -> &[KernelObject];
+    /// Cases [`run_cases`] puts in one launch at most (1: one per launch).
+    fn batch_cap(&self) -> usize {
+        1
+    }
+    /// Run `cases`, which share a [`BatchKey`], in one launch. `Err` and
+    /// [`BatchOutcome::Whole`] blame no case (see [`run_cases`]). By
+    /// default, one launch per case.
+    fn run_batch(&mut self, cases: &[&Case]) -> Result<BatchOutcome, BackendError> {
+        cases
+            .iter()
+            .map(|c| self.run_case(c))
+            .collect::<Result<Vec<_>, _>>()
+            .map(BatchOutcome::Each)
+    }
 }
 
 /// The conformance kernels on a `Backend`.
@@ -381,6 +680,8 @@ pub struct ConformanceDevice<B: Backend> {
     /// recently used first, at most [`PATCHED_CACHE`].
     patched: Vec<Patched>,
     timeout: Duration,
+    /// [`CaseDevice::batch_cap`].
+    batch: usize,
 }
 
 impl<B: Backend> ConformanceDevice<B> {
@@ -399,7 +700,14 @@ impl<B: Backend> ConformanceDevice<B> {
             kernels: HashMap::new(),
             patched: Vec::new(),
             timeout,
+            batch: 1,
         }
+    }
+
+    /// Up to `cap` cases per launch in [`run_cases`] (at least 1).
+    pub fn with_batch(mut self, cap: usize) -> ConformanceDevice<B> {
+        self.batch = cap.max(1);
+        self
     }
 
     /// With the real code-object hooks.
@@ -562,6 +870,49 @@ impl<B: Backend> CaseDevice for ConformanceDevice<B> {
     fn kernel_objects(&self) -> &[KernelObject] {
         &self.objects
     }
+
+    fn batch_cap(&self) -> usize {
+        self.batch
+    }
+
+    fn run_batch(&mut self, cases: &[&Case]) -> Result<BatchOutcome, BackendError> {
+        let Some(first) = cases.first() else {
+            return Ok(BatchOutcome::Each(Vec::new()));
+        };
+        let key = batch_key(first);
+        if key.is_none() || cases.iter().any(|c| batch_key(c) != key) {
+            return Err(BackendError::Invalid(
+                "a batched launch needs cases of one batch key".into(),
+            ));
+        }
+        let (i, kernel, patched) = self.choose(first)?;
+        let bytes = chosen_bytes(&self.objects, &self.patched, i, &kernel, patched);
+        let dispatch = dispatch_for_batch(cases, bytes, &kernel, self.timeout);
+        match self.backend.dispatch(&dispatch) {
+            Ok(done) => {
+                // Each case's share of the launch's device time.
+                let device_us = (done.elapsed.as_micros() / cases.len() as u128) as u64;
+                Ok(BatchOutcome::Each(
+                    observations(cases, &done)?
+                        .into_iter()
+                        .map(|observation| DeviceOutcome::Completed {
+                            observation,
+                            device_us,
+                        })
+                        .collect(),
+                ))
+            }
+            Err(e @ BackendError::Fault(_)) => Ok(BatchOutcome::Whole(DeviceOutcome::Fault {
+                message: e.to_string(),
+            })),
+            Err(e @ BackendError::Timeout { .. }) => {
+                Ok(BatchOutcome::Whole(DeviceOutcome::Timeout {
+                    message: e.to_string(),
+                }))
+            }
+            Err(e) => Err(e),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -634,5 +985,212 @@ mod tests {
             observation(&c, &short),
             Err(BackendError::Invalid(_))
         ));
+    }
+
+    /// A backend that counts launches and, optionally, faults every launch
+    /// whose `ret` buffer holds `poison` (a VDST-before value only the
+    /// culprit case has: a case that "faults the device"), around the
+    /// software device.
+    struct Counting {
+        inner: crate::backend::emu::EmuBackend,
+        launches: usize,
+        poison: Option<u64>,
+    }
+
+    impl Backend for Counting {
+        fn info(&self) -> &DeviceInfo {
+            self.inner.info()
+        }
+        fn dispatch(&mut self, d: &Dispatch<'_>) -> Result<Completion, BackendError> {
+            self.launches += 1;
+            if let Some(p) = self.poison {
+                if d.buffers[BUF_RET]
+                    .chunks_exact(8)
+                    .any(|c| c == p.to_le_bytes())
+                {
+                    return Err(BackendError::Fault("poisoned".into()));
+                }
+            }
+            self.inner.dispatch(d)
+        }
+    }
+
+    fn device(poison: Option<u64>, batch: usize) -> ConformanceDevice<Counting> {
+        let inner = crate::backend::emu::EmuBackend::new(crate::emu::EmuConfig {
+            threads: Some(1),
+            ..crate::emu::EmuConfig::default()
+        })
+        .unwrap();
+        ConformanceDevice::with_codeobj(
+            Counting {
+                inner,
+                launches: 0,
+                poison,
+            },
+            embedded_objects("gfx1100"),
+            Duration::from_secs(10),
+        )
+        .with_batch(batch)
+    }
+
+    /// The first `n` cases of the default suite (seed 1).
+    fn suite_cases(n: u64) -> Vec<Case> {
+        let spec =
+            crate::gen::SuiteSpec::new(1, 2000, &[], &[], &[], crate::gen::suite::Shard::WHOLE)
+                .unwrap();
+        spec.plan_iter()
+            .take(n as usize)
+            .map(|p| spec.generate(p).case)
+            .collect()
+    }
+
+    fn completed(o: &Result<DeviceOutcome, BackendError>) -> &Observation {
+        match o {
+            Ok(DeviceOutcome::Completed { observation, .. }) => observation,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// Batched, every case sees exactly what it sees alone, in far fewer
+    /// launches. (Run with `with_batch(1)` both ways, the launch count
+    /// assertion fails: it is what batching buys.)
+    #[test]
+    fn a_batched_launch_gives_each_case_its_own_outcome() {
+        let cases = suite_cases(160);
+        let refs: Vec<&Case> = cases.iter().collect();
+        let mut alone = device(None, 1);
+        let mut batched = device(None, DEFAULT_BATCH);
+        let a = run_cases(&mut alone, &refs);
+        let b = run_cases(&mut batched, &refs);
+        assert_eq!(alone.backend().launches, cases.len());
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(completed(x), completed(y));
+        }
+        let launches = batched.backend().launches;
+        // 45 of 160 at this writing (the first cells' mix of sizes).
+        assert!(
+            launches * 3 <= cases.len(),
+            "{launches} launches for {} cases",
+            cases.len()
+        );
+    }
+
+    /// A batch that faults blames none of its cases: they run again one per
+    /// launch, and only the case that faults alone gets the fault.
+    #[test]
+    fn a_faulting_batch_is_rerun_one_case_per_launch() {
+        let mut cases = suite_cases(40);
+        // A case in a launch group of several, marked by a VDST-before
+        // value no other case has.
+        let groups = launch_groups(&cases.iter().collect::<Vec<_>>(), DEFAULT_BATCH);
+        let group = groups
+            .iter()
+            .find(|g| g.len() > 2)
+            .expect("a batch")
+            .clone();
+        let culprit = group[1];
+        let poison = 0x5eed_f00d_dead_beef;
+        cases[culprit].lanes[0].vdst_init = poison;
+        let refs: Vec<&Case> = cases.iter().collect();
+        assert_eq!(launch_groups(&refs, DEFAULT_BATCH), groups);
+        let mut d = device(Some(poison), DEFAULT_BATCH);
+        let out = run_cases(&mut d, &refs);
+        for (i, o) in out.iter().enumerate() {
+            match o {
+                Ok(DeviceOutcome::Fault { message }) => {
+                    assert_eq!(i, culprit, "{message}");
+                }
+                Ok(DeviceOutcome::Completed { .. }) => assert_ne!(i, culprit),
+                other => panic!("case {i}: {other:?}"),
+            }
+        }
+        // The group's launch, then each of its cases again.
+        assert_eq!(d.backend().launches, groups.len() + group.len());
+    }
+
+    #[test]
+    fn launch_groups_keep_incompatible_and_faulting_cases_apart() {
+        let mut a = case(); // 16 bytes of LDS, lanes at 0..=504: out of range
+        a.geometry.groups = 2;
+        let mut contained = a.clone();
+        contained.lds_bytes = 512;
+        contained.lds_init = vec![vec![0; 64]; 2];
+        for l in &mut contained.lanes {
+            l.addr %= 256;
+        }
+        contained.offset = 0;
+        let mut misaligned = contained.clone();
+        misaligned.lanes[0].addr = 4;
+        let mut other_size = contained.clone();
+        other_size.lds_bytes = 16384; // another class
+        other_size.lds_init = vec![vec![0; 2048]; 2];
+        assert_eq!(batch_key(&a).map(|k| k.lds), Some(LdsFit::Exact(16)));
+        assert_eq!(
+            batch_key(&contained).map(|k| k.lds),
+            Some(LdsFit::Class(LDS_CLASS_FLOOR))
+        );
+        assert_eq!(batch_key(&misaligned), None);
+        let cases = [
+            &contained,
+            &a,
+            &contained,
+            &misaligned,
+            &other_size,
+            &contained,
+            &a,
+        ];
+        assert_eq!(
+            launch_groups(&cases, 64),
+            vec![vec![0, 2, 5], vec![1, 6], vec![3], vec![4]]
+        );
+        assert_eq!(
+            launch_groups(&cases, 2),
+            vec![vec![0, 2], vec![1, 6], vec![3], vec![4], vec![5]]
+        );
+        assert_eq!(launch_groups(&cases, 1).len(), cases.len());
+    }
+
+    /// Each case of a batch owns its workgroups and slices; its poison is
+    /// numbered as alone; LDS images are as large as the largest.
+    #[test]
+    fn batched_buffers_follow_the_abi_per_case() {
+        let mut big = case();
+        big.lds_bytes = 32;
+        big.lds_init = vec![vec![5, 6, 7, 8], vec![9, 10, 11, 12]];
+        let small = case();
+        let d = dispatch_for_batch(&[&small, &big], b"obj", "k", Duration::from_secs(1));
+        assert_eq!((d.groups, d.block, d.dynamic_lds), (4, 32, 32));
+        assert_eq!(d.timeout, Duration::from_secs(2));
+        assert_eq!(d.args[6], ArgValue::U32(4));
+        assert_eq!(
+            read_u64s(&d.buffers[BUF_LDS_INIT]),
+            vec![1, 2, 0, 0, 3, 4, 0, 0, 5, 6, 7, 8, 9, 10, 11, 12]
+        );
+        let poison = read_u64s(&d.buffers[BUF_LDS_OUT]);
+        let alone =
+            read_u64s(&dispatch_for(&small, b"o", "k", Duration::ZERO).buffers[BUF_LDS_OUT]);
+        assert_eq!(&poison[..2], &alone[..2]);
+        assert_eq!(&poison[4..6], &alone[2..4]);
+        let big_alone =
+            read_u64s(&dispatch_for(&big, b"o", "k", Duration::ZERO).buffers[BUF_LDS_OUT]);
+        assert_eq!(&poison[8..], &big_alone[..]);
+        assert_eq!(
+            &d.buffers[BUF_ADDR][64 * 4 + 4..64 * 4 + 8],
+            &8u32.to_le_bytes()
+        );
+        // Read back: each case its own slices.
+        let mut buffers = d.buffers.clone();
+        buffers[BUF_LDS_OUT] = u64s((0..16u32).map(u64::from));
+        let done = Completion {
+            buffers,
+            elapsed: Duration::ZERO,
+        };
+        let o = observations(&[&small, &big], &done).unwrap();
+        assert_eq!(o[0].lds_final, vec![vec![0, 1], vec![4, 5]]);
+        assert_eq!(
+            o[1].lds_final,
+            vec![vec![8, 9, 10, 11], vec![12, 13, 14, 15]]
+        );
+        assert_eq!(o[1].ret[3], 0xffff_0003);
     }
 }

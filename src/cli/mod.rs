@@ -230,6 +230,7 @@ pub(crate) fn device_request(
         require_gpu: dev.require_gpu,
         hazard_check: dev.code_object.is_some() && !dev.no_hazard_check,
         allow_mutant: dev.allow_mutant,
+        batch: dsxor::backend::conformance::DEFAULT_BATCH,
     })
 }
 

@@ -65,6 +65,13 @@ pub(crate) struct RunArgs {
     /// devices share them round robin). Records stay in case order.
     #[arg(long)]
     pub(crate) jobs: Option<usize>,
+    /// HIP: put up to this many compatible cases (same kernel, wave size,
+    /// waves per group, rounds and LDS size class) in one launch, each in
+    /// workgroups of its own; 1 is one case per launch. A batch that faults
+    /// or times out is run again one case per launch. The software device
+    /// always runs one case per launch.
+    #[arg(long, default_value_t = dsxor::backend::conformance::DEFAULT_BATCH)]
+    pub(crate) batch: usize,
 }
 
 pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
@@ -127,7 +134,13 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
     if args.jobs == Some(0) {
         return Err(bad_input(anyhow::anyhow!("--jobs 0: expected at least 1")));
     }
-    let req = device_request(&args.dev, waves)?;
+    if args.batch == 0 {
+        return Err(bad_input(anyhow::anyhow!(
+            "--batch 0: expected at least 1 (1 runs one case per launch)"
+        )));
+    }
+    let mut req = device_request(&args.dev, waves)?;
+    req.batch = args.batch;
     dsxor::report::results::check_writable(Some(&args.out), args.junit.as_deref())
         .map_err(bad_input)?;
     dsxor::report::results::check_writable(None, args.results.as_deref()).map_err(bad_input)?;

@@ -306,6 +306,7 @@ fn devices(opts: &MutateOptions, spec: FaultSpec) -> Result<Vec<Worker>, MutateE
         worker_exe: None,
         require_gpu: false,
         allow_mutant: false,
+        batch: crate::backend::conformance::DEFAULT_BATCH,
     };
     let opened = open(&req)?;
     Ok(opened

@@ -48,6 +48,12 @@ pub struct DeviceRequest {
     /// deliberate mutant, to show the checks catch a wrong instruction on
     /// the device); without it such an object is refused before any case.
     pub allow_mutant: bool,
+    /// HIP: cases per launch at most (`dsxor run --batch`; see
+    /// `conformance::run_cases`). The software device runs one case per
+    /// launch whatever this says: its interleaving and fault streams are
+    /// seeded per workgroup and launch (`emu::run`), so a case's outcome
+    /// there would depend on the batch it landed in.
+    pub batch: usize,
 }
 
 /// An opened device.
@@ -260,11 +266,10 @@ pub fn open(req: &DeviceRequest) -> Result<Opened, OpenError> {
         }
         (Some(index), Some(Ok(report))) => {
             let backend = HipBackend::from_report(report, Some(index)).map_err(from_backend)?;
-            Box::new(ConformanceDevice::with_codeobj(
-                backend,
-                objects,
-                req.timeout,
-            ))
+            Box::new(
+                ConformanceDevice::with_codeobj(backend, objects, req.timeout)
+                    .with_batch(req.batch),
+            )
         }
         (Some(_), _) => return Err(OpenError::Environment("HIP selected but not probed".into())),
         (None, _) => {
@@ -337,6 +342,7 @@ fn worker_plans(
             objects: objects.to_vec(),
             timeout: req.timeout,
             label: format!("HIP device {}", d.index),
+            batch: req.batch,
         })
         .collect())
 }

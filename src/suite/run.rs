@@ -7,7 +7,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::backend::conformance::{CaseDevice, DeviceOutcome, KernelIdentity};
+use crate::backend::conformance::{
+    run_cases, CaseDevice, DeviceOutcome, KernelIdentity, BATCH_WINDOW,
+};
 use crate::backend::BackendError;
 use crate::case::{Case, WaveSize};
 use crate::exit;
@@ -239,18 +241,60 @@ pub type Worker = (Box<dyn CaseDevice + Send>, Box<dyn Judge + Send>);
 /// Cases a worker may run ahead of the one being recorded.
 const WORKER_AHEAD: usize = 16;
 
-/// Run one case and judge it; `Err` is why the run must stop.
-fn evaluate(
+/// Run consecutive planned cases (one launch each, or batched where the
+/// device batches: `conformance::run_cases`) and judge each, in order.
+/// Stops after the first case whose device or judge gave up (its `Err` is
+/// why the run must stop): the cases after it are not returned.
+fn evaluate_chunk(
     device: &mut dyn CaseDevice,
     judge: &dyn Judge,
-    case: &Case,
-) -> Result<(DeviceOutcome, Judgement), Abort> {
-    let outcome = device.run_case(case).map_err(|e| abort_from(&e))?;
-    let judgement = judge.judge(case, &outcome).map_err(|e| Abort {
-        code: exit::USAGE,
-        reason: e.to_string(),
-    })?;
-    Ok((outcome, judgement))
+    spec: &crate::gen::SuiteSpec,
+    planned: &[crate::gen::suite::Planned],
+) -> Vec<Evaluated> {
+    let generated: Vec<Generated> = planned.iter().map(|p| spec.generate(*p)).collect();
+    let cases: Vec<&Case> = generated.iter().map(|g| &g.case).collect();
+    let outcomes = run_cases(device, &cases);
+    let mut out = Vec::with_capacity(generated.len());
+    for (g, outcome) in generated.into_iter().zip(outcomes) {
+        let r = outcome.map_err(|e| abort_from(&e)).and_then(|outcome| {
+            let judgement = judge.judge(&g.case, &outcome).map_err(|e| Abort {
+                code: exit::USAGE,
+                reason: e.to_string(),
+            })?;
+            // A passed case's values are not needed again (it is recorded
+            // by its verdict; failures keep theirs, to minimize): a window
+            // of cases does not hold a window of observations.
+            let outcome = match outcome {
+                DeviceOutcome::Completed { device_us, .. } if judgement.passed => {
+                    DeviceOutcome::Completed {
+                        observation: crate::case::Observation {
+                            ret: Vec::new(),
+                            lds_final: Vec::new(),
+                        },
+                        device_us,
+                    }
+                }
+                o => o,
+            };
+            Ok((outcome, judgement))
+        });
+        let stop = r.is_err();
+        out.push((g, r));
+        if stop {
+            break;
+        }
+    }
+    out
+}
+
+/// Plan positions evaluated together: enough to fill batched launches on
+/// a device that batches, else one (a case at a time, as always).
+fn window_of(device: &dyn CaseDevice) -> usize {
+    if device.batch_cap() > 1 {
+        BATCH_WINDOW
+    } else {
+        1
+    }
 }
 
 /// Run the suite of `opts.spec` on `device`, judging with `judge`, one
@@ -264,7 +308,8 @@ pub fn run_suite(
 }
 
 /// [`run_suite`], with the cases generated, run and judged on `workers`
-/// side by side (worker k takes plan positions k, k + n, …). The main
+/// side by side (worker k takes windows k, k + n, … of the plan, a window
+/// being one position, or `BATCH_WINDOW` on a device that batches). The main
 /// thread takes their results strictly in plan order, so the stream, the
 /// counts, the first failures and the repros are those of a one-at-a-time
 /// run; failures are minimized on `device`, as without workers. An abort
@@ -285,27 +330,36 @@ pub fn run_suite_with(
             devices.push(w.info().clone());
         }
     }
+    let window = window_of(device);
     std::thread::scope(|scope| {
         let mut results = Vec::with_capacity(n);
         for (k, (mut w_device, w_judge)) in workers.into_iter().enumerate() {
             let (tx, rx) = std::sync::mpsc::sync_channel(WORKER_AHEAD);
             let (plan, spec) = (plan.clone(), &opts.spec);
             scope.spawn(move || {
-                for planned in plan.skip(k).step_by(n) {
-                    let generated = spec.generate(planned);
-                    let r = evaluate(w_device.as_mut(), w_judge.as_ref(), &generated.case);
-                    let stop = r.is_err();
-                    // A closed channel: the run stopped; so does the worker.
-                    if tx.send((generated, r)).is_err() || stop {
+                let mut plan = plan.skip(k * window);
+                loop {
+                    let chunk: Vec<_> = plan.by_ref().take(window).collect();
+                    if chunk.is_empty() {
                         break;
                     }
+                    let evaluated =
+                        evaluate_chunk(w_device.as_mut(), w_judge.as_ref(), spec, &chunk);
+                    for e in evaluated {
+                        let stop = e.1.is_err();
+                        // A closed channel: the run stopped; so does the worker.
+                        if tx.send(e).is_err() || stop {
+                            return;
+                        }
+                    }
+                    plan.by_ref().take((n - 1) * window).for_each(drop);
                 }
             });
             results.push(rx);
         }
         // `results` is dropped when this returns (before the scope joins the
         // workers), which unblocks any worker still sending.
-        run_plan(device, judge, opts, plan, &results, devices)
+        run_plan(device, judge, opts, plan, &results, devices, window)
     })
 }
 
@@ -318,6 +372,7 @@ fn run_plan(
     plan: impl Iterator<Item = crate::gen::suite::Planned>,
     workers: &[std::sync::mpsc::Receiver<Evaluated>],
     devices: Vec<crate::backend::DeviceInfo>,
+    window: usize,
 ) -> Result<RunOutcome, RunError> {
     let started_at = SystemTime::now();
     let started = Instant::now();
@@ -362,7 +417,16 @@ fn run_plan(
     let mut contended_lane_ops = 0u64;
     let mut verified_lane_ops = 0u64;
 
-    for (position, planned) in plan.enumerate() {
+    let mut plan = plan;
+    // Without workers: the window being evaluated, and its results.
+    let mut queued: std::collections::VecDeque<crate::gen::suite::Planned> = Default::default();
+    let mut ready: std::collections::VecDeque<Evaluated> = Default::default();
+    let mut position = 0usize;
+    while let Some(planned) = queued.pop_front().or_else(|| plan.next()) {
+        let position = {
+            position += 1;
+            position - 1
+        };
         if let Some(signal) = super::stop::requested() {
             abort = Some(Abort {
                 code: exit::ENVIRONMENT,
@@ -370,11 +434,25 @@ fn run_plan(
             });
             break;
         }
-        let (generated, evaluated) = match workers.get(position % workers.len().max(1)) {
+        let (generated, evaluated) = match workers.get((position / window) % workers.len().max(1)) {
             None => {
-                let g = spec.generate(planned);
-                let r = evaluate(device, judge, &g.case);
-                (g, r)
+                if ready.is_empty() {
+                    queued.extend(plan.by_ref().take(window - 1));
+                    let chunk: Vec<_> = std::iter::once(planned)
+                        .chain(queued.iter().copied())
+                        .collect();
+                    ready.extend(evaluate_chunk(device, judge, spec, &chunk));
+                }
+                match ready.pop_front() {
+                    Some(x) => x,
+                    None => {
+                        abort = Some(Abort {
+                            code: exit::ENVIRONMENT,
+                            reason: format!("case {} was not evaluated", planned.index),
+                        });
+                        break;
+                    }
+                }
             }
             Some(rx) => match rx.recv() {
                 Ok(x) => x,

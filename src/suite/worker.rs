@@ -20,7 +20,13 @@
 //!
 //! - the parent sends the `Setup` (kernels, timeout, wave sizes), the child
 //!   opens HIP device 0 (the one it can see) and answers `Ready`;
-//! - then one `Run` per case, answered with the case's `DeviceOutcome`.
+//! - then one `Run` per case, answered with the case's `DeviceOutcome`,
+//!   or one `RunBatch` per batched launch (cases of one
+//!   `conformance::BatchKey`, `conformance::run_cases` groups them),
+//!   answered with a `BatchOutcome`: every case's outcome, or a fault or
+//!   timeout of the launch as a whole, which retires the child like a
+//!   case's; the parent then runs that batch's cases one per launch
+//!   (`run_cases`' attribution policy), in fresh children as needed.
 //!
 //! A child that has not answered a case within the launch timeout plus
 //! `ANSWER_GRACE` is stuck in a blocking HIP call outside the launch
@@ -53,7 +59,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::backend::conformance::{
-    CaseDevice, ConformanceDevice, DeviceOutcome, KernelIdentity, KernelObject,
+    BatchOutcome, CaseDevice, ConformanceDevice, DeviceOutcome, KernelIdentity, KernelObject,
 };
 use crate::backend::hip::HipBackend;
 use crate::backend::{BackendError, DeviceInfo};
@@ -114,6 +120,9 @@ pub struct Setup {
 pub enum Request {
     Setup(Setup),
     Run(Box<Case>),
+    /// Cases of one batch key, run in one launch.
+    #[serde(rename = "run_batch")]
+    RunBatch(Vec<Case>),
     Identity(Box<Case>),
 }
 
@@ -155,6 +164,11 @@ pub enum Response {
         outcome: DeviceOutcome,
         retire: bool,
     },
+    /// A batched launch's outcome; `retire` as for `Outcome`.
+    Batch {
+        outcome: BatchOutcome,
+        retire: bool,
+    },
     Identity(KernelIdentity),
     Error(WireError),
 }
@@ -192,9 +206,11 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
                 }
                 Err(e) => Response::Error(e),
             },
-            (Request::Run(_) | Request::Identity(_), None) => Response::Error(WireError::Invalid(
-                "worker: a case arrived before the setup".into(),
-            )),
+            (Request::Run(_) | Request::RunBatch(_) | Request::Identity(_), None) => {
+                Response::Error(WireError::Invalid(
+                    "worker: a case arrived before the setup".into(),
+                ))
+            }
             (Request::Run(case), Some(d)) => match d.run_case(&case) {
                 Ok(outcome) => {
                     let retire = !matches!(outcome, DeviceOutcome::Completed { .. });
@@ -202,12 +218,25 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
                 }
                 Err(e) => Response::Error(WireError::from_backend(e)),
             },
+            (Request::RunBatch(cases), Some(d)) => {
+                let refs: Vec<&Case> = cases.iter().collect();
+                match d.run_batch(&refs) {
+                    Ok(outcome) => {
+                        let retire = !matches!(outcome, BatchOutcome::Each(_));
+                        Response::Batch { outcome, retire }
+                    }
+                    Err(e) => Response::Error(WireError::from_backend(e)),
+                }
+            }
             (Request::Identity(case), Some(d)) => match d.kernel_identity(&case) {
                 Ok(k) => Response::Identity(k),
                 Err(e) => Response::Error(WireError::from_backend(e)),
             },
         };
-        let retire = matches!(response, Response::Outcome { retire: true, .. });
+        let retire = matches!(
+            response,
+            Response::Outcome { retire: true, .. } | Response::Batch { retire: true, .. }
+        );
         write_line(&mut output, &response)?;
         if retire {
             return Ok(());
@@ -246,6 +275,8 @@ pub struct WorkerPlan {
     pub timeout: Duration,
     /// Shown on forwarded stderr lines and in messages (`HIP device 1`).
     pub label: String,
+    /// Cases per launch at most (`CaseDevice::batch_cap`).
+    pub batch: usize,
 }
 
 /// The entry of `HIP_VISIBLE_DEVICES` that names the parent's device
@@ -642,6 +673,51 @@ impl CaseDevice for WorkerDevice {
             Err(Exchange::Io(e)) => {
                 self.stop();
                 Err(self.env_error(e))
+            }
+        }
+    }
+
+    fn batch_cap(&self) -> usize {
+        self.plan.batch.max(1)
+    }
+
+    /// One request, one launch. A child that faults, times out, dies or
+    /// hangs on it blames no case: the caller (`run_cases`) runs the
+    /// batch's cases again one per launch.
+    fn run_batch(&mut self, cases: &[&Case]) -> Result<BatchOutcome, BackendError> {
+        if self.running.is_none() {
+            self.start()?;
+        }
+        // The child's watchdog allows the launch timeout per case
+        // (`dispatch_for_batch`); the answer may take that long plus grace.
+        let deadline = self.plan.timeout.saturating_mul(cases.len().max(1) as u32) + ANSWER_GRACE;
+        let request = Request::RunBatch(cases.iter().map(|c| (*c).clone()).collect());
+        match self.exchange(&request, deadline) {
+            Ok(Response::Batch { outcome, retire }) => {
+                if retire {
+                    self.stop();
+                }
+                Ok(outcome)
+            }
+            Ok(Response::Error(e)) => {
+                self.stop();
+                Err(e.into_backend())
+            }
+            Ok(other) => {
+                self.stop();
+                Err(self.env_error(format!("unexpected answer to a batch: {other:?}")))
+            }
+            Err(e) => {
+                // Died (reaped), hung (killed) or unreadable: gone either way.
+                self.stop();
+                let what = match e {
+                    Exchange::Died(d) => format!("the worker process {d} while running a batch"),
+                    Exchange::Hung(d) => {
+                        format!("the worker process did not answer a batch within {d:?}")
+                    }
+                    Exchange::Io(e) => e,
+                };
+                Err(self.env_error(what))
             }
         }
     }

@@ -1345,6 +1345,7 @@ impl Wave {
     fn flat(&mut self, f: &Flat, mem: &GlobalMem, pc: u64) -> Result<(), WaveError> {
         let exec = self.exec();
         let n = self.lanes as usize;
+        let mut hint = 0usize;
         for l in 0..n {
             if exec >> l & 1 == 0 {
                 continue;
@@ -1367,9 +1368,25 @@ impl Wave {
                 region: mem.describe(e.addr),
             };
             match f.kind {
-                FlatKind::Load { bytes: 4, .. } => {
-                    let v = mem.read_u32(addr).map_err(err)?;
-                    self.set_vgpr(f.vdst as usize, l, v);
+                // Whole dwords (b32..b128): loaded as words, one region
+                // lookup per instruction in the common case.
+                FlatKind::Load { bytes, signed }
+                    if bytes % 4 == 0 && bytes <= 16 && (bytes == 4 || !signed) =>
+                {
+                    let mut w = [0u32; 4];
+                    let k = bytes as usize / 4;
+                    mem.read_words(&mut hint, addr, &mut w[..k]).map_err(err)?;
+                    for (j, &v) in w[..k].iter().enumerate() {
+                        self.set_vgpr(f.vdst as usize + j, l, v);
+                    }
+                }
+                FlatKind::Store { bytes } if bytes % 4 == 0 && bytes <= 16 => {
+                    let mut w = [0u32; 4];
+                    let k = bytes as usize / 4;
+                    for (j, x) in w[..k].iter_mut().enumerate() {
+                        *x = self.vgpr(f.vdata as usize + j, l);
+                    }
+                    mem.write_words(&mut hint, addr, &w[..k]).map_err(err)?;
                 }
                 FlatKind::Load { bytes, signed } => {
                     let mut buf = [0u8; 16];

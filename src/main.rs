@@ -133,8 +133,9 @@ enum Command {
     Report(cli::report::ReportArgs),
     // ---- qualify commands ----
     /// Qualify the software device against a GPU: a corpus of DS atomic
-    /// programs (every 64-bit returning DS atomic with one DATA operand,
-    /// EXEC patterns, contention) on the device and on the software device,
+    /// programs (every integer DS atomic of gfx11: 32 and 64 bits, with and
+    /// without return, cmpstore and mskor; EXEC patterns, contention) on
+    /// the device and on the software device,
     /// each checked against the ISA pseudocode; every disagreement is
     /// listed with the program and the three answers; the record
     /// (OUT/qualify-<UTC>-<backend>-<target>.json) says which instructions

@@ -112,7 +112,10 @@ fn a_missing_waitcnt_is_a_hazard_naming_pc_and_instruction() {
         ("global_read", "v_add_nc_u32", "vmcnt"),
     ] {
         match dispatch(&bad, kernel, true) {
-            Err(BackendError::Invalid(m)) => {
+            Err(e @ BackendError::Hazard(_)) => {
+                assert!(e.is_bad_input(), "{kernel}: a hazard is bad input (exit 2)");
+                let m = e.to_string();
+                assert!(m.starts_with("hazard: "), "{kernel}: {m}");
                 assert!(m.contains("hazard at pc 0x"), "{kernel}: {m}");
                 assert!(m.contains(inst), "{kernel}: names the instruction: {m}");
                 assert!(m.contains(counter), "{kernel}: names the counter: {m}");

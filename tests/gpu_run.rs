@@ -188,6 +188,41 @@ fn two_devices_two_workers_same_results() {
     assert_eq!(two["total"], one["total"]);
 }
 
+/// The worker for the parent's device 1 sees it, and only it, as its device
+/// 0 through HIP_VISIBLE_DEVICES, which the simulator applies as clr does.
+/// With a gfx90a first, a worker that opened the parent's ordinal 0 instead
+/// would hold a device of another target, and the run would exit 3.
+#[test]
+fn the_worker_opens_the_parents_device_through_hip_visible_devices() {
+    let Some(lib) = hipsim() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dsxor(
+        &lib,
+        &[
+            "run",
+            "--backend",
+            "hip",
+            "--device",
+            "1",
+            "--cases",
+            "18",
+            "--seed",
+            "3",
+            "--out",
+            dir.path().to_str().unwrap(),
+        ],
+        &[("DSXOR_HIPSIM_DEVICES", "gfx90a,gfx1100")],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let (res, _) = results_of(dir.path());
+    assert_eq!(
+        res["environment"]["device"]["target_id"], "gfx1100",
+        "{res}"
+    );
+    assert_eq!(res["total"], 18);
+    assert_eq!(res["passed"], 18);
+}
+
 /// A gfx1101 with no object of its own: `--backend auto` exits 3 naming the
 /// target and the override, never a silent emulation.
 #[test]

@@ -330,6 +330,26 @@ fn a_patched_opcode_fails_through_hip_as_through_emu() {
     }
 }
 
+/// `run --backend hip` of `cases` cases, seed 1, a 200 ms launch timeout,
+/// no minimization, into `out`.
+fn short_timeout_run<'a>(cases: &'a str, out: &'a Path) -> [&'a str; 13] {
+    [
+        "run",
+        "--backend",
+        "hip",
+        "--seed",
+        "1",
+        "--cases",
+        cases,
+        "--timeout",
+        "200ms",
+        "--minimize-budget",
+        "0s",
+        "--out",
+        out.to_str().unwrap(),
+    ]
+}
+
 /// DSXOR_HIPSIM_HANG: the launch never completes; dsxor's watchdog turns it
 /// into a timeout verdict (exit 1), and the run ends instead of hanging.
 #[test]
@@ -337,21 +357,7 @@ fn a_hung_kernel_is_a_timeout_verdict() {
     let tmp = tempfile::tempdir().unwrap();
     let start = std::time::Instant::now();
     let o = dsxor_hipsim(
-        &[
-            "run",
-            "--backend",
-            "hip",
-            "--seed",
-            "1",
-            "--cases",
-            "1",
-            "--timeout",
-            "200ms",
-            "--minimize-budget",
-            "0s",
-            "--out",
-            tmp.path().to_str().unwrap(),
-        ],
+        &short_timeout_run("1", tmp.path()),
         // The one-round and the multi-round kernel: which one a case uses
         // is the generator's choice.
         &[(
@@ -378,21 +384,7 @@ fn a_runtime_stuck_outside_the_launch_is_a_timeout_and_the_run_goes_on() {
     let tmp = tempfile::tempdir().unwrap();
     let start = std::time::Instant::now();
     let mut child = spawn(
-        &[
-            "run",
-            "--backend",
-            "hip",
-            "--seed",
-            "1",
-            "--cases",
-            "3",
-            "--timeout",
-            "200ms",
-            "--minimize-budget",
-            "0s",
-            "--out",
-            tmp.path().to_str().unwrap(),
-        ],
+        &short_timeout_run("3", tmp.path()),
         &[("DSXOR_HIPSIM_STALL", "hipMemcpyDtoH:7")],
         true,
     );

@@ -13,7 +13,7 @@ use dsxor::backend::emu::EmuBackend;
 use dsxor::case::WaveSize;
 use dsxor::codeobj::find_embedded;
 use dsxor::emu::{EmuConfig, Fault};
-use dsxor::qualify::{qualify, DS_B64_RTN_ATOMICS};
+use dsxor::qualify::{qualify, DS_ATOMICS};
 
 fn objects() -> Vec<(WaveSize, &'static [u8])> {
     [WaveSize::Wave32, WaveSize::Wave64]
@@ -37,7 +37,7 @@ fn emu(fault: Option<Fault>) -> EmuBackend {
 }
 
 /// The software device agrees with the pseudocode on every program of the
-/// corpus (13 atomics x 2 wave sizes x 6 programs: every EXEC shape and
+/// corpus (58 atomics x 2 wave sizes x 6 programs: every EXEC shape and
 /// contention level).
 #[test]
 fn the_software_device_agrees_with_the_pseudocode_on_every_ds_atomic() {
@@ -46,6 +46,7 @@ fn the_software_device_agrees_with_the_pseudocode_on_every_ds_atomic() {
         &mut emu(None),
         &mut emu(None),
         &objects(),
+        DS_ATOMICS,
         5,
         6,
         Duration::from_secs(10),
@@ -53,7 +54,7 @@ fn the_software_device_agrees_with_the_pseudocode_on_every_ds_atomic() {
     )
     .expect("runs");
     assert!(rec.plumbing_only);
-    assert_eq!(noted, DS_B64_RTN_ATOMICS);
+    assert_eq!(noted, DS_ATOMICS);
     for d in &rec.disagreements {
         eprintln!("{}: {} ({:?})", d.instruction, d.summary, d.exec);
     }
@@ -73,10 +74,18 @@ fn the_software_device_agrees_with_the_pseudocode_on_every_ds_atomic() {
 /// the pseudocode, and carry the program and all three outputs.
 #[test]
 fn a_wrong_device_is_reported_with_the_program_and_three_answers() {
+    // One atomic of each shape is enough to show the teeth.
+    let some = [
+        "ds_add_rtn_u64",
+        "ds_cmpstore_rtn_b32",
+        "ds_mskor_b64",
+        "ds_max_i32",
+    ];
     let rec = qualify(
         &mut emu(Some(Fault::LostUpdate)),
         &mut emu(None),
         &objects(),
+        &some,
         5,
         6,
         Duration::from_secs(10),
@@ -120,7 +129,7 @@ fn the_command_on_the_software_device_writes_its_record() {
     assert_eq!(o.status.code(), Some(0), "{text}");
     assert!(text.contains("plumbing only"), "{text}");
     assert!(
-        text.contains("13 of 13 instructions qualified, 0 disagreements"),
+        text.contains("58 of 58 instructions qualified, 0 disagreements"),
         "{text}"
     );
     let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
@@ -130,29 +139,59 @@ fn the_command_on_the_software_device_writes_its_record() {
             .unwrap();
     assert_eq!(rec["format"], "dsxor-qualify/1");
     assert_eq!(rec["plumbing_only"], true);
-    assert_eq!(rec["instructions"].as_array().unwrap().len(), 13);
+    assert_eq!(
+        rec["instructions"].as_array().unwrap().len(),
+        DS_ATOMICS.len()
+    );
     let o = common::dsxor(&["qualify", "--backend", "cuda"]);
     assert_eq!(o.status.code(), Some(2));
+    // --instruction picks from the corpus; a name outside it is bad input.
+    let o = common::dsxor(&[
+        "qualify",
+        "--backend",
+        "emu",
+        "--cases",
+        "1",
+        "--instruction",
+        "ds_cmpstore_rtn_b32,ds_min_i64",
+        "--instruction",
+        "ds_cmpstore_rtn_b32",
+        "--out",
+        dir.path().join("some").to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("2 of 2 instructions qualified, 0 disagreements"),
+        "{text}"
+    );
+    let o = common::dsxor(&["qualify", "--backend", "emu", "--instruction", "ds_add_f32"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not in the corpus"));
     let o = common::dsxor(&["qualify", "--backend", "emu", "--cases", "0"]);
     assert_eq!(o.status.code(), Some(2));
 }
 
 /// Run `dsxor qualify --backend hip` on the software HIP runtime (hipsim)
 /// with `env`; its exit code, its output and its record.
-fn qualify_on_hipsim(env: &[(&str, &str)]) -> (Option<i32>, String, serde_json::Value) {
+fn qualify_on_hipsim(
+    env: &[(&str, &str)],
+    instructions: Option<&str>,
+) -> (Option<i32>, String, serde_json::Value) {
     let dir = tempfile::tempdir().unwrap();
-    let o = common::dsxor_hipsim(
-        &[
-            "qualify",
-            "--backend",
-            "hip",
-            "--cases",
-            "6",
-            "--out",
-            dir.path().to_str().unwrap(),
-        ],
-        env,
-    );
+    let mut args = vec![
+        "qualify",
+        "--backend",
+        "hip",
+        "--cases",
+        "6",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ];
+    if let Some(i) = instructions {
+        args.extend(["--instruction", i]);
+    }
+    let o = common::dsxor_hipsim(&args, env);
     let text = format!(
         "{}\n{}",
         String::from_utf8_lossy(&o.stdout),
@@ -187,7 +226,6 @@ fn assert_simulated_device(rec: &serde_json::Value, text: &str) {
     assert_eq!(rec["emu"]["backend"], "emu");
     assert_eq!(rec["plumbing_only"], true, "{text}");
     assert!(text.contains("plumbing only"), "{text}");
-    assert_eq!(rec["instructions"].as_array().unwrap().len(), 13);
 }
 
 /// Issue 16: in CI `dsxor qualify --backend hip` runs through the software
@@ -196,9 +234,13 @@ fn assert_simulated_device(rec: &serde_json::Value, text: &str) {
 /// device and the pseudocode.
 #[test]
 fn qualify_through_the_software_hip_runtime_agrees_everywhere() {
-    let (code, text, rec) = qualify_on_hipsim(&[]);
+    let (code, text, rec) = qualify_on_hipsim(&[], None);
     assert_eq!(code, Some(0), "{text}");
     assert_simulated_device(&rec, &text);
+    assert_eq!(
+        rec["instructions"].as_array().unwrap().len(),
+        DS_ATOMICS.len()
+    );
     assert_eq!(rec["disagreements"].as_array().unwrap().len(), 0, "{text}");
     for i in rec["instructions"].as_array().unwrap() {
         // 6 programs per wave size (every EXEC shape and contention level).
@@ -207,7 +249,7 @@ fn qualify_through_the_software_hip_runtime_agrees_everywhere() {
         assert_eq!(i["qualified"], true, "{i}");
     }
     assert!(
-        text.contains("13 of 13 instructions qualified, 0 disagreements"),
+        text.contains("58 of 58 instructions qualified, 0 disagreements"),
         "{text}"
     );
 }
@@ -218,9 +260,13 @@ fn qualify_through_the_software_hip_runtime_agrees_everywhere() {
 /// agreeing with the pseudocode.
 #[test]
 fn qualify_reports_a_wrong_hip_device_as_the_side_that_differs() {
-    let (code, text, rec) = qualify_on_hipsim(&[("DSXOR_HIPSIM_FAULT", "lost-update")]);
+    let (code, text, rec) = qualify_on_hipsim(
+        &[("DSXOR_HIPSIM_FAULT", "lost-update")],
+        Some("ds_xor_rtn_b64,ds_cmpstore_rtn_b64,ds_add_u32"),
+    );
     assert_eq!(code, Some(1), "{text}");
     assert_simulated_device(&rec, &text);
+    assert_eq!(rec["instructions"].as_array().unwrap().len(), 3);
     let ds = rec["disagreements"].as_array().unwrap();
     assert!(!ds.is_empty(), "{text}");
     assert!(text.contains("disagreement: "), "{text}");

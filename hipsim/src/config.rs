@@ -94,6 +94,10 @@ impl Config {
                 .map(|t| parse_target(t.trim()))
                 .collect::<Result<_, _>>()?,
         };
+        let devices = visible_devices(
+            devices,
+            get("HIP_VISIBLE_DEVICES").or_else(|| get("CUDA_VISIBLE_DEVICES")),
+        );
         // The device heaps are 64 GiB apart below the emulator's own regions
         // (see `memory::heap_base`); 16 devices fit.
         if devices.len() > crate::memory::MAX_DEVICES {
@@ -164,6 +168,34 @@ impl Config {
             wgp_mode,
         })
     }
+}
+
+/// The devices a process sees through `HIP_VISIBLE_DEVICES` (else
+/// `CUDA_VISIBLE_DEVICES`), as ROCm/clr applies it in
+/// rocclr/device/rocm/rocdevice.cpp `Device::init`: a comma-separated list
+/// of ordinals into the runtime's GPU agents, in the list's order; an entry
+/// that is not exactly the decimal form of an existing ordinal ends the list
+/// ("anything to the right of invalid deviceId has to be discarded"); a
+/// repeated ordinal counts once. `GPU-<uuid>` entries name an agent by its
+/// UUID there; simulated devices have none, so such an entry ends the list
+/// as an unknown UUID does in clr (it falls through to `atoi`). An empty or
+/// unset variable leaves every device visible.
+pub fn visible_devices(devices: Vec<TargetId>, list: Option<String>) -> Vec<TargetId> {
+    let Some(list) = list.filter(|l| !l.is_empty()) else {
+        return devices;
+    };
+    let mut seen = Vec::new();
+    for entry in list.split(',') {
+        match entry.parse::<usize>() {
+            Ok(i) if i < devices.len() && entry == i.to_string() => {
+                if !seen.contains(&i) {
+                    seen.push(i);
+                }
+            }
+            _ => break,
+        }
+    }
+    seen.into_iter().map(|i| devices[i].clone()).collect()
 }
 
 /// A boolean flag's value as rocclr parses it (ROCm/clr
@@ -282,6 +314,34 @@ mod tests {
         }
         let e = cfg(&[(ENV_FAULT, "no-such-fault")]).unwrap_err();
         assert!(e.contains("known faults"), "{e}");
+    }
+
+    #[test]
+    fn visible_devices_filter_as_clr_does() {
+        let two = "gfx1100,gfx90a";
+        let arch = |c: &Config| c.devices.iter().map(|d| d.to_string()).collect::<Vec<_>>();
+        let c = cfg(&[(ENV_DEVICES, two), ("HIP_VISIBLE_DEVICES", "1")]).unwrap();
+        assert_eq!(arch(&c), ["gfx90a"]);
+        // Order and duplicates: the list's order, each ordinal once.
+        let c = cfg(&[(ENV_DEVICES, two), ("HIP_VISIBLE_DEVICES", "1,0,1")]).unwrap();
+        assert_eq!(arch(&c), ["gfx90a", "gfx1100"]);
+        // An invalid entry ends the list; "01" is not "1"; out of range ends it.
+        for (list, want) in [("0,x,1", vec!["gfx1100"]), ("01", vec![]), ("2,0", vec![])] {
+            let c = cfg(&[(ENV_DEVICES, two), ("HIP_VISIBLE_DEVICES", list)]).unwrap();
+            assert_eq!(arch(&c), want, "{list}");
+        }
+        // HIP_VISIBLE_DEVICES wins; CUDA_VISIBLE_DEVICES otherwise; empty: all.
+        let c = cfg(&[
+            (ENV_DEVICES, two),
+            ("HIP_VISIBLE_DEVICES", "0"),
+            ("CUDA_VISIBLE_DEVICES", "1"),
+        ])
+        .unwrap();
+        assert_eq!(arch(&c), ["gfx1100"]);
+        let c = cfg(&[(ENV_DEVICES, two), ("CUDA_VISIBLE_DEVICES", "1")]).unwrap();
+        assert_eq!(arch(&c), ["gfx90a"]);
+        let c = cfg(&[(ENV_DEVICES, two), ("HIP_VISIBLE_DEVICES", "")]).unwrap();
+        assert_eq!(arch(&c).len(), 2);
     }
 
     #[test]

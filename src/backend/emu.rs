@@ -208,11 +208,11 @@ fn map_err(e: EmuError, kernel: &str, d: &Dispatch<'_>) -> BackendError {
             ..
         } => BackendError::Environment(e.to_string()),
         // A hazard is a defect of the kernel (the input), not of the device
-        // nor a conformance failure: bad input, exit 2.
+        // nor a conformance failure: its own variant, exit 2.
         EmuError::Wave {
             error: WaveError::Hazard { .. },
             ..
-        } => BackendError::Invalid(format!("hazard: {e}")),
+        } => BackendError::Hazard(e.to_string()),
         EmuError::Wave { .. } => BackendError::Fault(e.to_string()),
     }
 }

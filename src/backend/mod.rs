@@ -120,6 +120,21 @@ pub enum BackendError {
     /// The dispatch itself is malformed (bad code object, wrong arguments): exit 2.
     #[error("invalid dispatch: {0}")]
     Invalid(String),
+    /// The kernel relies on behaviour the ISA leaves undefined: a register
+    /// used before the `s_waitcnt` of the memory instruction writing it
+    /// (software device with hazard checking, `emu::hazard`). A defect of
+    /// the input kernel, neither a conformance failure of `ds_xor_rtn_b64`
+    /// nor trouble with the environment: the run stops with exit 2 and its
+    /// results say `aborted` with this text (docs: reference/exit-codes.md).
+    #[error("hazard: {0}")]
+    Hazard(String),
+}
+
+impl BackendError {
+    /// Bad input (exit 2): a malformed dispatch or a kernel with a hazard.
+    pub fn is_bad_input(&self) -> bool {
+        matches!(self, BackendError::Invalid(_) | BackendError::Hazard(_))
+    }
 }
 
 /// A device that runs kernels of AMDGPU code objects.

@@ -51,9 +51,7 @@ impl BenchError {
         match self {
             BenchError::Plan(_) => false,
             BenchError::Environment(_) => true,
-            BenchError::Backend { cause: source, .. } => {
-                !matches!(source, BackendError::Invalid(_))
-            }
+            BenchError::Backend { cause: source, .. } => !source.is_bad_input(),
         }
     }
 }

@@ -119,9 +119,12 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
         dsxor::backend::select::require_hardware(&selection, view.as_ref()).map_err(environment)?;
     }
     eprintln!("dsxor: {}", selection.reason);
-    let backend_err = |e: BackendError| match e {
-        BackendError::Invalid(_) => bad_input(e),
-        _ => environment(e),
+    let backend_err = |e: BackendError| {
+        if e.is_bad_input() {
+            bad_input(e)
+        } else {
+            environment(e)
+        }
     };
     let mut backend: Box<dyn Backend> = match (selection.hip_device, &probe) {
         (Some(index), Some(Ok(report))) => {

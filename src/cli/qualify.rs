@@ -23,6 +23,11 @@ pub(crate) struct QualifyArgs {
     /// Directory of the record (qualify-<UTC>-<backend>-<target>.json).
     #[arg(long, default_value = "results")]
     pub(crate) out: std::path::PathBuf,
+    /// Run only these instructions of the corpus (repeatable or
+    /// comma-separated LLVM mnemonics, e.g. ds_cmpstore_rtn_b32); default
+    /// every one.
+    #[arg(long = "instruction", value_delimiter = ',')]
+    pub(crate) instructions: Vec<String>,
 }
 
 /// Exit 0: the device, the software device and the pseudocode agreed on
@@ -39,9 +44,31 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
     if args.cases == 0 {
         return Err(bad_input(anyhow::anyhow!("--cases 0: expected at least 1")));
     }
-    let backend_err = |e: BackendError| match e {
-        BackendError::Invalid(_) => bad_input(e),
-        _ => environment(e),
+    let corpus = dsxor::qualify::DS_ATOMICS;
+    let instructions: Vec<&'static str> = if args.instructions.is_empty() {
+        corpus.to_vec()
+    } else {
+        let mut chosen = Vec::new();
+        for name in &args.instructions {
+            match corpus.iter().find(|c| **c == name.as_str()) {
+                Some(c) if !chosen.contains(c) => chosen.push(*c),
+                Some(_) => {}
+                None => {
+                    return Err(bad_input(anyhow::anyhow!(
+                        "--instruction {name}: not in the corpus; it holds {}",
+                        corpus.join(", ")
+                    )))
+                }
+            }
+        }
+        chosen
+    };
+    let backend_err = |e: BackendError| {
+        if e.is_bad_input() {
+            bad_input(e)
+        } else {
+            environment(e)
+        }
     };
     let emu_config = || dsxor::emu::EmuConfig {
         threads: Some(1),
@@ -93,6 +120,7 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
         device.as_mut(),
         &mut emu,
         &objects,
+        &instructions,
         seed,
         args.cases,
         timeout,
@@ -111,10 +139,9 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
         },
     )
     .map_err(|e| match e {
-        dsxor::qualify::QualifyError::Device {
-            error: BackendError::Invalid(_),
-            ..
-        } => bad_input(e),
+        dsxor::qualify::QualifyError::Device { ref error, .. } if error.is_bad_input() => {
+            bad_input(e)
+        }
         _ => environment(e),
     })?;
     for d in &record.disagreements {

@@ -57,6 +57,9 @@ pub(crate) fn cmd_repro(args: ReproArgs) -> Outcome {
             dsxor::suite::run::ReplayError::Backend(dsxor::backend::BackendError::Invalid(m)) => {
                 bad_input(anyhow::anyhow!(m))
             }
+            dsxor::suite::run::ReplayError::Backend(
+                b @ dsxor::backend::BackendError::Hazard(_),
+            ) => bad_input(b),
             dsxor::suite::run::ReplayError::Backend(b) => environment(b),
             dsxor::suite::run::ReplayError::Judge(j) => bad_input(j),
         })?;

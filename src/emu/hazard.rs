@@ -1,26 +1,63 @@
 //! Hazard checks: the software device completes memory at issue, so a
 //! kernel that reads a memory result before its `s_waitcnt` would pass here
 //! and fail on silicon. With checking on, each wave keeps the memory
-//! instructions it has issued and not yet waited for, per counter, as the
-//! RDNA3 ISA guide defines them (§4.4 "Data dependency resolution" /
-//! §"S_WAITCNT"; counter fields from LLVM SIDefines.h, gfx11 s_waitcnt:
-//! vmcnt 15:10, lgkmcnt 9:4, expcnt 2:0):
-//! - VM_CNT: vector memory loads (and FLAT/GLOBAL atomics with return);
-//!   they return in issue order, so `vmcnt(N)` completes all but the N
-//!   youngest.
+//! instructions it has issued and not yet waited for, per counter (counter
+//! fields from LLVM `SIDefines.h` and `docs/AMDGPU/gfx11_waitcnt.rst`, gfx11
+//! `s_waitcnt`: "2:0 EXP_CNT", "9:4 LGKM_CNT: LDS, GDS, Constant and Message
+//! count", "15:10 VM_CNT: vector memory operations count").
+//!
+//! Which counters decrement in order. AMD's ISA guides state the rule in
+//! §4.4 "Data Dependency Resolution". Quoted here from the AMD Instinct
+//! MI300 (CDNA3) guide's §4.4: the RDNA3 guide's own wording was not in the
+//! sources available to this change, so for gfx11 the rule is pinned by
+//! LLVM's waitcnt pass (quoted last), which is what the compiler relies on
+//! for gfx1100:
+//! - "Instructions of a given type return in order, but instructions of
+//!   different types can complete out-of-order."
+//! - VM_CNT: "Ordering: Memory reads and writes return in the order they were
+//!   issued" — so `vmcnt(N)` completes all but the N youngest vector memory
+//!   loads.
+//! - LGKM_CNT: "Instructions of different types are returned out-of-order.
+//!   Instructions of the same type are returned in the order they were
+//!   issued, except scalar-memory reads, which can return out-of-order (in
+//!   which case only S_WAITCNT 0 is the only legitimate value)."
+//! - LLVM `SIInsertWaitcnts.cpp` (the gfx11 waitcnt inserter):
+//!   `generateWaitcntInstBefore`: "Instructions of a given type are returned
+//!   in order, but instructions of different types can complete out of
+//!   order. We rely on this in-order completion"; `counterOutOfOrder`:
+//!   "Where there are multiple types of event in the bracket of a counter,
+//!   the decrement may go out of order. ... Scalar memory read always can go
+//!   out of order."
+//!
+//! The model, from those rules:
+//! - VM_CNT: vector memory loads (and FLAT/GLOBAL atomics with return),
+//!   retired oldest first.
 //! - LGKM_CNT: LDS (DS) instructions, scalar memory (SMEM) and FLAT (which
-//!   counts on both VM_CNT and LGKM_CNT). LDS returns in order; SMEM may
-//!   return out of order, so while an SMEM load is outstanding only what the
-//!   count proves done is retired (`lgkmcnt(0)` retires everything).
+//!   counts on both VM_CNT and LGKM_CNT). DS retires oldest first; while an
+//!   SMEM load (or a mix of event types) is outstanding only what the count
+//!   proves done is retired (`lgkmcnt(0)` retires everything).
 //! - VS_CNT (stores) carries no destination register and so no read hazard.
 //!
 //! A hazard is reported when an instruction reads or overwrites a register
 //! that an outstanding memory instruction will still write (a read of a
 //! pending destination; an overwrite would be clobbered by the late return).
+//!
+//! Overwriting the *source* VGPRs of an outstanding store or atomic is no
+//! hazard on gfx11, and is not reported: the data is read at issue as far as
+//! software is concerned. Sources: LLVM's waitcnt pass waits on a store's
+//! data VGPRs only where `GCNSubtarget::vmemWriteNeedsExpWaitcnt()` holds,
+//! which is `getGeneration() < SEA_ISLANDS` (gfx6 only; the `VMW_GPR_LOCK`
+//! event, "vector-memory write holding on its data src"); and the NOP-based
+//! write-data hazards of older targets (`GCNHazardRecognizer::
+//! checkVALUHazards`, the CDNA3 guide's table 11 cases 8 and 9, "Write VGPRs
+//! holding writedata") are skipped where `ST.hasNoDataDepHazard()`, a
+//! feature `FeatureGFX11` includes (`AMDGPU.td`, `FeatureNoDataDepHazard`).
+//! Silicon therefore needs neither a wait nor NOPs before a store's data
+//! VGPRs are rewritten, and a checker that flagged it would reject correct
+//! compiler output.
+//!
 //! Not modelled (documented in docs/src/internals/software-device.md):
-//! overwriting the *source* VGPRs of an outstanding store (RDNA3 reads
-//! VMEM/DS sources at issue for the data path the emulator models), EXP_CNT,
-//! and memory ordering between waves.
+//! EXP_CNT and memory ordering between waves.
 
 use std::collections::VecDeque;
 

@@ -6,17 +6,37 @@
 //!
 //! The corpus needs no compiler: each program is the shipped
 //! `dsxor_conformance_off0` kernel (gfx1100, wave32 and wave64) with its one
-//! `ds_xor_rtn_b64` re-encoded by dsxor's own DS encoder (`isa`) into
-//! another 64-bit returning DS atomic of the same operand shape (VDST, ADDR,
-//! DATA0), run on seeded single-wave cases with varied EXEC masks, values
-//! chosen to cross the signed/unsigned and wrap boundaries, and contention
-//! (one, a few, or all lanes per address). Two-operand atomics (cmpstore,
-//! mskor) need DATA1 and are not in it; nor are SALU/VALU/VOPD programs,
-//! which need kernels of their own.
+//! `ds_xor_rtn_b64 v[3:4], v5, v[7:8]` re-encoded by dsxor's own DS encoder
+//! (`isa`) into another integer DS atomic of gfx11 ([`DS_ATOMICS`]: every
+//! one of them, 32- and 64-bit, with and without return, including the
+//! two-data `cmpstore` and `mskor`), run on seeded single-wave cases with
+//! varied EXEC masks, values chosen to cross the signed/unsigned and wrap
+//! boundaries, and contention (one, a few, or all lanes per address).
+//! - 32-bit forms use the low register of each pair: DATA is the low dword
+//!   of the lane's data, the return replaces the low dword of VDST (the
+//!   high dword keeps its value) and memory is the low dword of the qword
+//!   at ADDR (LDS is little-endian).
+//! - Forms without return leave VDST as it was (encoded with VDST 0, as
+//!   LLVM encodes them).
+//! - Two-data forms take DATA2 from the VDST register: the kernel loads each
+//!   lane's `vdst_init` into VDST before the atomic (that is how inactive
+//!   lanes keep it), so DATA2 = `vdst_init`; the corpus sets `vdst_init` to
+//!   the lane's initial memory value for some lanes so compares succeed.
+//!
+//! Not in the corpus: the float atomics (`ds_add_f32`, `ds_min/max_*_f32/
+//! f64`, `ds_cmpstore_*_f32/f64`, `ds_add_rtn_f32`), `ds_wrap_rtn_b32`,
+//! `ds_condxchg32_rtn_b64`, the two-address exchanges
+//! (`ds_storexchg_2addr_*`) and the GWS/append/ordered-count forms: they
+//! need other operand shapes or float pseudocode; nor are SALU/VALU/VOPD
+//! programs, which need kernels of their own.
 //!
 //! The pseudocode's answer ([`pseudocode`]) is written here from the AMD
-//! RDNA3 ISA guide's DS instruction descriptions, independent of `emu` and
-//! `model`. Lanes of one instruction that hit one address are serialized
+//! ISA guides' DS instruction descriptions, independent of `emu` and
+//! `model` (quoted from the RDNA4 guide's §16.15 "VDS Instructions", whose
+//! integer DS atomics have the opcodes and pseudocode of gfx11, e.g.
+//! `DS_CMPSTORE_B32`: "src = DATA.b32; cmp = DATA2.b32; MEM[addr].b32 = tmp
+//! == cmp ? src : tmp"; `DS_MSKOR_B32`: "MEM[addr].b32 = ((tmp & ~DATA.b32)
+//! | DATA2.b32)"). Lanes of one instruction that hit one address are serialized
 //! in an order the ISA leaves unspecified; the answer serializes them in
 //! ascending lane order (the order both the software device and AMD's
 //! emulator use), so a contended disagreement may be a legal other order:
@@ -38,7 +58,8 @@ use crate::isa::{self, DsInst, Family};
 pub const QUALIFY_FORMAT: &str = "dsxor-qualify/1";
 
 /// The 64-bit returning DS atomics with one DATA operand, by LLVM's gfx11
-/// mnemonic (`ds_storexchg_rtn_b64` is gfx11's name for wrxchg).
+/// mnemonic (`ds_storexchg_rtn_b64` is gfx11's name for wrxchg): the
+/// operand shape of `ds_xor_rtn_b64` itself.
 pub const DS_B64_RTN_ATOMICS: &[&str] = &[
     "ds_add_rtn_u64",
     "ds_sub_rtn_u64",
@@ -55,6 +76,94 @@ pub const DS_B64_RTN_ATOMICS: &[&str] = &[
     "ds_storexchg_rtn_b64",
 ];
 
+/// Every integer DS atomic of gfx11 in the corpus, by LLVM's mnemonic:
+/// [`DS_B64_RTN_ATOMICS`], then the two-data 64-bit returning forms, the
+/// 32-bit returning forms, and the forms without return.
+pub const DS_ATOMICS: &[&str] = &[
+    "ds_add_rtn_u64",
+    "ds_sub_rtn_u64",
+    "ds_rsub_rtn_u64",
+    "ds_inc_rtn_u64",
+    "ds_dec_rtn_u64",
+    "ds_min_rtn_i64",
+    "ds_max_rtn_i64",
+    "ds_min_rtn_u64",
+    "ds_max_rtn_u64",
+    "ds_and_rtn_b64",
+    "ds_or_rtn_b64",
+    "ds_xor_rtn_b64",
+    "ds_storexchg_rtn_b64",
+    "ds_cmpstore_rtn_b64",
+    "ds_mskor_rtn_b64",
+    "ds_add_rtn_u32",
+    "ds_sub_rtn_u32",
+    "ds_rsub_rtn_u32",
+    "ds_inc_rtn_u32",
+    "ds_dec_rtn_u32",
+    "ds_min_rtn_i32",
+    "ds_max_rtn_i32",
+    "ds_min_rtn_u32",
+    "ds_max_rtn_u32",
+    "ds_and_rtn_b32",
+    "ds_or_rtn_b32",
+    "ds_xor_rtn_b32",
+    "ds_storexchg_rtn_b32",
+    "ds_cmpstore_rtn_b32",
+    "ds_mskor_rtn_b32",
+    "ds_add_u64",
+    "ds_sub_u64",
+    "ds_rsub_u64",
+    "ds_inc_u64",
+    "ds_dec_u64",
+    "ds_min_i64",
+    "ds_max_i64",
+    "ds_min_u64",
+    "ds_max_u64",
+    "ds_and_b64",
+    "ds_or_b64",
+    "ds_xor_b64",
+    "ds_cmpstore_b64",
+    "ds_mskor_b64",
+    "ds_add_u32",
+    "ds_sub_u32",
+    "ds_rsub_u32",
+    "ds_inc_u32",
+    "ds_dec_u32",
+    "ds_min_i32",
+    "ds_max_i32",
+    "ds_min_u32",
+    "ds_max_u32",
+    "ds_and_b32",
+    "ds_or_b32",
+    "ds_xor_b32",
+    "ds_cmpstore_b32",
+    "ds_mskor_b32",
+];
+
+/// The shape of a corpus atomic, read from its mnemonic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// 32 or 64.
+    pub bits: u32,
+    /// `_rtn_`: VDST receives the old value.
+    pub rtn: bool,
+    /// DATA2 is an operand (cmpstore, mskor).
+    pub two_data: bool,
+}
+
+/// The shape of `name`, None outside [`DS_ATOMICS`].
+pub fn shape(name: &str) -> Option<Shape> {
+    if !DS_ATOMICS.contains(&name) {
+        return None;
+    }
+    let bits = if name.ends_with("32") { 32 } else { 64 };
+    Some(Shape {
+        bits,
+        rtn: name.contains("_rtn_"),
+        two_data: name.starts_with("ds_cmpstore") || name.starts_with("ds_mskor"),
+    })
+}
+
 /// LDS qwords of every program's workgroup.
 const LDS_QWORDS: u32 = 16;
 
@@ -69,49 +178,101 @@ pub enum QualifyError {
     },
 }
 
-/// The memory update of one lane of `name` (AMD RDNA3 ISA guide, "DS"
-/// instruction descriptions: `tmp = MEM[ADDR]; MEM[ADDR] = f(tmp, DATA);
-/// RETURN_DATA = tmp`). None for a name outside [`DS_B64_RTN_ATOMICS`].
-pub fn pseudocode(name: &str, tmp: u64, data: u64) -> Option<u64> {
-    Some(match name {
-        "ds_add_rtn_u64" => tmp.wrapping_add(data),
-        "ds_sub_rtn_u64" => tmp.wrapping_sub(data),
-        // RSUB: MEM = DATA - MEM.
-        "ds_rsub_rtn_u64" => data.wrapping_sub(tmp),
-        // INC: MEM = (tmp >= DATA) ? 0 : tmp + 1 (unsigned compare).
-        "ds_inc_rtn_u64" => {
-            if tmp >= data {
+/// The memory update of one lane of `name` (AMD ISA guide, "DS"
+/// instruction descriptions: `tmp = MEM[ADDR]; MEM[ADDR] = f(tmp, DATA,
+/// DATA2); RETURN_DATA = tmp`), at the instruction's width: the operands are
+/// taken modulo 2^bits and so is the result. None for a name outside
+/// [`DS_ATOMICS`].
+pub fn pseudocode(name: &str, tmp: u64, data: u64, data2: u64) -> Option<u64> {
+    let bits = shape(name)?.bits;
+    let m = if bits == 64 { u64::MAX } else { 0xffff_ffff };
+    let (tmp, src, src2) = (tmp & m, data & m, data2 & m);
+    // The signed view of a value of this width.
+    let i = |x: u64| {
+        if bits == 64 {
+            x as i64
+        } else {
+            x as u32 as i32 as i64
+        }
+    };
+    let base = name
+        .trim_start_matches("ds_")
+        .split('_')
+        .next()
+        .unwrap_or_default();
+    let signed = name.ends_with("_i32") || name.ends_with("_i64");
+    let r = match base {
+        "add" => tmp.wrapping_add(src),
+        "sub" => tmp.wrapping_sub(src),
+        // RSUB: "MEM[addr].u32 = DATA.u32 - MEM[addr].u32".
+        "rsub" => src.wrapping_sub(tmp),
+        // INC: "MEM[addr].u32 = tmp >= src ? 0U : tmp + 1U" (unsigned).
+        "inc" => {
+            if tmp >= src {
                 0
             } else {
                 tmp + 1
             }
         }
-        // DEC: MEM = (tmp == 0 || tmp > DATA) ? DATA : tmp - 1 (unsigned).
-        "ds_dec_rtn_u64" => {
-            if tmp == 0 || tmp > data {
-                data
+        // DEC: "((tmp == 0U) || (tmp > src)) ? src : tmp - 1U" (unsigned).
+        "dec" => {
+            if tmp == 0 || tmp > src {
+                src
             } else {
                 tmp - 1
             }
         }
-        "ds_min_rtn_i64" => (tmp as i64).min(data as i64) as u64,
-        "ds_max_rtn_i64" => (tmp as i64).max(data as i64) as u64,
-        "ds_min_rtn_u64" => tmp.min(data),
-        "ds_max_rtn_u64" => tmp.max(data),
-        "ds_and_rtn_b64" => tmp & data,
-        "ds_or_rtn_b64" => tmp | data,
-        "ds_xor_rtn_b64" => tmp ^ data,
+        // MIN: "src < tmp ? src : tmp"; MAX: "src >= tmp ? src : tmp".
+        "min" if signed => {
+            if i(src) < i(tmp) {
+                src
+            } else {
+                tmp
+            }
+        }
+        "max" if signed => {
+            if i(src) >= i(tmp) {
+                src
+            } else {
+                tmp
+            }
+        }
+        "min" => tmp.min(src),
+        "max" => tmp.max(src),
+        "and" => tmp & src,
+        "or" => tmp | src,
+        "xor" => tmp ^ src,
         // STOREXCHG (wrxchg): MEM = DATA.
-        "ds_storexchg_rtn_b64" => data,
+        "storexchg" => src,
+        // CMPSTORE: "src = DATA; cmp = DATA2; MEM = tmp == cmp ? src : tmp".
+        "cmpstore" => {
+            if tmp == src2 {
+                src
+            } else {
+                tmp
+            }
+        }
+        // MSKOR: "MEM = ((tmp & ~DATA) | DATA2)".
+        "mskor" => (tmp & !src) | src2,
         _ => return None,
-    })
+    };
+    Some(r & m)
 }
 
 /// The pseudocode's answer for `case` under `name`: per workgroup, active
-/// lanes in ascending order read the qword at ADDR + offset and write
-/// `pseudocode(...)`; inactive lanes keep VDST (EXEC off). Cases here are
-/// in range and 8-byte aligned by construction.
+/// lanes in ascending order read the qword at ADDR + offset (its low dword
+/// for 32-bit forms) and write `pseudocode(...)` there, with DATA2 = the
+/// lane's `vdst_init` (see the module text); a returning form puts the old
+/// value in VDST (its low dword for 32-bit forms); inactive lanes and forms
+/// without return keep VDST. Cases here are in range and 8-byte aligned by
+/// construction.
 pub fn expected(name: &str, case: &Case) -> Option<Observation> {
+    let shape = shape(name)?;
+    let m = if shape.bits == 64 {
+        u64::MAX
+    } else {
+        0xffff_ffff
+    };
     let per = case.geometry.lanes_per_group() as usize;
     let mut ret = Vec::with_capacity(case.lanes.len());
     let mut lds_final = Vec::new();
@@ -123,9 +284,14 @@ pub fn expected(name: &str, case: &Case) -> Option<Observation> {
                 continue;
             }
             let q = (l.addr as usize + case.offset as usize) / 8;
-            let tmp = *lds.get(q)?;
-            ret.push(tmp);
-            lds[q] = pseudocode(name, tmp, l.data)?;
+            let old = *lds.get(q)?;
+            let tmp = old & m;
+            ret.push(if shape.rtn {
+                (l.vdst_init & !m) | tmp
+            } else {
+                l.vdst_init
+            });
+            lds[q] = (old & !m) | pseudocode(name, tmp, l.data, l.vdst_init)?;
         }
         lds_final.push(lds);
     }
@@ -133,7 +299,9 @@ pub fn expected(name: &str, case: &Case) -> Option<Observation> {
 }
 
 /// `code` (an ELF code object holding `dsxor_conformance_off0`) with that
-/// kernel's `ds_xor_rtn_b64` re-encoded as `name`, by dsxor's DS encoder.
+/// kernel's `ds_xor_rtn_b64` re-encoded as `name`, by dsxor's DS encoder:
+/// the same ADDR and DATA registers; DATA2 = the VDST register for the
+/// two-data forms (0 otherwise); VDST 0 for the forms without return.
 pub fn program(code: &[u8], name: &str) -> Result<Vec<u8>, QualifyError> {
     let bad = |why: String| QualifyError::Corpus(format!("program for {name}: {why}"));
     let co = CodeObject::parse(code).map_err(|e| bad(e.to_string()))?;
@@ -143,6 +311,7 @@ pub fn program(code: &[u8], name: &str) -> Result<Vec<u8>, QualifyError> {
     }
     let info =
         isa::op_by_name(family, name).ok_or_else(|| bad("not a DS instruction of gfx11".into()))?;
+    let shape = shape(name).ok_or_else(|| bad("not an atomic of the corpus".into()))?;
     let kernel = kernel_name(0);
     let vaddr = find_ds_xor_site(&co, &kernel).map_err(|e| bad(e.to_string()))?;
     let off = co.file_offset(vaddr, 8).map_err(|e| bad(e.to_string()))? as usize;
@@ -153,7 +322,17 @@ pub fn program(code: &[u8], name: &str) -> Result<Vec<u8>, QualifyError> {
     let mut w = [0u8; 8];
     w.copy_from_slice(slot);
     let mut inst = DsInst::decode(family, u64::from_le_bytes(w)).map_err(|e| bad(e.to_string()))?;
+    if inst.op != isa::op_by_name(family, "ds_xor_rtn_b64").map_or(0, |i| i.op) {
+        return Err(bad(format!(
+            "the site holds opcode {}, not ds_xor_rtn_b64",
+            inst.op
+        )));
+    }
     inst.op = info.op;
+    inst.data1 = if shape.two_data { inst.vdst } else { 0 };
+    if !shape.rtn {
+        inst.vdst = 0;
+    }
     let word = inst.encode(family).map_err(|e| bad(e.to_string()))?;
     slot.copy_from_slice(&word.to_le_bytes());
     Ok(out)
@@ -213,6 +392,7 @@ pub fn corpus_case(seed: u64, wave: WaveSize, index: u64) -> (Case, ExecPattern,
     let exec = ExecPattern::ALL[(index % shapes) as usize];
     let addresses = [LDS_QWORDS, 4, 1][((index + index / shapes) % 3) as usize];
     let one = rng.random_range(0..lanes);
+    let lds: Vec<u64> = (0..LDS_QWORDS).map(|_| value(&mut rng)).collect();
     let lanes: Vec<LaneInput> = (0..lanes)
         .map(|l| {
             let active = match exec {
@@ -223,15 +403,23 @@ pub fn corpus_case(seed: u64, wave: WaveSize, index: u64) -> (Case, ExecPattern,
                 ExecPattern::HighHalf => l >= wave.lanes() / 2,
                 ExecPattern::Random => rng.random_bool(0.5),
             };
+            let addr = 8 * rng.random_range(0..addresses);
+            // DATA2 of cmpstore is VDST's preloaded value: a third of the
+            // lanes compare equal to their address's initial value.
+            let vdst_init = if rng.random_range(0..3u32) == 0 {
+                lds[(addr / 8) as usize]
+            } else {
+                rng.random()
+            };
             LaneInput {
-                addr: 8 * rng.random_range(0..addresses),
+                addr,
                 data: value(&mut rng),
                 active,
-                vdst_init: rng.random(),
+                vdst_init,
             }
         })
         .collect();
-    let lds_init = vec![(0..LDS_QWORDS).map(|_| value(&mut rng)).collect()];
+    let lds_init = vec![lds];
     let case = Case {
         pattern: "qualify".into(),
         index,
@@ -304,12 +492,16 @@ impl QualifyRecord {
     }
 }
 
-/// Run `cases_per_wave` programs per instruction and wave size in `objects`
-/// (the off0 conformance objects, by wave) on `device` and on `emu`.
+/// Run `cases_per_wave` programs per instruction of `instructions` (names
+/// of [`DS_ATOMICS`]; all of it for the full corpus) and wave size in
+/// `objects` (the off0 conformance objects, by wave) on `device` and on
+/// `emu`.
+#[allow(clippy::too_many_arguments)]
 pub fn qualify(
     device: &mut dyn Backend,
     emu: &mut dyn Backend,
     objects: &[(WaveSize, &[u8])],
+    instructions: &[&str],
     seed: u64,
     cases_per_wave: u64,
     timeout: Duration,
@@ -319,9 +511,15 @@ pub fn qualify(
     // too (issue 16: a test that the plumbing works, not a qualification).
     let plumbing_only = device.info().is_software_device();
     let kernel = kernel_name(0);
+    let names = instructions;
     let mut instructions = Vec::new();
     let mut disagreements = Vec::new();
-    for name in DS_B64_RTN_ATOMICS {
+    for name in names {
+        if shape(name).is_none() {
+            return Err(QualifyError::Corpus(format!(
+                "{name} is not an instruction of the corpus"
+            )));
+        }
         let op = isa::op_by_name(Family::Gfx11, name)
             .ok_or_else(|| QualifyError::Corpus(format!("{name} is not in the gfx11 table")))?
             .op;
@@ -406,31 +604,112 @@ mod tests {
     #[test]
     fn pseudocode_edges() {
         let m = u64::MAX;
-        assert_eq!(pseudocode("ds_inc_rtn_u64", 5, 5), Some(0));
-        assert_eq!(pseudocode("ds_inc_rtn_u64", 4, 5), Some(5));
-        assert_eq!(pseudocode("ds_inc_rtn_u64", m, 0), Some(0));
-        assert_eq!(pseudocode("ds_dec_rtn_u64", 0, 7), Some(7));
-        assert_eq!(pseudocode("ds_dec_rtn_u64", 8, 7), Some(7));
-        assert_eq!(pseudocode("ds_dec_rtn_u64", 7, 7), Some(6));
-        assert_eq!(pseudocode("ds_min_rtn_i64", m, 1), Some(m));
-        assert_eq!(pseudocode("ds_min_rtn_u64", m, 1), Some(1));
-        assert_eq!(pseudocode("ds_max_rtn_i64", 1 << 63, 0), Some(0));
-        assert_eq!(pseudocode("ds_max_rtn_u64", 1 << 63, 0), Some(1 << 63));
-        assert_eq!(pseudocode("ds_rsub_rtn_u64", 3, 10), Some(7));
+        let p = |n, t, d| pseudocode(n, t, d, 0);
+        assert_eq!(p("ds_inc_rtn_u64", 5, 5), Some(0));
+        assert_eq!(p("ds_inc_rtn_u64", 4, 5), Some(5));
+        assert_eq!(p("ds_inc_rtn_u64", m, 0), Some(0));
+        assert_eq!(p("ds_dec_rtn_u64", 0, 7), Some(7));
+        assert_eq!(p("ds_dec_rtn_u64", 8, 7), Some(7));
+        assert_eq!(p("ds_dec_rtn_u64", 7, 7), Some(6));
+        assert_eq!(p("ds_min_rtn_i64", m, 1), Some(m));
+        assert_eq!(p("ds_min_rtn_u64", m, 1), Some(1));
+        assert_eq!(p("ds_max_rtn_i64", 1 << 63, 0), Some(0));
+        assert_eq!(p("ds_max_rtn_u64", 1 << 63, 0), Some(1 << 63));
+        assert_eq!(p("ds_rsub_rtn_u64", 3, 10), Some(7));
+        assert_eq!(p("ds_sub_rtn_u64", 3, 10), Some(3u64.wrapping_sub(10)));
+        assert_eq!(p("ds_storexchg_rtn_b64", 3, 10), Some(10));
+        assert_eq!(p("ds_cmpstore_rtn_f64", 3, 10), None);
+        // 32-bit forms work modulo 2^32 and compare at 32 bits.
+        assert_eq!(p("ds_add_u32", 0xffff_ffff, 1), Some(0));
+        assert_eq!(p("ds_sub_rtn_u32", 0, 1), Some(0xffff_ffff));
+        assert_eq!(p("ds_min_i32", 0x8000_0000, 1), Some(0x8000_0000));
+        assert_eq!(p("ds_min_u32", 0x8000_0000, 1), Some(1));
+        assert_eq!(p("ds_max_rtn_i32", 0xffff_ffff, 0), Some(0));
+        // The high dword of a 64-bit DATA is not a 32-bit operand.
+        assert_eq!(p("ds_max_u32", 5, 0x1_0000_0000), Some(5));
         assert_eq!(
-            pseudocode("ds_sub_rtn_u64", 3, 10),
-            Some(3u64.wrapping_sub(10))
+            p("ds_inc_rtn_u32", 0xffff_fffe, 0x1_ffff_ffff),
+            Some(0xffff_ffff)
         );
-        assert_eq!(pseudocode("ds_storexchg_rtn_b64", 3, 10), Some(10));
-        assert_eq!(pseudocode("ds_cmpstore_rtn_b64", 3, 10), None);
+        assert_eq!(p("ds_dec_u32", 0, 0x7_0000_0009), Some(9));
+        // CMPSTORE: "src = DATA; cmp = DATA2; MEM = tmp == cmp ? src : tmp".
+        assert_eq!(pseudocode("ds_cmpstore_rtn_b64", 3, 10, 3), Some(10));
+        assert_eq!(pseudocode("ds_cmpstore_b64", 3, 10, 4), Some(3));
+        assert_eq!(
+            pseudocode("ds_cmpstore_b32", 0x1_0000_0003, 10, 3),
+            Some(10)
+        );
+        // MSKOR: "MEM = ((tmp & ~DATA) | DATA2)".
+        assert_eq!(
+            pseudocode("ds_mskor_rtn_b64", 0xff, 0x0f, 0x100),
+            Some(0x1f0)
+        );
+        assert_eq!(
+            pseudocode("ds_mskor_b32", m, 0xffff_0000, 0x1_0000_0001),
+            Some(0xffff)
+        );
     }
 
     #[test]
-    fn every_atomic_is_in_the_gfx11_table_with_the_xor_operand_shape() {
-        let xor = isa::op_by_name(Family::Gfx11, "ds_xor_rtn_b64").unwrap();
-        for name in DS_B64_RTN_ATOMICS {
+    fn shapes_follow_the_mnemonics() {
+        assert_eq!(DS_ATOMICS.len(), 58);
+        assert_eq!(&DS_ATOMICS[..DS_B64_RTN_ATOMICS.len()], DS_B64_RTN_ATOMICS);
+        let s = shape("ds_cmpstore_rtn_b32").unwrap();
+        assert_eq!((s.bits, s.rtn, s.two_data), (32, true, true));
+        let s = shape("ds_min_i64").unwrap();
+        assert_eq!((s.bits, s.rtn, s.two_data), (64, false, false));
+        assert_eq!(shape("ds_add_f32"), None);
+        let unique: std::collections::BTreeSet<_> = DS_ATOMICS.iter().collect();
+        assert_eq!(unique.len(), DS_ATOMICS.len());
+    }
+
+    #[test]
+    fn every_atomic_is_in_the_gfx11_table_with_its_operand_shape() {
+        use crate::isa::Field;
+        for name in DS_ATOMICS {
             let info = isa::op_by_name(Family::Gfx11, name).unwrap();
-            assert_eq!(info.operands, xor.operands, "{name}");
+            let s = shape(name).unwrap();
+            let regs = (s.bits / 32) as u8;
+            let has = |f: Field| {
+                info.operands
+                    .iter()
+                    .find(|o| o.field == f)
+                    .map(|o| o.dwords)
+            };
+            assert_eq!(has(Field::Vdst), s.rtn.then_some(regs), "{name}");
+            assert_eq!(has(Field::Addr), Some(1), "{name}");
+            assert_eq!(has(Field::Data0), Some(regs), "{name}");
+            assert_eq!(has(Field::Data1), s.two_data.then_some(regs), "{name}");
+        }
+    }
+
+    /// Each program is the xor kernel with one word changed, and that word
+    /// is what llvm-mc encodes for the mnemonic with these registers
+    /// (`dsxor asm`'s oracle tests pin the encoder to llvm-mc).
+    #[test]
+    fn programs_change_one_word_with_the_right_fields() {
+        let code = crate::codeobj::find_embedded("gfx1100", WaveSize::Wave32)
+            .expect("gfx1100 wave32 kernels are embedded")
+            .bytes;
+        for name in DS_ATOMICS {
+            let p = program(code, name).unwrap();
+            let diff: Vec<usize> = (0..code.len()).filter(|&i| code[i] != p[i]).collect();
+            assert!(diff.len() <= 8, "{name}: {} bytes differ", diff.len());
+            if *name == "ds_xor_rtn_b64" {
+                assert!(diff.is_empty());
+                continue;
+            }
+            let co = CodeObject::parse(code).unwrap();
+            let site = find_ds_xor_site(&co, &kernel_name(0)).unwrap();
+            let at = co.file_offset(site, 8).unwrap() as usize;
+            assert!(diff.iter().all(|&d| (at..at + 8).contains(&d)), "{name}");
+            let w = u64::from_le_bytes(p[at..at + 8].try_into().unwrap());
+            let i = DsInst::decode(Family::Gfx11, w).unwrap();
+            let s = shape(name).unwrap();
+            assert_eq!(i.op, isa::op_by_name(Family::Gfx11, name).unwrap().op);
+            assert_eq!((i.addr, i.data0), (5, 7), "{name}");
+            assert_eq!(i.vdst, if s.rtn { 3 } else { 0 }, "{name}");
+            assert_eq!(i.data1, if s.two_data { 3 } else { 0 }, "{name}");
         }
     }
 
@@ -472,5 +751,31 @@ mod tests {
         assert_eq!(o.ret[3], c.lanes[3].vdst_init);
         assert_eq!(o.ret[4], 13);
         assert_eq!(o.lds_final[0][0], 10 + 31);
+        // Without return VDST stays; memory is the same.
+        let o = expected("ds_add_u64", &c).unwrap();
+        assert!(o.ret.iter().zip(&c.lanes).all(|(r, l)| *r == l.vdst_init));
+        assert_eq!(o.lds_final[0][0], 10 + 31);
+    }
+
+    #[test]
+    fn thirty_two_bit_forms_touch_the_low_dwords_only() {
+        let (mut c, _, _) = corpus_case(2, WaveSize::Wave32, 0);
+        for (i, l) in c.lanes.iter_mut().enumerate() {
+            l.addr = 0;
+            l.data = 0xaaaa_aaaa_0000_0001;
+            l.active = i < 2;
+            l.vdst_init = 0x1111_1111_2222_2222;
+        }
+        c.lds_init[0][0] = 0x5555_5555_ffff_ffff;
+        let o = expected("ds_add_rtn_u32", &c).unwrap();
+        assert_eq!(o.ret[0], 0x1111_1111_ffff_ffff);
+        assert_eq!(o.ret[1], 0x1111_1111_0000_0000);
+        assert_eq!(o.lds_final[0][0], 0x5555_5555_0000_0001);
+        // cmpstore with DATA2 = vdst_init: the first lane matches.
+        c.lanes[0].vdst_init = 0x9999_9999_ffff_ffff;
+        let o = expected("ds_cmpstore_rtn_b32", &c).unwrap();
+        assert_eq!(o.ret[0], 0x9999_9999_ffff_ffff);
+        assert_eq!(o.ret[1], 0x1111_1111_0000_0001);
+        assert_eq!(o.lds_final[0][0], 0x5555_5555_0000_0001);
     }
 }

@@ -149,6 +149,7 @@ pub enum OpenError {
 
 fn from_backend(e: BackendError) -> OpenError {
     match e {
+        e @ BackendError::Hazard(_) => OpenError::Usage(e.to_string()),
         BackendError::Invalid(m) => OpenError::Usage(m),
         other => OpenError::Environment(other.to_string()),
     }

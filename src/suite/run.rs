@@ -73,9 +73,10 @@ struct Abort {
 
 fn abort_from(e: &BackendError) -> Abort {
     Abort {
-        code: match e {
-            BackendError::Invalid(_) => exit::USAGE,
-            _ => exit::ENVIRONMENT,
+        code: if e.is_bad_input() {
+            exit::USAGE
+        } else {
+            exit::ENVIRONMENT
         },
         reason: e.to_string(),
     }

@@ -123,12 +123,14 @@ pub enum Request {
 pub enum WireError {
     Environment(String),
     Invalid(String),
+    Hazard(String),
 }
 
 impl WireError {
     fn from_backend(e: BackendError) -> WireError {
         match e {
             BackendError::Invalid(m) => WireError::Invalid(m),
+            BackendError::Hazard(m) => WireError::Hazard(m),
             other => WireError::Environment(other.to_string()),
         }
     }
@@ -136,6 +138,7 @@ impl WireError {
         match self {
             WireError::Environment(m) => BackendError::Environment(m),
             WireError::Invalid(m) => BackendError::Invalid(m),
+            WireError::Hazard(m) => BackendError::Hazard(m),
         }
     }
 }

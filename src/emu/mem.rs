@@ -161,6 +161,83 @@ impl GlobalMem {
     }
 
     /// Aligned dword read (the common global access): one region lookup, one word.
+    /// The region holding `[addr, addr + len)`, trying region `*hint`
+    /// first (the lanes of one instruction mostly hit one buffer) and
+    /// leaving the found index there.
+    #[inline]
+    fn find_hinted(
+        &self,
+        hint: &mut usize,
+        addr: u64,
+        len: u64,
+    ) -> Result<(&Region, u64), OutOfBounds> {
+        if let Some(r) = self.regions.get(*hint) {
+            if let Some(off) = addr.checked_sub(r.base) {
+                if off.checked_add(len).is_some_and(|end| end <= r.len) {
+                    return Ok((r, off));
+                }
+            }
+        }
+        let (r, off) = self.find(addr, len)?;
+        *hint = self.regions.partition_point(|x| x.base <= addr) - 1;
+        Ok((r, off))
+    }
+
+    /// `out.len()` little-endian dwords from `addr` (same result as
+    /// [`GlobalMem::read`] of `4 * out.len()` bytes); a dword-aligned
+    /// access loads whole words. `hint`: see `find_hinted`.
+    #[inline]
+    pub fn read_words(
+        &self,
+        hint: &mut usize,
+        addr: u64,
+        out: &mut [u32],
+    ) -> Result<(), OutOfBounds> {
+        let (r, off) = self.find_hinted(hint, addr, 4 * out.len() as u64)?;
+        let w0 = (off / 4) as usize;
+        if off % 4 == 0 {
+            if let Some(ws) = r.words.get(w0..w0 + out.len()) {
+                for (o, w) in out.iter_mut().zip(ws) {
+                    *o = w.load(Relaxed);
+                }
+                return Ok(());
+            }
+        }
+        let mut b = [0u8; 16];
+        let n = 4 * out.len();
+        self.read(addr, &mut b[..n])?;
+        for (o, c) in out.iter_mut().zip(b[..n].chunks_exact(4)) {
+            *o = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
+        Ok(())
+    }
+
+    /// Store `data` as little-endian dwords at `addr` (same effect as
+    /// [`GlobalMem::write`] of their bytes); dword-aligned stores whole words.
+    #[inline]
+    pub fn write_words(
+        &self,
+        hint: &mut usize,
+        addr: u64,
+        data: &[u32],
+    ) -> Result<(), OutOfBounds> {
+        let (r, off) = self.find_hinted(hint, addr, 4 * data.len() as u64)?;
+        let w0 = (off / 4) as usize;
+        if off % 4 == 0 {
+            if let Some(ws) = r.words.get(w0..w0 + data.len()) {
+                for (w, &d) in ws.iter().zip(data) {
+                    w.store(d, Relaxed);
+                }
+                return Ok(());
+            }
+        }
+        let mut b = [0u8; 16];
+        for (c, d) in b.chunks_exact_mut(4).zip(data) {
+            c.copy_from_slice(&d.to_le_bytes());
+        }
+        self.write(addr, &b[..4 * data.len()])
+    }
+
     #[inline]
     pub fn read_u32(&self, addr: u64) -> Result<u32, OutOfBounds> {
         let (r, off) = self.find(addr, 4)?;

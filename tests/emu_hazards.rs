@@ -234,7 +234,11 @@ fn wait_removed(dir: &std::path::Path) -> std::path::PathBuf {
         let site = find_ds_xor_site(&co, &k.name).unwrap();
         let off = co.file_offset(site + 8, 4).unwrap() as usize;
         let word = u32::from_le_bytes(bytes[off..off + 4].try_into().unwrap());
-        assert_eq!(word, S_WAITCNT_LGKMCNT_0, "{}: the wait after the site", k.name);
+        assert_eq!(
+            word, S_WAITCNT_LGKMCNT_0,
+            "{}: the wait after the site",
+            k.name
+        );
         bytes[off..off + 4].copy_from_slice(&S_NOP_0.to_le_bytes());
         patched += 1;
     }
@@ -288,5 +292,10 @@ fn run_refuses_a_code_object_with_a_missing_wait() {
     assert_eq!(res["failed"], 0, "{res}");
 
     let (o, _) = run(&["--no-hazard-check"], "unchecked");
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }

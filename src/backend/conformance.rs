@@ -435,7 +435,7 @@ pub fn observations(
 }
 
 /// What one batched launch gave.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum BatchOutcome {
     /// It completed: every case's outcome, in order.

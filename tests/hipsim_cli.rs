@@ -501,3 +501,57 @@ fn bench_runs_through_the_simulator() {
     let text = std::fs::read_to_string(rec).unwrap();
     assert!(text.contains("simulated by dsxor-hipsim"), "{text}");
 }
+
+/// A `dsxor run` killed outright (SIGKILL: a CI cancel) takes its worker
+/// process with it, even one stuck in a HIP call that will never return
+/// (DSXOR_HIPSIM_STALL): on a GPU runner an orphan would hold its GPU.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_killed_run_takes_its_stuck_worker_with_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut parent = spawn(
+        &short_timeout_run("3", tmp.path()),
+        &[("DSXOR_HIPSIM_STALL", "hipMemcpyDtoH:1")],
+        true,
+    );
+    // The worker exists once the run has started its first case.
+    let start = std::time::Instant::now();
+    let worker = loop {
+        let found: Vec<u32> = std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_string_lossy().parse::<u32>().ok())
+            .filter(|p| {
+                std::fs::read_to_string(format!("/proc/{p}/status"))
+                    .map(|s| s.contains(&format!("PPid:\t{}\n", parent.id())))
+                    .unwrap_or(false)
+            })
+            .collect();
+        if let Some(w) = found.first() {
+            break *w;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "no worker process appeared"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    // Let it reach the stalled copy, then kill the parent outright.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    parent.kill().unwrap();
+    parent.wait().unwrap();
+    let gone = std::time::Instant::now();
+    while std::path::Path::new(&format!("/proc/{worker}/status")).exists()
+        && !std::fs::read_to_string(format!("/proc/{worker}/status"))
+            .unwrap_or_default()
+            .contains("State:\tZ")
+    {
+        if gone.elapsed() > std::time::Duration::from_secs(10) {
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &worker.to_string()])
+                .status();
+            panic!("worker {worker} outlived its SIGKILLed parent by 10 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}

@@ -5,6 +5,7 @@
 use super::*;
 
 pub(crate) fn cmd_worker() -> Outcome {
+    dsxor::suite::worker::die_with_parent();
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     dsxor::suite::worker::serve(stdin.lock(), stdout.lock())

@@ -75,6 +75,35 @@ pub const LINE_TAG: &str = "dsxor-worker/1 ";
 /// OpenCL only.
 pub const VISIBLE_DEVICES: &str = "HIP_VISIBLE_DEVICES";
 
+/// The parent's process id, for the child's `die_with_parent`.
+pub const PARENT_PID: &str = "DSXOR_WORKER_PARENT";
+
+/// The child's first act: end with its parent. A parent killed outright
+/// (SIGKILL: a CI cancel, an OOM kill) runs no cleanup, and a child stuck in
+/// a HIP call never reads the EOF on its stdin, so without this it would
+/// live on holding its GPU. Linux: `prctl(PR_SET_PDEATHSIG, SIGKILL)`
+/// (prctl(2); the signal comes when the *thread* that started the child
+/// ends, which here is the thread that owns the `WorkerDevice` and kills the
+/// child anyway when it is done), then a check that the parent named in
+/// `PARENT_PID` is still the parent (it may have died before the prctl).
+/// Elsewhere: nothing (the EOF on stdin still ends an idle child).
+pub fn die_with_parent() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: prctl with PR_SET_PDEATHSIG takes a signal number and
+        // touches no memory of ours.
+        unsafe {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+        }
+        let expected = std::env::var(PARENT_PID)
+            .ok()
+            .and_then(|p| p.parse::<u32>().ok());
+        if expected.is_some_and(|p| p != std::os::unix::process::parent_id()) {
+            std::process::exit(i32::from(crate::exit::ENVIRONMENT));
+        }
+    }
+}
+
 /// A kernel object on the wire (bytes as hex: JSON has no byte strings).
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WireObject {
@@ -367,6 +396,7 @@ impl WorkerDevice {
     fn start(&mut self) -> Result<(), BackendError> {
         let mut child = Command::new(&self.plan.exe)
             .arg("worker")
+            .env(PARENT_PID, std::process::id().to_string())
             .env(VISIBLE_DEVICES, &self.plan.visible)
             // HIP_VISIBLE_DEVICES wins over it in clr; removed so nothing
             // else reads a list the child's ordinal does not index.

@@ -219,33 +219,14 @@ fn shipped_kernels_have_no_hazard() {
 /// returned them: a hazard on silicon, not on a device that completes
 /// memory at issue.
 fn wait_removed(dir: &std::path::Path) -> std::path::PathBuf {
-    use dsxor::codeobj::{patch::find_ds_xor_site, CodeObject};
     const S_WAITCNT_LGKMCNT_0: u32 = 0xBF89_FC07;
     const S_NOP_0: u32 = 0xBF80_0000;
-    let obj = find_embedded("gfx1100", WaveSize::Wave32).expect("embedded gfx1100 wave32");
-    let co = CodeObject::parse(obj.bytes).unwrap();
-    let mut bytes = co.elf_bytes().to_vec();
-    let mut patched = 0;
-    for k in co
-        .kernels
-        .iter()
-        .filter(|k| k.name.starts_with("dsxor_conformance_"))
-    {
-        let site = find_ds_xor_site(&co, &k.name).unwrap();
-        let off = co.file_offset(site + 8, 4).unwrap() as usize;
+    common::edit_conformance_sites(dir, "dsxor-without-its-wait.co", |bytes, site| {
+        let off = site + 8;
         let word = u32::from_le_bytes(bytes[off..off + 4].try_into().unwrap());
-        assert_eq!(
-            word, S_WAITCNT_LGKMCNT_0,
-            "{}: the wait after the site",
-            k.name
-        );
+        assert_eq!(word, S_WAITCNT_LGKMCNT_0, "the wait after the site");
         bytes[off..off + 4].copy_from_slice(&S_NOP_0.to_le_bytes());
-        patched += 1;
-    }
-    assert!(patched >= 2, "one-round and rounds kernels");
-    let path = dir.join("dsxor-without-its-wait.co");
-    std::fs::write(&path, bytes).unwrap();
-    path
+    })
 }
 
 /// The user's view: `dsxor run --code-object` of a build whose wait is

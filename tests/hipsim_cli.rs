@@ -262,34 +262,17 @@ fn a_device_fault_through_hip_is_a_failed_case_with_a_repro() {
 /// `ds_xor_rtn_b64` turned into `ds_or_rtn_b64` (same operands, another DS
 /// opcode; the opcode from dsxor's LLVM-derived table, not typed here).
 fn patched_object(dir: &Path) -> PathBuf {
-    use dsxor::codeobj::{patch::find_ds_xor_site, CodeObject};
     use dsxor::isa::{op_by_name, DsInst, Family};
-    let obj = dsxor::codeobj::find_embedded("gfx1100", dsxor::case::WaveSize::Wave32)
-        .expect("an embedded gfx1100 wave32 object");
-    let co = CodeObject::parse(obj.bytes).unwrap();
-    let mut bytes = co.elf_bytes().to_vec();
     let or = op_by_name(Family::Gfx11, "ds_or_rtn_b64")
         .expect("ds_or_rtn_b64 in the table")
         .op;
-    let mut patched = 0;
-    for k in co
-        .kernels
-        .iter()
-        .filter(|k| k.name.starts_with("dsxor_conformance_"))
-    {
-        let site = find_ds_xor_site(&co, &k.name).unwrap();
-        let off = co.file_offset(site, 8).unwrap() as usize;
+    common::edit_conformance_sites(dir, "dsxor-or-instead-of-xor.co", |bytes, off| {
         let word = u64::from_le_bytes(bytes[off..off + 8].try_into().unwrap());
         let mut inst = DsInst::decode(Family::Gfx11, word).unwrap();
         inst.op = or;
         let new = inst.encode(Family::Gfx11).unwrap();
         bytes[off..off + 8].copy_from_slice(&new.to_le_bytes());
-        patched += 1;
-    }
-    assert!(patched >= 1);
-    let path = dir.join("dsxor-or-instead-of-xor.co");
-    std::fs::write(&path, bytes).unwrap();
-    path
+    })
 }
 
 #[test]

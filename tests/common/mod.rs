@@ -222,3 +222,29 @@ pub fn results_json(dir: &Path) -> Vec<PathBuf> {
         .filter(|p| !p.to_string_lossy().contains(".repro-"))
         .collect()
 }
+
+/// The embedded gfx1100 wave32 object with `edit(bytes, file offset of the
+/// site)` applied at every conformance kernel's `ds_xor_rtn_b64` site,
+/// written to `dir/name`. For deliberately broken user builds.
+pub fn edit_conformance_sites(dir: &Path, name: &str, edit: impl Fn(&mut [u8], usize)) -> PathBuf {
+    use dsxor::codeobj::{patch::find_ds_xor_site, CodeObject};
+    let obj = dsxor::codeobj::find_embedded("gfx1100", dsxor::case::WaveSize::Wave32)
+        .expect("an embedded gfx1100 wave32 object");
+    let co = CodeObject::parse(obj.bytes).unwrap();
+    let mut bytes = co.elf_bytes().to_vec();
+    let mut patched = 0;
+    for k in co
+        .kernels
+        .iter()
+        .filter(|k| k.name.starts_with("dsxor_conformance_"))
+    {
+        let site = find_ds_xor_site(&co, &k.name).unwrap();
+        let off = co.file_offset(site, 8).unwrap() as usize;
+        edit(&mut bytes, off);
+        patched += 1;
+    }
+    assert!(patched >= 2, "one-round and rounds kernels");
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}

@@ -193,6 +193,69 @@ fn draw_whiskers(
     Ok(())
 }
 
+/// One series of `(x, median, low, high)` marks: a line through the
+/// medians, a whisker per mark, and the wave size's marker (a triangle for
+/// wave64, a dot for wave32).
+fn draw_marked_series(
+    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    marks: &[(f64, f64, f64, f64)],
+    color: RGBAColor,
+    triangle: bool,
+) -> Result<(), SvgError> {
+    let points: Vec<(f64, f64)> = marks.iter().map(|m| (m.0, m.1)).collect();
+    chart
+        .draw_series(LineSeries::new(points.clone(), color.stroke_width(1)))
+        .map_err(draw_err)?;
+    let spans: Vec<(f64, f64, f64)> = marks.iter().map(|m| (m.0, m.2, m.3)).collect();
+    draw_whiskers(chart, &spans, color)?;
+    if triangle {
+        chart
+            .draw_series(
+                points
+                    .iter()
+                    .map(|&p| TriangleMarker::new(p, 6, color.filled())),
+            )
+            .map_err(draw_err)?;
+    } else {
+        chart
+            .draw_series(points.iter().map(|&p| Circle::new(p, 4, color.filled())))
+            .map_err(draw_err)?;
+    }
+    Ok(())
+}
+
+/// A legend row at `(x0, y)`: the series' line and marker, then `label`.
+fn draw_legend_entry(
+    area: &DrawingArea<SVGBackend, Shift>,
+    (x0, y): (i32, i32),
+    color: RGBAColor,
+    triangle: bool,
+    label: String,
+) -> Result<(), SvgError> {
+    area.draw(&PathElement::new(
+        vec![(x0 + 16, y), (x0 + 40, y)],
+        color.stroke_width(1),
+    ))
+    .map_err(draw_err)?;
+    if triangle {
+        area.draw(&TriangleMarker::new((x0 + 28, y), 6, color.filled()))
+            .map_err(draw_err)?;
+    } else {
+        area.draw(&Circle::new((x0 + 28, y), 4, color.filled()))
+            .map_err(draw_err)?;
+    }
+    area.draw(&Text::new(
+        label,
+        (x0 + 46, y),
+        ("sans-serif", 12)
+            .into_font()
+            .into_text_style(area)
+            .pos(Pos::new(HPos::Left, VPos::Center)),
+    ))
+    .map_err(draw_err)?;
+    Ok(())
+}
+
 /// Render `records` (any order; sorted by creation time here) as one SVG.
 pub fn render(records: &[BenchRecord]) -> Result<String, SvgError> {
     let mut sorted: Vec<&BenchRecord> = records.iter().collect();
@@ -503,48 +566,15 @@ fn draw_occupancy(
             })
             .collect();
         marks.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let points: Vec<(f64, f64)> = marks.iter().map(|m| (m.0, m.1)).collect();
-        chart
-            .draw_series(LineSeries::new(points.clone(), color.stroke_width(1)))
-            .map_err(draw_err)?;
-        let spans: Vec<(f64, f64, f64)> = marks.iter().map(|m| (m.0, m.2, m.3)).collect();
-        draw_whiskers(&mut chart, &spans, color)?;
-        if wave == 64 {
-            chart
-                .draw_series(
-                    points
-                        .iter()
-                        .map(|&p| TriangleMarker::new(p, 6, color.filled())),
-                )
-                .map_err(draw_err)?;
-        } else {
-            chart
-                .draw_series(points.iter().map(|&p| Circle::new(p, 4, color.filled())))
-                .map_err(draw_err)?;
-        }
+        draw_marked_series(&mut chart, &marks, color, wave == 64)?;
         // The legend, right of the plot (never over the dots).
-        let y = y0 + 10 + 18 * k as i32;
-        area.draw(&PathElement::new(
-            vec![(x0 + 16, y), (x0 + 40, y)],
-            color.stroke_width(1),
-        ))
-        .map_err(draw_err)?;
-        if wave == 64 {
-            area.draw(&TriangleMarker::new((x0 + 28, y), 6, color.filled()))
-                .map_err(draw_err)?;
-        } else {
-            area.draw(&Circle::new((x0 + 28, y), 4, color.filled()))
-                .map_err(draw_err)?;
-        }
-        area.draw(&Text::new(
+        draw_legend_entry(
+            area,
+            (x0, y0 + 10 + 18 * k as i32),
+            color,
+            wave == 64,
             format!("wave{wave}, {per_cu} workgroups/CU"),
-            (x0 + 46, y),
-            ("sans-serif", 12)
-                .into_font()
-                .into_text_style(area)
-                .pos(Pos::new(HPos::Left, VPos::Center)),
-        ))
-        .map_err(draw_err)?;
+        )?;
     }
     if !keys.is_empty() {
         draw_whisker_legend(area, (x0, y0 + 10 + 18 * keys.len() as i32))?;
@@ -644,49 +674,15 @@ fn draw_trend(
                     .map(|(m, lo, hi)| (i as f64 + dodge, m, lo, hi))
             })
             .collect();
-        let points: Vec<(f64, f64)> = marks.iter().map(|m| (m.0, m.1)).collect();
-        chart
-            .draw_series(LineSeries::new(points.clone(), color.stroke_width(1)))
-            .map_err(draw_err)?;
-        let spans: Vec<(f64, f64, f64)> = marks.iter().map(|m| (m.0, m.2, m.3)).collect();
-        draw_whiskers(&mut chart, &spans, color)?;
-        let triangle = like.wave == 64;
-        if triangle {
-            chart
-                .draw_series(
-                    points
-                        .iter()
-                        .map(|&p| TriangleMarker::new(p, 6, color.filled())),
-                )
-                .map_err(draw_err)?;
-        } else {
-            chart
-                .draw_series(points.iter().map(|&p| Circle::new(p, 4, color.filled())))
-                .map_err(draw_err)?;
-        }
+        draw_marked_series(&mut chart, &marks, color, like.wave == 64)?;
         // The legend, right of the plot (never over the lines).
-        let y = y0 + 10 + 18 * s as i32;
-        area.draw(&PathElement::new(
-            vec![(x0 + 16, y), (x0 + 40, y)],
-            color.stroke_width(1),
-        ))
-        .map_err(draw_err)?;
-        if triangle {
-            area.draw(&TriangleMarker::new((x0 + 28, y), 6, color.filled()))
-                .map_err(draw_err)?;
-        } else {
-            area.draw(&Circle::new((x0 + 28, y), 4, color.filled()))
-                .map_err(draw_err)?;
-        }
-        area.draw(&Text::new(
+        draw_legend_entry(
+            area,
+            (x0, y0 + 10 + 18 * s as i32),
+            color,
+            like.wave == 64,
             like.name.clone(),
-            (x0 + 46, y),
-            ("sans-serif", 12)
-                .into_font()
-                .into_text_style(area)
-                .pos(Pos::new(HPos::Left, VPos::Center)),
-        ))
-        .map_err(draw_err)?;
+        )?;
     }
     if !series.is_empty() {
         draw_whisker_legend(area, (x0, y0 + 10 + 18 * series.len() as i32))?;

@@ -246,7 +246,7 @@ fn files_within_a_module_import_no_new_cycle() {
     // emu's fault injector calls ds's atomic arithmetic while ds calls the
     // injector's hook; gen's pattern builder adds rounds, which name
     // patterns; emu's decoder stores the interpreter's per-instruction
-    // handlers (`wave::handler_for`), chosen once at decode time. Without
+    // pre-resolved instructions (`wave::op_for`), made once at decode time. Without
     // these edges the files of each module must form no cycle.
     let known: BTreeSet<(String, String)> = [
         ("emu/fault", "emu/ds"),

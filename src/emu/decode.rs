@@ -1113,9 +1113,14 @@ pub struct Decoded {
     /// One past the highest VGPR any instruction names (with room for its
     /// widest operand): registers above are never touched by this program.
     pub vgpr_limit: usize,
-    /// The interpreter's pre-resolved handler of each instruction
-    /// ([`super::wave::handler_for`]), chosen once here.
-    pub handlers: Vec<super::wave::Handler>,
+    /// The interpreter's pre-resolved form of each instruction
+    /// ([`super::wave::op_for`]), made once here; a placeholder where it
+    /// has none.
+    pub ops: Vec<super::wave::Op>,
+    /// For each instruction, how many instructions from it on have an
+    /// `Op` (0: it has none): the straight runs the interpreter executes
+    /// as a block.
+    pub runs: Vec<u32>,
 }
 
 impl Decoded {
@@ -1182,7 +1187,8 @@ pub fn decode_text(text: &[u8], base: u64) -> Decoded {
         base,
         index_of_word: vec![u32::MAX; words.len()],
         vgpr_limit: 1,
-        handlers: Vec::new(),
+        ops: Vec::new(),
+        runs: Vec::new(),
     };
     let mut i = 0usize;
     while i < words.len() {
@@ -1212,7 +1218,17 @@ pub fn decode_text(text: &[u8], base: u64) -> Decoded {
             *target = t;
         }
     }
-    out.handlers = out.insts.iter().map(super::wave::handler_for).collect();
+    let ops: Vec<Option<super::wave::Op>> = out.insts.iter().map(super::wave::op_for).collect();
+    out.runs = vec![0; ops.len()];
+    for k in (0..ops.len()).rev() {
+        if ops[k].is_some() {
+            out.runs[k] = 1 + out.runs.get(k + 1).copied().unwrap_or(0);
+        }
+    }
+    out.ops = ops
+        .into_iter()
+        .map(|o| o.unwrap_or_else(super::wave::no_op))
+        .collect();
     out
 }
 

@@ -59,11 +59,187 @@ enum Row<'a, const N: usize> {
     S(u32),
 }
 
+/// Where a source's lanes are for the whole-row loops: the start of its
+/// VGPR row in `Wave::v`, or one value for every lane.
+#[derive(Clone, Copy)]
+enum At {
+    V(usize),
+    S(u32),
+}
+
+/// Lanes per step of the whole-row loops: one 256-bit vector.
+const STEP: usize = 8;
+
+/// Lanes `k..k + STEP` of source `at`. A row past the VGPR file (which
+/// `VGPRS` rules out) reads 0, as `Wave::row` reads it.
+#[inline(always)]
+fn take(v: &[u32], at: At, k: usize) -> [u32; STEP] {
+    match at {
+        At::V(b) => v
+            .get(b + k..b + k + STEP)
+            .and_then(|x| <[u32; STEP]>::try_from(x).ok())
+            .unwrap_or([0; STEP]),
+        At::S(x) => [x; STEP],
+    }
+}
+
 /// What the interpreter needs besides the wave.
 pub struct Env<'a> {
     pub prog: &'a Decoded,
     pub mem: &'a GlobalMem,
     pub fault: Option<FaultSpec>,
+}
+
+/// A source operand as the per-opcode semantics read it: the decoded
+/// [`Src`] (generic path) or its decode-time resolution [`Opnd`] (the
+/// block loop's handlers). Both read the same value for every operand
+/// (`handlers_agree_with_the_generic_path` checks it).
+pub trait Operand: Copy {
+    /// The 32-bit scalar value (what [`Wave::s32`] reads).
+    fn r32(self, w: &Wave) -> u32;
+    /// The 64-bit scalar value (what [`Wave::s64`] reads).
+    fn r64(self, w: &Wave) -> u64;
+    /// The VGPR number, for a vector register.
+    fn vreg(self) -> Option<u8>;
+}
+
+impl Operand for Src {
+    #[inline(always)]
+    fn r32(self, w: &Wave) -> u32 {
+        w.s32(self)
+    }
+    #[inline(always)]
+    fn r64(self, w: &Wave) -> u64 {
+        w.s64(self)
+    }
+    #[inline(always)]
+    fn vreg(self) -> Option<u8> {
+        match self {
+            Src::V(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// A source operand resolved at decode time: a VGPR, an SGPR (read when
+/// the instruction runs), or a value fixed by the encoding (inline
+/// constant, literal) for each of the two widths it can be read at, so a
+/// handler reads it with one flag test instead of a `match` on [`Src`].
+/// src_scc, src_vccz and src_execz (which change as the wave runs) have no
+/// `Opnd`: instructions naming them run through the generic path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Opnd {
+    /// VGPR number, or [`Opnd::NO_VGPR`].
+    pub vgpr: u16,
+    /// SGPR read when `fixed32`/`fixed64` is false.
+    pub sgpr: u8,
+    pub fixed32: bool,
+    pub fixed64: bool,
+    pub imm32: u32,
+    pub imm64: u64,
+}
+
+impl Opnd {
+    pub const NO_VGPR: u16 = u16::MAX;
+    pub const ZERO: Opnd = Opnd::imm(0, 0);
+
+    pub const fn imm(v32: u32, v64: u64) -> Opnd {
+        Opnd {
+            vgpr: Opnd::NO_VGPR,
+            sgpr: 0,
+            fixed32: true,
+            fixed64: true,
+            imm32: v32,
+            imm64: v64,
+        }
+    }
+
+    /// `src` resolved, with exactly the values [`Wave::s32`] and
+    /// [`Wave::s64`] give it; None for operands that change as the wave runs
+    /// other than through a register (src_scc, src_vccz, src_execz).
+    pub fn of(src: Src) -> Option<Opnd> {
+        Some(match src {
+            // A 64-bit `null` reads 0; a 32-bit one reads the register.
+            Src::S(NULL) => Opnd {
+                sgpr: NULL,
+                fixed32: false,
+                ..Opnd::imm(0, 0)
+            },
+            Src::S(r) => Opnd {
+                sgpr: r,
+                fixed32: false,
+                fixed64: false,
+                ..Opnd::imm(0, 0)
+            },
+            // A VGPR read as a scalar reads 0 (s32's policy; the decoder
+            // never puts one there).
+            Src::V(r) => Opnd {
+                vgpr: r as u16,
+                ..Opnd::imm(0, 0)
+            },
+            Src::Const(c) => Opnd::imm(inline_const32(c), inline_const64(c)),
+            Src::Lit(v) => Opnd::imm(v, v as u64),
+            Src::Scc | Src::Vccz | Src::Execz => return None,
+        })
+    }
+}
+
+/// An [`Opnd`] whose kind is fixed at compile time: `FIXED` when the value
+/// is the encoding's (`Opnd::fixed32`, which implies `fixed64`), else an
+/// SGPR. Scalar handlers are instantiated per operand kind with it, so
+/// reading an operand is one load with no test.
+#[derive(Clone, Copy)]
+pub struct Spec<const FIXED: bool>(pub Opnd);
+
+impl<const FIXED: bool> Operand for Spec<FIXED> {
+    #[inline(always)]
+    fn r32(self, w: &Wave) -> u32 {
+        if FIXED {
+            self.0.imm32
+        } else {
+            w.s[self.0.sgpr as usize]
+        }
+    }
+    #[inline(always)]
+    fn r64(self, w: &Wave) -> u64 {
+        if FIXED {
+            self.0.imm64
+        } else {
+            self.0.r64(w)
+        }
+    }
+    #[inline(always)]
+    fn vreg(self) -> Option<u8> {
+        if FIXED {
+            self.0.vreg()
+        } else {
+            None
+        }
+    }
+}
+
+impl Operand for Opnd {
+    #[inline(always)]
+    fn r32(self, w: &Wave) -> u32 {
+        if self.fixed32 {
+            self.imm32
+        } else {
+            w.s[self.sgpr as usize]
+        }
+    }
+    #[inline(always)]
+    fn r64(self, w: &Wave) -> u64 {
+        if self.fixed64 {
+            self.imm64
+        } else {
+            let r = self.sgpr as usize;
+            w.s[r] as u64 | (w.s.get(r + 1).copied().unwrap_or(0) as u64) << 32
+        }
+    }
+    #[inline(always)]
+    fn vreg(self) -> Option<u8> {
+        (self.vgpr != Opnd::NO_VGPR).then_some(self.vgpr as u8)
+    }
 }
 
 impl DsWave for Wave {
@@ -226,8 +402,8 @@ impl Wave {
     /// Source `s` as the wave's `N` lanes: its VGPR row in place, or a scalar
     /// broadcast to every lane.
     #[inline(always)]
-    fn row<const N: usize>(&self, s: Src) -> Row<'_, N> {
-        if let Src::V(r) = s {
+    fn row<const N: usize, S: Operand>(&self, s: S) -> Row<'_, N> {
+        if let Some(r) = s.vreg() {
             let b = r as usize * 64;
             if let Some(x) = self
                 .v
@@ -237,7 +413,7 @@ impl Wave {
                 return Row::V(x);
             }
         }
-        Row::S(self.s32(s))
+        Row::S(s.r32(self))
     }
 
     /// Write `out` to VGPR `vdst` in the lanes of `exec` (N lanes).
@@ -258,19 +434,56 @@ impl Wave {
         }
     }
 
-    /// `vdst = f(s0, s1)` per lane; each operand combination gets its own
-    /// loop so the compiler vectorizes it.
+    /// Where source `s`'s lanes are, for the whole-row loops.
     #[inline(always)]
-    fn lanes2<const N: usize>(
+    fn at<S: Operand>(&self, s: S) -> At {
+        match s.vreg() {
+            Some(r) => At::V(r as usize * 64),
+            None => At::S(s.r32(self)),
+        }
+    }
+
+    /// `vdst = f(s0, s1)` per lane; each operand combination gets its own
+    /// loop so the compiler vectorizes it. With every lane active the
+    /// result goes straight into `vdst`, STEP lanes at a time (each step
+    /// reads its sources before writing, and no lane reads another's, so
+    /// `vdst` may be a source); otherwise through a row and a masked store.
+    #[inline(always)]
+    fn lanes2<const N: usize, S: Operand>(
         &mut self,
         vdst: u8,
-        s0: Src,
-        s1: Src,
+        s0: S,
+        s1: S,
         exec: u64,
         f: impl Fn(u32, u32) -> u32,
     ) {
+        let full = u64::MAX >> (64 - N);
+        if exec & full == full {
+            let d = vdst as usize * 64;
+            macro_rules! run {
+                ($a:expr, $b:expr) => {
+                    for k in (0..N).step_by(STEP) {
+                        let (x, y) = (take(&self.v, $a, k), take(&self.v, $b, k));
+                        let mut r = [0u32; STEP];
+                        for ((o, &x), &y) in r.iter_mut().zip(&x).zip(&y) {
+                            *o = f(x, y);
+                        }
+                        if let Some(dst) = self.v.get_mut(d + k..d + k + STEP) {
+                            dst.copy_from_slice(&r);
+                        }
+                    }
+                };
+            }
+            match (self.at(s0), self.at(s1)) {
+                (At::V(p), At::V(q)) => run!(At::V(p), At::V(q)),
+                (At::V(p), At::S(y)) => run!(At::V(p), At::S(y)),
+                (At::S(x), At::V(q)) => run!(At::S(x), At::V(q)),
+                (At::S(x), At::S(y)) => run!(At::S(x), At::S(y)),
+            }
+            return;
+        }
         let mut out = [0u32; N];
-        match (self.row::<N>(s0), self.row::<N>(s1)) {
+        match (self.row::<N, S>(s0), self.row::<N, S>(s1)) {
             (Row::V(a), Row::V(b)) => {
                 for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
                     *o = f(x, y);
@@ -296,23 +509,56 @@ impl Wave {
     /// shifts and masks by uniform values vectorize; a scalar first source
     /// is broadcast into a row.
     #[inline(always)]
-    fn lanes3<const N: usize>(
+    fn lanes3<const N: usize, S: Operand>(
         &mut self,
         vdst: u8,
-        src: &[Src; 3],
+        src: &[S; 3],
         exec: u64,
         f: impl Fn(u32, u32, u32) -> u32,
     ) {
+        // Every lane active: straight into `vdst`, as in `lanes2`.
+        let full = u64::MAX >> (64 - N);
+        if exec & full == full {
+            let d = vdst as usize * 64;
+            macro_rules! run {
+                ($a:expr, $b:expr, $c:expr) => {
+                    for k in (0..N).step_by(STEP) {
+                        let x = take(&self.v, $a, k);
+                        let y = take(&self.v, $b, k);
+                        let z = take(&self.v, $c, k);
+                        let mut r = [0u32; STEP];
+                        for (((o, &x), &y), &z) in r.iter_mut().zip(&x).zip(&y).zip(&z) {
+                            *o = f(x, y, z);
+                        }
+                        if let Some(dst) = self.v.get_mut(d + k..d + k + STEP) {
+                            dst.copy_from_slice(&r);
+                        }
+                    }
+                };
+            }
+            use At::{S as U, V};
+            match (self.at(src[0]), self.at(src[1]), self.at(src[2])) {
+                (V(a), V(b), V(c)) => run!(V(a), V(b), V(c)),
+                (V(a), V(b), U(z)) => run!(V(a), V(b), U(z)),
+                (V(a), U(y), V(c)) => run!(V(a), U(y), V(c)),
+                (V(a), U(y), U(z)) => run!(V(a), U(y), U(z)),
+                (U(x), V(b), V(c)) => run!(U(x), V(b), V(c)),
+                (U(x), V(b), U(z)) => run!(U(x), V(b), U(z)),
+                (U(x), U(y), V(c)) => run!(U(x), U(y), V(c)),
+                (U(x), U(y), U(z)) => run!(U(x), U(y), U(z)),
+            }
+            return;
+        }
         let mut out = [0u32; N];
         let splat: [u32; N];
-        let a: &[u32; N] = match self.row::<N>(src[0]) {
+        let a: &[u32; N] = match self.row::<N, S>(src[0]) {
             Row::V(x) => x,
             Row::S(v) => {
                 splat = [v; N];
                 &splat
             }
         };
-        match (self.row::<N>(src[1]), self.row::<N>(src[2])) {
+        match (self.row::<N, S>(src[1]), self.row::<N, S>(src[2])) {
             (Row::S(y), Row::S(z)) => {
                 for (o, &x) in out.iter_mut().zip(a) {
                     *o = f(x, y, z);
@@ -342,7 +588,7 @@ impl Wave {
     /// spread into a row of all-ones/zero words first (a table of single
     /// bits, no per-lane shift), then blended, so both loops vectorize.
     #[inline(always)]
-    fn cndmask<const N: usize>(&mut self, vdst: u8, src: &[Src; 3], exec: u64) {
+    fn cndmask<const N: usize, S: Operand>(&mut self, vdst: u8, src: &[S; 3], exec: u64) {
         const BIT: [u32; 32] = {
             let mut t = [0u32; 32];
             let mut i = 0;
@@ -352,7 +598,40 @@ impl Wave {
             }
             t
         };
-        let mask = self.read_mask(src[2]);
+        let mask = if self.lanes == 64 {
+            src[2].r64(self)
+        } else {
+            src[2].r32(self) as u64
+        };
+        // Every lane active: straight into `vdst`, as in `lanes2`.
+        let full = u64::MAX >> (64 - N);
+        if exec & full == full {
+            let d = vdst as usize * 64;
+            macro_rules! run {
+                ($a:expr, $b:expr) => {
+                    for k in (0..N).step_by(STEP) {
+                        let (x, y) = (take(&self.v, $a, k), take(&self.v, $b, k));
+                        let m = (mask >> (k & !31)) as u32;
+                        let bits = BIT.get(k & 31..(k & 31) + STEP).unwrap_or(&[0; STEP]);
+                        let mut r = [0u32; STEP];
+                        for (((o, &x), &y), &bit) in r.iter_mut().zip(&x).zip(&y).zip(bits) {
+                            let s = 0u32.wrapping_sub((m & bit != 0) as u32);
+                            *o = (y & s) | (x & !s);
+                        }
+                        if let Some(dst) = self.v.get_mut(d + k..d + k + STEP) {
+                            dst.copy_from_slice(&r);
+                        }
+                    }
+                };
+            }
+            match (self.at(src[0]), self.at(src[1])) {
+                (At::V(p), At::V(q)) => run!(At::V(p), At::V(q)),
+                (At::V(p), At::S(y)) => run!(At::V(p), At::S(y)),
+                (At::S(x), At::V(q)) => run!(At::S(x), At::V(q)),
+                (At::S(x), At::S(y)) => run!(At::S(x), At::S(y)),
+            }
+            return;
+        }
         let mut sel = [0u32; N];
         for (h, chunk) in sel.chunks_exact_mut(32).enumerate() {
             let m = (mask >> (32 * h)) as u32;
@@ -361,7 +640,7 @@ impl Wave {
             }
         }
         let mut out = [0u32; N];
-        match (self.row::<N>(src[0]), self.row::<N>(src[1])) {
+        match (self.row::<N, S>(src[0]), self.row::<N, S>(src[1])) {
             (Row::V(a), Row::V(b)) => {
                 for (((o, &x), &y), &s) in out.iter_mut().zip(a).zip(b).zip(&sel) {
                     *o = (y & s) | (x & !s);
@@ -445,11 +724,12 @@ impl Wave {
     /// Run until the wave ends, reaches a barrier, or has executed `quantum`
     /// more instructions.
     ///
-    /// Without hazard checking each instruction goes first through its
-    /// pre-resolved handler (`Decoded::handlers`, made once per code object
-    /// by [`handler_for`]); an instruction without one, or whose handler
-    /// declines, runs through [`Wave::exec_generic`]. Both call the same
-    /// per-opcode semantics.
+    /// Without hazard checking, straight runs of instructions that have a
+    /// pre-resolved [`Op`] (`Decoded::ops`/`Decoded::runs`, made once per
+    /// code object by [`op_for`]) run as a block; every other instruction
+    /// runs through [`Wave::exec_generic`]. Both call the same per-opcode
+    /// semantics. With hazard checking every instruction takes the generic
+    /// path, after its check.
     pub fn run(
         &mut self,
         env: &Env<'_>,
@@ -461,21 +741,37 @@ impl Wave {
         let mut left = quantum;
         if self.hazard.is_none() {
             let insts = &prog.insts[..];
-            let handlers = &prog.handlers[..];
+            let ops = &prog.ops[..];
             while left > 0 {
+                let i = self.pc as usize;
+                // A straight run of instructions with handlers: no pc,
+                // counter, bounds or status work per instruction, only
+                // one indirect call each. Cut at `left`, so the quantum
+                // (and with it the interleaving of waves) is exact.
+                let run = prog
+                    .runs
+                    .get(i)
+                    .map_or(0, |&n| (n as u64).min(left) as usize);
+                if let (Some(ops), Some(insts)) = (ops.get(i..i + run), insts.get(i..i + run)) {
+                    if run > 0 {
+                        for (op, inst) in ops.iter().zip(insts) {
+                            (op.f)(self, op, inst);
+                        }
+                        self.pc = (i + run) as u32;
+                        self.executed += run as u64;
+                        left -= run as u64;
+                        continue;
+                    }
+                }
                 left -= 1;
-                let i = self.pc;
-                let (Some(inst), Some(h)) = (insts.get(i as usize), handlers.get(i as usize))
-                else {
+                let i = i as u32;
+                let Some(inst) = insts.get(i as usize) else {
                     return Err(WaveError::PcOutsideText {
                         pc: Wave::pc_addr(prog, i),
                     });
                 };
                 self.pc = i + 1;
                 self.executed += 1;
-                if h(self, inst) {
-                    continue;
-                }
                 if let Some(st) = self.exec_generic(inst, i, env, lds, rng.as_deref_mut())? {
                     return Ok(st);
                 }
@@ -656,12 +952,12 @@ impl Wave {
     }
 
     #[inline(always)]
-    fn sop2(&mut self, op: Sop2, sdst: u8, s0: Src, s1: Src) {
+    fn sop2<A: Operand, B: Operand>(&mut self, op: Sop2, sdst: u8, s0: A, s1: B) {
         use Sop2::*;
-        let a = self.s32(s0);
-        let b = self.s32(s1);
-        let a64 = if op.src0_64() { self.s64(s0) } else { a as u64 };
-        let b64 = if op.src1_64() { self.s64(s1) } else { b as u64 };
+        let a = s0.r32(self);
+        let b = s1.r32(self);
+        let a64 = if op.src0_64() { s0.r64(self) } else { a as u64 };
+        let b64 = if op.src1_64() { s1.r64(self) } else { b as u64 };
         // SCC per the RDNA3 guide's pseudocode of each opcode.
         match op {
             AddU32 => {
@@ -821,10 +1117,10 @@ impl Wave {
     /// SOP1 opcodes other than those reading or writing the program counter
     /// (s_getpc/s_setpc/s_swappc): false, with nothing done, for those.
     #[inline(always)]
-    fn sop1_data(&mut self, op: Sop1, sdst: u8, s0: Src) -> bool {
+    fn sop1_data<S: Operand>(&mut self, op: Sop1, sdst: u8, s0: S) -> bool {
         use Sop1::*;
-        let a = self.s32(s0);
-        let a64 = if op.src0_64() { self.s64(s0) } else { a as u64 };
+        let a = s0.r32(self);
+        let a64 = if op.src0_64() { s0.r64(self) } else { a as u64 };
         let exec = self.exec();
         let full = self.full_mask();
         // saveexec: D = EXEC (old); EXEC = f(S0, EXEC); SCC = EXEC != 0.
@@ -993,10 +1289,10 @@ impl Wave {
     }
 
     #[inline(always)]
-    fn sopc(&mut self, op: Sopc, s0: Src, s1: Src) {
+    fn sopc<A: Operand, B: Operand>(&mut self, op: Sopc, s0: A, s1: B) {
         use Sopc::*;
-        let a = self.s32(s0);
-        let b = self.s32(s1);
+        let a = s0.r32(self);
+        let b = s1.r32(self);
         self.scc = match op {
             EqI32 | EqU32 => a == b,
             LgI32 | LgU32 => a != b,
@@ -1010,10 +1306,10 @@ impl Wave {
             LeU32 => a <= b,
             Bitcmp0B32 => a >> (b & 31) & 1 == 0,
             Bitcmp1B32 => a >> (b & 31) & 1 == 1,
-            Bitcmp0B64 => self.s64(s0) >> (b & 63) & 1 == 0,
-            Bitcmp1B64 => self.s64(s0) >> (b & 63) & 1 == 1,
-            EqU64 => self.s64(s0) == self.s64(s1),
-            LgU64 => self.s64(s0) != self.s64(s1),
+            Bitcmp0B64 => s0.r64(self) >> (b & 63) & 1 == 0,
+            Bitcmp1B64 => s0.r64(self) >> (b & 63) & 1 == 1,
+            EqU64 => s0.r64(self) == s1.r64(self),
+            LgU64 => s0.r64(self) != s1.r64(self),
         };
     }
 
@@ -1105,24 +1401,24 @@ impl Wave {
     /// for any other opcode. A new per-lane opcode is one arm here (and one
     /// name in `valu_handler`'s list to get its own pre-resolved handler).
     #[inline(always)]
-    fn valu_map(&mut self, op: VOp, vdst: u8, src: &[Src; 3]) -> bool {
+    fn valu_map<S: Operand>(&mut self, op: VOp, vdst: u8, src: &[S; 3]) -> bool {
         use VOp::*;
         let exec = self.exec();
         macro_rules! map2 {
             ($f:expr) => {{
                 if self.lanes == 32 {
-                    self.lanes2::<32>(vdst, src[0], src[1], exec, $f)
+                    self.lanes2::<32, S>(vdst, src[0], src[1], exec, $f)
                 } else {
-                    self.lanes2::<64>(vdst, src[0], src[1], exec, $f)
+                    self.lanes2::<64, S>(vdst, src[0], src[1], exec, $f)
                 }
             }};
         }
         macro_rules! map3 {
             ($f:expr) => {{
                 if self.lanes == 32 {
-                    self.lanes3::<32>(vdst, src, exec, $f)
+                    self.lanes3::<32, S>(vdst, src, exec, $f)
                 } else {
-                    self.lanes3::<64>(vdst, src, exec, $f)
+                    self.lanes3::<64, S>(vdst, src, exec, $f)
                 }
             }};
         }
@@ -1220,9 +1516,9 @@ impl Wave {
             // V_CNDMASK_B32: D = VCC/S2 lane bit ? S1 : S0.
             CndmaskB32 => {
                 if self.lanes == 32 {
-                    self.cndmask::<32>(vdst, src, exec)
+                    self.cndmask::<32, S>(vdst, src, exec)
                 } else {
-                    self.cndmask::<64>(vdst, src, exec)
+                    self.cndmask::<64, S>(vdst, src, exec)
                 }
             }
             _ => return false,
@@ -1447,346 +1743,430 @@ impl Wave {
     }
 }
 
-/// A pre-resolved instruction handler: runs `inst` (whose form it was made
-/// for) and returns true, or returns false having changed nothing, and the
-/// instruction then runs through [`Wave::exec_generic`]. One per
-/// instruction, chosen once per code object by [`handler_for`] and kept in
-/// [`Decoded::handlers`]; each handler is the per-opcode semantics
-/// (`sop2`, `valu_map`, ...) instantiated with its opcode fixed, so the
-/// opcode match folds away and the interpreter loop makes one indirect call
-/// per instruction.
-pub type Handler = fn(&mut Wave, &Inst) -> bool;
+/// An instruction pre-resolved for the block loop of [`Wave::run`]: the
+/// handler of its opcode and its operands resolved at decode time (see
+/// [`Opnd`]), made once per code object by [`op_for`] and kept in
+/// [`Decoded::ops`]. Each handler is the per-opcode semantics (`sop2`,
+/// `valu_map`, ...) instantiated with its opcode fixed and with [`Opnd`]
+/// operands, so neither the opcode nor the operand kinds are matched again
+/// when it runs. A handler always completes, never fails and never moves
+/// the program counter: anything else (branches, memory, DS, program flow,
+/// src_scc/vccz/execz operands) has no `Op` and runs through
+/// [`Wave::exec_generic`].
+#[derive(Clone, Copy, Debug)]
+pub struct Op {
+    pub f: OpFn,
+    /// Destination register (SGPR or VGPR number).
+    pub d: u8,
+    pub src: [Opnd; 3],
+}
 
-/// The handler of instructions that only the generic path runs (memory,
-/// DS, program flow that can fail, anything not listed below).
-fn generic(_: &mut Wave, _: &Inst) -> bool {
-    false
+/// See [`Op`]; the `Inst` is the instruction the `Op` was made from (for
+/// the few forms whose handler still reads it: VOPC, VOPD).
+pub type OpFn = fn(&mut Wave, &Op, &Inst);
+
+/// Placeholder `Op` of instructions without a handler (never run: the
+/// block lengths in [`Decoded::runs`] stop before them).
+pub fn no_op() -> Op {
+    fn unused(_: &mut Wave, _: &Op, _: &Inst) {}
+    Op {
+        f: unused,
+        d: 0,
+        src: [Opnd::ZERO; 3],
+    }
 }
 
 /// One handler per listed opcode of enum `$e`: `$body` with `$o` bound to
-/// the opcode as a constant. Opcodes not listed get [`generic`].
+/// the opcode as a constant. Opcodes not listed get None.
 macro_rules! per_op {
-    ($op:expr, $e:ident, [$($v:ident),* $(,)?], |$w:ident, $i:ident, $o:ident| $body:expr) => {
+    // Scalar: one handler per opcode and per kind of its first two
+    // operands (`$sel`: whether each is fixed by the encoding), `$a`/`$b`
+    // bound to them as `Spec` operands.
+    ($op:expr, $e:ident, [$($v:ident),* $(,)?], $sel:expr,
+     |$w:ident, $p:ident, $o:ident, $a:ident, $b:ident| $body:expr) => {
         match $op {
             $($e::$v => {
-                fn h($w: &mut Wave, $i: &Inst) -> bool {
+                fn h<const A: bool, const B: bool>($w: &mut Wave, $p: &Op, _: &Inst) {
+                    const $o: $e = $e::$v;
+                    let ($a, $b) = (Spec::<A>($p.src[0]), Spec::<B>($p.src[1]));
+                    $body
+                }
+                Some(match $sel {
+                    (false, false) => h::<false, false> as OpFn,
+                    (false, true) => h::<false, true> as OpFn,
+                    (true, false) => h::<true, false> as OpFn,
+                    (true, true) => h::<true, true> as OpFn,
+                })
+            })*
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    };
+    // Vector: one handler per opcode for the baseline target and, on
+    // x86_64, one compiled for AVX2 (`$avx2`: use it), so the 32/64-lane
+    // loops run on 256-bit vectors with AVX2's per-lane variable shifts
+    // and 32-bit multiplies and min/max where the CPU has them.
+    ($op:expr, $e:ident, [$($v:ident),* $(,)?], avx2: $avx2:expr,
+     |$w:ident, $p:ident, $o:ident| $body:expr) => {
+        match $op {
+            $($e::$v => {
+                #[inline(always)]
+                fn body($w: &mut Wave, $p: &Op) {
                     const $o: $e = $e::$v;
                     $body
                 }
-                h as Handler
+                fn h(w: &mut Wave, p: &Op, _: &Inst) {
+                    body(w, p)
+                }
+                #[cfg(target_arch = "x86_64")]
+                fn h_avx2(w: &mut Wave, p: &Op, _: &Inst) {
+                    #[target_feature(enable = "avx2")]
+                    fn inner(w: &mut Wave, p: &Op) {
+                        body(w, p)
+                    }
+                    // SAFETY: op_for_isa hands this handler out only when
+                    // the running CPU has AVX2 (is_x86_feature_detected).
+                    unsafe { inner(w, p) }
+                }
+                #[cfg(target_arch = "x86_64")]
+                let f = if $avx2 { h_avx2 as OpFn } else { h as OpFn };
+                #[cfg(not(target_arch = "x86_64"))]
+                let f = { let _ = $avx2; h as OpFn };
+                Some(f)
             })*
             #[allow(unreachable_patterns)]
-            _ => generic,
+            _ => None,
         }
     };
 }
 
-/// The handler for `inst` (see [`Handler`]). Adding an instruction: its
-/// semantics go in the per-class function (`sop2`, `sop1_data`, `sopk`,
-/// `sopc`, `valu_map`/`valu_other`, ...), which both paths call; listing
-/// its opcode here only gives it a handler of its own (unlisted opcodes run
-/// through the generic path, correct but slower).
-pub fn handler_for(inst: &Inst) -> Handler {
-    match inst {
-        Inst::Sop2 { op, .. } => per_op!(
-            *op,
-            Sop2,
-            [
-                AddU32,
-                SubU32,
-                AddI32,
-                SubI32,
-                AddcU32,
-                SubbU32,
-                AbsdiffI32,
-                LshlB32,
-                LshlB64,
-                LshrB32,
-                LshrB64,
-                AshrI32,
-                AshrI64,
-                Lshl1AddU32,
-                Lshl2AddU32,
-                Lshl3AddU32,
-                Lshl4AddU32,
-                MinI32,
-                MinU32,
-                MaxI32,
-                MaxU32,
-                AndB32,
-                AndB64,
-                OrB32,
-                OrB64,
-                XorB32,
-                XorB64,
-                NandB32,
-                NandB64,
-                NorB32,
-                NorB64,
-                XnorB32,
-                XnorB64,
-                AndNot1B32,
-                AndNot1B64,
-                OrNot1B32,
-                OrNot1B64,
-                BfeU32,
-                BfeI32,
-                BfeU64,
-                BfeI64,
-                BfmB32,
-                BfmB64,
-                MulI32,
-                MulHiU32,
-                MulHiI32,
-                CselectB32,
-                CselectB64,
-                PackLlB32B16,
-                PackLhB32B16,
-                PackHhB32B16,
-                PackHlB32B16,
-            ],
-            |w, inst, OP| {
-                let Inst::Sop2 { sdst, s0, s1, .. } = inst else {
-                    return false;
-                };
-                w.sop2(OP, *sdst, *s0, *s1);
-                true
-            }
+/// The pre-resolved form of `inst` (see [`Op`]), or None when it runs
+/// through the generic path. Adding an instruction: its semantics go in the
+/// per-class function (`sop2`, `sop1_data`, `sopk`, `sopc`,
+/// `valu_map`/`valu_other`, ...), which both paths call; listing its opcode
+/// here only gives it a handler of its own (unlisted opcodes run through
+/// the generic path, correct but slower).
+pub fn op_for(inst: &Inst) -> Option<Op> {
+    op_for_isa(inst, avx2())
+}
+
+/// Whether this CPU runs the AVX2 vector handlers (detected once; std
+/// caches the CPUID answer).
+fn avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return std::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// [`op_for`] with the vector handlers' instruction set chosen: the AVX2
+/// ones when `avx2` and the CPU has it, else the baseline ones (the test
+/// compares both with the generic path).
+pub fn op_for_isa(inst: &Inst, avx2: bool) -> Option<Op> {
+    let avx2 = avx2 && self::avx2();
+    let z = Opnd::ZERO;
+    let (f, d, src) = match inst {
+        Inst::Sop2 { op, sdst, s0, s1 } => {
+            let (a0, a1) = (Opnd::of(*s0)?, Opnd::of(*s1)?);
+            (
+                per_op!(
+                    *op,
+                    Sop2,
+                    [
+                        AddU32,
+                        SubU32,
+                        AddI32,
+                        SubI32,
+                        AddcU32,
+                        SubbU32,
+                        AbsdiffI32,
+                        LshlB32,
+                        LshlB64,
+                        LshrB32,
+                        LshrB64,
+                        AshrI32,
+                        AshrI64,
+                        Lshl1AddU32,
+                        Lshl2AddU32,
+                        Lshl3AddU32,
+                        Lshl4AddU32,
+                        MinI32,
+                        MinU32,
+                        MaxI32,
+                        MaxU32,
+                        AndB32,
+                        AndB64,
+                        OrB32,
+                        OrB64,
+                        XorB32,
+                        XorB64,
+                        NandB32,
+                        NandB64,
+                        NorB32,
+                        NorB64,
+                        XnorB32,
+                        XnorB64,
+                        AndNot1B32,
+                        AndNot1B64,
+                        OrNot1B32,
+                        OrNot1B64,
+                        BfeU32,
+                        BfeI32,
+                        BfeU64,
+                        BfeI64,
+                        BfmB32,
+                        BfmB64,
+                        MulI32,
+                        MulHiU32,
+                        MulHiI32,
+                        CselectB32,
+                        CselectB64,
+                        PackLlB32B16,
+                        PackLhB32B16,
+                        PackHhB32B16,
+                        PackHlB32B16,
+                    ],
+                    (a0.fixed32, a1.fixed32),
+                    |w, p, OP, a, b| w.sop2(OP, p.d, a, b)
+                ),
+                *sdst,
+                [a0, a1, z],
+            )
+        }
+        Inst::Sop1 { op, sdst, s0 } => {
+            let a0 = Opnd::of(*s0)?;
+            (
+                per_op!(
+                    *op,
+                    Sop1,
+                    [
+                        MovB32,
+                        MovB64,
+                        CmovB32,
+                        CmovB64,
+                        BrevB32,
+                        BrevB64,
+                        CtzI32B32,
+                        CtzI32B64,
+                        ClzI32U32,
+                        ClzI32U64,
+                        ClsI32,
+                        ClsI32I64,
+                        SextI32I8,
+                        SextI32I16,
+                        Bitset0B32,
+                        Bitset0B64,
+                        Bitset1B32,
+                        Bitset1B64,
+                        BitreplicateB64B32,
+                        AbsI32,
+                        QuadmaskB32,
+                        QuadmaskB64,
+                        WqmB32,
+                        WqmB64,
+                        Bcnt0I32B32,
+                        Bcnt0I32B64,
+                        Bcnt1I32B32,
+                        Bcnt1I32B64,
+                        NotB32,
+                        NotB64,
+                        AndSaveexecB32,
+                        AndSaveexecB64,
+                        OrSaveexecB32,
+                        OrSaveexecB64,
+                        XorSaveexecB32,
+                        XorSaveexecB64,
+                        NandSaveexecB32,
+                        NandSaveexecB64,
+                        NorSaveexecB32,
+                        NorSaveexecB64,
+                        XnorSaveexecB32,
+                        XnorSaveexecB64,
+                        AndNot0SaveexecB32,
+                        AndNot0SaveexecB64,
+                        OrNot0SaveexecB32,
+                        OrNot0SaveexecB64,
+                        AndNot1SaveexecB32,
+                        AndNot1SaveexecB64,
+                        OrNot1SaveexecB32,
+                        OrNot1SaveexecB64,
+                        AndNot0WrexecB32,
+                        AndNot0WrexecB64,
+                        AndNot1WrexecB32,
+                        AndNot1WrexecB64,
+                    ],
+                    (a0.fixed32, true),
+                    |w, p, OP, a, _b| {
+                        // Listed opcodes are all of sop1_data's (it declines only
+                        // s_getpc/s_setpc/s_swappc, which move the pc).
+                        let done = w.sop1_data(OP, p.d, a);
+                        debug_assert!(done);
+                    }
+                ),
+                *sdst,
+                [a0, z, z],
+            )
+        }
+        Inst::Sopk { op, sdst, simm16 } => (
+            per_op!(
+                *op,
+                Sopk,
+                [
+                    MovkI32,
+                    Version,
+                    CmovkI32,
+                    CmpkEqI32,
+                    CmpkLgI32,
+                    CmpkGtI32,
+                    CmpkGeI32,
+                    CmpkLtI32,
+                    CmpkLeI32,
+                    CmpkEqU32,
+                    CmpkLgU32,
+                    CmpkGtU32,
+                    CmpkGeU32,
+                    CmpkLtU32,
+                    CmpkLeU32,
+                    AddkI32,
+                    MulkI32,
+                    WaitcntVscnt,
+                    WaitcntVmcnt,
+                    WaitcntExpcnt,
+                    WaitcntLgkmcnt,
+                ],
+                (true, true),
+                |w, p, OP, _a, _b| w.sopk(OP, p.d, p.src[0].imm32 as u16)
+            ),
+            *sdst,
+            [Opnd::imm(*simm16 as u32, *simm16 as u64), z, z],
         ),
-        Inst::Sop1 { op, .. } => per_op!(
-            *op,
-            Sop1,
-            [
-                MovB32,
-                MovB64,
-                CmovB32,
-                CmovB64,
-                BrevB32,
-                BrevB64,
-                CtzI32B32,
-                CtzI32B64,
-                ClzI32U32,
-                ClzI32U64,
-                ClsI32,
-                ClsI32I64,
-                SextI32I8,
-                SextI32I16,
-                Bitset0B32,
-                Bitset0B64,
-                Bitset1B32,
-                Bitset1B64,
-                BitreplicateB64B32,
-                AbsI32,
-                QuadmaskB32,
-                QuadmaskB64,
-                WqmB32,
-                WqmB64,
-                Bcnt0I32B32,
-                Bcnt0I32B64,
-                Bcnt1I32B32,
-                Bcnt1I32B64,
-                NotB32,
-                NotB64,
-                AndSaveexecB32,
-                AndSaveexecB64,
-                OrSaveexecB32,
-                OrSaveexecB64,
-                XorSaveexecB32,
-                XorSaveexecB64,
-                NandSaveexecB32,
-                NandSaveexecB64,
-                NorSaveexecB32,
-                NorSaveexecB64,
-                XnorSaveexecB32,
-                XnorSaveexecB64,
-                AndNot0SaveexecB32,
-                AndNot0SaveexecB64,
-                OrNot0SaveexecB32,
-                OrNot0SaveexecB64,
-                AndNot1SaveexecB32,
-                AndNot1SaveexecB64,
-                OrNot1SaveexecB32,
-                OrNot1SaveexecB64,
-                AndNot0WrexecB32,
-                AndNot0WrexecB64,
-                AndNot1WrexecB32,
-                AndNot1WrexecB64,
-            ],
-            |w, inst, OP| {
-                let Inst::Sop1 { sdst, s0, .. } = inst else {
-                    return false;
-                };
-                w.sop1_data(OP, *sdst, *s0)
-            }
-        ),
-        Inst::Sopk { op, .. } => per_op!(
-            *op,
-            Sopk,
-            [
-                MovkI32,
-                Version,
-                CmovkI32,
-                CmpkEqI32,
-                CmpkLgI32,
-                CmpkGtI32,
-                CmpkGeI32,
-                CmpkLtI32,
-                CmpkLeI32,
-                CmpkEqU32,
-                CmpkLgU32,
-                CmpkGtU32,
-                CmpkGeU32,
-                CmpkLtU32,
-                CmpkLeU32,
-                AddkI32,
-                MulkI32,
-                WaitcntVscnt,
-                WaitcntVmcnt,
-                WaitcntExpcnt,
-                WaitcntLgkmcnt,
-            ],
-            |w, inst, OP| {
-                let Inst::Sopk { sdst, simm16, .. } = inst else {
-                    return false;
-                };
-                w.sopk(OP, *sdst, *simm16);
-                true
-            }
-        ),
-        Inst::Sopc { op, .. } => per_op!(
-            *op,
-            Sopc,
-            [
-                EqI32, LgI32, GtI32, GeI32, LtI32, LeI32, EqU32, LgU32, GtU32, GeU32, LtU32, LeU32,
-                Bitcmp0B32, Bitcmp1B32, Bitcmp0B64, Bitcmp1B64, EqU64, LgU64,
-            ],
-            |w, inst, OP| {
-                let Inst::Sopc { s0, s1, .. } = inst else {
-                    return false;
-                };
-                w.sopc(OP, *s0, *s1);
-                true
-            }
-        ),
-        Inst::Nop { .. } => |_: &mut Wave, _: &Inst| true,
-        // A branch without a resolved target is an error: the generic path.
-        Inst::Branch {
-            cond,
-            target: Some(_),
-            ..
-        } => per_op!(
-            *cond,
-            Cond,
-            [Always, Scc0, Scc1, Vccz, Vccnz, Execz, Execnz,],
-            |w, inst, OP| {
-                let Inst::Branch {
-                    target: Some(t), ..
-                } = inst
-                else {
-                    return false;
-                };
-                if w.taken(OP) {
-                    w.pc = *t;
+        Inst::Sopc { op, s0, s1 } => {
+            let (a0, a1) = (Opnd::of(*s0)?, Opnd::of(*s1)?);
+            (
+                per_op!(
+                    *op,
+                    Sopc,
+                    [
+                        EqI32, LgI32, GtI32, GeI32, LtI32, LeI32, EqU32, LgU32, GtU32, GeU32,
+                        LtU32, LeU32, Bitcmp0B32, Bitcmp1B32, Bitcmp0B64, Bitcmp1B64, EqU64, LgU64,
+                    ],
+                    (a0.fixed32, a1.fixed32),
+                    |w, p, OP, a, b| {
+                        let _ = p;
+                        w.sopc(OP, a, b)
+                    }
+                ),
+                0,
+                [a0, a1, z],
+            )
+        }
+        Inst::Nop { .. } => {
+            fn nop(_: &mut Wave, _: &Op, _: &Inst) {}
+            (Some(nop as OpFn), 0, [z; 3])
+        }
+        Inst::Valu { op, vdst, src, .. } => (
+            per_op!(
+                *op,
+                VOp,
+                [
+                    NotB32,
+                    BfrevB32,
+                    ClzI32U32,
+                    CtzI32B32,
+                    ClsI32,
+                    AddNcU32,
+                    SubNcU32,
+                    SubrevNcU32,
+                    MulI32I24,
+                    MulHiI32I24,
+                    MulU32U24,
+                    MulHiU32U24,
+                    MinI32,
+                    MaxI32,
+                    MinU32,
+                    MaxU32,
+                    LshrrevB32,
+                    AshrrevI32,
+                    LshlrevB32,
+                    AndB32,
+                    OrB32,
+                    XorB32,
+                    XnorB32,
+                    BfmB32,
+                    BcntU32B32,
+                    MulLoU32,
+                    AddNcI32,
+                    SubNcI32,
+                    SadU8,
+                    MsadU8,
+                    SadHiU8,
+                    SadU16,
+                    SadU32,
+                    LerpU8,
+                    MulHiU32,
+                    MulHiI32,
+                    LshlAddU32,
+                    AddLshlU32,
+                    LshlOrB32,
+                    AndOrB32,
+                    Or3B32,
+                    Xor3B32,
+                    Add3U32,
+                    XadU32,
+                    BfeU32,
+                    BfeI32,
+                    BfiB32,
+                    AlignbitB32,
+                    AlignbyteB32,
+                    PermB32,
+                    MadU32U24,
+                    MadI32I24,
+                    Min3I32,
+                    Min3U32,
+                    Max3I32,
+                    Max3U32,
+                    Med3I32,
+                    Med3U32,
+                    MovB32,
+                    CndmaskB32,
+                ],
+                avx2: avx2,
+                |w, p, OP| {
+                    // Listed opcodes are all of valu_map's.
+                    let done = w.valu_map(OP, p.d, &p.src);
+                    debug_assert!(done);
                 }
-                true
-            }
+            ),
+            *vdst,
+            [Opnd::of(src[0])?, Opnd::of(src[1])?, Opnd::of(src[2])?],
         ),
-        Inst::Valu { op, .. } => per_op!(
-            *op,
-            VOp,
-            [
-                NotB32,
-                BfrevB32,
-                ClzI32U32,
-                CtzI32B32,
-                ClsI32,
-                AddNcU32,
-                SubNcU32,
-                SubrevNcU32,
-                MulI32I24,
-                MulHiI32I24,
-                MulU32U24,
-                MulHiU32U24,
-                MinI32,
-                MaxI32,
-                MinU32,
-                MaxU32,
-                LshrrevB32,
-                AshrrevI32,
-                LshlrevB32,
-                AndB32,
-                OrB32,
-                XorB32,
-                XnorB32,
-                BfmB32,
-                BcntU32B32,
-                MulLoU32,
-                AddNcI32,
-                SubNcI32,
-                SadU8,
-                MsadU8,
-                SadHiU8,
-                SadU16,
-                SadU32,
-                LerpU8,
-                MulHiU32,
-                MulHiI32,
-                LshlAddU32,
-                AddLshlU32,
-                LshlOrB32,
-                AndOrB32,
-                Or3B32,
-                Xor3B32,
-                Add3U32,
-                XadU32,
-                BfeU32,
-                BfeI32,
-                BfiB32,
-                AlignbitB32,
-                AlignbyteB32,
-                PermB32,
-                MadU32U24,
-                MadI32I24,
-                Min3I32,
-                Min3U32,
-                Max3I32,
-                Max3U32,
-                Med3I32,
-                Med3U32,
-                MovB32,
-                CndmaskB32,
-            ],
-            |w, inst, OP| {
-                let Inst::Valu { vdst, src, .. } = inst else {
-                    return false;
-                };
-                w.valu_map(OP, *vdst, src)
+        Inst::Vopc { .. } => {
+            fn vopc(w: &mut Wave, _: &Op, inst: &Inst) {
+                if let Inst::Vopc {
+                    cmp,
+                    cmpx,
+                    sdst,
+                    src0,
+                    src1,
+                    ..
+                } = inst
+                {
+                    w.vopc(*cmp, *cmpx, *sdst, *src0, *src1);
+                }
             }
-        ),
-        Inst::Vopc { .. } => |w: &mut Wave, inst: &Inst| {
-            let Inst::Vopc {
-                cmp,
-                cmpx,
-                sdst,
-                src0,
-                src1,
-                ..
-            } = inst
-            else {
-                return false;
-            };
-            w.vopc(*cmp, *cmpx, *sdst, *src0, *src1);
-            true
-        },
-        Inst::Vopd { .. } => |w: &mut Wave, inst: &Inst| {
-            let Inst::Vopd { x, y } = inst else {
-                return false;
-            };
-            w.vopd(x, y);
-            true
-        },
-        _ => generic,
-    }
+            (Some(vopc as OpFn), 0, [z; 3])
+        }
+        Inst::Vopd { .. } => {
+            fn vopd(w: &mut Wave, _: &Op, inst: &Inst) {
+                if let Inst::Vopd { x, y } = inst {
+                    w.vopd(x, y);
+                }
+            }
+            (Some(vopd as OpFn), 0, [z; 3])
+        }
+        _ => return None,
+    };
+    Some(Op { f: f?, d, src })
 }
 
 fn cmp_apply(cond: u8, o: std::cmp::Ordering) -> bool {
@@ -1990,11 +2370,11 @@ mod tests {
         assert!(a.v == b.v, "{what}: VGPRs differ");
     }
 
-    /// Every instruction form that has a handler of its own, drawn as
+    /// Every instruction form that has a pre-resolved [`Op`], drawn as
     /// random words of its encoding and decoded (so operands cover SGPRs,
     /// VGPRs, inline constants, literals, vcc/exec/null/m0 and src_scc):
-    /// the handler and the generic path leave identical state, in wave32 and
-    /// wave64 with random EXEC; a handler that declines changes nothing.
+    /// its handler with the decode-time operands and the generic path leave
+    /// identical state, in wave32 and wave64 with random EXEC.
     #[test]
     fn handlers_agree_with_the_generic_path() {
         let prog = super::super::decode::decode_text(&[], 0);
@@ -2030,49 +2410,27 @@ mod tests {
             if matches!(inst, Inst::Unsupported(_)) {
                 continue;
             }
-            let h = handler_for(&inst);
-            for wave64 in [false, true] {
-                let seed = rng.random();
-                let (mut a, mut b) = (random_wave(wave64, seed), random_wave(wave64, seed));
-                let what = format!("{} (wave64 {wave64}, seed {seed})", inst.mnemonic());
-                if h(&mut a, &inst) {
+            // Without an Op the form runs through the generic path only.
+            // With one: its baseline handler and (where the CPU has AVX2)
+            // its AVX2 one.
+            for isa_avx2 in [false, true] {
+                let Some(op) = op_for_isa(&inst, isa_avx2) else {
+                    continue;
+                };
+                for wave64 in [false, true] {
+                    let seed = rng.random();
+                    let (mut a, mut b) = (random_wave(wave64, seed), random_wave(wave64, seed));
+                    let what = format!(
+                        "{} (wave64 {wave64}, avx2 {isa_avx2}, seed {seed})",
+                        inst.mnemonic()
+                    );
+                    (op.f)(&mut a, &op, &inst);
                     let r = b.exec_generic(&inst, 0, &env, &mut lds, None);
                     assert!(matches!(r, Ok(None)), "{what}: generic path {r:?}");
                     same(&a, &b, &what);
                     checked += 1;
                     forms.insert(inst.mnemonic());
-                } else {
-                    same(&a, &b, &format!("{what} (declined)"));
                 }
-            }
-        }
-        // Branches (their targets are resolved at decode, so made here).
-        for cond in [
-            Cond::Always,
-            Cond::Scc0,
-            Cond::Scc1,
-            Cond::Vccz,
-            Cond::Vccnz,
-            Cond::Execz,
-            Cond::Execnz,
-        ] {
-            let inst = Inst::Branch {
-                cond,
-                simm16: 3,
-                target: Some(5),
-            };
-            for (k, wave64) in [false, true, false, true].into_iter().enumerate() {
-                let (mut a, mut b) = (random_wave(wave64, k as u64), random_wave(wave64, k as u64));
-                if k >= 2 {
-                    for w in [&mut a, &mut b] {
-                        w.set_exec(0);
-                        w.write_mask(VCC_LO, 0);
-                    }
-                }
-                assert!(handler_for(&inst)(&mut a, &inst));
-                let r = b.exec_generic(&inst, 0, &env, &mut lds, None);
-                assert!(matches!(r, Ok(None)));
-                same(&a, &b, &format!("branch {cond:?} case {k}"));
             }
         }
         assert!(

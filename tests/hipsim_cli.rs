@@ -539,35 +539,31 @@ fn a_killed_run_takes_its_stuck_worker_with_it() {
     }
 }
 
-/// Peak RSS (`VmHWM`, KiB) of `pid` and of each child of it alive now.
+/// Peak RSS (`VmHWM`, KiB) of `pid` and of each child of it alive now
+/// (children from each thread's `/proc/PID/task/TID/children`, proc(5)).
 #[cfg(target_os = "linux")]
 fn peaks_now(pid: u32, peaks: &mut std::collections::BTreeMap<u32, u64>) {
-    let hwm = |p: u32| -> Option<(u64, String)> {
+    let hwm = |p: u32| -> Option<u64> {
         let s = std::fs::read_to_string(format!("/proc/{p}/status")).ok()?;
-        let kb = s
-            .lines()
+        s.lines()
             .find_map(|l| l.strip_prefix("VmHWM:"))?
             .trim()
             .trim_end_matches("kB")
             .trim()
             .parse()
-            .ok()?;
-        Some((kb, s))
+            .ok()
     };
-    if let Some((kb, _)) = hwm(pid) {
-        let e = peaks.entry(pid).or_default();
-        *e = (*e).max(kb);
+    let mut pids = vec![pid];
+    if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        for t in tasks.flatten() {
+            let children = std::fs::read_to_string(t.path().join("children")).unwrap_or_default();
+            pids.extend(children.split_whitespace().filter_map(|c| c.parse::<u32>().ok()));
+        }
     }
-    for p in std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| e.file_name().to_string_lossy().parse::<u32>().ok())
-    {
-        if let Some((kb, s)) = hwm(p) {
-            if s.contains(&format!("PPid:\t{pid}\n")) {
-                let e = peaks.entry(p).or_default();
-                *e = (*e).max(kb);
-            }
+    for p in pids {
+        if let Some(kb) = hwm(p) {
+            let e = peaks.entry(p).or_default();
+            *e = (*e).max(kb);
         }
     }
 }
@@ -623,7 +619,7 @@ fn every_process_of_a_hip_run_of_the_largest_cases_peaks_under_64_mib() {
         if let Some(s) = child.try_wait().unwrap() {
             break s;
         }
-        std::thread::sleep(std::time::Duration::from_millis(5));
+        std::thread::sleep(std::time::Duration::from_millis(10));
     };
     let (out, err) = (out.join().unwrap(), err.join().unwrap());
     let tail: Vec<&str> = out.lines().rev().take(10).collect();

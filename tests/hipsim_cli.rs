@@ -557,7 +557,11 @@ fn peaks_now(pid: u32, peaks: &mut std::collections::BTreeMap<u32, u64>) {
     if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
         for t in tasks.flatten() {
             let children = std::fs::read_to_string(t.path().join("children")).unwrap_or_default();
-            pids.extend(children.split_whitespace().filter_map(|c| c.parse::<u32>().ok()));
+            pids.extend(
+                children
+                    .split_whitespace()
+                    .filter_map(|c| c.parse::<u32>().ok()),
+            );
         }
     }
     for p in pids {

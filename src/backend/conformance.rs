@@ -269,10 +269,10 @@ pub const DEFAULT_BATCH: usize = 64;
 
 /// Plan positions `dsxor run` generates ahead to fill batched launches:
 /// compatible cases need not be neighbours (the plan interleaves sizes,
-/// offsets and rounds), so launches are filled from this many cases. Its
-/// cases are held until recorded (a default-suite case and its
-/// observation average ~120 KB), so it trades memory for fuller launches;
-/// measured in docs/src/internals/performance.md, "Launches per case".
+/// offsets and rounds), so launches are filled from this many cases. What
+/// a window holds at once is bounded apart from its length
+/// (`suite::run::WINDOW_HELD_BYTES`, [`LAUNCH_BYTES_CAP`]); measured in
+/// docs/src/internals/performance.md, "Launches per case" and "Memory".
 pub const BATCH_WINDOW: usize = 256;
 
 /// A batched launch's LDS images are as large as its largest case's, and
@@ -1181,6 +1181,50 @@ mod tests {
         }
         // The group's launch, then each of its cases again.
         assert_eq!(d.backend().launches, groups.len() + group.len());
+    }
+
+    #[test]
+    fn launches_stay_under_the_byte_cap_whatever_the_cases() {
+        // A large contained case: 2 groups of 32 lanes, 16 rounds, 32 KiB
+        // of LDS each (LDS in and out: 128 KiB a case), 64 of one key.
+        let mut big = case();
+        big.offset = 0;
+        big.lds_bytes = 32 << 10;
+        big.lds_init = vec![vec![5; 4096]; 2];
+        for l in &mut big.lanes {
+            l.addr %= 256;
+        }
+        big.more_rounds = (1..16)
+            .map(|_| crate::case::Round {
+                data: vec![3; 64],
+                vdst_init: vec![4; 64],
+            })
+            .collect();
+        let cases = vec![big; 64];
+        let refs: Vec<&Case> = cases.iter().collect();
+        let groups = launch_groups(&refs, 64);
+        assert!(groups.len() > 1, "{groups:?}");
+        for g in &groups {
+            let members: Vec<&Case> = g.iter().map(|&i| refs[i]).collect();
+            let d = dispatch_for_batch(&members, b"", "k", Duration::from_secs(1));
+            let bytes: usize = d.buffers.iter().map(Vec::len).sum();
+            // The cap counts exactly the buffers a launch allocates.
+            let s = members
+                .iter()
+                .map(|c| LaunchShare::of(c))
+                .fold((0, 0, 0), |(l, g, q), s| {
+                    (l + s.lane_bytes, g + s.groups, q.max(s.lds_qwords))
+                });
+            assert_eq!(bytes, launch_bytes(s.0, s.1, s.2));
+            assert!(bytes <= LAUNCH_BYTES_CAP, "{bytes}");
+        }
+        // Full launches, in order, every case once.
+        assert_eq!(
+            groups[0].len(),
+            LAUNCH_BYTES_CAP / launch_bytes(LaunchShare::of(refs[0]).lane_bytes, 2, 4096)
+        );
+        let flat: Vec<usize> = groups.concat();
+        assert_eq!(flat, (0..64).collect::<Vec<_>>());
     }
 
     #[test]

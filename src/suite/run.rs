@@ -310,11 +310,7 @@ fn evaluate_chunk(
     for group in launch_groups_of(&keyed, cap) {
         let generated: Vec<Generated> = group
             .iter()
-            .map(|&i| {
-                held[i]
-                    .take()
-                    .unwrap_or_else(|| spec.generate(planned[i]))
-            })
+            .map(|&i| held[i].take().unwrap_or_else(|| spec.generate(planned[i])))
             .collect();
         let cases: Vec<&Case> = generated.iter().map(|g| &g.case).collect();
         let outcomes = run_launch(device, &cases);
@@ -511,40 +507,41 @@ fn run_plan(
             });
             break;
         }
-        let (generated, facts, evaluated) = match workers.get((position / window) % workers.len().max(1)) {
-            None => {
-                if ready.is_empty() {
-                    queued.extend(plan.by_ref().take(window - 1));
-                    let chunk: Vec<_> = std::iter::once(planned)
-                        .chain(queued.iter().copied())
-                        .collect();
-                    ready.extend(evaluate_chunk(device, judge, spec, &chunk));
+        let (generated, facts, evaluated) =
+            match workers.get((position / window) % workers.len().max(1)) {
+                None => {
+                    if ready.is_empty() {
+                        queued.extend(plan.by_ref().take(window - 1));
+                        let chunk: Vec<_> = std::iter::once(planned)
+                            .chain(queued.iter().copied())
+                            .collect();
+                        ready.extend(evaluate_chunk(device, judge, spec, &chunk));
+                    }
+                    match ready.pop_front() {
+                        Some(x) => x,
+                        None => {
+                            abort = Some(Abort {
+                                code: exit::ENVIRONMENT,
+                                reason: format!("case {} was not evaluated", planned.index),
+                            });
+                            break;
+                        }
+                    }
                 }
-                match ready.pop_front() {
-                    Some(x) => x,
-                    None => {
+                Some(rx) => match rx.recv() {
+                    Ok(x) => x,
+                    Err(_) => {
                         abort = Some(Abort {
                             code: exit::ENVIRONMENT,
-                            reason: format!("case {} was not evaluated", planned.index),
+                            reason: format!(
+                                "the worker running case {} stopped without a result",
+                                planned.index
+                            ),
                         });
                         break;
                     }
-                }
-            }
-            Some(rx) => match rx.recv() {
-                Ok(x) => x,
-                Err(_) => {
-                    abort = Some(Abort {
-                        code: exit::ENVIRONMENT,
-                        reason: format!(
-                            "the worker running case {} stopped without a result",
-                            planned.index
-                        ),
-                    });
-                    break;
-                }
-            },
-        };
+                },
+            };
         let Generated { id, variant, case } = generated;
         let cell_name = format!("{}/wave{}", id.pattern, id.wave.lanes());
         if cells.last().map(|c| (c.counts.pattern, c.counts.wave)) != Some((id.pattern, id.wave)) {

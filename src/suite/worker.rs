@@ -16,7 +16,12 @@
 //! `exec` of the dsxor binary, never a `fork` of a process that has
 //! initialised HIP (HIP's threads and the KFD's per-process state do not
 //! survive a fork) — with `HIP_VISIBLE_DEVICES` naming one device, and talks
-//! to it over its stdin/stdout in JSON lines (`Request` → `Response`):
+//! to it over its stdin/stdout in JSON lines (`Request` → `Response`),
+//! each tagged with the protocol's version (`LINE_TAG`), every case buffer
+//! and observation as base64 of its little-endian words (`WireCase`,
+//! `WireOutcome`: a batch crosses the pipe at 4/3 of its bytes, not as
+//! decimal numbers) and every enum externally tagged (serde reads an
+//! internally tagged one through a buffered copy of the whole value):
 //!
 //! - the parent sends the `Setup` (kernels, timeout, wave sizes), the child
 //!   opens HIP device 0 (the one it can see) and answers `Ready`;
@@ -410,7 +415,9 @@ pub enum WireBatch {
 impl WireBatch {
     pub fn from_batch(b: &BatchOutcome) -> WireBatch {
         match b {
-            BatchOutcome::Each(v) => WireBatch::Each(v.iter().map(WireOutcome::from_outcome).collect()),
+            BatchOutcome::Each(v) => {
+                WireBatch::Each(v.iter().map(WireOutcome::from_outcome).collect())
+            }
             BatchOutcome::Whole(o) => WireBatch::Whole(WireOutcome::from_outcome(o)),
         }
     }
@@ -571,7 +578,11 @@ fn respond(request: Request, device: &mut Option<ConformanceDevice<HipBackend>>)
             }
         }
         (Request::RunBatch(wire), Some(d)) => {
-            let cases = match wire.iter().map(WireCase::to_case).collect::<Result<Vec<_>, _>>() {
+            let cases = match wire
+                .iter()
+                .map(WireCase::to_case)
+                .collect::<Result<Vec<_>, _>>()
+            {
                 Ok(c) => c,
                 Err(e) => return unreadable(e),
             };
@@ -1100,7 +1111,10 @@ impl CaseDevice for WorkerDevice {
             self.start()?;
         }
         let deadline = SETUP_DEADLINE + self.plan.timeout;
-        match self.exchange(&Request::Identity(Box::new(WireCase::from_case(case))), deadline) {
+        match self.exchange(
+            &Request::Identity(Box::new(WireCase::from_case(case))),
+            deadline,
+        ) {
             Ok(Response::Identity(k)) => Ok(k),
             Ok(Response::Error(e)) => Err(e.into_backend()),
             Ok(other) => {
@@ -1157,20 +1171,22 @@ mod tests {
         // ignores a line that is not the protocol's.
         let input = format!(
             "hello from a runtime\n{LINE_TAG}{}\n",
-            serde_json::to_string(&Request::Identity(Box::new(WireCase::from_case(&crate::case::Case {
-                pattern: "t".into(),
-                index: 0,
-                geometry: crate::case::Geometry {
-                    wave_size: WaveSize::Wave32,
-                    waves_per_group: 1,
-                    groups: 1
-                },
-                lds_bytes: 8,
-                offset: 0,
-                lds_init: vec![vec![0]],
-                lanes: vec![],
-                more_rounds: vec![],
-            }))))
+            serde_json::to_string(&Request::Identity(Box::new(WireCase::from_case(
+                &crate::case::Case {
+                    pattern: "t".into(),
+                    index: 0,
+                    geometry: crate::case::Geometry {
+                        wave_size: WaveSize::Wave32,
+                        waves_per_group: 1,
+                        groups: 1
+                    },
+                    lds_bytes: 8,
+                    offset: 0,
+                    lds_init: vec![vec![0]],
+                    lanes: vec![],
+                    more_rounds: vec![],
+                }
+            ))))
             .unwrap()
         );
         let mut out = Vec::new();
@@ -1224,7 +1240,12 @@ mod tests {
         assert_eq!(back.to_case().unwrap(), case);
         // base64 of the bytes: far below a decimal number per word.
         let decimal = serde_json::to_string(&case).unwrap();
-        assert!(text.len() * 3 < decimal.len() * 2, "{} vs {}", text.len(), decimal.len());
+        assert!(
+            text.len() * 3 < decimal.len() * 2,
+            "{} vs {}",
+            text.len(),
+            decimal.len()
+        );
         let outcomes = vec![
             DeviceOutcome::Completed {
                 observation: Observation {

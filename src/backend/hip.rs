@@ -137,6 +137,8 @@ struct LoadedObject {
 /// `_` fields are held, never read: they keep the allocations alive.
 struct Quarantined {
     kernel: String,
+    /// The code object (cache key) its kernel runs from: never evicted.
+    object: [u8; 32],
     since: Instant,
     stream: Stream,
     _buffers: Vec<DeviceBuffer>,
@@ -154,8 +156,20 @@ pub struct HipBackend {
     /// be made; the next dispatch tries again.
     stream: Option<Stream>,
     objects: HashMap<[u8; 32], LoadedObject>,
+    /// Keys of `objects`, least recently used first.
+    recent: Vec<[u8; 32]>,
     quarantine: Vec<Quarantined>,
 }
+
+/// Code objects a `HipBackend` keeps loaded. Policy (no source sizes it):
+/// `dsxor run` patches a fresh random offset into a code object for about
+/// one case in 45, and each was loaded and kept for good, so a worker
+/// process grew with `--cases` (through the software HIP runtime, about
+/// 0.4 MB a module: 246 MB at 24,000 cases; issue 12). The conformance
+/// device keeps `conformance::PATCHED_CACHE` (16) patched objects besides
+/// the two shipped ones, so 32 never unloads one it still uses; one
+/// evicted is loaded again when needed (one `hipModuleLoadData`).
+pub const LOADED_OBJECTS: usize = 32;
 
 impl std::fmt::Debug for HipBackend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -323,6 +337,7 @@ impl HipBackend {
             info,
             stream: Some(stream),
             objects: HashMap::new(),
+            recent: Vec::new(),
             quarantine: Vec::new(),
         })
     }
@@ -379,6 +394,20 @@ impl HipBackend {
                     functions: HashMap::new(),
                 },
             );
+        }
+        self.recent.retain(|k| *k != key);
+        self.recent.push(key);
+        // Unload the least recently used beyond the bound, except an
+        // object a quarantined (still running) kernel may execute.
+        while self.objects.len() > LOADED_OBJECTS {
+            let Some(at) = self.recent[..self.recent.len() - 1]
+                .iter()
+                .position(|k| !self.quarantine.iter().any(|q| q.object == *k))
+            else {
+                break;
+            };
+            let old = self.recent.remove(at);
+            self.objects.remove(&old);
         }
         Ok(key)
     }
@@ -500,6 +529,7 @@ impl Backend for HipBackend {
             if let Some(stream) = self.stream.take() {
                 self.quarantine.push(Quarantined {
                     kernel: d.kernel.to_string(),
+                    object: key,
                     since: Instant::now(),
                     stream,
                     _buffers: buffers,

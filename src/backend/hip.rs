@@ -158,6 +158,8 @@ pub struct HipBackend {
     objects: HashMap<[u8; 32], LoadedObject>,
     /// Keys of `objects`, least recently used first.
     recent: Vec<[u8; 32]>,
+    /// Objects kept loaded at most ([`LOADED_OBJECTS`]).
+    object_bound: usize,
     quarantine: Vec<Quarantined>,
 }
 
@@ -338,6 +340,7 @@ impl HipBackend {
             stream: Some(stream),
             objects: HashMap::new(),
             recent: Vec::new(),
+            object_bound: LOADED_OBJECTS,
             quarantine: Vec::new(),
         })
     }
@@ -372,6 +375,18 @@ impl HipBackend {
         }
     }
 
+    /// Code objects loaded now (at most the bound, [`LOADED_OBJECTS`] unless
+    /// set, but for those quarantined kernels hold).
+    pub fn loaded_objects(&self) -> usize {
+        self.objects.len()
+    }
+
+    /// Keep at most `n` (at least 1) code objects loaded instead of
+    /// [`LOADED_OBJECTS`].
+    pub fn set_object_bound(&mut self, n: usize) {
+        self.object_bound = n.max(1);
+    }
+
     /// Parse and load a code object once; its cache key.
     fn load_object(&mut self, bytes: &[u8]) -> Result<[u8; 32], BackendError> {
         let key: [u8; 32] = Sha256::digest(bytes).into();
@@ -399,7 +414,7 @@ impl HipBackend {
         self.recent.push(key);
         // Unload the least recently used beyond the bound, except an
         // object a quarantined (still running) kernel may execute.
-        while self.objects.len() > LOADED_OBJECTS {
+        while self.objects.len() > self.object_bound.max(1) {
             let Some(at) = self.recent[..self.recent.len() - 1]
                 .iter()
                 .position(|k| !self.quarantine.iter().any(|q| q.object == *k))

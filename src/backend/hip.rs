@@ -172,6 +172,7 @@ pub struct HipBackend {
 /// the two shipped ones, so 32 never unloads one it still uses; one
 /// evicted is loaded again when needed (one `hipModuleLoadData`).
 pub const LOADED_OBJECTS: usize = 32;
+const _: () = assert!(LOADED_OBJECTS >= crate::backend::conformance::PATCHED_CACHE + 2);
 
 impl std::fmt::Debug for HipBackend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

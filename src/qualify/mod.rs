@@ -42,6 +42,8 @@
 //! emulator use), so a contended disagreement may be a legal other order:
 //! the record says which cases were contended.
 
+pub mod alu;
+
 use std::time::Duration;
 
 use rand::{Rng, SeedableRng};

@@ -285,3 +285,46 @@ fn qualify_reports_a_wrong_hip_device_as_the_side_that_differs() {
         .iter()
         .any(|i| i["qualified"] == false));
 }
+
+// ---------------------------------------------------------------------------
+// The ALU corpus (integer SALU, VALU, VOPD in the harness kernel).
+// ---------------------------------------------------------------------------
+
+use dsxor::qualify::alu::{corpus_names, qualify_alu};
+
+/// The software device agrees with the pseudocode (written from the RDNA3
+/// guide in `qualify::alu`, not from `emu`) on every ALU program of the
+/// corpus: every instruction and chain, both wave sizes (VOPD: wave32), 6
+/// programs each (every EXEC shape).
+#[test]
+fn the_software_device_agrees_with_the_pseudocode_on_every_alu_program() {
+    let names = corpus_names();
+    let (results, ds) = qualify_alu(
+        &mut emu(None),
+        &mut emu(None),
+        &objects(),
+        &names,
+        7,
+        6,
+        Duration::from_secs(10),
+        &mut |_| {},
+    )
+    .expect("runs");
+    for d in &ds {
+        eprintln!(
+            "{} wave{} {:?}: {}\n{}",
+            d.instruction,
+            d.wave.lanes(),
+            d.exec,
+            d.summary,
+            d.program
+        );
+    }
+    assert!(ds.is_empty(), "{} disagreements", ds.len());
+    assert_eq!(results.len(), names.len());
+    for r in &results {
+        let want = if r.instruction.starts_with("v_dual_") { 6 } else { 12 };
+        assert_eq!(r.programs, want, "{}", r.instruction);
+        assert!(r.qualified, "{}", r.instruction);
+    }
+}

@@ -464,6 +464,9 @@ pub fn program_for(name: &str, wave64: bool, seed: u64, index: u64) -> Result<Ve
                 rng.random_range(0..=bits - off)
             };
             srcs[1] = Opnd::Lit(off | width << 16 | rng.random_range(0..2u32) << 8);
+            if let Opnd::Lit(_) | Opnd::Int(_) = srcs[0] {
+                srcs[0] = if bits == 64 { spair(&mut rng) } else { sreg(&mut rng) };
+            }
         }
         "v_bfe_u32" | "v_bfe_i32" if rng.random_bool(0.75) => {
             let off = rng.random_range(0..32u32);

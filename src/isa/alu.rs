@@ -324,7 +324,7 @@ pub enum Inst {
 }
 
 fn is64(k: Kind, wave64: bool) -> bool {
-    matches!(k, S64 | V64 | Any64) || (k == Mask && wave64)
+    matches!(k, S64 | V64 | Any64) || (matches!(k, Mask | Vcc) && wave64)
 }
 
 fn opnd_text(o: Opnd, k: Kind, wave64: bool) -> String {

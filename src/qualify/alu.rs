@@ -280,11 +280,29 @@ fn spair(rng: &mut ChaCha8Rng) -> Opnd {
 fn int(rng: &mut ChaCha8Rng) -> Opnd {
     Opnd::Int(*[0i8, 1, 2, 16, 31, 32, 33, 63, 64, -1, -2, -16].get(rng.random_range(0..12)).unwrap_or(&0))
 }
+/// A literal that is not an inline constant's value (llvm-mc encodes those
+/// as the inline constant: integers -16..=64 and the float constants'
+/// bit patterns, which 32-bit integer operands accept too).
 fn lit(rng: &mut ChaCha8Rng) -> Opnd {
-    Opnd::Lit(match rng.random_range(0..2u32) {
-        0 => EDGES[rng.random_range(0..EDGES.len())] | 0x100,
+    const FLOATS: [u32; 9] = [
+        0x3f00_0000,
+        0xbf00_0000,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x4000_0000,
+        0xc000_0000,
+        0x4080_0000,
+        0xc080_0000,
+        0x3e22_f983,
+    ];
+    let mut v = match rng.random_range(0..2u32) {
+        0 => EDGES[rng.random_range(0..EDGES.len())],
         _ => rng.random(),
-    })
+    };
+    while (-16..=64).contains(&(v as i32)) || FLOATS.contains(&v) {
+        v = v.wrapping_add(0x0101_0100);
+    }
+    Opnd::Lit(v)
 }
 fn mask(rng: &mut ChaCha8Rng, wave64: bool) -> Opnd {
     match rng.random_range(0..3u32) {
@@ -422,11 +440,22 @@ pub fn program_for(name: &str, wave64: bool, seed: u64, index: u64) -> Result<Ve
             vdst: vx,
             srcs: srcs(&mut rng, x_name, 0),
         };
-        let y = VopdHalf {
+        let mut y = VopdHalf {
             name: y_name,
             vdst: vy,
             srcs: srcs(&mut rng, y_name, 2),
         };
+        // The constant bus: cndmask reads VCC, so with it the two src0s
+        // hold at most one more scalar value (llvm-mc refuses more).
+        let scalar = |o: &Opnd| matches!(o, Opnd::S(_) | Opnd::Lit(_));
+        if (x_name == "v_dual_cndmask_b32" || y_name == "v_dual_cndmask_b32")
+            && scalar(&x.srcs[0])
+            && scalar(&y.srcs[0])
+            && x.srcs[0] != y.srcs[0]
+        {
+            let k = rng.random_range(0..2u8);
+            y.srcs[0] = bank(&mut rng, 2 + k);
+        }
         // Both src0 scalar: keep one of them a VGPR (LLVM allows at most
         // two scalar values; one is simpler and always legal).
         return Ok(vec![Inst::Dual(x, y)]);
@@ -471,7 +500,7 @@ pub fn program_for(name: &str, wave64: bool, seed: u64, index: u64) -> Result<Ve
         "v_bfe_u32" | "v_bfe_i32" if rng.random_bool(0.75) => {
             let off = rng.random_range(0..32u32);
             let width = if rng.random_bool(0.5) {
-                rng.random_range(32 - off..32).max(1)
+                rng.random_range((32 - off).min(31)..32)
             } else {
                 rng.random_range(0..32 - off)
             };
@@ -483,6 +512,36 @@ pub fn program_for(name: &str, wave64: bool, seed: u64, index: u64) -> Result<Ve
             }
         }
         _ => {}
+    }
+    // The constant bus (RDNA3 guide, "VALU instructions": at most two
+    // scalar values, SGPRs or a literal, per VALU instruction; llvm-mc:
+    // "violates constant bus restrictions"): VALU sources past two
+    // distinct scalar values become VGPRs.
+    if name.starts_with("v_") {
+        let mut scalars: Vec<Opnd> = Vec::new();
+        if let Some(m @ (Opnd::S(_) | Opnd::Vcc)) = srcs.last().copied().filter(|_| op.srcs.last() == Some(&Kind::Mask)) {
+            scalars.push(m);
+        }
+        for (k, s) in srcs.iter_mut().enumerate() {
+            if op.srcs.get(k) == Some(&Kind::Mask) {
+                continue;
+            }
+            if let Opnd::S(_) | Opnd::Vcc | Opnd::Lit(_) = *s {
+                // No literal in src2 (llvm-mc refuses some, e.g.
+                // v_alignbit_b32's).
+                if !scalars.contains(s) || (k >= 2 && matches!(s, Opnd::Lit(_))) {
+                    if scalars.len() >= 2 || (k >= 2 && matches!(s, Opnd::Lit(_))) {
+                        *s = if matches!(op.srcs.get(k), Some(Kind::Any64)) {
+                            vpair(&mut rng)
+                        } else {
+                            vreg(&mut rng)
+                        };
+                        continue;
+                    }
+                    scalars.push(*s);
+                }
+            }
+        }
     }
     one(name, dst, sdst, srcs).map(|i| vec![i])
 }

@@ -712,9 +712,18 @@ fn alu_encodings_are_llvm_mcs() {
                 }
             }
         }
-        let attr = if wave64 { "+wavefrontsize64" } else { "+wavefrontsize32" };
+        let attr = if wave64 {
+            "+wavefrontsize64"
+        } else {
+            "+wavefrontsize32"
+        };
         let mut child = Command::new(&mc)
-            .args(["-arch=amdgcn", "-mcpu=gfx1100", &format!("-mattr={attr}"), "-show-encoding"])
+            .args([
+                "-arch=amdgcn",
+                "-mcpu=gfx1100",
+                &format!("-mattr={attr}"),
+                "-show-encoding",
+            ])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -732,7 +741,10 @@ fn alu_encodings_are_llvm_mcs() {
             .filter_map(|l| l.strip_prefix("<stdin>:")?.split(':').next()?.parse().ok())
             .filter_map(|n: usize| lines.get(n - 1))
             .collect();
-        assert!(refused.is_empty(), "wave64 {wave64}: llvm-mc refuses {refused:#?}\n{stderr}");
+        assert!(
+            refused.is_empty(),
+            "wave64 {wave64}: llvm-mc refuses {refused:#?}\n{stderr}"
+        );
         let got: Vec<Vec<u32>> = String::from_utf8_lossy(&out.stdout)
             .lines()
             .filter_map(|l| l.split("encoding: [").nth(1))
@@ -751,7 +763,10 @@ fn alu_encodings_are_llvm_mcs() {
         assert_eq!(got.len(), lines.len(), "wave64 {wave64}");
         let mut seen = BTreeSet::new();
         for ((l, w), g) in lines.iter().zip(&words).zip(&got) {
-            assert_eq!(w, g, "wave64 {wave64}: `{l}`: dsxor {w:08x?}, llvm-mc {g:08x?}");
+            assert_eq!(
+                w, g,
+                "wave64 {wave64}: `{l}`: dsxor {w:08x?}, llvm-mc {g:08x?}"
+            );
             seen.insert(l.split_whitespace().next().unwrap().to_string());
         }
         // Every mnemonic of the table was exercised.

@@ -104,8 +104,8 @@ fn every_shipped_object_parses_with_all_kernels() {
             want.insert(dsxor::qualify::alu::HARNESS);
             // Its program slot: labelled, all s_nop 0, and llvm-objdump
             // agrees (the slot is what `dsxor qualify` overwrites).
-            let (at, len) = dsxor::qualify::alu::find_slot(&co)
-                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let (at, len) =
+                dsxor::qualify::alu::find_slot(&co).unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_eq!(len, 32, "{what}");
             if let Some(lines) = alu_slot_objdump(&bytes, at, len) {
                 assert_eq!(lines.len(), len, "{what}: {lines:?}");

@@ -246,9 +246,17 @@ fn qualify_through_the_software_hip_runtime_agrees_everywhere() {
     // chain, 6 programs per wave size (VOPD: wave32 only).
     let alu = rec["alu_instructions"].as_array().unwrap();
     assert_eq!(alu.len(), corpus_names().len(), "{text}");
-    assert_eq!(rec["alu_disagreements"].as_array().unwrap().len(), 0, "{text}");
+    assert_eq!(
+        rec["alu_disagreements"].as_array().unwrap().len(),
+        0,
+        "{text}"
+    );
     for i in alu {
-        let want = if i["instruction"].as_str().unwrap().starts_with("v_dual_") { 6 } else { 12 };
+        let want = if i["instruction"].as_str().unwrap().starts_with("v_dual_") {
+            6
+        } else {
+            12
+        };
         assert_eq!(i["programs"], want, "{i}");
         assert_eq!(i["qualified"], true, "{i}");
     }
@@ -333,7 +341,11 @@ fn the_software_device_agrees_with_the_pseudocode_on_every_alu_program() {
     assert!(ds.is_empty(), "{} disagreements", ds.len());
     assert_eq!(results.len(), names.len());
     for r in &results {
-        let want = if r.instruction.starts_with("v_dual_") { 6 } else { 12 };
+        let want = if r.instruction.starts_with("v_dual_") {
+            6
+        } else {
+            12
+        };
         assert_eq!(r.programs, want, "{}", r.instruction);
         assert!(r.qualified, "{}", r.instruction);
     }

@@ -219,7 +219,11 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
     ));
     dsxor::report::results::write_atomic(&path, &record).map_err(environment)?;
     let qualified = record.instructions.iter().filter(|i| i.qualified).count();
-    let alu_qualified = record.alu_instructions.iter().filter(|i| i.qualified).count();
+    let alu_qualified = record
+        .alu_instructions
+        .iter()
+        .filter(|i| i.qualified)
+        .count();
     outln!(
         "{qualified} of {} instructions qualified, {} disagreements; ALU: {alu_qualified} of {} qualified, {} disagreements; record: {}",
         record.instructions.len(),

@@ -370,7 +370,10 @@ fn src_code(
                 return Err(bad(format!("s{top} is past s105")));
             }
             if wide && n % 2 == 1 {
-                return Err(bad(format!("SGPR pair s[{n}:{}] is not even-aligned", n + 1)));
+                return Err(bad(format!(
+                    "SGPR pair s[{n}:{}] is not even-aligned",
+                    n + 1
+                )));
             }
             Ok((n as u32, Option::None))
         }
@@ -409,9 +412,19 @@ fn sdst_code(o: Opnd, k: Kind, wave64: bool, opname: &'static str) -> Result<u32
 
 impl AluInst {
     /// `op` with these operands (checked when encoded).
-    pub fn new(name: &str, dst: Option<Opnd>, sdst: Option<Opnd>, srcs: Vec<Opnd>) -> Result<AluInst, AluError> {
+    pub fn new(
+        name: &str,
+        dst: Option<Opnd>,
+        sdst: Option<Opnd>,
+        srcs: Vec<Opnd>,
+    ) -> Result<AluInst, AluError> {
         let op = alu_op(name).ok_or_else(|| AluError::Unknown(name.into()))?;
-        Ok(AluInst { op, dst, sdst, srcs })
+        Ok(AluInst {
+            op,
+            dst,
+            sdst,
+            srcs,
+        })
     }
 
     /// LLVM's text.
@@ -483,14 +496,16 @@ impl AluInst {
         let vsrc1 = |i: usize| vgpr(self.srcs[i], n, i + 1);
         let mut words = match op.format {
             Sop2 => vec![
-                0x8000_0000 | (op.opcode as u32) << 23 | dst(op.dst)? << 16 | code(1) << 8 | code(0),
+                0x8000_0000
+                    | (op.opcode as u32) << 23
+                    | dst(op.dst)? << 16
+                    | code(1) << 8
+                    | code(0),
             ],
             Sop1 => vec![0xbe80_0000 | dst(op.dst)? << 16 | (op.opcode as u32) << 8 | code(0)],
             Sopc => vec![0xbf00_0000 | (op.opcode as u32) << 16 | code(1) << 8 | code(0)],
             Vop1 => vec![0x7e00_0000 | dst(op.dst)? << 17 | (op.opcode as u32) << 9 | code(0)],
-            Vop2 => vec![
-                (op.opcode as u32) << 25 | dst(op.dst)? << 17 | vsrc1(1)? << 9 | code(0),
-            ],
+            Vop2 => vec![(op.opcode as u32) << 25 | dst(op.dst)? << 17 | vsrc1(1)? << 9 | code(0)],
             Vopc => vec![0x7c00_0000 | (op.opcode as u32) << 17 | vsrc1(1)? << 9 | code(0)],
             Vop3 => {
                 let vdst = dst(op.dst)?;
@@ -549,18 +564,14 @@ impl Inst {
 /// their low bit; VGPR src0s in different banks (n mod 4), likewise the
 /// vsrc1s; at most one literal.
 fn encode_vopd(x: &VopdHalf, y: &VopdHalf, wave64: bool) -> Result<Vec<u32>, AluError> {
-    let rule = |why: String| AluError::Rule {
-        op: "v_dual",
-        why,
-    };
+    let rule = |why: String| AluError::Rule { op: "v_dual", why };
     if wave64 {
         return Err(rule("VOPD requires wave32".into()));
     }
     let ex = vopd_entry(x.name).ok_or_else(|| AluError::Unknown(x.name.into()))?;
     let ey = vopd_entry(y.name).ok_or_else(|| AluError::Unknown(y.name.into()))?;
-    let opx = ex
-        .1
-        .ok_or_else(|| rule(format!("{} has no X form", x.name)))?;
+    let opx =
+        ex.1.ok_or_else(|| rule(format!("{} has no X form", x.name)))?;
     if x.srcs.len() != ex.3.len() || y.srcs.len() != ey.3.len() {
         return Err(rule("wrong number of sources".into()));
     }
@@ -575,10 +586,7 @@ fn encode_vopd(x: &VopdHalf, y: &VopdHalf, wave64: bool) -> Result<Vec<u32>, Alu
         _ => Option::None,
     };
     for i in 0..2 {
-        if let (Some(a), Some(b)) = (
-            x.srcs.get(i).and_then(bank),
-            y.srcs.get(i).and_then(bank),
-        ) {
+        if let (Some(a), Some(b)) = (x.srcs.get(i).and_then(bank), y.srcs.get(i).and_then(bank)) {
             if a == b {
                 return Err(rule(format!("source {i} of both halves in VGPR bank {a}")));
             }

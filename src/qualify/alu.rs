@@ -278,7 +278,11 @@ fn spair(rng: &mut ChaCha8Rng) -> Opnd {
     Opnd::S(S_BASE + 2 * rng.random_range(0..BLOCK as u8 / 2))
 }
 fn int(rng: &mut ChaCha8Rng) -> Opnd {
-    Opnd::Int(*[0i8, 1, 2, 16, 31, 32, 33, 63, 64, -1, -2, -16].get(rng.random_range(0..12)).unwrap_or(&0))
+    Opnd::Int(
+        *[0i8, 1, 2, 16, 31, 32, 33, 63, 64, -1, -2, -16]
+            .get(rng.random_range(0..12))
+            .unwrap_or(&0),
+    )
 }
 /// A literal that is not an inline constant's value (llvm-mc encodes those
 /// as the inline constant: integers -16..=64 and the float constants'
@@ -314,7 +318,12 @@ fn mask(rng: &mut ChaCha8Rng, wave64: bool) -> Opnd {
 
 /// A random source of `kind`; `lit_ok` false when the instruction already
 /// has its literal.
-fn source(rng: &mut ChaCha8Rng, kind: crate::isa::alu::Kind, wave64: bool, lit_ok: &mut bool) -> Opnd {
+fn source(
+    rng: &mut ChaCha8Rng,
+    kind: crate::isa::alu::Kind,
+    wave64: bool,
+    lit_ok: &mut bool,
+) -> Opnd {
     use crate::isa::alu::Kind::*;
     let r = rng.random_range(0..10u32);
     match kind {
@@ -354,10 +363,14 @@ fn source(rng: &mut ChaCha8Rng, kind: crate::isa::alu::Kind, wave64: bool, lit_o
 }
 
 /// The `index`th program for `name` (an entry of [`corpus_names`]).
-pub fn program_for(name: &str, wave64: bool, seed: u64, index: u64) -> Result<Vec<Inst>, QualifyError> {
-    let mut rng = ChaCha8Rng::seed_from_u64(
-        seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ fxhash(name),
-    );
+pub fn program_for(
+    name: &str,
+    wave64: bool,
+    seed: u64,
+    index: u64,
+) -> Result<Vec<Inst>, QualifyError> {
+    let mut rng =
+        ChaCha8Rng::seed_from_u64(seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ fxhash(name));
     let bad = |why: String| QualifyError::Corpus(format!("program for {name}: {why}"));
     let one = |n: &str, dst, sdst, srcs| {
         AluInst::new(n, dst, sdst, srcs)
@@ -368,11 +381,26 @@ pub fn program_for(name: &str, wave64: bool, seed: u64, index: u64) -> Result<Ve
         let m = mask(&mut rng, wave64);
         return Ok(match rest {
             "s_add_u32_s_addc_u32" => vec![
-                one("s_add_u32", Some(Opnd::S(32)), None, vec![Opnd::S(34), Opnd::S(36)])?,
-                one("s_addc_u32", Some(Opnd::S(33)), None, vec![Opnd::S(35), Opnd::S(37)])?,
+                one(
+                    "s_add_u32",
+                    Some(Opnd::S(32)),
+                    None,
+                    vec![Opnd::S(34), Opnd::S(36)],
+                )?,
+                one(
+                    "s_addc_u32",
+                    Some(Opnd::S(33)),
+                    None,
+                    vec![Opnd::S(35), Opnd::S(37)],
+                )?,
             ],
             "v_add_co_u32_v_add_co_ci_u32" => vec![
-                one("v_add_co_u32", Some(Opnd::V(16)), Some(m), vec![Opnd::V(18), Opnd::V(20)])?,
+                one(
+                    "v_add_co_u32",
+                    Some(Opnd::V(16)),
+                    Some(m),
+                    vec![Opnd::V(18), Opnd::V(20)],
+                )?,
                 one(
                     "v_add_co_ci_u32_e64",
                     Some(Opnd::V(17)),
@@ -381,7 +409,12 @@ pub fn program_for(name: &str, wave64: bool, seed: u64, index: u64) -> Result<Ve
                 )?,
             ],
             "v_cmp_v_cndmask" => vec![
-                one("v_cmp_lt_i32_e64", Some(m), None, vec![vreg(&mut rng), vreg(&mut rng)])?,
+                one(
+                    "v_cmp_lt_i32_e64",
+                    Some(m),
+                    None,
+                    vec![vreg(&mut rng), vreg(&mut rng)],
+                )?,
                 one(
                     "v_cndmask_b32_e64",
                     Some(vreg(&mut rng)),
@@ -390,7 +423,12 @@ pub fn program_for(name: &str, wave64: bool, seed: u64, index: u64) -> Result<Ve
                 )?,
             ],
             "s_cmp_s_cselect" => vec![
-                one("s_cmp_lt_i32", None, None, vec![sreg(&mut rng), sreg(&mut rng)])?,
+                one(
+                    "s_cmp_lt_i32",
+                    None,
+                    None,
+                    vec![sreg(&mut rng), sreg(&mut rng)],
+                )?,
                 one(
                     "s_cselect_b32",
                     Some(sreg(&mut rng)),
@@ -426,7 +464,11 @@ pub fn program_for(name: &str, wave64: bool, seed: u64, index: u64) -> Result<Ve
         };
         let vx = V_BASE + 2 * rng.random_range(0..4u8);
         let vy = V_BASE + 1 + 2 * rng.random_range(0..4u8);
-        let (vx, vy) = if rng.random_bool(0.5) { (vx, vy) } else { (vy, vx) };
+        let (vx, vy) = if rng.random_bool(0.5) {
+            (vx, vy)
+        } else {
+            (vy, vx)
+        };
         let srcs = |rng: &mut ChaCha8Rng, n: &str, b: u8| {
             let mut v = vec![src0(rng, b)];
             if n != "v_dual_mov_b32" {
@@ -494,7 +536,11 @@ pub fn program_for(name: &str, wave64: bool, seed: u64, index: u64) -> Result<Ve
             };
             srcs[1] = Opnd::Lit(off | width << 16 | rng.random_range(0..2u32) << 8);
             if let Opnd::Lit(_) | Opnd::Int(_) = srcs[0] {
-                srcs[0] = if bits == 64 { spair(&mut rng) } else { sreg(&mut rng) };
+                srcs[0] = if bits == 64 {
+                    spair(&mut rng)
+                } else {
+                    sreg(&mut rng)
+                };
             }
         }
         "v_bfe_u32" | "v_bfe_i32" if rng.random_bool(0.75) => {
@@ -519,7 +565,11 @@ pub fn program_for(name: &str, wave64: bool, seed: u64, index: u64) -> Result<Ve
     // distinct scalar values become VGPRs.
     if name.starts_with("v_") {
         let mut scalars: Vec<Opnd> = Vec::new();
-        if let Some(m @ (Opnd::S(_) | Opnd::Vcc)) = srcs.last().copied().filter(|_| op.srcs.last() == Some(&Kind::Mask)) {
+        if let Some(m @ (Opnd::S(_) | Opnd::Vcc)) = srcs
+            .last()
+            .copied()
+            .filter(|_| op.srcs.last() == Some(&Kind::Mask))
+        {
             scalars.push(m);
         }
         for (k, s) in srcs.iter_mut().enumerate() {
@@ -563,7 +613,8 @@ fn fxhash(s: &str) -> u64 {
 /// The input of the `index`th program: random block values and an EXEC
 /// shape (every 6 programs cover every shape).
 pub fn input(seed: u64, wave: WaveSize, index: u64) -> (AluState, ExecPattern) {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed.rotate_left(17) ^ index.wrapping_mul(0xa076_1d64_78bd_642f));
+    let mut rng =
+        ChaCha8Rng::seed_from_u64(seed.rotate_left(17) ^ index.wrapping_mul(0xa076_1d64_78bd_642f));
     let lanes = wave.lanes() as usize;
     let exec_shape = ExecPattern::ALL[(index % ExecPattern::ALL.len() as u64) as usize];
     let one = rng.random_range(0..lanes);
@@ -583,7 +634,8 @@ pub fn input(seed: u64, wave: WaveSize, index: u64) -> (AluState, ExecPattern) {
         .map(|_| std::array::from_fn(|_| value(&mut rng)))
         .collect();
     let s = std::array::from_fn(|_| value(&mut rng));
-    let vcc = rng.random::<u64>() & wave_mask(lanes as u32) | (rng.random::<u64>() & !wave_mask(lanes as u32));
+    let vcc = rng.random::<u64>() & wave_mask(lanes as u32)
+        | (rng.random::<u64>() & !wave_mask(lanes as u32));
     (
         AluState {
             v,
@@ -823,9 +875,10 @@ fn one(m: &mut Machine, i: &AluInst) -> Result<(), String> {
     let exec = m.exec();
     // Lane-mask inputs (VCC of e32 forms, the mask/carry source of e64 forms).
     let mask_in = match (base, i.op.format) {
-        ("v_cndmask_b32" | "v_add_co_ci_u32" | "v_sub_co_ci_u32", crate::isa::alu::Format::Vop2) => {
-            m.rmask(Opnd::Vcc)?
-        }
+        (
+            "v_cndmask_b32" | "v_add_co_ci_u32" | "v_sub_co_ci_u32",
+            crate::isa::alu::Format::Vop2,
+        ) => m.rmask(Opnd::Vcc)?,
         ("v_cndmask_b32" | "v_add_co_ci_u32", _) => m.rmask(src(2)?)?,
         _ => 0,
     };
@@ -1016,7 +1069,12 @@ fn one(m: &mut Machine, i: &AluInst) -> Result<(), String> {
     // VOP3SD forms their SDST.
     let carries = matches!(
         base,
-        "v_add_co_ci_u32" | "v_sub_co_ci_u32" | "v_add_co_u32" | "v_sub_co_u32" | "v_mad_u64_u32" | "v_mad_i64_i32"
+        "v_add_co_ci_u32"
+            | "v_sub_co_ci_u32"
+            | "v_add_co_u32"
+            | "v_sub_co_u32"
+            | "v_mad_u64_u32"
+            | "v_mad_i64_i32"
     );
     if carries {
         let to = i.sdst.unwrap_or(Opnd::Vcc);
@@ -1230,7 +1288,9 @@ fn salu(m: &mut Machine, i: &AluInst, name: &str) -> Result<(), String> {
         }
         // S_BCNT1_I32_B32: "tmp = 0; for i in 0 : 31 do tmp += S0.u32[i] ==
         // 1'1U ? 1 : 0 endfor; D0.i32 = tmp; SCC = D0.u32 != 0U".
-        "s_bcnt1_i32_b32" => nz((0..32).map(|b| s(0).map(|x| x >> b & 1)).sum::<Result<u32, _>>()?),
+        "s_bcnt1_i32_b32" => nz((0..32)
+            .map(|b| s(0).map(|x| x >> b & 1))
+            .sum::<Result<u32, _>>()?),
         // S_NOT_B32: "D0.u32 = ~S0.u32; SCC = D0.u32 != 0U".
         "s_not_b32" => nz(!s(0)?),
         // SOPC: "SCC = S0.i32 == S1.i32" etc.
@@ -1308,7 +1368,10 @@ pub fn program(code: &[u8], insts: &[Inst], wave64: bool) -> Result<Vec<u8>, Qua
         words.extend(i.encode(wave64).map_err(|e| bad(e.to_string()))?);
     }
     if words.len() > len {
-        return Err(bad(format!("{} dwords do not fit the {len}-dword slot", words.len())));
+        return Err(bad(format!(
+            "{} dwords do not fit the {len}-dword slot",
+            words.len()
+        )));
     }
     let off = co
         .file_offset(vaddr, len as u64 * 4)
@@ -1323,7 +1386,12 @@ pub fn program(code: &[u8], insts: &[Inst], wave64: bool) -> Result<Vec<u8>, Qua
 /// The launch of the harness on `input`.
 pub fn dispatch<'a>(code: &'a [u8], input: &AluState, timeout: Duration) -> Dispatch<'a> {
     let lanes = input.v.len();
-    let vin: Vec<u8> = input.v.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
+    let vin: Vec<u8> = input
+        .v
+        .iter()
+        .flatten()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
     let mut sin: Vec<u32> = input.s.to_vec();
     sin.extend([
         input.vcc as u32,
@@ -1433,7 +1501,9 @@ pub fn qualify_alu(
     let mut disagreements = Vec::new();
     for name in names {
         if !all.contains(name) {
-            return Err(QualifyError::Corpus(format!("{name} is not in the ALU corpus")));
+            return Err(QualifyError::Corpus(format!(
+                "{name} is not in the ALU corpus"
+            )));
         }
         let waves: Vec<WaveSize> = objects
             .iter()
@@ -1483,7 +1553,11 @@ pub fn qualify_alu(
                         "device {} with the pseudocode, emu {}; device and emu {}",
                         side(&on_device),
                         side(&on_emu),
-                        if on_device == on_emu { "agree" } else { "differ" }
+                        if on_device == on_emu {
+                            "agree"
+                        } else {
+                            "differ"
+                        }
                     ),
                     input,
                     device: on_device,
@@ -1497,4 +1571,208 @@ pub fn qualify_alu(
         results.push(r);
     }
     Ok((results, disagreements))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(lanes: usize) -> AluState {
+        AluState {
+            v: vec![[0; BLOCK]; lanes],
+            s: [0; BLOCK],
+            vcc: 0,
+            exec: wave_mask(lanes as u32),
+            scc: false,
+        }
+    }
+
+    fn run(text: &str, dst: Option<Opnd>, sdst: Option<Opnd>, srcs: Vec<Opnd>, st: &mut AluState) {
+        let i = AluInst::new(text, dst, sdst, srcs).unwrap();
+        run_pseudocode(&[Inst::One(i)], st, st.v.len() == 64).unwrap();
+    }
+
+    /// Values worked out by hand from the guide's pseudocode.
+    #[test]
+    fn bit_field_extracts_past_bit_31() {
+        let mut st = state(32);
+        st.v[0][1] = 0x8000_0000;
+        let (d, s) = (Some(Opnd::V(16)), Opnd::V(17));
+        // (S0.i32 >> 28) = 0xfffffff8; & 0xff = 0xf8; sign bit 7 set.
+        run(
+            "v_bfe_i32",
+            d,
+            None,
+            vec![s, Opnd::Int(28), Opnd::Int(8)],
+            &mut st,
+        );
+        assert_eq!(st.v[0][0], 0xffff_fff8);
+        run(
+            "v_bfe_u32",
+            d,
+            None,
+            vec![s, Opnd::Int(28), Opnd::Int(8)],
+            &mut st,
+        );
+        assert_eq!(st.v[0][0], 0x8);
+        // Width 0 is 0 (and SCC 0); a 7-bit width past 32 keeps every bit.
+        st.s[1] = 0xf000_0000;
+        run(
+            "s_bfe_i32",
+            Some(Opnd::S(32)),
+            None,
+            vec![Opnd::S(33), Opnd::Lit(4)],
+            &mut st,
+        );
+        assert_eq!((st.s[0], st.scc), (0, false));
+        run(
+            "s_bfe_u32",
+            Some(Opnd::S(32)),
+            None,
+            vec![Opnd::S(33), Opnd::Lit(4 | 40 << 16)],
+            &mut st,
+        );
+        assert_eq!((st.s[0], st.scc), (0x0f00_0000, true));
+        run(
+            "s_bfe_i32",
+            Some(Opnd::S(32)),
+            None,
+            vec![Opnd::S(33), Opnd::Lit(4 | 40 << 16)],
+            &mut st,
+        );
+        assert_eq!(st.s[0], 0xff00_0000);
+    }
+
+    #[test]
+    fn carries_and_counts() {
+        let mut st = state(32);
+        st.exec = 0b101;
+        for l in 0..3 {
+            st.v[l][1] = 1;
+            st.v[l][2] = 2;
+        }
+        // 1 - 2 borrows; lane 1 is inactive: its carry bit is 0.
+        run(
+            "v_sub_co_u32",
+            Some(Opnd::V(16)),
+            Some(Opnd::S(34)),
+            vec![Opnd::V(17), Opnd::V(18)],
+            &mut st,
+        );
+        assert_eq!(st.v[0][0], 0xffff_ffff);
+        assert_eq!(st.v[1][0], 0);
+        assert_eq!(st.s[2], 0b101);
+        // S_SUBB_U32: 0 - 0 - SCC.
+        st.scc = true;
+        run(
+            "s_subb_u32",
+            Some(Opnd::S(32)),
+            None,
+            vec![Opnd::Int(0), Opnd::Int(0)],
+            &mut st,
+        );
+        assert_eq!((st.s[0], st.scc), (0xffff_ffff, true));
+        // V_MAD_U64_U32: (2^32 - 1)^2 + (2^64 - 1) carries out of bit 63.
+        st.v[0][1] = u32::MAX;
+        st.v[0][2] = u32::MAX;
+        st.v[0][4] = u32::MAX;
+        st.v[0][5] = u32::MAX;
+        run(
+            "v_mad_u64_u32",
+            Some(Opnd::V(22)),
+            Some(Opnd::Vcc),
+            vec![Opnd::V(17), Opnd::V(18), Opnd::V(20)],
+            &mut st,
+        );
+        assert_eq!((st.v[0][6], st.v[0][7]), (0, 0xffff_fffe));
+        assert_eq!(st.vcc & 1, 1);
+        // CLS/CLZ/CTZ: -1 when there is nothing to find.
+        for (x, cls, clz, ctz) in [
+            (0u32, u32::MAX, u32::MAX, u32::MAX),
+            (u32::MAX, u32::MAX, 0, 0),
+            (1, 31, 31, 0),
+            (0x4000_0000, 1, 1, 30),
+        ] {
+            st.v[0][1] = x;
+            run(
+                "v_cls_i32_e32",
+                Some(Opnd::V(16)),
+                None,
+                vec![Opnd::V(17)],
+                &mut st,
+            );
+            assert_eq!(st.v[0][0], cls, "cls {x:#x}");
+            run(
+                "v_clz_i32_u32_e32",
+                Some(Opnd::V(16)),
+                None,
+                vec![Opnd::V(17)],
+                &mut st,
+            );
+            assert_eq!(st.v[0][0], clz, "clz {x:#x}");
+            run(
+                "v_ctz_i32_b32_e32",
+                Some(Opnd::V(16)),
+                None,
+                vec![Opnd::V(17)],
+                &mut st,
+            );
+            assert_eq!(st.v[0][0], ctz, "ctz {x:#x}");
+        }
+    }
+
+    #[test]
+    fn wave32_compares_write_vcc_lo_and_zero_inactive_lanes() {
+        let mut st = state(32);
+        st.vcc = 0xdead_beef_ffff_ffff;
+        st.exec = 0b1110;
+        for l in 0..32 {
+            st.v[l][1] = l as u32;
+        }
+        run(
+            "v_cmp_lt_u32_e32",
+            None,
+            None,
+            vec![Opnd::Int(0), Opnd::V(17)],
+            &mut st,
+        );
+        assert_eq!(st.vcc, 0xdead_beef_0000_000e);
+        // v_cmpx writes EXEC.
+        run(
+            "v_cmpx_gt_u32_e32",
+            None,
+            None,
+            vec![Opnd::Int(2), Opnd::V(17)],
+            &mut st,
+        );
+        assert_eq!(st.exec, 0b10);
+        // V_MED3_I32(-1, 5, 3) = 3.
+        st.exec = 1;
+        run(
+            "v_med3_i32",
+            Some(Opnd::V(16)),
+            None,
+            vec![Opnd::Int(-1), Opnd::Int(5), Opnd::Int(3)],
+            &mut st,
+        );
+        assert_eq!(st.v[0][0], 3);
+    }
+
+    /// Every name of the corpus makes programs that fit the slot, for both
+    /// wave sizes it runs in.
+    #[test]
+    fn every_program_encodes_and_fits() {
+        for name in corpus_names() {
+            for wave64 in [false, true] {
+                if wave64 && wave32_only(name) {
+                    continue;
+                }
+                for k in 0..20 {
+                    let p = program_for(name, wave64, 1, k).unwrap();
+                    let words: usize = p.iter().map(|i| i.encode(wave64).unwrap().len()).sum();
+                    assert!(words <= 32, "{name}");
+                }
+            }
+        }
+    }
 }

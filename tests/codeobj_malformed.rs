@@ -351,3 +351,44 @@ fn inspect_on_garbage_exits_2_with_a_message() {
     let out = common::dsxor(&["inspect", "--target", "sm_80", "/nonexistent/dsxor-file"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A code object over `MAX_CODE_OBJECT_BYTES` is refused by name, before
+/// it is read, by every command that reads one: the shipped object padded
+/// (sparsely) past the limit would otherwise parse, since trailing bytes
+/// after an ELF's sections are legal.
+#[test]
+fn a_code_object_over_the_size_limit_is_refused_before_it_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.co");
+    std::fs::write(&path, gfx1100()).unwrap();
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_len(dsxor::codeobj::MAX_CODE_OBJECT_BYTES + 1)
+        .unwrap();
+    drop(file);
+    let p = path.to_str().unwrap();
+    let out_dir = dir.path().join("out");
+    for args in [
+        vec!["inspect", p],
+        vec![
+            "run",
+            "--backend",
+            "emu",
+            "--code-object",
+            p,
+            "--cases",
+            "2",
+            "--seed",
+            "1",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+    ] {
+        let out = common::dsxor(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("256 MiB limit for a code object") && stderr.contains("huge.co"),
+            "{args:?}: the message names the limit and the file: {stderr}"
+        );
+    }
+}

@@ -36,6 +36,14 @@ G void lds_overwrite(unsigned *out, unsigned *in) {
                    : "=&v"(r) : "v"(addr) : "memory");
   out[t] = r;
 }
+G void lds_publish(unsigned *out, unsigned *in) {
+  __attribute__((shared)) static unsigned lds[64];
+  unsigned t = __builtin_amdgcn_workitem_id_x(), r;
+  __asm__ volatile("ds_store_b32 %1, %2\n\t" WAIT "\n\ts_barrier\n\t"
+                   "ds_load_b32 %0, %3\n\ts_waitcnt lgkmcnt(0)"
+                   : "=&v"(r) : "v"(4 * (t % 64)), "v"(t), "v"(4 * ((t + 1) % 64)) : "memory");
+  out[t] = r + lds[0];
+}
 G void global_read(unsigned *out, unsigned *in) {
   unsigned t = __builtin_amdgcn_workitem_id_x(), r;
   unsigned *p = in + t;
@@ -109,6 +117,7 @@ fn a_missing_waitcnt_is_a_hazard_naming_pc_and_instruction() {
     for (kernel, inst, counter) in [
         ("lds_read", "v_add_nc_u32", "lgkmcnt"),
         ("lds_overwrite", "v_mov_b32", "lgkmcnt"),
+        ("lds_publish", "s_barrier", "lgkmcnt(0)"),
         ("global_read", "v_add_nc_u32", "vmcnt"),
     ] {
         match dispatch(&bad, kernel, true) {

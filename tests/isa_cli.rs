@@ -267,3 +267,40 @@ fn garbage_lines_never_panic() {
         }
     }
 }
+
+/// A line over `json::MAX_LINE_BYTES` is refused (exit 2) after the lines
+/// before it were answered, instead of being read into memory whole; a
+/// last line without its newline is still an instruction.
+#[test]
+fn an_overlong_stdin_line_is_refused_and_an_unterminated_last_line_answered() {
+    use std::io::Write;
+    let o = dsxor_stdin(
+        &["asm", "--target", "gfx1100"],
+        "ds_xor_rtn_b64 v[5:6], v1, v[2:3]",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().collect::<Vec<_>>(), [GFX11_LINE]);
+
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_dsxor"))
+        .args(["asm", "--target", "gfx1100"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    // dsxor stops reading at the limit: the rest may meet a closed pipe.
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(b"ds_xor_rtn_b64 v[5:6], v1, v[2:3]\n");
+        let _ = input.write_all(&vec![b'v'; (dsxor::json::MAX_LINE_BYTES + 4096) as usize]);
+    });
+    let o = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().collect::<Vec<_>>(), [GFX11_LINE]);
+    assert!(
+        stderr(&o).contains("line 2 is over the 1 MiB limit"),
+        "{}",
+        stderr(&o)
+    );
+}

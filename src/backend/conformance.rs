@@ -603,7 +603,7 @@ pub fn file_object(
     target: &str,
     allow_mutant: bool,
 ) -> Result<KernelObject, String> {
-    let data = std::fs::read(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    let data = crate::codeobj::read_file(path).map_err(|e| e.to_string())?;
     let target_id =
         crate::codeobj::TargetId::parse(target).map_err(|e| format!("target `{target}`: {e}"))?;
     let co = crate::codeobj::CodeObject::parse_for_target(&data, &target_id)

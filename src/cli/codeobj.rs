@@ -65,12 +65,7 @@ pub(crate) fn cmd_inspect(file: &std::path::Path, target: Option<&str>, json: bo
     if json {
         json_mode("dsxor-inspect/1");
     }
-    let data = std::fs::read(file).map_err(|e| {
-        bad_input(CodeObjectError::Io {
-            path: file.to_path_buf(),
-            error: e,
-        })
-    })?;
+    let data = dsxor::codeobj::read_file(file).map_err(bad_input)?;
     let in_file = |e: CodeObjectError| {
         bad_input(CodeObjectError::InFile {
             path: file.to_path_buf(),

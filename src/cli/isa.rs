@@ -11,7 +11,7 @@ pub(crate) fn isa_lines(
     item: &[String],
     answer: impl Fn(dsxor::isa::Target, &str) -> Result<String, dsxor::isa::IsaError>,
 ) -> Outcome {
-    use std::io::{BufRead, Write};
+    use std::io::{BufRead, Read, Write};
     let target = dsxor::isa::target(target).map_err(bad_input)?;
     if !item.is_empty() {
         let line = item.join(" ");
@@ -25,8 +25,32 @@ pub(crate) fn isa_lines(
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let (mut items, mut refused) = (0usize, 0usize);
-    for (n, line) in stdin.lock().lines().enumerate() {
-        let line = line.map_err(|e| bad_input(anyhow::anyhow!("reading standard input: {e}")))?;
+    let mut input = stdin.lock();
+    let mut buf = Vec::new();
+    for n in 0usize.. {
+        // Bounded like every other line dsxor reads (`json::MAX_LINE_BYTES`,
+        // 1 MiB; an instruction is under 200 bytes): `lines()` would grow
+        // one unterminated line without limit.
+        let limit = dsxor::json::MAX_LINE_BYTES;
+        buf.clear();
+        let read = (&mut input)
+            .take(limit + 1)
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| bad_input(anyhow::anyhow!("reading standard input: {e}")))?;
+        if read == 0 {
+            break;
+        }
+        if buf.last() == Some(&b'\n') {
+            buf.pop();
+        } else if buf.len() as u64 > limit {
+            return Err(bad_input(anyhow::anyhow!(
+                "standard input line {} is over the {} MiB limit for one line (dsxor::json::MAX_LINE_BYTES)",
+                n + 1,
+                limit >> 20
+            )));
+        }
+        let line = std::str::from_utf8(&buf)
+            .map_err(|e| bad_input(anyhow::anyhow!("standard input line {}: {e}", n + 1)))?;
         let trimmed = line.trim();
         let reply = if trimmed.is_empty()
             || trimmed.starts_with(';')
@@ -36,7 +60,7 @@ pub(crate) fn isa_lines(
             String::new()
         } else {
             items += 1;
-            match answer(target, &line) {
+            match answer(target, line) {
                 Ok(text) => text,
                 Err(e) => {
                     refused += 1;

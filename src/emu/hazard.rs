@@ -42,6 +42,24 @@
 //! that an outstanding memory instruction will still write (a read of a
 //! pending destination; an overwrite would be clobbered by the late return).
 //!
+//! Policy BARRIER_PUBLISHES_LDS: an `s_barrier` reached while one of the
+//! wave's DS instructions is outstanding is a hazard. `s_barrier` only
+//! synchronizes execution; LDS accesses issued before it become visible to
+//! (and ordered with) the other waves' accesses after it only once the wave
+//! has waited for them. HIP's `__syncthreads()` is a workgroup release
+//! fence, the barrier and an acquire fence, and for that release LLVM's
+//! memory legalizer (`SIMemoryLegalizer.cpp`, AMDGPUUsage "Memory Model
+//! GFX10-GFX11", fence release at workgroup scope) emits
+//! `s_waitcnt lgkmcnt(0)` before the `s_barrier` on gfx1100, in WGP and CU
+//! mode alike (checked with clang-22: `ds_store_b32; s_waitcnt lgkmcnt(0);
+//! s_barrier`; the bare `__builtin_amdgcn_s_barrier()` without fences emits
+//! no wait, and orders no memory). Every barrier in dsxor's kernels is such
+//! a workgroup synchronization, so a user build that drops that wait passes
+//! on the software device (which completes LDS at issue) and may read stale
+//! LDS on silicon. A hand-written barrier meant only for execution
+//! synchronization with LDS accesses in flight is reported too: turn the
+//! check off (`--no-hazard-check`) for such code.
+//!
 //! Overwriting the *source* VGPRs of an outstanding store or atomic is no
 //! hazard on gfx11, and is not reported: the data is read at issue as far as
 //! software is concerned. Sources: LLVM's waitcnt pass waits on a store's
@@ -57,7 +75,7 @@
 //! compiler output.
 //!
 //! Not modelled (documented in docs/src/internals/software-device.md):
-//! EXP_CNT and memory ordering between waves.
+//! EXP_CNT, and memory ordering between waves beyond the barrier rule.
 
 use std::collections::VecDeque;
 
@@ -322,6 +340,9 @@ fn uses(inst: &Inst, wave64: bool) -> (Regs, Regs) {
 struct Outstanding {
     /// SMEM (may return out of order on LGKM_CNT).
     smem: bool,
+    /// A DS instruction: it reads or writes LDS, which other waves of the
+    /// workgroup see.
+    lds: bool,
     dst: Option<Range>,
     pc: u64,
     name: String,
@@ -351,6 +372,16 @@ impl Pending {
         if self.vm.is_empty() && self.lgkm.is_empty() {
             return None;
         }
+        if matches!(inst, Inst::Barrier) {
+            if let Some(o) = self.lgkm.iter().find(|o| o.lds) {
+                return Some(Hazard {
+                    detail: format!(
+                        "s_barrier while `{}` (pc {:#x}) is outstanding: other waves may pass the barrier before its LDS access completes: missing s_waitcnt lgkmcnt(0) (policy BARRIER_PUBLISHES_LDS, emu::hazard)",
+                        o.name, o.pc
+                    ),
+                });
+            }
+        }
         let (rd, wr) = uses(inst, wave64);
         for (what, regs) in [("reads", &rd), ("overwrites", &wr)] {
             for r in regs.iter() {
@@ -378,6 +409,7 @@ impl Pending {
                 let dst = wr.iter().next().copied();
                 let o = Outstanding {
                     smem: matches!(inst, Inst::Smem { .. }),
+                    lds: matches!(inst, Inst::Ds(_)),
                     dst,
                     pc,
                     name: name(),

@@ -42,9 +42,8 @@
 //! 16-bit and DPP/SDWA operations; modifiers (clamp, neg, abs, opsel);
 //! SOPK, the saveexec/wrexec family, s_bitset, s_quadmask/s_wqm,
 //! v_readlane/v_writelane/v_readfirstlane, v_perm_b32, v_sad/v_msad/v_lerp,
-//! v_mbcnt, and the VOPD float halves; integer ops the software device has
-//! and the table [`crate::isa::alu::ALU_OPS`] lacks are listed by
-//! `dsxor qualify --help`'s record only through their absence.
+//! v_mbcnt, and the VOPD float halves. Whatever is not in [`CORPUS_OPS`] or
+//! [`CHAINS`] is not qualified; the record lists exactly what ran.
 
 use std::time::Duration;
 
@@ -498,8 +497,6 @@ pub fn program_for(
             let k = rng.random_range(0..2u8);
             y.srcs[0] = bank(&mut rng, 2 + k);
         }
-        // Both src0 scalar: keep one of them a VGPR (LLVM allows at most
-        // two scalar values; one is simpler and always legal).
         return Ok(vec![Inst::Dual(x, y)]);
     }
     let op = alu_op(name).ok_or_else(|| bad("not in the ALU table".into()))?;

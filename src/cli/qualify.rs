@@ -143,19 +143,7 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
         seed,
         args.cases,
         timeout,
-        &mut |r| {
-            outln!(
-                "{:<24} {:>4} of {:>4} programs agree  {}",
-                r.instruction,
-                r.agreed,
-                r.programs,
-                if r.qualified {
-                    "qualified"
-                } else {
-                    "NOT QUALIFIED"
-                }
-            )
-        },
+        &mut |r| print_row(24, &r.instruction, r.agreed, r.programs, r.qualified),
     )
     .map_err(qualify_err)?;
     let (alu_results, alu_disagreements) = dsxor::qualify::alu::qualify_alu(
@@ -166,19 +154,7 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
         seed,
         args.cases,
         timeout,
-        &mut |r| {
-            outln!(
-                "{:<36} {:>4} of {:>4} programs agree  {}",
-                r.instruction,
-                r.agreed,
-                r.programs,
-                if r.qualified {
-                    "qualified"
-                } else {
-                    "NOT QUALIFIED"
-                }
-            )
-        },
+        &mut |r| print_row(36, &r.instruction, r.agreed, r.programs, r.qualified),
     )
     .map_err(qualify_err)?;
     record.alu_instructions = alu_results;
@@ -237,4 +213,14 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
     } else {
         dsxor::exit::FAIL
     })
+}
+
+/// One instruction's line of qualify's table, its name padded to `width`.
+fn print_row(width: usize, instruction: &str, agreed: u64, programs: u64, qualified: bool) {
+    let verdict = if qualified {
+        "qualified"
+    } else {
+        "NOT QUALIFIED"
+    };
+    outln!("{instruction:<width$} {agreed:>4} of {programs:>4} programs agree  {verdict}")
 }

@@ -300,3 +300,86 @@ DSXOR_GLOBAL void dsxor_throughput_indep(const uint32_t *addr,
   dsxor_lds_dump(lds_out, (uint64_t)group * lds_qwords, tid, block,
                  lds_qwords);
 }
+
+// ---------------------------------------------------------------------------
+// ALU qualification harness (gfx11 only; `dsxor qualify`, issue 16)
+//
+//   dsxor_alu_harness(vin, sin, vout, sout)
+//
+// One wave. Each lane loads the VGPR block v16..v23 from vin[lane * 8 + i];
+// the wave loads the SGPR block s32..s39 from sin[0..8], VCC from sin[8..10]
+// (low, high), EXEC from sin[10..12] and SCC from sin[12] != 0. Then the
+// program slot runs: DSXOR_ALU_SLOT_DWORDS `s_nop 0` between the labels
+// `dsxor_alu_harness.slot` and `dsxor_alu_harness.slot_end`, which
+// `dsxor qualify` overwrites with a program encoded by dsxor's own
+// encoders (src/isa/alu.rs), leaving the rest of the slot as s_nop. After
+// the slot SCC, VCC and EXEC are captured, EXEC is restored, and every lane
+// stores its VGPR block to vout[lane * 8 + i] (lanes the program's EXEC
+// left off keep their input), lane 0 the SGPR block, VCC, EXEC and SCC to
+// sout[0..13] in sin's layout.
+//
+// The registers are pinned with physical-register constraints ("{v16}",
+// "{s32}"), so a program names them directly. The 64-bit moves of EXEC and
+// VCC serve both wave sizes: in wave32 only EXEC_LO and VCC_LO are masks
+// (RDNA3 ISA guide, "Wave32 and wave64": the high halves are not used as
+// masks), and qualify compares EXEC's low half only there.
+// s_waitcnt_depctr 0xfffe (sa_sdst(0)) after the slot is LLVM's fix for
+// gfx11's VALU-mask-write hazard (GCNHazardRecognizer::fixVALUMaskWriteHazard:
+// a VALU that read an SGPR as a lane mask, then an SALU writing it), since
+// the harness writes EXEC right after a program that may read masks.
+// ---------------------------------------------------------------------------
+#if defined(__GFX11__)
+#define DSXOR_ALU_SLOT_DWORDS 32
+
+DSXOR_GLOBAL void dsxor_alu_harness(const uint32_t *__restrict__ vin,
+                                    const uint32_t *__restrict__ sin,
+                                    uint32_t *__restrict__ vout,
+                                    uint32_t *__restrict__ sout) {
+  const uint32_t tid = __builtin_amdgcn_workitem_id_x();
+  const uint32_t *in = vin + tid * 8;
+  uint32_t v0 = in[0], v1 = in[1], v2 = in[2], v3 = in[3];
+  uint32_t v4 = in[4], v5 = in[5], v6 = in[6], v7 = in[7];
+  uint32_t s0 = sin[0], s1 = sin[1], s2 = sin[2], s3 = sin[3];
+  uint32_t s4 = sin[4], s5 = sin[5], s6 = sin[6], s7 = sin[7];
+  const uint64_t vcc_in = sin[8] | (uint64_t)sin[9] << 32;
+  const uint64_t exec_in = sin[10] | (uint64_t)sin[11] << 32;
+  const uint32_t scc_in = sin[12];
+  uint64_t saved, vcc_out, exec_out;
+  uint32_t scc_out;
+  __asm__ volatile(
+      "s_mov_b64 %[saved], exec\n\t"
+      "s_mov_b64 vcc, %[vcc_in]\n\t"
+      "s_cmp_lg_u32 %[scc_in], 0\n\t"
+      "s_mov_b64 exec, %[exec_in]\n"
+      "dsxor_alu_harness.slot:\n\t"
+      ".rept " DSXOR_STR(DSXOR_ALU_SLOT_DWORDS) "\n\t"
+      "s_nop 0\n\t"
+      ".endr\n"
+      "dsxor_alu_harness.slot_end:\n\t"
+      "s_cselect_b32 %[scc_out], 1, 0\n\t"
+      "s_mov_b64 %[vcc_out], vcc\n\t"
+      "s_mov_b64 %[exec_out], exec\n\t"
+      "s_waitcnt_depctr 0xfffe\n\t"
+      "s_mov_b64 exec, %[saved]"
+      : "+{v16}"(v0), "+{v17}"(v1), "+{v18}"(v2), "+{v19}"(v3),
+        "+{v20}"(v4), "+{v21}"(v5), "+{v22}"(v6), "+{v23}"(v7),
+        "+{s32}"(s0), "+{s33}"(s1), "+{s34}"(s2), "+{s35}"(s3),
+        "+{s36}"(s4), "+{s37}"(s5), "+{s38}"(s6), "+{s39}"(s7),
+        [saved] "=&s"(saved), [vcc_out] "=&s"(vcc_out),
+        [exec_out] "=&s"(exec_out), [scc_out] "=&s"(scc_out)
+      : [vcc_in] "s"(vcc_in), [exec_in] "s"(exec_in), [scc_in] "s"(scc_in)
+      : "vcc", "scc", "memory");
+  uint32_t *out = vout + tid * 8;
+  out[0] = v0; out[1] = v1; out[2] = v2; out[3] = v3;
+  out[4] = v4; out[5] = v5; out[6] = v6; out[7] = v7;
+  if (tid == 0) {
+    sout[0] = s0; sout[1] = s1; sout[2] = s2; sout[3] = s3;
+    sout[4] = s4; sout[5] = s5; sout[6] = s6; sout[7] = s7;
+    sout[8] = (uint32_t)vcc_out;
+    sout[9] = (uint32_t)(vcc_out >> 32);
+    sout[10] = (uint32_t)exec_out;
+    sout[11] = (uint32_t)(exec_out >> 32);
+    sout[12] = scc_out;
+  }
+}
+#endif

@@ -106,3 +106,70 @@ fn launches_the_real_runtime_accepts() {
         .expect("runs");
     assert_eq!(done.buffers[0][..8], 1u64.to_le_bytes());
 }
+
+/// Issue 12: a backend keeps a bounded number of code objects loaded. A
+/// run patches a fresh offset into a code object for about one case in 45,
+/// and every one of them stayed loaded, so a worker process grew with
+/// `--cases`. Here, with the bound set to 2 (each load of the shipped
+/// object through the simulator takes seconds), 3 distinct objects (the
+/// shipped wave32 object, each with its own trailing padding: another
+/// sha256, the same ELF) each run a case correctly, the first again after
+/// it was unloaded, and no more than the bound stay loaded; the default
+/// bound is `LOADED_OBJECTS` (at least `PATCHED_CACHE` + 2, checked at
+/// compile time).
+#[test]
+fn a_backend_keeps_a_bounded_number_of_code_objects_loaded() {
+    use dsxor::backend::conformance::{dispatch_for, embedded_objects};
+    let Some(lib) = hipsim() else {
+        return;
+    };
+    std::env::set_var("DSXOR_HIP_LIB", &lib);
+    std::env::remove_var("DSXOR_HIPSIM_DEVICES");
+    let mut hip = HipBackend::open(None).expect("the simulator opens");
+    hip.set_object_bound(2);
+    let shipped = embedded_objects("gfx1100")
+        .into_iter()
+        .find(|o| o.wave == dsxor::case::WaveSize::Wave32)
+        .expect("a shipped wave32 object");
+    let case = dsxor::case::Case {
+        pattern: "t".into(),
+        index: 0,
+        geometry: dsxor::case::Geometry {
+            wave_size: dsxor::case::WaveSize::Wave32,
+            waves_per_group: 1,
+            groups: 1,
+        },
+        lds_bytes: 8,
+        offset: 0,
+        lds_init: vec![vec![5]],
+        lanes: (0..32)
+            .map(|i| dsxor::case::LaneInput {
+                addr: 0,
+                data: 1 << i,
+                active: true,
+                vdst_init: 0,
+            })
+            .collect(),
+        more_rounds: vec![],
+    };
+    for (k, n) in [0, 1, 2, 0].into_iter().enumerate() {
+        let mut bytes = shipped.bytes.clone();
+        bytes.extend(std::iter::repeat_n(0u8, 8 * (n + 1)));
+        let d = dispatch_for(
+            &case,
+            &bytes,
+            "dsxor_conformance_off0",
+            Duration::from_secs(30),
+        );
+        let done = hip.dispatch(&d).expect("the case runs");
+        // Every lane's XOR landed: 5 ^ (2^32 - 1).
+        let lds = &done.buffers[dsxor::backend::conformance::BUF_LDS_OUT];
+        assert_eq!(lds[..8], (5u64 ^ 0xffff_ffff).to_le_bytes(), "object {n}");
+        assert!(
+            hip.loaded_objects() <= 2,
+            "{} objects loaded after {} launches",
+            hip.loaded_objects(),
+            k + 1
+        );
+    }
+}

@@ -98,7 +98,21 @@ fn every_shipped_object_parses_with_all_kernels() {
             "{what}: pinned -mcode-object-version=5"
         );
         let names: BTreeSet<&str> = co.kernels.iter().map(|k| k.name.as_str()).collect();
-        assert_eq!(names, KERNELS.iter().copied().collect(), "{what}");
+        let mut want: BTreeSet<&str> = KERNELS.iter().copied().collect();
+        // The ALU qualification harness is gfx11 only (kernels/dsxor.hip).
+        if target.starts_with("gfx11") {
+            want.insert(dsxor::qualify::alu::HARNESS);
+            // Its program slot: labelled, all s_nop 0, and llvm-objdump
+            // agrees (the slot is what `dsxor qualify` overwrites).
+            let (at, len) =
+                dsxor::qualify::alu::find_slot(&co).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(len, 32, "{what}");
+            if let Some(lines) = alu_slot_objdump(&bytes, at, len) {
+                assert_eq!(lines.len(), len, "{what}: {lines:?}");
+                assert!(lines.iter().all(|l| l == "s_nop 0"), "{what}: {lines:?}");
+            }
+        }
+        assert_eq!(names, want, "{what}");
         for k in &co.kernels {
             let m = k
                 .metadata
@@ -635,4 +649,27 @@ fn throughput_loops_hold_the_claimed_instructions_and_no_scratch() {
             );
         }
     }
+}
+
+/// llvm-objdump's mnemonics and operands over `len` dwords at `at` (None
+/// without llvm-objdump, unless the tools are required).
+fn alu_slot_objdump(bytes: &[u8], at: u64, len: usize) -> Option<Vec<String>> {
+    let tool = common::llvm_objdump()?;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("o.co");
+    std::fs::write(&path, bytes).unwrap();
+    let out = Command::new(tool)
+        .arg("-d")
+        .arg(format!("--start-address={at:#x}"))
+        .arg(format!("--stop-address={:#x}", at + 4 * len as u64))
+        .arg(&path)
+        .output()
+        .unwrap();
+    Some(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.starts_with('\t'))
+            .map(|l| l.split("//").next().unwrap_or("").trim().to_string())
+            .collect(),
+    )
 }

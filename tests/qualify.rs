@@ -129,7 +129,7 @@ fn the_command_on_the_software_device_writes_its_record() {
     assert_eq!(o.status.code(), Some(0), "{text}");
     assert!(text.contains("plumbing only"), "{text}");
     assert!(
-        text.contains("58 of 58 instructions qualified, 0 disagreements"),
+        text.contains("58 of 58 instructions qualified, 0 disagreements; ALU: 119 of 119 qualified, 0 disagreements"),
         "{text}"
     );
     let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
@@ -153,7 +153,7 @@ fn the_command_on_the_software_device_writes_its_record() {
         "--cases",
         "1",
         "--instruction",
-        "ds_cmpstore_rtn_b32,ds_min_i64",
+        "ds_cmpstore_rtn_b32,ds_min_i64,v_bfe_i32",
         "--instruction",
         "ds_cmpstore_rtn_b32",
         "--out",
@@ -162,7 +162,7 @@ fn the_command_on_the_software_device_writes_its_record() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{text}");
     assert!(
-        text.contains("2 of 2 instructions qualified, 0 disagreements"),
+        text.contains("2 of 2 instructions qualified, 0 disagreements; ALU: 1 of 1 qualified, 0 disagreements"),
         "{text}"
     );
     let o = common::dsxor(&["qualify", "--backend", "emu", "--instruction", "ds_add_f32"]);
@@ -242,6 +242,24 @@ fn qualify_through_the_software_hip_runtime_agrees_everywhere() {
         DS_ATOMICS.len()
     );
     assert_eq!(rec["disagreements"].as_array().unwrap().len(), 0, "{text}");
+    // The ALU corpus ran through the same HIP path: every instruction and
+    // chain, 6 programs per wave size (VOPD: wave32 only).
+    let alu = rec["alu_instructions"].as_array().unwrap();
+    assert_eq!(alu.len(), corpus_names().len(), "{text}");
+    assert_eq!(
+        rec["alu_disagreements"].as_array().unwrap().len(),
+        0,
+        "{text}"
+    );
+    for i in alu {
+        let want = if i["instruction"].as_str().unwrap().starts_with("v_dual_") {
+            6
+        } else {
+            12
+        };
+        assert_eq!(i["programs"], want, "{i}");
+        assert_eq!(i["qualified"], true, "{i}");
+    }
     for i in rec["instructions"].as_array().unwrap() {
         // 6 programs per wave size (every EXEC shape and contention level).
         assert_eq!(i["programs"], 12, "{i}");
@@ -249,7 +267,7 @@ fn qualify_through_the_software_hip_runtime_agrees_everywhere() {
         assert_eq!(i["qualified"], true, "{i}");
     }
     assert!(
-        text.contains("58 of 58 instructions qualified, 0 disagreements"),
+        text.contains("58 of 58 instructions qualified, 0 disagreements; ALU: 119 of 119 qualified, 0 disagreements"),
         "{text}"
     );
 }
@@ -284,4 +302,51 @@ fn qualify_reports_a_wrong_hip_device_as_the_side_that_differs() {
         .unwrap()
         .iter()
         .any(|i| i["qualified"] == false));
+}
+
+// ---------------------------------------------------------------------------
+// The ALU corpus (integer SALU, VALU, VOPD in the harness kernel).
+// ---------------------------------------------------------------------------
+
+use dsxor::qualify::alu::{corpus_names, qualify_alu};
+
+/// The software device agrees with the pseudocode (written from the RDNA3
+/// guide in `qualify::alu`, not from `emu`) on every ALU program of the
+/// corpus: every instruction and chain, both wave sizes (VOPD: wave32), 6
+/// programs each (every EXEC shape).
+#[test]
+fn the_software_device_agrees_with_the_pseudocode_on_every_alu_program() {
+    let names = corpus_names();
+    let (results, ds) = qualify_alu(
+        &mut emu(None),
+        &mut emu(None),
+        &objects(),
+        &names,
+        7,
+        6,
+        Duration::from_secs(10),
+        &mut |_| {},
+    )
+    .expect("runs");
+    for d in &ds {
+        eprintln!(
+            "{} wave{} {:?}: {}\n{}",
+            d.instruction,
+            d.wave.lanes(),
+            d.exec,
+            d.summary,
+            d.program
+        );
+    }
+    assert!(ds.is_empty(), "{} disagreements", ds.len());
+    assert_eq!(results.len(), names.len());
+    for r in &results {
+        let want = if r.instruction.starts_with("v_dual_") {
+            6
+        } else {
+            12
+        };
+        assert_eq!(r.programs, want, "{}", r.instruction);
+        assert!(r.qualified, "{}", r.instruction);
+    }
 }

@@ -137,6 +137,8 @@ struct LoadedObject {
 /// `_` fields are held, never read: they keep the allocations alive.
 struct Quarantined {
     kernel: String,
+    /// The code object (cache key) its kernel runs from: never evicted.
+    object: [u8; 32],
     since: Instant,
     stream: Stream,
     _buffers: Vec<DeviceBuffer>,
@@ -154,8 +156,23 @@ pub struct HipBackend {
     /// be made; the next dispatch tries again.
     stream: Option<Stream>,
     objects: HashMap<[u8; 32], LoadedObject>,
+    /// Keys of `objects`, least recently used first.
+    recent: Vec<[u8; 32]>,
+    /// Objects kept loaded at most ([`LOADED_OBJECTS`]).
+    object_bound: usize,
     quarantine: Vec<Quarantined>,
 }
+
+/// Code objects a `HipBackend` keeps loaded. Policy (no source sizes it):
+/// `dsxor run` patches a fresh random offset into a code object for about
+/// one case in 45, and each was loaded and kept for good, so a worker
+/// process grew with `--cases` (through the software HIP runtime, about
+/// 0.4 MB a module: 246 MB at 24,000 cases; issue 12). The conformance
+/// device keeps `conformance::PATCHED_CACHE` (16) patched objects besides
+/// the two shipped ones, so 32 never unloads one it still uses; one
+/// evicted is loaded again when needed (one `hipModuleLoadData`).
+pub const LOADED_OBJECTS: usize = 32;
+const _: () = assert!(LOADED_OBJECTS >= crate::backend::conformance::PATCHED_CACHE + 2);
 
 impl std::fmt::Debug for HipBackend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -323,6 +340,8 @@ impl HipBackend {
             info,
             stream: Some(stream),
             objects: HashMap::new(),
+            recent: Vec::new(),
+            object_bound: LOADED_OBJECTS,
             quarantine: Vec::new(),
         })
     }
@@ -357,6 +376,18 @@ impl HipBackend {
         }
     }
 
+    /// Code objects loaded now (at most the bound, [`LOADED_OBJECTS`] unless
+    /// set, but for those quarantined kernels hold).
+    pub fn loaded_objects(&self) -> usize {
+        self.objects.len()
+    }
+
+    /// Keep at most `n` (at least 1) code objects loaded instead of
+    /// [`LOADED_OBJECTS`].
+    pub fn set_object_bound(&mut self, n: usize) {
+        self.object_bound = n.max(1);
+    }
+
     /// Parse and load a code object once; its cache key.
     fn load_object(&mut self, bytes: &[u8]) -> Result<[u8; 32], BackendError> {
         let key: [u8; 32] = Sha256::digest(bytes).into();
@@ -379,6 +410,20 @@ impl HipBackend {
                     functions: HashMap::new(),
                 },
             );
+        }
+        self.recent.retain(|k| *k != key);
+        self.recent.push(key);
+        // Unload the least recently used beyond the bound, except an
+        // object a quarantined (still running) kernel may execute.
+        while self.objects.len() > self.object_bound.max(1) {
+            let Some(at) = self.recent[..self.recent.len() - 1]
+                .iter()
+                .position(|k| !self.quarantine.iter().any(|q| q.object == *k))
+            else {
+                break;
+            };
+            let old = self.recent.remove(at);
+            self.objects.remove(&old);
         }
         Ok(key)
     }
@@ -500,6 +545,7 @@ impl Backend for HipBackend {
             if let Some(stream) = self.stream.take() {
                 self.quarantine.push(Quarantined {
                     kernel: d.kernel.to_string(),
+                    object: key,
                     since: Instant::now(),
                     stream,
                     _buffers: buffers,

@@ -24,10 +24,21 @@ pub(crate) struct QualifyArgs {
     #[arg(long, default_value = "results")]
     pub(crate) out: std::path::PathBuf,
     /// Run only these instructions of the corpus (repeatable or
-    /// comma-separated LLVM mnemonics, e.g. ds_cmpstore_rtn_b32); default
-    /// every one.
+    /// comma-separated: DS atomics by LLVM mnemonic, e.g.
+    /// ds_cmpstore_rtn_b32, ALU instructions by the table's mnemonic, e.g.
+    /// v_bfe_i32 or v_add_co_ci_u32_e32, and ALU chains, e.g.
+    /// chain_v_cmp_v_cndmask); default every one.
     #[arg(long = "instruction", value_delimiter = ',')]
     pub(crate) instructions: Vec<String>,
+}
+
+fn qualify_err(e: dsxor::qualify::QualifyError) -> Failure {
+    match e {
+        dsxor::qualify::QualifyError::Device { ref error, .. } if error.is_bad_input() => {
+            bad_input(e)
+        }
+        _ => environment(e),
+    }
 }
 
 /// Exit 0: the device, the software device and the pseudocode agreed on
@@ -44,9 +55,14 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
     if args.cases == 0 {
         return Err(bad_input(anyhow::anyhow!("--cases 0: expected at least 1")));
     }
-    let corpus = dsxor::qualify::DS_ATOMICS;
-    let instructions: Vec<&'static str> = if args.instructions.is_empty() {
-        corpus.to_vec()
+    let alu_corpus = dsxor::qualify::alu::corpus_names();
+    let corpus: Vec<&'static str> = dsxor::qualify::DS_ATOMICS
+        .iter()
+        .copied()
+        .chain(alu_corpus.iter().copied())
+        .collect();
+    let chosen: Vec<&'static str> = if args.instructions.is_empty() {
+        corpus.clone()
     } else {
         let mut chosen = Vec::new();
         for name in &args.instructions {
@@ -63,6 +79,9 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
         }
         chosen
     };
+    let (instructions, alu_names): (Vec<&'static str>, Vec<&'static str>) = chosen
+        .into_iter()
+        .partition(|n| dsxor::qualify::DS_ATOMICS.contains(n));
     let backend_err = |e: BackendError| {
         if e.is_bad_input() {
             bad_input(e)
@@ -116,7 +135,7 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
             ""
         }
     );
-    let record = dsxor::qualify::qualify(
+    let mut record = dsxor::qualify::qualify(
         device.as_mut(),
         &mut emu,
         &objects,
@@ -124,26 +143,32 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
         seed,
         args.cases,
         timeout,
-        &mut |r| {
-            outln!(
-                "{:<24} {:>4} of {:>4} programs agree  {}",
-                r.instruction,
-                r.agreed,
-                r.programs,
-                if r.qualified {
-                    "qualified"
-                } else {
-                    "NOT QUALIFIED"
-                }
-            )
-        },
+        &mut |r| print_row(24, &r.instruction, r.agreed, r.programs, r.qualified),
     )
-    .map_err(|e| match e {
-        dsxor::qualify::QualifyError::Device { ref error, .. } if error.is_bad_input() => {
-            bad_input(e)
-        }
-        _ => environment(e),
-    })?;
+    .map_err(qualify_err)?;
+    let (alu_results, alu_disagreements) = dsxor::qualify::alu::qualify_alu(
+        device.as_mut(),
+        &mut emu,
+        &objects,
+        &alu_names,
+        seed,
+        args.cases,
+        timeout,
+        &mut |r| print_row(36, &r.instruction, r.agreed, r.programs, r.qualified),
+    )
+    .map_err(qualify_err)?;
+    record.alu_instructions = alu_results;
+    record.alu_disagreements = alu_disagreements;
+    for d in &record.alu_disagreements {
+        outln!(
+            "disagreement: {} wave{} exec {:?}: {}\n{}",
+            d.instruction,
+            d.wave.lanes(),
+            d.exec,
+            d.summary,
+            d.program.trim_end()
+        );
+    }
     for d in &record.disagreements {
         outln!(
             "disagreement: {} wave{} exec {:?}{}: {}",
@@ -170,10 +195,17 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
     ));
     dsxor::report::results::write_atomic(&path, &record).map_err(environment)?;
     let qualified = record.instructions.iter().filter(|i| i.qualified).count();
+    let alu_qualified = record
+        .alu_instructions
+        .iter()
+        .filter(|i| i.qualified)
+        .count();
     outln!(
-        "{qualified} of {} instructions qualified, {} disagreements; record: {}",
+        "{qualified} of {} instructions qualified, {} disagreements; ALU: {alu_qualified} of {} qualified, {} disagreements; record: {}",
         record.instructions.len(),
         record.disagreements.len(),
+        record.alu_instructions.len(),
+        record.alu_disagreements.len(),
         path.display()
     );
     Ok(if record.all_agreed() {
@@ -181,4 +213,14 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
     } else {
         dsxor::exit::FAIL
     })
+}
+
+/// One instruction's line of qualify's table, its name padded to `width`.
+fn print_row(width: usize, instruction: &str, agreed: u64, programs: u64, qualified: bool) {
+    let verdict = if qualified {
+        "qualified"
+    } else {
+        "NOT QUALIFIED"
+    };
+    outln!("{instruction:<width$} {agreed:>4} of {programs:>4} programs agree  {verdict}")
 }

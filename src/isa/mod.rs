@@ -23,6 +23,7 @@
 //!
 //! Every refusal is an [`IsaError`] whose [`IsaError::rule`] names the rule.
 
+pub mod alu;
 mod table;
 mod table_types;
 mod text;

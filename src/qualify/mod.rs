@@ -23,12 +23,14 @@
 //!   lanes keep it), so DATA2 = `vdst_init`; the corpus sets `vdst_init` to
 //!   the lane's initial memory value for some lanes so compares succeed.
 //!
-//! Not in the corpus: the float atomics (`ds_add_f32`, `ds_min/max_*_f32/
+//! The ALU corpus (integer SALU, VALU and VOPD programs in a harness kernel
+//! of their own, with their own pseudocode) is [`alu`].
+//!
+//! Not in the DS corpus: the float atomics (`ds_add_f32`, `ds_min/max_*_f32/
 //! f64`, `ds_cmpstore_*_f32/f64`, `ds_add_rtn_f32`), `ds_wrap_rtn_b32`,
 //! `ds_condxchg32_rtn_b64`, the two-address exchanges
 //! (`ds_storexchg_2addr_*`) and the GWS/append/ordered-count forms: they
-//! need other operand shapes or float pseudocode; nor are SALU/VALU/VOPD
-//! programs, which need kernels of their own.
+//! need other operand shapes or float pseudocode.
 //!
 //! The pseudocode's answer ([`pseudocode`]) is written here from the AMD
 //! ISA guides' DS instruction descriptions, independent of `emu` and
@@ -41,6 +43,8 @@
 //! ascending lane order (the order both the software device and AMD's
 //! emulator use), so a contended disagreement may be a legal other order:
 //! the record says which cases were contended.
+
+pub mod alu;
 
 use std::time::Duration;
 
@@ -467,11 +471,17 @@ pub struct QualifyRecord {
     pub plumbing_only: bool,
     pub instructions: Vec<InstructionResult>,
     pub disagreements: Vec<Disagreement>,
+    /// The ALU corpus ([`alu`]: integer SALU, VALU and VOPD programs in the
+    /// harness kernel): one entry per instruction or chain run.
+    #[serde(default)]
+    pub alu_instructions: Vec<alu::AluResult>,
+    #[serde(default)]
+    pub alu_disagreements: Vec<alu::AluDisagreement>,
 }
 
 impl QualifyRecord {
     pub fn all_agreed(&self) -> bool {
-        self.disagreements.is_empty()
+        self.disagreements.is_empty() && self.alu_disagreements.is_empty()
     }
 }
 
@@ -576,6 +586,8 @@ pub fn qualify(
         plumbing_only,
         instructions,
         disagreements,
+        alu_instructions: Vec::new(),
+        alu_disagreements: Vec::new(),
     })
 }
 

@@ -16,7 +16,12 @@
 //! `exec` of the dsxor binary, never a `fork` of a process that has
 //! initialised HIP (HIP's threads and the KFD's per-process state do not
 //! survive a fork) — with `HIP_VISIBLE_DEVICES` naming one device, and talks
-//! to it over its stdin/stdout in JSON lines (`Request` → `Response`):
+//! to it over its stdin/stdout in JSON lines (`Request` → `Response`),
+//! each tagged with the protocol's version (`LINE_TAG`), every case buffer
+//! and observation as base64 of its little-endian words (`WireCase`,
+//! `WireOutcome`: a batch crosses the pipe at 4/3 of its bytes, not as
+//! decimal numbers) and every enum externally tagged (serde reads an
+//! internally tagged one through a buffered copy of the whole value):
 //!
 //! - the parent sends the `Setup` (kernels, timeout, wave sizes), the child
 //!   opens HIP device 0 (the one it can see) and answers `Ready`;
@@ -63,10 +68,29 @@ use crate::backend::conformance::{
 };
 use crate::backend::hip::HipBackend;
 use crate::backend::{BackendError, DeviceInfo};
-use crate::case::{Case, WaveSize};
+use crate::case::{Case, Geometry, LaneInput, Observation, Round, WaveSize};
 
-/// Every protocol line starts with this.
-pub const LINE_TAG: &str = "dsxor-worker/1 ";
+/// Every protocol line starts with this; the number is the protocol's
+/// version (2: buffers as base64, outcomes externally tagged). A line of
+/// another version is refused, not skipped (`foreign_version`).
+pub const LINE_TAG: &str = "dsxor-worker/2 ";
+
+/// The start every version's lines share.
+const LINE_FAMILY: &str = "dsxor-worker/";
+
+/// A line of another version of the protocol (a dsxor binary of another
+/// version at the other end): the message to stop with.
+fn foreign_version(line: &str) -> Option<String> {
+    let rest = line.strip_prefix(LINE_FAMILY)?;
+    if line.starts_with(LINE_TAG) {
+        return None;
+    }
+    let version: String = rest.chars().take_while(|c| !c.is_whitespace()).collect();
+    Some(format!(
+        "worker protocol {LINE_FAMILY}{version} at the other end, this is {}: the parent and the worker must be the same dsxor binary",
+        LINE_TAG.trim_end()
+    ))
+}
 
 /// The environment variable the child sees its one device through.
 /// ROCm/clr rocclr/device/rocm/rocdevice.cpp (`Device::init`): HIP takes
@@ -137,6 +161,279 @@ impl WireObject {
     }
 }
 
+fn b64() -> base64::engine::GeneralPurpose {
+    base64::engine::general_purpose::STANDARD
+}
+
+/// 64-bit words as base64 of their little-endian bytes: a buffer on the
+/// wire takes 4/3 of its bytes (decimal JSON numbers took up to 21 per
+/// 8-byte word, and serde_json's number parsing led the protocol's CPU).
+pub fn words_to_wire(words: &[u64]) -> String {
+    use base64::Engine;
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    b64().encode(bytes)
+}
+
+/// The inverse of [`words_to_wire`].
+pub fn words_from_wire(text: &str, what: &str) -> Result<Vec<u64>, String> {
+    use base64::Engine;
+    let bytes = b64()
+        .decode(text)
+        .map_err(|e| format!("{what}: not base64: {e}"))?;
+    if !bytes.len().is_multiple_of(8) {
+        return Err(format!(
+            "{what}: {} bytes, not a whole number of 8-byte words",
+            bytes.len()
+        ));
+    }
+    Ok(bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+        .collect())
+}
+
+fn u32s_to_wire(words: impl Iterator<Item = u32>) -> String {
+    use base64::Engine;
+    let bytes: Vec<u8> = words.flat_map(|w| w.to_le_bytes()).collect();
+    b64().encode(bytes)
+}
+
+fn u32s_from_wire(text: &str, what: &str) -> Result<Vec<u32>, String> {
+    use base64::Engine;
+    let bytes = b64()
+        .decode(text)
+        .map_err(|e| format!("{what}: not base64: {e}"))?;
+    if !bytes.len().is_multiple_of(4) {
+        return Err(format!(
+            "{what}: {} bytes, not a whole number of 4-byte words",
+            bytes.len()
+        ));
+    }
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}
+
+/// One `Round` on the wire.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct WireRound {
+    /// DATA per lane, `words_to_wire`.
+    pub data: String,
+    /// VDST-before per lane, `words_to_wire`.
+    pub vdst_init: String,
+}
+
+/// A `Case` on the wire: the same fields, every per-lane and per-qword
+/// array as base64 (`words_to_wire`; ADDR as 4-byte words, EXEC as one
+/// byte 0 or 1 per lane). Exact for any case, malformed ones included
+/// (each LDS image and each round keeps its own length), so the child
+/// judges what the parent sent.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct WireCase {
+    pub pattern: String,
+    pub index: u64,
+    pub geometry: Geometry,
+    pub lds_bytes: u32,
+    pub offset: u16,
+    /// Per workgroup, its LDS image.
+    pub lds_init: Vec<String>,
+    pub addr: String,
+    pub data: String,
+    pub active: String,
+    pub vdst_init: String,
+    pub more_rounds: Vec<WireRound>,
+}
+
+impl WireCase {
+    pub fn from_case(c: &Case) -> WireCase {
+        use base64::Engine;
+        let lanes = &c.lanes;
+        let data: Vec<u64> = lanes.iter().map(|l| l.data).collect();
+        let vdst: Vec<u64> = lanes.iter().map(|l| l.vdst_init).collect();
+        let active: Vec<u8> = lanes.iter().map(|l| u8::from(l.active)).collect();
+        WireCase {
+            pattern: c.pattern.clone(),
+            index: c.index,
+            geometry: c.geometry,
+            lds_bytes: c.lds_bytes,
+            offset: c.offset,
+            lds_init: c.lds_init.iter().map(|img| words_to_wire(img)).collect(),
+            addr: u32s_to_wire(lanes.iter().map(|l| l.addr)),
+            data: words_to_wire(&data),
+            active: b64().encode(active),
+            vdst_init: words_to_wire(&vdst),
+            more_rounds: c
+                .more_rounds
+                .iter()
+                .map(|r| WireRound {
+                    data: words_to_wire(&r.data),
+                    vdst_init: words_to_wire(&r.vdst_init),
+                })
+                .collect(),
+        }
+    }
+
+    pub fn to_case(&self) -> Result<Case, String> {
+        use base64::Engine;
+        let what = |f: &str| format!("case {} {f}", self.index);
+        let addr = u32s_from_wire(&self.addr, &what("addr"))?;
+        let data = words_from_wire(&self.data, &what("data"))?;
+        let vdst = words_from_wire(&self.vdst_init, &what("vdst_init"))?;
+        let active = b64()
+            .decode(&self.active)
+            .map_err(|e| format!("{}: not base64: {e}", what("active")))?;
+        let n = addr.len();
+        if data.len() != n || vdst.len() != n || active.len() != n {
+            return Err(format!(
+                "{}: {n} addresses, {} data, {} vdst_init, {} active",
+                what("lanes"),
+                data.len(),
+                vdst.len(),
+                active.len()
+            ));
+        }
+        let lanes = (0..n)
+            .map(|i| {
+                Ok(LaneInput {
+                    addr: addr[i],
+                    data: data[i],
+                    active: match active[i] {
+                        0 => false,
+                        1 => true,
+                        b => return Err(format!("{}: lane {i} is {b}", what("active"))),
+                    },
+                    vdst_init: vdst[i],
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Case {
+            pattern: self.pattern.clone(),
+            index: self.index,
+            geometry: self.geometry,
+            lds_bytes: self.lds_bytes,
+            offset: self.offset,
+            lds_init: self
+                .lds_init
+                .iter()
+                .map(|img| words_from_wire(img, &what("lds_init")))
+                .collect::<Result<_, _>>()?,
+            lanes,
+            more_rounds: self
+                .more_rounds
+                .iter()
+                .map(|r| {
+                    Ok(Round {
+                        data: words_from_wire(&r.data, &what("round data"))?,
+                        vdst_init: words_from_wire(&r.vdst_init, &what("round vdst_init"))?,
+                    })
+                })
+                .collect::<Result<_, String>>()?,
+        })
+    }
+}
+
+/// A `DeviceOutcome` on the wire: externally tagged (the internally
+/// tagged `DeviceOutcome` of repro files is read through serde's buffered
+/// `Content`, a second copy of every observation), buffers as base64.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum WireOutcome {
+    Completed {
+        /// `Observation::ret`, `words_to_wire`.
+        ret: String,
+        /// `Observation::lds_final`, per workgroup.
+        lds_final: Vec<String>,
+        device_us: u64,
+    },
+    Fault {
+        message: String,
+    },
+    Timeout {
+        message: String,
+    },
+}
+
+impl WireOutcome {
+    pub fn from_outcome(o: &DeviceOutcome) -> WireOutcome {
+        match o {
+            DeviceOutcome::Completed {
+                observation,
+                device_us,
+            } => WireOutcome::Completed {
+                ret: words_to_wire(&observation.ret),
+                lds_final: observation
+                    .lds_final
+                    .iter()
+                    .map(|img| words_to_wire(img))
+                    .collect(),
+                device_us: *device_us,
+            },
+            DeviceOutcome::Fault { message } => WireOutcome::Fault {
+                message: message.clone(),
+            },
+            DeviceOutcome::Timeout { message } => WireOutcome::Timeout {
+                message: message.clone(),
+            },
+        }
+    }
+
+    pub fn to_outcome(&self) -> Result<DeviceOutcome, String> {
+        Ok(match self {
+            WireOutcome::Completed {
+                ret,
+                lds_final,
+                device_us,
+            } => DeviceOutcome::Completed {
+                observation: Observation {
+                    ret: words_from_wire(ret, "observation ret")?,
+                    lds_final: lds_final
+                        .iter()
+                        .map(|img| words_from_wire(img, "observation lds_final"))
+                        .collect::<Result<_, _>>()?,
+                },
+                device_us: *device_us,
+            },
+            WireOutcome::Fault { message } => DeviceOutcome::Fault {
+                message: message.clone(),
+            },
+            WireOutcome::Timeout { message } => DeviceOutcome::Timeout {
+                message: message.clone(),
+            },
+        })
+    }
+}
+
+/// A `BatchOutcome` on the wire.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum WireBatch {
+    Each(Vec<WireOutcome>),
+    Whole(WireOutcome),
+}
+
+impl WireBatch {
+    pub fn from_batch(b: &BatchOutcome) -> WireBatch {
+        match b {
+            BatchOutcome::Each(v) => {
+                WireBatch::Each(v.iter().map(WireOutcome::from_outcome).collect())
+            }
+            BatchOutcome::Whole(o) => WireBatch::Whole(WireOutcome::from_outcome(o)),
+        }
+    }
+
+    pub fn to_batch(&self) -> Result<BatchOutcome, String> {
+        Ok(match self {
+            WireBatch::Each(v) => BatchOutcome::Each(
+                v.iter()
+                    .map(WireOutcome::to_outcome)
+                    .collect::<Result<_, _>>()?,
+            ),
+            WireBatch::Whole(o) => BatchOutcome::Whole(o.to_outcome()?),
+        })
+    }
+}
+
 /// What the child needs to open its device exactly as the parent would.
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Setup {
@@ -148,11 +445,11 @@ pub struct Setup {
 #[serde(rename_all = "lowercase")]
 pub enum Request {
     Setup(Setup),
-    Run(Box<Case>),
+    Run(Box<WireCase>),
     /// Cases of one batch key, run in one launch.
     #[serde(rename = "run_batch")]
-    RunBatch(Vec<Case>),
-    Identity(Box<Case>),
+    RunBatch(Vec<WireCase>),
+    Identity(Box<WireCase>),
 }
 
 /// `BackendError` on the wire.
@@ -190,21 +487,25 @@ pub enum Response {
     },
     /// A case's outcome; `retire`: this process must run nothing more.
     Outcome {
-        outcome: DeviceOutcome,
+        outcome: WireOutcome,
         retire: bool,
     },
     /// A batched launch's outcome; `retire` as for `Outcome`.
     Batch {
-        outcome: BatchOutcome,
+        outcome: WireBatch,
         retire: bool,
     },
     Identity(KernelIdentity),
     Error(WireError),
 }
 
+/// One protocol line, serialized straight into `w` (buffered; no copy of
+/// the whole line in memory).
 fn write_line<W: Write>(w: &mut W, value: &impl Serialize) -> std::io::Result<()> {
-    let text = serde_json::to_string(value).map_err(std::io::Error::other)?;
-    writeln!(w, "{LINE_TAG}{text}")?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
+    w.write_all(LINE_TAG.as_bytes())?;
+    serde_json::to_writer(&mut w, value).map_err(std::io::Error::other)?;
+    w.write_all(b"\n")?;
     w.flush()
 }
 
@@ -215,10 +516,17 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
     let mut device: Option<ConformanceDevice<HipBackend>> = None;
     for line in input.lines() {
         let line = line?;
+        if let Some(msg) = foreign_version(&line) {
+            write_line(&mut output, &Response::Error(WireError::Invalid(msg)))?;
+            return Ok(());
+        }
         let Some(body) = line.strip_prefix(LINE_TAG) else {
             continue;
         };
-        let request: Request = match serde_json::from_str(body) {
+        let request: Result<Request, _> = serde_json::from_str(body);
+        // The line's text is not needed again: a batch is not held twice.
+        drop(line);
+        let request = match request {
             Ok(r) => r,
             Err(e) => {
                 let msg = format!("worker: unreadable request: {e}");
@@ -226,42 +534,7 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
                 continue;
             }
         };
-        let response = match (request, device.as_mut()) {
-            (Request::Setup(setup), _) => match open_child(&setup) {
-                Ok(d) => {
-                    let info = d.info().clone();
-                    device = Some(d);
-                    Response::Ready { info }
-                }
-                Err(e) => Response::Error(e),
-            },
-            (Request::Run(_) | Request::RunBatch(_) | Request::Identity(_), None) => {
-                Response::Error(WireError::Invalid(
-                    "worker: a case arrived before the setup".into(),
-                ))
-            }
-            (Request::Run(case), Some(d)) => match d.run_case(&case) {
-                Ok(outcome) => {
-                    let retire = !matches!(outcome, DeviceOutcome::Completed { .. });
-                    Response::Outcome { outcome, retire }
-                }
-                Err(e) => Response::Error(WireError::from_backend(e)),
-            },
-            (Request::RunBatch(cases), Some(d)) => {
-                let refs: Vec<&Case> = cases.iter().collect();
-                match d.run_batch(&refs) {
-                    Ok(outcome) => {
-                        let retire = !matches!(outcome, BatchOutcome::Each(_));
-                        Response::Batch { outcome, retire }
-                    }
-                    Err(e) => Response::Error(WireError::from_backend(e)),
-                }
-            }
-            (Request::Identity(case), Some(d)) => match d.kernel_identity(&case) {
-                Ok(k) => Response::Identity(k),
-                Err(e) => Response::Error(WireError::from_backend(e)),
-            },
-        };
+        let response = respond(request, &mut device);
         let retire = matches!(
             response,
             Response::Outcome { retire: true, .. } | Response::Batch { retire: true, .. }
@@ -272,6 +545,70 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
         }
     }
     Ok(())
+}
+
+fn respond(request: Request, device: &mut Option<ConformanceDevice<HipBackend>>) -> Response {
+    let unreadable = |e: String| Response::Error(WireError::Invalid(format!("worker: {e}")));
+    match (request, device.as_mut()) {
+        (Request::Setup(setup), _) => match open_child(&setup) {
+            Ok(d) => {
+                let info = d.info().clone();
+                *device = Some(d);
+                Response::Ready { info }
+            }
+            Err(e) => Response::Error(e),
+        },
+        (Request::Run(_) | Request::RunBatch(_) | Request::Identity(_), None) => Response::Error(
+            WireError::Invalid("worker: a case arrived before the setup".into()),
+        ),
+        (Request::Run(case), Some(d)) => {
+            let case = match case.to_case() {
+                Ok(c) => c,
+                Err(e) => return unreadable(e),
+            };
+            match d.run_case(&case) {
+                Ok(outcome) => {
+                    let retire = !matches!(outcome, DeviceOutcome::Completed { .. });
+                    Response::Outcome {
+                        outcome: WireOutcome::from_outcome(&outcome),
+                        retire,
+                    }
+                }
+                Err(e) => Response::Error(WireError::from_backend(e)),
+            }
+        }
+        (Request::RunBatch(wire), Some(d)) => {
+            let cases = match wire
+                .iter()
+                .map(WireCase::to_case)
+                .collect::<Result<Vec<_>, _>>()
+            {
+                Ok(c) => c,
+                Err(e) => return unreadable(e),
+            };
+            drop(wire);
+            let refs: Vec<&Case> = cases.iter().collect();
+            match d.run_batch(&refs) {
+                Ok(outcome) => {
+                    drop(refs);
+                    drop(cases);
+                    let retire = !matches!(outcome, BatchOutcome::Each(_));
+                    Response::Batch {
+                        outcome: WireBatch::from_batch(&outcome),
+                        retire,
+                    }
+                }
+                Err(e) => Response::Error(WireError::from_backend(e)),
+            }
+        }
+        (Request::Identity(case), Some(d)) => match case.to_case() {
+            Ok(case) => match d.kernel_identity(&case) {
+                Ok(k) => Response::Identity(k),
+                Err(e) => Response::Error(WireError::from_backend(e)),
+            },
+            Err(e) => unreadable(e),
+        },
+    }
 }
 
 fn open_child(setup: &Setup) -> Result<ConformanceDevice<HipBackend>, WireError> {
@@ -533,11 +870,18 @@ impl WorkerDevice {
                     return Err(Exchange::Hung(deadline));
                 }
             };
+            if let Some(msg) = foreign_version(&line) {
+                self.stop();
+                return Err(Exchange::Io(msg));
+            }
             let Some(body) = line.trim_end().strip_prefix(LINE_TAG) else {
                 continue; // not ours: a runtime printing to stdout
             };
-            return serde_json::from_str(body)
-                .map_err(|e| Exchange::Io(format!("unreadable answer: {e}: {body}")));
+            return serde_json::from_str(body).map_err(|e| {
+                // A batch's answer is megabytes: quote its start.
+                let start: String = body.chars().take(200).collect();
+                Exchange::Io(format!("unreadable answer: {e}: {start}"))
+            });
         }
     }
 
@@ -646,8 +990,12 @@ impl CaseDevice for WorkerDevice {
             self.start()?;
         }
         let deadline = self.plan.timeout + ANSWER_GRACE;
-        match self.exchange(&Request::Run(Box::new(case.clone())), deadline) {
+        match self.exchange(&Request::Run(Box::new(WireCase::from_case(case))), deadline) {
             Ok(Response::Outcome { outcome, retire }) => {
+                let outcome = outcome.to_outcome().map_err(|e| {
+                    self.stop();
+                    self.env_error(format!("unreadable answer: {e}"))
+                })?;
                 if retire {
                     // A sticky error or a kernel that never ends: nothing
                     // more runs in that process.
@@ -721,9 +1069,15 @@ impl CaseDevice for WorkerDevice {
         // The child's watchdog allows the launch timeout per case
         // (`dispatch_for_batch`); the answer may take that long plus grace.
         let deadline = self.plan.timeout.saturating_mul(cases.len().max(1) as u32) + ANSWER_GRACE;
-        let request = Request::RunBatch(cases.iter().map(|c| (*c).clone()).collect());
-        match self.exchange(&request, deadline) {
+        let request = Request::RunBatch(cases.iter().map(|c| WireCase::from_case(c)).collect());
+        let answer = self.exchange(&request, deadline);
+        drop(request);
+        match answer {
             Ok(Response::Batch { outcome, retire }) => {
+                let outcome = outcome.to_batch().map_err(|e| {
+                    self.stop();
+                    self.env_error(format!("unreadable answer: {e}"))
+                })?;
                 if retire {
                     self.stop();
                 }
@@ -757,7 +1111,10 @@ impl CaseDevice for WorkerDevice {
             self.start()?;
         }
         let deadline = SETUP_DEADLINE + self.plan.timeout;
-        match self.exchange(&Request::Identity(Box::new(case.clone())), deadline) {
+        match self.exchange(
+            &Request::Identity(Box::new(WireCase::from_case(case))),
+            deadline,
+        ) {
             Ok(Response::Identity(k)) => Ok(k),
             Ok(Response::Error(e)) => Err(e.into_backend()),
             Ok(other) => {
@@ -814,20 +1171,22 @@ mod tests {
         // ignores a line that is not the protocol's.
         let input = format!(
             "hello from a runtime\n{LINE_TAG}{}\n",
-            serde_json::to_string(&Request::Identity(Box::new(crate::case::Case {
-                pattern: "t".into(),
-                index: 0,
-                geometry: crate::case::Geometry {
-                    wave_size: WaveSize::Wave32,
-                    waves_per_group: 1,
-                    groups: 1
-                },
-                lds_bytes: 8,
-                offset: 0,
-                lds_init: vec![vec![0]],
-                lanes: vec![],
-                more_rounds: vec![],
-            })))
+            serde_json::to_string(&Request::Identity(Box::new(WireCase::from_case(
+                &crate::case::Case {
+                    pattern: "t".into(),
+                    index: 0,
+                    geometry: crate::case::Geometry {
+                        wave_size: WaveSize::Wave32,
+                        waves_per_group: 1,
+                        groups: 1
+                    },
+                    lds_bytes: 8,
+                    offset: 0,
+                    lds_init: vec![vec![0]],
+                    lanes: vec![],
+                    more_rounds: vec![],
+                }
+            ))))
             .unwrap()
         );
         let mut out = Vec::new();
@@ -840,5 +1199,102 @@ mod tests {
             matches!(r, Response::Error(WireError::Invalid(ref m)) if m.contains("before the setup")),
             "{r:?}"
         );
+    }
+
+    fn sample_case() -> Case {
+        use crate::case::Geometry;
+        let lanes = (0..64u32)
+            .map(|i| LaneInput {
+                addr: i * 8,
+                data: u64::MAX - u64::from(i),
+                active: i % 3 != 0,
+                vdst_init: 0xdead_0000_0000_0000 | u64::from(i),
+            })
+            .collect();
+        Case {
+            pattern: "uniform".into(),
+            index: 7,
+            geometry: Geometry {
+                wave_size: WaveSize::Wave32,
+                waves_per_group: 1,
+                groups: 2,
+            },
+            lds_bytes: 256,
+            offset: 8,
+            // Malformed on purpose (images of different lengths): the wire
+            // keeps any shape, so the child judges what the parent sent.
+            lds_init: vec![(0..32).collect(), vec![u64::MAX; 3]],
+            lanes,
+            more_rounds: vec![Round {
+                data: (0..64).map(|i| i << 40).collect(),
+                vdst_init: vec![1; 64],
+            }],
+        }
+    }
+
+    #[test]
+    fn cases_and_outcomes_cross_the_wire_exactly() {
+        let case = sample_case();
+        let text = serde_json::to_string(&WireCase::from_case(&case)).unwrap();
+        let back: WireCase = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.to_case().unwrap(), case);
+        // base64 of the bytes: far below a decimal number per word.
+        let decimal = serde_json::to_string(&case).unwrap();
+        assert!(
+            text.len() * 3 < decimal.len() * 2,
+            "{} vs {}",
+            text.len(),
+            decimal.len()
+        );
+        let outcomes = vec![
+            DeviceOutcome::Completed {
+                observation: Observation {
+                    ret: vec![0, u64::MAX, 42],
+                    lds_final: vec![vec![7; 4], vec![]],
+                },
+                device_us: 12,
+            },
+            DeviceOutcome::Fault {
+                message: "MEMVIOL".into(),
+            },
+            DeviceOutcome::Timeout {
+                message: "1 s".into(),
+            },
+        ];
+        let batch = BatchOutcome::Each(outcomes.clone());
+        let text = serde_json::to_string(&Response::Batch {
+            outcome: WireBatch::from_batch(&batch),
+            retire: false,
+        })
+        .unwrap();
+        match serde_json::from_str::<Response>(&text).unwrap() {
+            Response::Batch { outcome, .. } => assert_eq!(outcome.to_batch().unwrap(), batch),
+            other => panic!("{other:?}"),
+        }
+        // A damaged buffer is an error naming it, never a shorter case.
+        let mut w = WireCase::from_case(&case);
+        w.data.truncate(w.data.len() - 4);
+        let e = w.to_case().unwrap_err();
+        assert!(e.contains("case 7") && e.contains("data"), "{e}");
+        let mut w = WireCase::from_case(&case);
+        w.vdst_init = words_to_wire(&[1, 2]);
+        assert!(w.to_case().unwrap_err().contains("64 addresses"));
+    }
+
+    #[test]
+    fn another_protocol_version_is_refused_not_ignored() {
+        let input = "dsxor-worker/1 {\"identity\":{}}\n";
+        let mut out = Vec::new();
+        serve(input.as_bytes(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 1, "{text}");
+        let r: Response = serde_json::from_str(lines[0].strip_prefix(LINE_TAG).unwrap()).unwrap();
+        assert!(
+            matches!(r, Response::Error(WireError::Invalid(ref m)) if m.contains("dsxor-worker/1 at the other end")),
+            "{r:?}"
+        );
+        assert_eq!(foreign_version(&format!("{LINE_TAG}{{}}")), None);
+        assert_eq!(foreign_version("hello"), None);
     }
 }

@@ -1,0 +1,640 @@
+//! Integer SALU, VALU and VOPD encodings of gfx11 (RDNA3), for the
+//! programs `dsxor qualify` runs (issue 16): SOP1, SOP2, SOPC, VOP1, VOP2,
+//! VOPC, VOP3 (and VOP3SD, whose 14:8 field is a scalar destination) and
+//! VOPD, each instruction built from its operands and printed in LLVM's
+//! syntax.
+//!
+//! The opcodes and bit layouts are LLVM's (`SOPInstructions.td`,
+//! `VOP1Instructions.td`, `VOP2Instructions.td`, `VOP3Instructions.td`,
+//! `VOPCInstructions.td`, `VOPDInstructions.td` for GFX11); the table was
+//! read from `llvm-mc-22 -mcpu=gfx1100 -show-encoding`, and
+//! `tests/isa_llvm_mc.rs` assembles every op's text with llvm-mc and
+//! compares its bytes with [`Inst::encode`]'s, in both wave sizes. Layouts:
+//!
+//! | format | word 0 |
+//! | --- | --- |
+//! | SOP2 | `10` op\[29:23\] sdst\[22:16\] ssrc1\[15:8\] ssrc0\[7:0\] |
+//! | SOP1 | `101111101` sdst\[22:16\] op\[15:8\] ssrc0\[7:0\] |
+//! | SOPC | `101111110` op\[22:16\] ssrc1\[15:8\] ssrc0\[7:0\] |
+//! | VOP1 | `0111111` vdst\[24:17\] op\[16:9\] src0\[8:0\] |
+//! | VOP2 | `0` op\[30:25\] vdst\[24:17\] vsrc1\[16:9\] src0\[8:0\] |
+//! | VOPC | `0111110` op\[24:17\] vsrc1\[16:9\] src0\[8:0\] |
+//! | VOP3 | `110101` op\[25:16\] clamp\[15\] (abs/opsel or VOP3SD sdst)\[14:8\] vdst\[7:0\]; word 1: neg\[31:29\] omod\[28:27\] src2\[26:18\] src1\[17:9\] src0\[8:0\] |
+//! | VOPD | `110010` opx\[25:22\] opy\[21:17\] vsrc1x\[16:9\] src0x\[8:0\]; word 1: vdstx\[31:24\] vdsty>>1\[23:17\] vsrc1y\[16:9\] src0y\[8:0\] |
+//!
+//! A 32-bit literal (source code 255) follows the instruction's words.
+//! Source codes (RDNA3 ISA guide, "Scalar operands"/"Vector operands"):
+//! SGPR n = n, VCC_LO 106, integer inline constants 0..64 = 128 + n and
+//! -1..-16 = 192 + |n|, literal 255, VGPR n = 256 + n.
+//!
+//! What is not here: modifiers (clamp, neg, abs, opsel, omod: none of the
+//! integer programs uses them), DPP/SDWA, float operations and float inline
+//! constants, VOP3P, and the VOPD float halves. VOPD is wave32 only
+//! (llvm-mc: "instruction requires wavesize=32").
+
+use std::fmt::Write as _;
+
+/// Why an instruction cannot be encoded.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum AluError {
+    #[error("{op}: operand {index}: {why}")]
+    Operand {
+        op: &'static str,
+        index: usize,
+        why: String,
+    },
+    #[error("{op}: {why}")]
+    Rule { op: &'static str, why: String },
+    #[error("`{0}` is not an ALU instruction of the table")]
+    Unknown(String),
+}
+
+/// Encoding format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    Sop1,
+    Sop2,
+    Sopc,
+    Vop1,
+    Vop2,
+    Vopc,
+    /// VOP3; `sd` in [`Kind`] marks VOP3SD.
+    Vop3,
+    /// One half of a VOPD (opcode = the X-half opcode; see [`AluOp::opy`]).
+    Vopd,
+}
+
+/// What an operand position takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Nothing there.
+    None,
+    /// An SGPR (destinations) or an SGPR / constant / literal (sources), 32-bit.
+    S32,
+    /// An even-aligned SGPR pair or a constant (sign-extended), 64-bit.
+    S64,
+    /// A VGPR only.
+    V32,
+    /// A VGPR pair (any alignment on gfx11).
+    V64,
+    /// Any 32-bit source: VGPR, SGPR, constant, literal.
+    Any32,
+    /// Any 64-bit source: VGPR pair, SGPR pair, constant.
+    Any64,
+    /// A lane mask: one SGPR in wave32, an even pair in wave64 (VOP3SD
+    /// carry out, VOP3 compare destination, v_cndmask_b32_e64's mask).
+    Mask,
+    /// The implicit VCC of an e32 encoding (printed, not encoded).
+    Vcc,
+}
+
+/// One instruction of the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AluOp {
+    /// LLVM's mnemonic as written (with `_e32` / `_e64` where LLVM has both).
+    pub name: &'static str,
+    pub format: Format,
+    /// The opcode field (for VOPD: the X opcode, 4 bits).
+    pub opcode: u16,
+    /// VOPD only: the Y opcode (5 bits); the mnemonic is the same as X's.
+    pub opy: u16,
+    pub dst: Kind,
+    /// The second destination: VOP3SD's sdst, an e32's implicit VCC.
+    pub sdst: Kind,
+    pub srcs: &'static [Kind],
+}
+
+const fn op(
+    name: &'static str,
+    format: Format,
+    opcode: u16,
+    dst: Kind,
+    srcs: &'static [Kind],
+) -> AluOp {
+    AluOp {
+        name,
+        format,
+        opcode,
+        opy: 0,
+        dst,
+        sdst: Kind::None,
+        srcs,
+    }
+}
+
+const fn with_sdst(mut o: AluOp, sdst: Kind) -> AluOp {
+    o.sdst = sdst;
+    o
+}
+
+use Format::*;
+use Kind::*;
+
+const SS: &[Kind] = &[S32, S32];
+const S1: &[Kind] = &[S32];
+const S64S: &[Kind] = &[S64, S32];
+const S64S64: &[Kind] = &[S64, S64];
+const A1: &[Kind] = &[Any32];
+const AV: &[Kind] = &[Any32, V32];
+const AVC: &[Kind] = &[Any32, V32, Vcc];
+const AA: &[Kind] = &[Any32, Any32];
+const AAA: &[Kind] = &[Any32, Any32, Any32];
+const AAM: &[Kind] = &[Any32, Any32, Mask];
+const A64V: &[Kind] = &[Any64, V64];
+const AA64: &[Kind] = &[Any32, Any64];
+const AAA64: &[Kind] = &[Any32, Any32, Any64];
+
+/// Every instruction dsxor can encode here, by LLVM mnemonic. Opcodes from
+/// `llvm-mc-22 -mcpu=gfx1100 -show-encoding` (checked by
+/// `tests/isa_llvm_mc.rs`).
+pub const ALU_OPS: &[AluOp] = &[
+    // SOP2.
+    op("s_add_u32", Sop2, 0x00, S32, SS),
+    op("s_sub_u32", Sop2, 0x01, S32, SS),
+    op("s_add_i32", Sop2, 0x02, S32, SS),
+    op("s_sub_i32", Sop2, 0x03, S32, SS),
+    op("s_addc_u32", Sop2, 0x04, S32, SS),
+    op("s_subb_u32", Sop2, 0x05, S32, SS),
+    op("s_absdiff_i32", Sop2, 0x06, S32, SS),
+    op("s_lshl_b32", Sop2, 0x08, S32, SS),
+    op("s_lshl_b64", Sop2, 0x09, S64, S64S),
+    op("s_lshr_b32", Sop2, 0x0a, S32, SS),
+    op("s_lshr_b64", Sop2, 0x0b, S64, S64S),
+    op("s_ashr_i32", Sop2, 0x0c, S32, SS),
+    op("s_ashr_i64", Sop2, 0x0d, S64, S64S),
+    op("s_lshl2_add_u32", Sop2, 0x0f, S32, SS),
+    op("s_min_i32", Sop2, 0x12, S32, SS),
+    op("s_min_u32", Sop2, 0x13, S32, SS),
+    op("s_max_i32", Sop2, 0x14, S32, SS),
+    op("s_max_u32", Sop2, 0x15, S32, SS),
+    op("s_and_b32", Sop2, 0x16, S32, SS),
+    op("s_and_b64", Sop2, 0x17, S64, S64S64),
+    op("s_or_b32", Sop2, 0x18, S32, SS),
+    op("s_xor_b32", Sop2, 0x1a, S32, SS),
+    op("s_xor_b64", Sop2, 0x1b, S64, S64S64),
+    op("s_bfe_u32", Sop2, 0x26, S32, SS),
+    op("s_bfe_i32", Sop2, 0x27, S32, SS),
+    op("s_bfe_u64", Sop2, 0x28, S64, S64S),
+    op("s_bfe_i64", Sop2, 0x29, S64, S64S),
+    op("s_mul_i32", Sop2, 0x2c, S32, SS),
+    op("s_mul_hi_u32", Sop2, 0x2d, S32, SS),
+    op("s_mul_hi_i32", Sop2, 0x2e, S32, SS),
+    op("s_cselect_b32", Sop2, 0x30, S32, SS),
+    // SOP1.
+    op("s_mov_b32", Sop1, 0x00, S32, S1),
+    op("s_brev_b32", Sop1, 0x04, S32, S1),
+    op("s_ctz_i32_b32", Sop1, 0x08, S32, S1),
+    op("s_clz_i32_u32", Sop1, 0x0a, S32, S1),
+    op("s_sext_i32_i8", Sop1, 0x0e, S32, S1),
+    op("s_sext_i32_i16", Sop1, 0x0f, S32, S1),
+    op("s_abs_i32", Sop1, 0x15, S32, S1),
+    op("s_bcnt1_i32_b32", Sop1, 0x18, S32, S1),
+    op("s_not_b32", Sop1, 0x1e, S32, S1),
+    // SOPC (SCC only).
+    op("s_cmp_eq_i32", Sopc, 0x00, None, SS),
+    op("s_cmp_lt_i32", Sopc, 0x04, None, SS),
+    op("s_cmp_gt_u32", Sopc, 0x08, None, SS),
+    op("s_cmp_le_u32", Sopc, 0x0b, None, SS),
+    op("s_bitcmp1_b32", Sopc, 0x0d, None, SS),
+    op("s_cmp_lg_u64", Sopc, 0x11, None, S64S64),
+    // VOP1.
+    op("v_mov_b32_e32", Vop1, 0x01, V32, A1),
+    op("v_not_b32_e32", Vop1, 0x37, V32, A1),
+    op("v_bfrev_b32_e32", Vop1, 0x38, V32, A1),
+    op("v_clz_i32_u32_e32", Vop1, 0x39, V32, A1),
+    op("v_ctz_i32_b32_e32", Vop1, 0x3a, V32, A1),
+    op("v_cls_i32_e32", Vop1, 0x3b, V32, A1),
+    // VOP2.
+    op("v_cndmask_b32_e32", Vop2, 0x01, V32, AVC),
+    op("v_mul_i32_i24_e32", Vop2, 0x09, V32, AV),
+    op("v_mul_u32_u24_e32", Vop2, 0x0b, V32, AV),
+    op("v_mul_hi_u32_u24_e32", Vop2, 0x0c, V32, AV),
+    op("v_min_i32_e32", Vop2, 0x11, V32, AV),
+    op("v_max_i32_e32", Vop2, 0x12, V32, AV),
+    op("v_min_u32_e32", Vop2, 0x13, V32, AV),
+    op("v_max_u32_e32", Vop2, 0x14, V32, AV),
+    op("v_lshlrev_b32_e32", Vop2, 0x18, V32, AV),
+    op("v_lshrrev_b32_e32", Vop2, 0x19, V32, AV),
+    op("v_ashrrev_i32_e32", Vop2, 0x1a, V32, AV),
+    op("v_and_b32_e32", Vop2, 0x1b, V32, AV),
+    op("v_or_b32_e32", Vop2, 0x1c, V32, AV),
+    op("v_xor_b32_e32", Vop2, 0x1d, V32, AV),
+    with_sdst(op("v_add_co_ci_u32_e32", Vop2, 0x20, V32, AVC), Vcc),
+    with_sdst(op("v_sub_co_ci_u32_e32", Vop2, 0x21, V32, AVC), Vcc),
+    op("v_add_nc_u32_e32", Vop2, 0x25, V32, AV),
+    op("v_sub_nc_u32_e32", Vop2, 0x26, V32, AV),
+    op("v_subrev_nc_u32_e32", Vop2, 0x27, V32, AV),
+    // VOP3 forms of VOP2 (opcode 0x100 + VOP2's).
+    op("v_cndmask_b32_e64", Vop3, 0x101, V32, AAM),
+    with_sdst(op("v_add_co_ci_u32_e64", Vop3, 0x120, V32, AAM), Mask),
+    // VOP3 only.
+    op("v_mad_i32_i24", Vop3, 0x20a, V32, AAA),
+    op("v_mad_u32_u24", Vop3, 0x20b, V32, AAA),
+    op("v_bfe_u32", Vop3, 0x210, V32, AAA),
+    op("v_bfe_i32", Vop3, 0x211, V32, AAA),
+    op("v_bfi_b32", Vop3, 0x212, V32, AAA),
+    op("v_alignbit_b32", Vop3, 0x216, V32, AAA),
+    op("v_min3_u32", Vop3, 0x21b, V32, AAA),
+    op("v_med3_i32", Vop3, 0x220, V32, AAA),
+    op("v_xor3_b32", Vop3, 0x240, V32, AAA),
+    op("v_lshl_add_u32", Vop3, 0x246, V32, AAA),
+    op("v_add3_u32", Vop3, 0x255, V32, AAA),
+    with_sdst(op("v_mad_u64_u32", Vop3, 0x2fe, V64, AAA64), Mask),
+    with_sdst(op("v_mad_i64_i32", Vop3, 0x2ff, V64, AAA64), Mask),
+    with_sdst(op("v_add_co_u32", Vop3, 0x300, V32, AA), Mask),
+    with_sdst(op("v_sub_co_u32", Vop3, 0x301, V32, AA), Mask),
+    op("v_mul_lo_u32", Vop3, 0x32c, V32, AA),
+    op("v_mul_hi_u32", Vop3, 0x32d, V32, AA),
+    op("v_mul_hi_i32", Vop3, 0x32e, V32, AA),
+    op("v_lshlrev_b64", Vop3, 0x33c, V64, AA64),
+    op("v_ashrrev_i64", Vop3, 0x33e, V64, AA64),
+    // VOPC: e32 writes VCC, e64 a mask SGPR, v_cmpx EXEC (gfx11: no sdst).
+    op("v_cmp_lt_i32_e32", Vopc, 0x41, Vcc, AV),
+    op("v_cmp_eq_i32_e32", Vopc, 0x42, Vcc, AV),
+    op("v_cmp_le_i32_e32", Vopc, 0x43, Vcc, AV),
+    op("v_cmp_gt_i32_e32", Vopc, 0x44, Vcc, AV),
+    op("v_cmp_ne_i32_e32", Vopc, 0x45, Vcc, AV),
+    op("v_cmp_ge_i32_e32", Vopc, 0x46, Vcc, AV),
+    op("v_cmp_lt_u32_e32", Vopc, 0x49, Vcc, AV),
+    op("v_cmp_eq_u32_e32", Vopc, 0x4a, Vcc, AV),
+    op("v_cmp_le_u32_e32", Vopc, 0x4b, Vcc, AV),
+    op("v_cmp_gt_u32_e32", Vopc, 0x4c, Vcc, AV),
+    op("v_cmp_ne_u32_e32", Vopc, 0x4d, Vcc, AV),
+    op("v_cmp_ge_u32_e32", Vopc, 0x4e, Vcc, AV),
+    op("v_cmp_lt_i64_e32", Vopc, 0x51, Vcc, A64V),
+    op("v_cmp_eq_u64_e32", Vopc, 0x5a, Vcc, A64V),
+    op("v_cmp_lt_i32_e64", Vop3, 0x41, Mask, AA),
+    op("v_cmp_gt_u32_e64", Vop3, 0x4c, Mask, AA),
+    op("v_cmpx_gt_u32_e32", Vopc, 0xcc, None, AV),
+];
+
+/// The VOPD halves (`VOPDInstructions.td`): X opcodes are 4 bits, Y
+/// opcodes 5; the integer ones. Only mov and cndmask exist as X halves.
+pub const VOPD_OPS: &[(&str, Option<u16>, u16, &[Kind])] = &[
+    ("v_dual_mov_b32", Some(8), 8, &[Any32]),
+    ("v_dual_cndmask_b32", Some(9), 9, &[Any32, V32]),
+    ("v_dual_add_nc_u32", Option::None, 16, &[Any32, V32]),
+    ("v_dual_lshlrev_b32", Option::None, 17, &[Any32, V32]),
+    ("v_dual_and_b32", Option::None, 18, &[Any32, V32]),
+];
+
+/// The table entry for `name`.
+pub fn alu_op(name: &str) -> Option<&'static AluOp> {
+    ALU_OPS.iter().find(|o| o.name == name)
+}
+
+/// One operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Opnd {
+    /// VGPR n (the first of a pair for 64-bit kinds).
+    V(u8),
+    /// SGPR n (the first of a pair for 64-bit kinds and wave64 masks).
+    S(u8),
+    /// VCC (VCC_LO in wave32).
+    Vcc,
+    /// An integer inline constant, -16..=64.
+    Int(i8),
+    /// A 32-bit literal.
+    Lit(u32),
+}
+
+/// One VALU/SALU instruction: its op and operands in LLVM's order
+/// (destination, then the second destination, then the sources).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AluInst {
+    pub op: &'static AluOp,
+    pub dst: Option<Opnd>,
+    pub sdst: Option<Opnd>,
+    pub srcs: Vec<Opnd>,
+}
+
+/// A VOPD half: `vdst = op(srcs)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VopdHalf {
+    pub name: &'static str,
+    pub vdst: u8,
+    pub srcs: Vec<Opnd>,
+}
+
+/// One instruction of a program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Inst {
+    One(AluInst),
+    Dual(VopdHalf, VopdHalf),
+}
+
+fn is64(k: Kind, wave64: bool) -> bool {
+    matches!(k, S64 | V64 | Any64) || (matches!(k, Mask | Vcc) && wave64)
+}
+
+fn opnd_text(o: Opnd, k: Kind, wave64: bool) -> String {
+    let wide = is64(k, wave64);
+    match o {
+        Opnd::V(n) if wide => format!("v[{n}:{}]", n as u16 + 1),
+        Opnd::V(n) => format!("v{n}"),
+        Opnd::S(n) if wide => format!("s[{n}:{}]", n as u16 + 1),
+        Opnd::S(n) => format!("s{n}"),
+        Opnd::Vcc if wide => "vcc".into(),
+        Opnd::Vcc => "vcc_lo".into(),
+        Opnd::Int(n) => n.to_string(),
+        Opnd::Lit(v) => format!("{v:#x}"),
+    }
+}
+
+/// Source code of an operand (9-bit field) and its literal, if any.
+fn src_code(
+    o: Opnd,
+    k: Kind,
+    wave64: bool,
+    opname: &'static str,
+    index: usize,
+) -> Result<(u32, Option<u32>), AluError> {
+    let bad = |why: String| AluError::Operand {
+        op: opname,
+        index,
+        why,
+    };
+    let wide = is64(k, wave64);
+    let vgpr_ok = matches!(k, V32 | V64 | Any32 | Any64);
+    let scalar_ok = matches!(k, S32 | S64 | Any32 | Any64 | Mask);
+    match o {
+        Opnd::V(n) if vgpr_ok => {
+            if wide && n == 255 {
+                return Err(bad(format!("v[{n}:{}] is past v255", n as u16 + 1)));
+            }
+            Ok((256 + n as u32, Option::None))
+        }
+        Opnd::S(n) if scalar_ok => {
+            let top = if wide { n as u32 + 1 } else { n as u32 };
+            if top > 105 {
+                return Err(bad(format!("s{top} is past s105")));
+            }
+            if wide && n % 2 == 1 {
+                return Err(bad(format!(
+                    "SGPR pair s[{n}:{}] is not even-aligned",
+                    n + 1
+                )));
+            }
+            Ok((n as u32, Option::None))
+        }
+        Opnd::Vcc if scalar_ok => Ok((106, Option::None)),
+        Opnd::Int(n) if scalar_ok => match n {
+            0..=64 => Ok((128 + n as u32, Option::None)),
+            -16..=-1 => Ok((192 + n.unsigned_abs() as u32, Option::None)),
+            _ => Err(bad(format!("{n} is not an integer inline constant"))),
+        },
+        Opnd::Lit(v) if matches!(k, S32 | Any32) => Ok((255, Some(v))),
+        other => Err(bad(format!("{other:?} cannot be a {k:?} operand"))),
+    }
+}
+
+fn vgpr(o: Opnd, opname: &'static str, index: usize) -> Result<u32, AluError> {
+    match o {
+        Opnd::V(n) => Ok(n as u32),
+        other => Err(AluError::Operand {
+            op: opname,
+            index,
+            why: format!("{other:?} is not a VGPR"),
+        }),
+    }
+}
+
+fn sdst_code(o: Opnd, k: Kind, wave64: bool, opname: &'static str) -> Result<u32, AluError> {
+    match o {
+        Opnd::S(_) | Opnd::Vcc => src_code(o, k, wave64, opname, 0).map(|c| c.0),
+        other => Err(AluError::Operand {
+            op: opname,
+            index: 0,
+            why: format!("{other:?} is not a scalar destination"),
+        }),
+    }
+}
+
+impl AluInst {
+    /// `op` with these operands (checked when encoded).
+    pub fn new(
+        name: &str,
+        dst: Option<Opnd>,
+        sdst: Option<Opnd>,
+        srcs: Vec<Opnd>,
+    ) -> Result<AluInst, AluError> {
+        let op = alu_op(name).ok_or_else(|| AluError::Unknown(name.into()))?;
+        Ok(AluInst {
+            op,
+            dst,
+            sdst,
+            srcs,
+        })
+    }
+
+    /// LLVM's text.
+    pub fn text(&self, wave64: bool) -> String {
+        let mut parts = Vec::new();
+        if let (Some(d), k) = (self.dst, self.op.dst) {
+            parts.push(opnd_text(d, k, wave64));
+        } else if self.op.dst == Vcc {
+            parts.push(opnd_text(Opnd::Vcc, Vcc, wave64));
+        }
+        if let Some(d) = self.sdst {
+            parts.push(opnd_text(d, self.op.sdst, wave64));
+        } else if self.op.sdst == Vcc {
+            parts.push(opnd_text(Opnd::Vcc, Vcc, wave64));
+        }
+        for (k, s) in self.op.srcs.iter().zip(&self.srcs) {
+            parts.push(opnd_text(*s, *k, wave64));
+        }
+        // An e32's implicit VCC source.
+        if self.op.srcs.last() == Some(&Vcc) && self.srcs.len() < self.op.srcs.len() {
+            parts.push(opnd_text(Opnd::Vcc, Vcc, wave64));
+        }
+        format!("{} {}", self.op.name, parts.join(", "))
+    }
+
+    /// The encoded words (a literal, if any, last).
+    pub fn encode(&self, wave64: bool) -> Result<Vec<u32>, AluError> {
+        let op = self.op;
+        let n = op.name;
+        let rule = |why: &str| AluError::Rule {
+            op: n,
+            why: why.into(),
+        };
+        let explicit: Vec<Kind> = op.srcs.iter().copied().filter(|k| *k != Vcc).collect();
+        if self.srcs.len() != explicit.len() {
+            return Err(rule(&format!(
+                "expected {} sources, got {}",
+                explicit.len(),
+                self.srcs.len()
+            )));
+        }
+        let needs_dst = !matches!(op.dst, None | Vcc);
+        if needs_dst != self.dst.is_some() {
+            return Err(rule("destination missing or not expected"));
+        }
+        if (op.sdst == Mask) != self.sdst.is_some() {
+            return Err(rule("scalar destination missing or not expected"));
+        }
+        let mut lit = Option::None;
+        let mut codes = Vec::new();
+        for (i, (k, s)) in explicit.iter().zip(&self.srcs).enumerate() {
+            let (c, l) = src_code(*s, *k, wave64, n, i + 1)?;
+            if let Some(l) = l {
+                if lit.is_some_and(|p| p != l) {
+                    return Err(rule("two different literals"));
+                }
+                lit = Some(l);
+            }
+            codes.push(c);
+        }
+        let code = |i: usize| codes.get(i).copied().unwrap_or(0);
+        let dst = |k: Kind| -> Result<u32, AluError> {
+            let d = self.dst.ok_or_else(|| rule("no destination"))?;
+            match k {
+                V32 | V64 => vgpr(d, n, 0),
+                _ => sdst_code(d, k, wave64, n),
+            }
+        };
+        let vsrc1 = |i: usize| vgpr(self.srcs[i], n, i + 1);
+        let mut words = match op.format {
+            Sop2 => vec![
+                0x8000_0000
+                    | (op.opcode as u32) << 23
+                    | dst(op.dst)? << 16
+                    | code(1) << 8
+                    | code(0),
+            ],
+            Sop1 => vec![0xbe80_0000 | dst(op.dst)? << 16 | (op.opcode as u32) << 8 | code(0)],
+            Sopc => vec![0xbf00_0000 | (op.opcode as u32) << 16 | code(1) << 8 | code(0)],
+            Vop1 => vec![0x7e00_0000 | dst(op.dst)? << 17 | (op.opcode as u32) << 9 | code(0)],
+            Vop2 => vec![(op.opcode as u32) << 25 | dst(op.dst)? << 17 | vsrc1(1)? << 9 | code(0)],
+            Vopc => vec![0x7c00_0000 | (op.opcode as u32) << 17 | vsrc1(1)? << 9 | code(0)],
+            Vop3 => {
+                let vdst = dst(op.dst)?;
+                let sd = match self.sdst {
+                    Some(s) => sdst_code(s, Mask, wave64, n)?,
+                    Option::None => 0,
+                };
+                vec![
+                    0xd400_0000 | (op.opcode as u32) << 16 | sd << 8 | vdst,
+                    code(2) << 18 | code(1) << 9 | code(0),
+                ]
+            }
+            Vopd => return Err(rule("a VOPD half is encoded with Inst::Dual")),
+        };
+        if let Some(l) = lit {
+            words.push(l);
+        }
+        Ok(words)
+    }
+}
+
+fn vopd_entry(name: &str) -> Option<&'static (&'static str, Option<u16>, u16, &'static [Kind])> {
+    VOPD_OPS.iter().find(|e| e.0 == name)
+}
+
+impl Inst {
+    /// LLVM's text.
+    pub fn text(&self, wave64: bool) -> String {
+        match self {
+            Inst::One(i) => i.text(wave64),
+            Inst::Dual(x, y) => {
+                let half = |h: &VopdHalf| {
+                    let kinds = vopd_entry(h.name).map_or(&[][..], |e| e.3);
+                    let mut parts = vec![format!("v{}", h.vdst)];
+                    for (k, s) in kinds.iter().zip(&h.srcs) {
+                        parts.push(opnd_text(*s, *k, false));
+                    }
+                    format!("{} {}", h.name, parts.join(", "))
+                };
+                format!("{} :: {}", half(x), half(y))
+            }
+        }
+    }
+
+    /// The encoded words.
+    pub fn encode(&self, wave64: bool) -> Result<Vec<u32>, AluError> {
+        match self {
+            Inst::One(i) => i.encode(wave64),
+            Inst::Dual(x, y) => encode_vopd(x, y, wave64),
+        }
+    }
+}
+
+/// VOPD's rules (LLVM `AMDGPUAsmParser::validateVOPDRegBankConstraints`,
+/// RDNA3 ISA guide "VOPD"): wave32 only; the two destinations differ in
+/// their low bit; VGPR src0s in different banks (n mod 4), likewise the
+/// vsrc1s; at most one literal.
+fn encode_vopd(x: &VopdHalf, y: &VopdHalf, wave64: bool) -> Result<Vec<u32>, AluError> {
+    let rule = |why: String| AluError::Rule { op: "v_dual", why };
+    if wave64 {
+        return Err(rule("VOPD requires wave32".into()));
+    }
+    let ex = vopd_entry(x.name).ok_or_else(|| AluError::Unknown(x.name.into()))?;
+    let ey = vopd_entry(y.name).ok_or_else(|| AluError::Unknown(y.name.into()))?;
+    let opx =
+        ex.1.ok_or_else(|| rule(format!("{} has no X form", x.name)))?;
+    if x.srcs.len() != ex.3.len() || y.srcs.len() != ey.3.len() {
+        return Err(rule("wrong number of sources".into()));
+    }
+    if (x.vdst ^ y.vdst) & 1 == 0 {
+        return Err(rule(format!(
+            "destinations v{} and v{} must differ in their low bit",
+            x.vdst, y.vdst
+        )));
+    }
+    let bank = |o: &Opnd| match o {
+        Opnd::V(n) => Some(n % 4),
+        _ => Option::None,
+    };
+    for i in 0..2 {
+        if let (Some(a), Some(b)) = (x.srcs.get(i).and_then(bank), y.srcs.get(i).and_then(bank)) {
+            if a == b {
+                return Err(rule(format!("source {i} of both halves in VGPR bank {a}")));
+            }
+        }
+    }
+    let mut lit = Option::None;
+    let mut code = |h: &VopdHalf, k: &[Kind]| -> Result<u32, AluError> {
+        let (c, l) = src_code(h.srcs[0], k[0], false, h.name, 1)?;
+        if let Some(l) = l {
+            if lit.is_some_and(|p| p != l) {
+                return Err(rule("two different literals".into()));
+            }
+            lit = Some(l);
+        }
+        Ok(c)
+    };
+    let s0x = code(x, ex.3)?;
+    let s0y = code(y, ey.3)?;
+    let v1 = |h: &VopdHalf| -> Result<u32, AluError> {
+        match h.srcs.get(1) {
+            Some(o) => vgpr(*o, h.name, 2),
+            Option::None => Ok(0),
+        }
+    };
+    let mut words = vec![
+        0xc800_0000 | (opx as u32) << 22 | (ey.2 as u32) << 17 | v1(x)? << 9 | s0x,
+        (x.vdst as u32) << 24 | (y.vdst as u32 >> 1) << 17 | v1(y)? << 9 | s0y,
+    ];
+    if let Some(l) = lit {
+        words.push(l);
+    }
+    Ok(words)
+}
+
+/// The words of `insts` as text, one per line, with each one's encoding
+/// (for reports: `v_add_nc_u32_e32 v16, v17, v18  ; [0x4a202311]`).
+pub fn listing(insts: &[Inst], wave64: bool) -> String {
+    let mut out = String::new();
+    for i in insts {
+        let words = match i.encode(wave64) {
+            Ok(w) => w
+                .iter()
+                .map(|w| format!("{w:#010x}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            Err(e) => format!("unencodable: {e}"),
+        };
+        let _ = writeln!(out, "{}  ; [{words}]", i.text(wave64));
+    }
+    out
+}

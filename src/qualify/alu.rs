@@ -1,0 +1,1775 @@
+//! The ALU corpus of `dsxor qualify` (issue 16): integer SALU, VALU and
+//! VOPD programs run in the harness kernel `dsxor_alu_harness`
+//! (kernels/dsxor.hip, gfx11 only), on the GPU and on the software device,
+//! each held against the pseudocode's answer ([`run_pseudocode`]).
+//!
+//! The harness loads a register block — VGPRs v16..v23 per lane, SGPRs
+//! s32..s39, VCC, EXEC and SCC — from buffers, runs its program slot (32
+//! dwords of `s_nop 0` between the labels `dsxor_alu_harness.slot` and
+//! `dsxor_alu_harness.slot_end`) and stores the block back. [`program`]
+//! writes a program's words, encoded by [`crate::isa::alu`] (checked
+//! against llvm-mc), over the start of the slot; the rest stays s_nop and
+//! nothing else in the object changes, so the patched object is as valid a
+//! code object as the shipped one.
+//!
+//! Each program is one instruction of [`CORPUS_OPS`] with operands drawn
+//! from the block (SGPRs, VGPRs, VCC, integer inline constants, literals;
+//! bit-field extracts get offsets and widths that run past bit 31), or one
+//! of the [`CHAINS`] (a carry chain, a compare feeding a select), run on
+//! inputs mixing random values with values at the signed/unsigned, 24-bit
+//! and shift-count boundaries, under the EXEC shapes of the DS corpus (all,
+//! none, even lanes, one lane, the high half, random). VOPD programs run in
+//! wave32 only (LLVM: "instruction requires wavesize=32").
+//!
+//! The pseudocode ([`run_pseudocode`]) is written here from the RDNA3 ISA
+//! guide's instruction descriptions (chapter "Instructions": "SOP2
+//! Instructions", "SOP1 Instructions", "SOPC Instructions", "VOP2
+//! Instructions", "VOP1 Instructions", "VOPC Instructions", "VOP3 & VOP3SD
+//! Instructions", "VOPD Instructions"), quoted at each op, independent of
+//! `emu` (which the corpus tests) and `model`. Where the guide is silent,
+//! a named policy says what dsxor assumes:
+//! - [`POLICY_MASK_INACTIVE_ZERO`]: a lane mask an instruction writes (VOPC,
+//!   VOP3SD carry out) has 0 in the bits of inactive lanes. The guide says
+//!   so for compares ("Vector compare": inactive lanes write 0); dsxor
+//!   assumes the same for carry outs. A GPU that keeps those bits shows up
+//!   as a disagreement, which is what qualifying is for.
+//! - [`POLICY_WIDE_MASK`]: in `(1 << width) - 1` with a width of the
+//!   operand's size or more (S_BFE's 7-bit width), the mask is all ones
+//!   (whether the shift is read as saturating at 0 or as unbounded, the
+//!   result truncated to the operand is all ones).
+//!
+//! Not in the corpus (honestly: not qualified): float, packed (VOP3P),
+//! 16-bit and DPP/SDWA operations; modifiers (clamp, neg, abs, opsel);
+//! SOPK, the saveexec/wrexec family, s_bitset, s_quadmask/s_wqm,
+//! v_readlane/v_writelane/v_readfirstlane, v_perm_b32, v_sad/v_msad/v_lerp,
+//! v_mbcnt, and the VOPD float halves. Whatever is not in [`CORPUS_OPS`] or
+//! [`CHAINS`] is not qualified; the record lists exactly what ran.
+
+use std::time::Duration;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use super::{ExecPattern, QualifyError};
+use crate::backend::{ArgValue, Backend, Dispatch};
+use crate::case::WaveSize;
+use crate::codeobj::CodeObject;
+use crate::isa::alu::{alu_op, AluInst, Inst, Opnd, VopdHalf};
+
+/// The harness kernel.
+pub const HARNESS: &str = "dsxor_alu_harness";
+/// Its slot's labels.
+pub const SLOT: &str = "dsxor_alu_harness.slot";
+pub const SLOT_END: &str = "dsxor_alu_harness.slot_end";
+/// `s_nop 0` (SOPP opcode 0; llvm-mc: `[0x00,0x00,0x80,0xbf]`).
+pub const S_NOP_0: u32 = 0xbf80_0000;
+/// The VGPR block: v16..v23 (pinned in kernels/dsxor.hip).
+pub const V_BASE: u8 = 16;
+/// The SGPR block: s32..s39.
+pub const S_BASE: u8 = 32;
+/// Registers per block.
+pub const BLOCK: usize = 8;
+/// Dwords of `sin` / `sout`: 8 SGPRs, VCC lo/hi, EXEC lo/hi, SCC.
+const SCALAR_DWORDS: usize = 13;
+
+/// Policy: the bits of inactive lanes in a lane mask an instruction writes
+/// are 0 (see the module text).
+pub const POLICY_MASK_INACTIVE_ZERO: &str = "mask-inactive-zero";
+/// Policy: `(1 << width) - 1` with width >= the operand size is all ones.
+pub const POLICY_WIDE_MASK: &str = "wide-mask";
+
+/// The register block of one wave, before or after a program.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AluState {
+    /// Per lane, v16..v23.
+    pub v: Vec<[u32; BLOCK]>,
+    /// s32..s39.
+    pub s: [u32; BLOCK],
+    /// VCC (wave32: VCC_LO is the mask, VCC_HI an ordinary SGPR).
+    pub vcc: u64,
+    /// EXEC (wave32: the low half; the high half is not compared).
+    pub exec: u64,
+    pub scc: bool,
+}
+
+/// Every instruction of the ALU corpus, by the table's mnemonic.
+pub const CORPUS_OPS: &[&str] = &[
+    "s_add_u32",
+    "s_sub_u32",
+    "s_add_i32",
+    "s_sub_i32",
+    "s_addc_u32",
+    "s_subb_u32",
+    "s_absdiff_i32",
+    "s_lshl_b32",
+    "s_lshl_b64",
+    "s_lshr_b32",
+    "s_lshr_b64",
+    "s_ashr_i32",
+    "s_ashr_i64",
+    "s_lshl2_add_u32",
+    "s_min_i32",
+    "s_min_u32",
+    "s_max_i32",
+    "s_max_u32",
+    "s_and_b32",
+    "s_and_b64",
+    "s_or_b32",
+    "s_xor_b32",
+    "s_xor_b64",
+    "s_bfe_u32",
+    "s_bfe_i32",
+    "s_bfe_u64",
+    "s_bfe_i64",
+    "s_mul_i32",
+    "s_mul_hi_u32",
+    "s_mul_hi_i32",
+    "s_cselect_b32",
+    "s_mov_b32",
+    "s_brev_b32",
+    "s_ctz_i32_b32",
+    "s_clz_i32_u32",
+    "s_sext_i32_i8",
+    "s_sext_i32_i16",
+    "s_abs_i32",
+    "s_bcnt1_i32_b32",
+    "s_not_b32",
+    "s_cmp_eq_i32",
+    "s_cmp_lt_i32",
+    "s_cmp_gt_u32",
+    "s_cmp_le_u32",
+    "s_bitcmp1_b32",
+    "s_cmp_lg_u64",
+    "v_mov_b32_e32",
+    "v_not_b32_e32",
+    "v_bfrev_b32_e32",
+    "v_clz_i32_u32_e32",
+    "v_ctz_i32_b32_e32",
+    "v_cls_i32_e32",
+    "v_cndmask_b32_e32",
+    "v_mul_i32_i24_e32",
+    "v_mul_u32_u24_e32",
+    "v_mul_hi_u32_u24_e32",
+    "v_min_i32_e32",
+    "v_max_i32_e32",
+    "v_min_u32_e32",
+    "v_max_u32_e32",
+    "v_lshlrev_b32_e32",
+    "v_lshrrev_b32_e32",
+    "v_ashrrev_i32_e32",
+    "v_and_b32_e32",
+    "v_or_b32_e32",
+    "v_xor_b32_e32",
+    "v_add_co_ci_u32_e32",
+    "v_sub_co_ci_u32_e32",
+    "v_add_nc_u32_e32",
+    "v_sub_nc_u32_e32",
+    "v_subrev_nc_u32_e32",
+    "v_cndmask_b32_e64",
+    "v_add_co_ci_u32_e64",
+    "v_mad_i32_i24",
+    "v_mad_u32_u24",
+    "v_bfe_u32",
+    "v_bfe_i32",
+    "v_bfi_b32",
+    "v_alignbit_b32",
+    "v_min3_u32",
+    "v_med3_i32",
+    "v_xor3_b32",
+    "v_lshl_add_u32",
+    "v_add3_u32",
+    "v_mad_u64_u32",
+    "v_mad_i64_i32",
+    "v_add_co_u32",
+    "v_sub_co_u32",
+    "v_mul_lo_u32",
+    "v_mul_hi_u32",
+    "v_mul_hi_i32",
+    "v_lshlrev_b64",
+    "v_ashrrev_i64",
+    "v_cmp_lt_i32_e32",
+    "v_cmp_eq_i32_e32",
+    "v_cmp_le_i32_e32",
+    "v_cmp_gt_i32_e32",
+    "v_cmp_ne_i32_e32",
+    "v_cmp_ge_i32_e32",
+    "v_cmp_lt_u32_e32",
+    "v_cmp_eq_u32_e32",
+    "v_cmp_le_u32_e32",
+    "v_cmp_gt_u32_e32",
+    "v_cmp_ne_u32_e32",
+    "v_cmp_ge_u32_e32",
+    "v_cmp_lt_i64_e32",
+    "v_cmp_eq_u64_e32",
+    "v_cmp_lt_i32_e64",
+    "v_cmp_gt_u32_e64",
+    "v_cmpx_gt_u32_e32",
+    "v_dual_mov_b32",
+    "v_dual_cndmask_b32",
+    "v_dual_add_nc_u32",
+    "v_dual_lshlrev_b32",
+    "v_dual_and_b32",
+];
+
+/// Multi-instruction programs: a result feeding the next instruction.
+pub const CHAINS: &[&str] = &[
+    "chain_s_add_u32_s_addc_u32",
+    "chain_v_add_co_u32_v_add_co_ci_u32",
+    "chain_v_cmp_v_cndmask",
+    "chain_s_cmp_s_cselect",
+];
+
+/// Every program name of the corpus: [`CORPUS_OPS`] then [`CHAINS`].
+pub fn corpus_names() -> Vec<&'static str> {
+    CORPUS_OPS.iter().chain(CHAINS).copied().collect()
+}
+
+/// Whether `name` only runs in wave32 (VOPD).
+pub fn wave32_only(name: &str) -> bool {
+    name.starts_with("v_dual_")
+}
+
+/// Values at the boundaries integer ops care about: 0, ±1, the signed
+/// 32-bit limits, the 24-bit (u24/i24) limits, shift counts around 32 and
+/// 64.
+const EDGES: &[u32] = &[
+    0,
+    1,
+    2,
+    31,
+    32,
+    33,
+    63,
+    64,
+    0x7fff_ffff,
+    0x8000_0000,
+    0x8000_0001,
+    0xffff_ffff,
+    0xffff_fffe,
+    0x007f_ffff,
+    0x0080_0000,
+    0x00ff_ffff,
+    0x0100_0000,
+    0xff80_0000,
+    0x0000_ffff,
+    0x0000_8000,
+];
+
+fn value(rng: &mut ChaCha8Rng) -> u32 {
+    match rng.random_range(0..3u32) {
+        0 => EDGES[rng.random_range(0..EDGES.len())],
+        1 => rng.random_range(0..40u32),
+        _ => rng.random(),
+    }
+}
+
+fn vreg(rng: &mut ChaCha8Rng) -> Opnd {
+    Opnd::V(V_BASE + rng.random_range(0..BLOCK as u8))
+}
+fn vpair(rng: &mut ChaCha8Rng) -> Opnd {
+    Opnd::V(V_BASE + rng.random_range(0..BLOCK as u8 - 1))
+}
+fn sreg(rng: &mut ChaCha8Rng) -> Opnd {
+    Opnd::S(S_BASE + rng.random_range(0..BLOCK as u8))
+}
+fn spair(rng: &mut ChaCha8Rng) -> Opnd {
+    Opnd::S(S_BASE + 2 * rng.random_range(0..BLOCK as u8 / 2))
+}
+fn int(rng: &mut ChaCha8Rng) -> Opnd {
+    Opnd::Int(
+        *[0i8, 1, 2, 16, 31, 32, 33, 63, 64, -1, -2, -16]
+            .get(rng.random_range(0..12))
+            .unwrap_or(&0),
+    )
+}
+/// A literal that is not an inline constant's value (llvm-mc encodes those
+/// as the inline constant: integers -16..=64 and the float constants'
+/// bit patterns, which 32-bit integer operands accept too).
+fn lit(rng: &mut ChaCha8Rng) -> Opnd {
+    const FLOATS: [u32; 9] = [
+        0x3f00_0000,
+        0xbf00_0000,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x4000_0000,
+        0xc000_0000,
+        0x4080_0000,
+        0xc080_0000,
+        0x3e22_f983,
+    ];
+    let mut v = match rng.random_range(0..2u32) {
+        0 => EDGES[rng.random_range(0..EDGES.len())],
+        _ => rng.random(),
+    };
+    while (-16..=64).contains(&(v as i32)) || FLOATS.contains(&v) {
+        v = v.wrapping_add(0x0101_0100);
+    }
+    Opnd::Lit(v)
+}
+fn mask(rng: &mut ChaCha8Rng, wave64: bool) -> Opnd {
+    match rng.random_range(0..3u32) {
+        0 => Opnd::Vcc,
+        _ if wave64 => spair(rng),
+        _ => sreg(rng),
+    }
+}
+
+/// A random source of `kind`; `lit_ok` false when the instruction already
+/// has its literal.
+fn source(
+    rng: &mut ChaCha8Rng,
+    kind: crate::isa::alu::Kind,
+    wave64: bool,
+    lit_ok: &mut bool,
+) -> Opnd {
+    use crate::isa::alu::Kind::*;
+    let r = rng.random_range(0..10u32);
+    match kind {
+        S32 => match r {
+            0..=5 => sreg(rng),
+            6..=7 => int(rng),
+            _ if *lit_ok => {
+                *lit_ok = false;
+                lit(rng)
+            }
+            _ => sreg(rng),
+        },
+        S64 => match r {
+            0..=7 => spair(rng),
+            _ => int(rng),
+        },
+        V32 => vreg(rng),
+        V64 => vpair(rng),
+        Any32 => match r {
+            0..=5 => vreg(rng),
+            6..=7 => sreg(rng),
+            8 => int(rng),
+            _ if *lit_ok => {
+                *lit_ok = false;
+                lit(rng)
+            }
+            _ => vreg(rng),
+        },
+        Any64 => match r {
+            0..=6 => vpair(rng),
+            7..=8 => spair(rng),
+            _ => int(rng),
+        },
+        Mask => mask(rng, wave64),
+        None | Vcc => Opnd::Vcc,
+    }
+}
+
+/// The `index`th program for `name` (an entry of [`corpus_names`]).
+pub fn program_for(
+    name: &str,
+    wave64: bool,
+    seed: u64,
+    index: u64,
+) -> Result<Vec<Inst>, QualifyError> {
+    let mut rng =
+        ChaCha8Rng::seed_from_u64(seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ fxhash(name));
+    let bad = |why: String| QualifyError::Corpus(format!("program for {name}: {why}"));
+    let one = |n: &str, dst, sdst, srcs| {
+        AluInst::new(n, dst, sdst, srcs)
+            .map(Inst::One)
+            .map_err(|e| bad(e.to_string()))
+    };
+    if let Some(rest) = name.strip_prefix("chain_") {
+        let m = mask(&mut rng, wave64);
+        return Ok(match rest {
+            "s_add_u32_s_addc_u32" => vec![
+                one(
+                    "s_add_u32",
+                    Some(Opnd::S(32)),
+                    None,
+                    vec![Opnd::S(34), Opnd::S(36)],
+                )?,
+                one(
+                    "s_addc_u32",
+                    Some(Opnd::S(33)),
+                    None,
+                    vec![Opnd::S(35), Opnd::S(37)],
+                )?,
+            ],
+            "v_add_co_u32_v_add_co_ci_u32" => vec![
+                one(
+                    "v_add_co_u32",
+                    Some(Opnd::V(16)),
+                    Some(m),
+                    vec![Opnd::V(18), Opnd::V(20)],
+                )?,
+                one(
+                    "v_add_co_ci_u32_e64",
+                    Some(Opnd::V(17)),
+                    Some(m),
+                    vec![Opnd::V(19), Opnd::V(21), m],
+                )?,
+            ],
+            "v_cmp_v_cndmask" => vec![
+                one(
+                    "v_cmp_lt_i32_e64",
+                    Some(m),
+                    None,
+                    vec![vreg(&mut rng), vreg(&mut rng)],
+                )?,
+                one(
+                    "v_cndmask_b32_e64",
+                    Some(vreg(&mut rng)),
+                    None,
+                    vec![vreg(&mut rng), sreg(&mut rng), m],
+                )?,
+            ],
+            "s_cmp_s_cselect" => vec![
+                one(
+                    "s_cmp_lt_i32",
+                    None,
+                    None,
+                    vec![sreg(&mut rng), sreg(&mut rng)],
+                )?,
+                one(
+                    "s_cselect_b32",
+                    Some(sreg(&mut rng)),
+                    None,
+                    vec![sreg(&mut rng), lit(&mut rng)],
+                )?,
+            ],
+            _ => return Err(bad("no such chain".into())),
+        });
+    }
+    if name.starts_with("v_dual_") {
+        // The named op as Y; X a mov or cndmask (the integer X halves).
+        let x_name = if rng.random_bool(0.5) {
+            "v_dual_mov_b32"
+        } else {
+            "v_dual_cndmask_b32"
+        };
+        let (x_name, y_name) = if name == "v_dual_cndmask_b32" && rng.random_bool(0.5) {
+            (name_static(name), "v_dual_mov_b32")
+        } else {
+            (x_name, name_static(name))
+        };
+        // Banks: X src0 bank 0/1, Y src0 bank 2/3; X vsrc1 bank 0/1, Y 2/3;
+        // vdsts of opposite parity.
+        let bank = |rng: &mut ChaCha8Rng, b: u8| Opnd::V(V_BASE + b + 4 * rng.random_range(0..2u8));
+        let src0 = |rng: &mut ChaCha8Rng, b: u8| match rng.random_range(0..4u32) {
+            0 => sreg(rng),
+            1 => int(rng),
+            _ => {
+                let k = rng.random_range(0..2u8);
+                bank(rng, b + k)
+            }
+        };
+        let vx = V_BASE + 2 * rng.random_range(0..4u8);
+        let vy = V_BASE + 1 + 2 * rng.random_range(0..4u8);
+        let (vx, vy) = if rng.random_bool(0.5) {
+            (vx, vy)
+        } else {
+            (vy, vx)
+        };
+        let srcs = |rng: &mut ChaCha8Rng, n: &str, b: u8| {
+            let mut v = vec![src0(rng, b)];
+            if n != "v_dual_mov_b32" {
+                let k = rng.random_range(0..2u8);
+                v.push(bank(rng, b + k));
+            }
+            v
+        };
+        let x = VopdHalf {
+            name: x_name,
+            vdst: vx,
+            srcs: srcs(&mut rng, x_name, 0),
+        };
+        let mut y = VopdHalf {
+            name: y_name,
+            vdst: vy,
+            srcs: srcs(&mut rng, y_name, 2),
+        };
+        // The constant bus: cndmask reads VCC, so with it the two src0s
+        // hold at most one more scalar value (llvm-mc refuses more).
+        let scalar = |o: &Opnd| matches!(o, Opnd::S(_) | Opnd::Lit(_));
+        if (x_name == "v_dual_cndmask_b32" || y_name == "v_dual_cndmask_b32")
+            && scalar(&x.srcs[0])
+            && scalar(&y.srcs[0])
+            && x.srcs[0] != y.srcs[0]
+        {
+            let k = rng.random_range(0..2u8);
+            y.srcs[0] = bank(&mut rng, 2 + k);
+        }
+        return Ok(vec![Inst::Dual(x, y)]);
+    }
+    let op = alu_op(name).ok_or_else(|| bad("not in the ALU table".into()))?;
+    use crate::isa::alu::Kind;
+    let mut lit_ok = true;
+    let dst = match op.dst {
+        Kind::S32 => Some(sreg(&mut rng)),
+        Kind::S64 => Some(spair(&mut rng)),
+        Kind::V32 => Some(vreg(&mut rng)),
+        Kind::V64 => Some(vpair(&mut rng)),
+        Kind::Mask => Some(mask(&mut rng, wave64)),
+        _ => None,
+    };
+    let sdst = match op.sdst {
+        Kind::Mask => Some(mask(&mut rng, wave64)),
+        _ => None,
+    };
+    let mut srcs: Vec<Opnd> = op
+        .srcs
+        .iter()
+        .filter(|k| **k != Kind::Vcc)
+        .map(|k| source(&mut rng, *k, wave64, &mut lit_ok))
+        .collect();
+    // Bit-field extracts: offsets and widths that end past bit 31 half the
+    // time (a past emulator bug lived there).
+    match name {
+        "s_bfe_u32" | "s_bfe_i32" | "s_bfe_u64" | "s_bfe_i64" => {
+            let bits = if name.ends_with("64") { 64 } else { 32 };
+            let off = rng.random_range(0..bits);
+            let width = if rng.random_bool(0.5) {
+                rng.random_range(bits - off..=bits + 8)
+            } else {
+                rng.random_range(0..=bits - off)
+            };
+            srcs[1] = Opnd::Lit(off | width << 16 | rng.random_range(0..2u32) << 8);
+            if let Opnd::Lit(_) | Opnd::Int(_) = srcs[0] {
+                srcs[0] = if bits == 64 {
+                    spair(&mut rng)
+                } else {
+                    sreg(&mut rng)
+                };
+            }
+        }
+        "v_bfe_u32" | "v_bfe_i32" if rng.random_bool(0.75) => {
+            let off = rng.random_range(0..32u32);
+            let width = if rng.random_bool(0.5) {
+                rng.random_range((32 - off).min(31)..32)
+            } else {
+                rng.random_range(0..32 - off)
+            };
+            srcs[1] = Opnd::Int(off as i8);
+            srcs[2] = Opnd::Int(width as i8);
+            if let Opnd::Lit(_) = srcs[0] {
+            } else if rng.random_bool(0.3) {
+                srcs[0] = Opnd::Lit(0x8000_0000 | rng.random::<u32>());
+            }
+        }
+        _ => {}
+    }
+    // The constant bus (RDNA3 guide, "VALU instructions": at most two
+    // scalar values, SGPRs or a literal, per VALU instruction; llvm-mc:
+    // "violates constant bus restrictions"): VALU sources past two
+    // distinct scalar values become VGPRs.
+    if name.starts_with("v_") {
+        let mut scalars: Vec<Opnd> = Vec::new();
+        if let Some(m @ (Opnd::S(_) | Opnd::Vcc)) = srcs
+            .last()
+            .copied()
+            .filter(|_| op.srcs.last() == Some(&Kind::Mask))
+        {
+            scalars.push(m);
+        }
+        for (k, s) in srcs.iter_mut().enumerate() {
+            if op.srcs.get(k) == Some(&Kind::Mask) {
+                continue;
+            }
+            if let Opnd::S(_) | Opnd::Vcc | Opnd::Lit(_) = *s {
+                // No literal in src2 (llvm-mc refuses some, e.g.
+                // v_alignbit_b32's).
+                if !scalars.contains(s) || (k >= 2 && matches!(s, Opnd::Lit(_))) {
+                    if scalars.len() >= 2 || (k >= 2 && matches!(s, Opnd::Lit(_))) {
+                        *s = if matches!(op.srcs.get(k), Some(Kind::Any64)) {
+                            vpair(&mut rng)
+                        } else {
+                            vreg(&mut rng)
+                        };
+                        continue;
+                    }
+                    scalars.push(*s);
+                }
+            }
+        }
+    }
+    one(name, dst, sdst, srcs).map(|i| vec![i])
+}
+
+fn name_static(name: &str) -> &'static str {
+    crate::isa::alu::VOPD_OPS
+        .iter()
+        .find(|e| e.0 == name)
+        .map_or("v_dual_mov_b32", |e| e.0)
+}
+
+/// FNV-1a of a name (a stable per-program seed mix).
+fn fxhash(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The input of the `index`th program: random block values and an EXEC
+/// shape (every 6 programs cover every shape).
+pub fn input(seed: u64, wave: WaveSize, index: u64) -> (AluState, ExecPattern) {
+    let mut rng =
+        ChaCha8Rng::seed_from_u64(seed.rotate_left(17) ^ index.wrapping_mul(0xa076_1d64_78bd_642f));
+    let lanes = wave.lanes() as usize;
+    let exec_shape = ExecPattern::ALL[(index % ExecPattern::ALL.len() as u64) as usize];
+    let one = rng.random_range(0..lanes);
+    let mut exec = 0u64;
+    for l in 0..lanes {
+        let on = match exec_shape {
+            ExecPattern::All => true,
+            ExecPattern::None => false,
+            ExecPattern::Even => l % 2 == 0,
+            ExecPattern::OneLane => l == one,
+            ExecPattern::HighHalf => l >= lanes / 2,
+            ExecPattern::Random => rng.random_bool(0.5),
+        };
+        exec |= (on as u64) << l;
+    }
+    let v = (0..lanes)
+        .map(|_| std::array::from_fn(|_| value(&mut rng)))
+        .collect();
+    let s = std::array::from_fn(|_| value(&mut rng));
+    let vcc = rng.random::<u64>() & wave_mask(lanes as u32)
+        | (rng.random::<u64>() & !wave_mask(lanes as u32));
+    (
+        AluState {
+            v,
+            s,
+            vcc,
+            exec,
+            scc: rng.random_bool(0.5),
+        },
+        exec_shape,
+    )
+}
+
+fn wave_mask(lanes: u32) -> u64 {
+    if lanes >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << lanes) - 1
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The pseudocode.
+// ---------------------------------------------------------------------------
+
+struct Machine<'a> {
+    st: &'a mut AluState,
+    wave64: bool,
+    lanes: usize,
+}
+
+impl Machine<'_> {
+    fn vidx(n: u8, what: &str) -> Result<usize, String> {
+        let i = n.wrapping_sub(V_BASE) as usize;
+        if i < BLOCK {
+            Ok(i)
+        } else {
+            Err(format!("{what} v{n} is outside the block v16..v23"))
+        }
+    }
+    fn sidx(n: u8, what: &str) -> Result<usize, String> {
+        let i = n.wrapping_sub(S_BASE) as usize;
+        if i < BLOCK {
+            Ok(i)
+        } else {
+            Err(format!("{what} s{n} is outside the block s32..s39"))
+        }
+    }
+    /// S0.u32 of lane `l`.
+    fn r32(&self, o: Opnd, l: usize) -> Result<u32, String> {
+        Ok(match o {
+            Opnd::V(n) => self.st.v[l][Self::vidx(n, "source")?],
+            Opnd::S(n) => self.st.s[Self::sidx(n, "source")?],
+            Opnd::Vcc => self.st.vcc as u32,
+            // Integer inline constants: the value, as a 32-bit two's
+            // complement (guide "Scalar operands", inline constants).
+            Opnd::Int(n) => n as i32 as u32,
+            Opnd::Lit(v) => v,
+        })
+    }
+    /// S0.u64 of lane `l`: a register pair, or a constant sign-extended to
+    /// 64 bits (guide: integer inline constants are sign-extended for
+    /// 64-bit operands).
+    fn r64(&self, o: Opnd, l: usize) -> Result<u64, String> {
+        Ok(match o {
+            Opnd::V(n) => {
+                let i = Self::vidx(n, "source")?;
+                Self::vidx(n + 1, "source")?;
+                self.st.v[l][i] as u64 | (self.st.v[l][i + 1] as u64) << 32
+            }
+            Opnd::S(n) => {
+                let i = Self::sidx(n, "source")?;
+                Self::sidx(n + 1, "source")?;
+                self.st.s[i] as u64 | (self.st.s[i + 1] as u64) << 32
+            }
+            Opnd::Vcc => self.st.vcc,
+            Opnd::Int(n) => n as i64 as u64,
+            Opnd::Lit(_) => return Err("a literal in a 64-bit operand is not in the corpus".into()),
+        })
+    }
+    /// A lane mask operand: 32 bits in wave32, 64 in wave64.
+    fn rmask(&self, o: Opnd) -> Result<u64, String> {
+        if self.wave64 {
+            self.r64(o, 0)
+        } else {
+            self.r32(o, 0).map(u64::from)
+        }
+    }
+    fn wmask(&mut self, o: Opnd, m: u64) -> Result<(), String> {
+        match o {
+            Opnd::Vcc if self.wave64 => self.st.vcc = m,
+            // Wave32: VCC_LO only; VCC_HI keeps its value.
+            Opnd::Vcc => self.st.vcc = (self.st.vcc & !0xffff_ffff) | (m & 0xffff_ffff),
+            Opnd::S(n) if self.wave64 => self.ws64(n, m)?,
+            Opnd::S(n) => self.st.s[Self::sidx(n, "destination")?] = m as u32,
+            other => return Err(format!("{other:?} is not a mask destination")),
+        }
+        Ok(())
+    }
+    fn ws32(&mut self, o: Option<Opnd>, v: u32) -> Result<(), String> {
+        match o {
+            Some(Opnd::S(n)) => self.st.s[Self::sidx(n, "destination")?] = v,
+            other => return Err(format!("{other:?} is not an SGPR destination")),
+        }
+        Ok(())
+    }
+    fn ws64(&mut self, n: u8, v: u64) -> Result<(), String> {
+        let i = Self::sidx(n, "destination")?;
+        Self::sidx(n + 1, "destination")?;
+        self.st.s[i] = v as u32;
+        self.st.s[i + 1] = (v >> 32) as u32;
+        Ok(())
+    }
+    fn active(&self, l: usize) -> bool {
+        self.st.exec >> l & 1 == 1
+    }
+    fn exec(&self) -> u64 {
+        self.st.exec & wave_mask(self.lanes as u32)
+    }
+}
+
+fn dst_v(o: Option<Opnd>) -> Result<u8, String> {
+    match o {
+        Some(Opnd::V(n)) => Ok(n),
+        other => Err(format!("{other:?} is not a VGPR destination")),
+    }
+}
+
+fn sext(x: u64, from_bits: u32) -> i64 {
+    if from_bits == 0 {
+        0
+    } else if from_bits >= 64 {
+        x as i64
+    } else {
+        ((x << (64 - from_bits)) as i64) >> (64 - from_bits)
+    }
+}
+
+/// `(1 << w) - 1` at 64 bits, all ones from 64 on ([`POLICY_WIDE_MASK`]).
+fn ones(w: u32) -> u64 {
+    if w >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << w) - 1
+    }
+}
+
+/// Unsigned bit-field extract at `bits` (32 or 64):
+/// `D = ((S0 >> offset) & ((1 << width) - 1))`.
+fn bfe_u(x: u64, off: u32, width: u32, bits: u32) -> u64 {
+    (x >> off) & ones(width) & ones(bits)
+}
+
+/// Signed bit-field extract at `bits`:
+/// `tmp = ((S0.i >> offset) & ((1 << width) - 1)); D = signext_from_bit(tmp, width)`.
+/// `S0.i >> offset` is an arithmetic shift of the signed value, so a field
+/// that runs past the top bit reads copies of the sign bit.
+fn bfe_i(x: u64, off: u32, width: u32, bits: u32) -> u64 {
+    let s = sext(x, bits) >> off;
+    let tmp = (s as u64) & ones(width);
+    (sext(tmp, width.min(64)) as u64) & ones(bits)
+}
+
+/// Run `insts` on `st` by the guide's pseudocode (`wave64`: the wave size).
+pub fn run_pseudocode(insts: &[Inst], st: &mut AluState, wave64: bool) -> Result<(), String> {
+    let lanes = st.v.len();
+    for inst in insts {
+        let mut m = Machine {
+            st: &mut *st,
+            wave64,
+            lanes,
+        };
+        match inst {
+            Inst::One(i) => one(&mut m, i)?,
+            Inst::Dual(x, y) => dual(&mut m, x, y)?,
+        }
+    }
+    Ok(())
+}
+
+fn dual(m: &mut Machine, x: &VopdHalf, y: &VopdHalf) -> Result<(), String> {
+    // VOPD ("VOPD Instructions"): two independent VALU ops issued together;
+    // both read their sources before either writes.
+    let half = |m: &Machine, h: &VopdHalf, l: usize| -> Result<u32, String> {
+        let s0 = m.r32(h.srcs[0], l)?;
+        let s1 = match h.srcs.get(1) {
+            Some(o) => m.r32(*o, l)?,
+            None => 0,
+        };
+        Ok(match h.name {
+            // V_DUAL_MOV_B32: D0.b32 = S0.b32.
+            "v_dual_mov_b32" => s0,
+            // V_DUAL_CNDMASK_B32: D0.u32 = VCC.u64[laneId] ? S1.u32 : S0.u32.
+            "v_dual_cndmask_b32" => {
+                if m.st.vcc >> l & 1 == 1 {
+                    s1
+                } else {
+                    s0
+                }
+            }
+            // V_DUAL_ADD_NC_U32: D0.u32 = S0.u32 + S1.u32.
+            "v_dual_add_nc_u32" => s0.wrapping_add(s1),
+            // V_DUAL_LSHLREV_B32: D0.u32 = (S1.u32 << S0[4 : 0].u32).
+            "v_dual_lshlrev_b32" => s1 << (s0 & 31),
+            // V_DUAL_AND_B32: D0.u32 = (S0.u32 & S1.u32).
+            "v_dual_and_b32" => s0 & s1,
+            other => return Err(format!("no pseudocode for {other}")),
+        })
+    };
+    let mut writes = Vec::new();
+    for l in 0..m.lanes {
+        if m.active(l) {
+            writes.push((l, x.vdst, half(m, x, l)?));
+            writes.push((l, y.vdst, half(m, y, l)?));
+        }
+    }
+    for (l, d, v) in writes {
+        m.st.v[l][Machine::vidx(d, "destination")?] = v;
+    }
+    Ok(())
+}
+
+fn one(m: &mut Machine, i: &AluInst) -> Result<(), String> {
+    let name = i.op.name;
+    let src = |k: usize| -> Result<Opnd, String> {
+        i.srcs
+            .get(k)
+            .copied()
+            .ok_or_else(|| format!("{name}: source {k} missing"))
+    };
+    if name.starts_with("s_") {
+        return salu(m, i, name);
+    }
+    if name.starts_with("v_cmp") {
+        return vopc(m, i, name);
+    }
+    let base = name.trim_end_matches("_e32").trim_end_matches("_e64");
+    let exec = m.exec();
+    // Lane-mask inputs (VCC of e32 forms, the mask/carry source of e64 forms).
+    let mask_in = match (base, i.op.format) {
+        (
+            "v_cndmask_b32" | "v_add_co_ci_u32" | "v_sub_co_ci_u32",
+            crate::isa::alu::Format::Vop2,
+        ) => m.rmask(Opnd::Vcc)?,
+        ("v_cndmask_b32" | "v_add_co_ci_u32", _) => m.rmask(src(2)?)?,
+        _ => 0,
+    };
+    let mut carry_out = 0u64;
+    let mut writes32: Vec<(usize, u32)> = Vec::new();
+    let mut writes64: Vec<(usize, u64)> = Vec::new();
+    for l in 0..m.lanes {
+        if !m.active(l) {
+            continue;
+        }
+        let a = |k: usize| -> Result<u32, String> { m.r32(src(k)?, l) };
+        let ci = mask_in >> l & 1;
+        let u24 = |x: u32| x & 0x00ff_ffff;
+        let i24 = |x: u32| sext(x as u64 & 0x00ff_ffff, 24);
+        let r: u32 = match base {
+            // VOP1. V_MOV_B32: D0.b32 = S0.b32.
+            "v_mov_b32" => a(0)?,
+            // V_NOT_B32: D0.u32 = ~S0.u32.
+            "v_not_b32" => !a(0)?,
+            // V_BFREV_B32: D0.u32[31 : 0] = S0.u32[0 : 31].
+            "v_bfrev_b32" => a(0)?.reverse_bits(),
+            // V_CLZ_I32_U32: "D0.i32 = -1; for i in 0 : 31 do if S0.u32[31 - i]
+            // == 1'1U then D0.i32 = i; break" (the first one from the top).
+            "v_clz_i32_u32" => first_one((0..32).map(|k| 31 - k), a(0)?),
+            // V_CTZ_I32_B32: the same from bit 0 up.
+            "v_ctz_i32_b32" => first_one(0..32, a(0)?),
+            // V_CLS_I32: "D0.i32 = -1; for i in 1 : 31 do if S0.i32[31 - i]
+            // != S0.i32[31] then D0.i32 = i; break".
+            "v_cls_i32" => {
+                let x = a(0)?;
+                let top = x >> 31;
+                (1..32)
+                    .find(|k| (x >> (31 - k)) & 1 != top)
+                    .map_or(u32::MAX, |k| k as u32)
+            }
+            // VOP2. V_CNDMASK_B32: D0.u32 = VCC.u64[laneId] ? S1.u32 : S0.u32
+            // (the e64 form's mask is S2).
+            "v_cndmask_b32" => {
+                if ci == 1 {
+                    a(1)?
+                } else {
+                    a(0)?
+                }
+            }
+            // V_MUL_I32_I24: D0.i32 = 32'I(S0.i24) * 32'I(S1.i24).
+            "v_mul_i32_i24" => (i24(a(0)?) * i24(a(1)?)) as u32,
+            // V_MUL_U32_U24: D0.u32 = 32'U(S0.u24) * 32'U(S1.u24).
+            "v_mul_u32_u24" => u24(a(0)?).wrapping_mul(u24(a(1)?)),
+            // V_MUL_HI_U32_U24: D0.u32 = 32'U((64'U(S0.u24) * 64'U(S1.u24)) >> 32U).
+            "v_mul_hi_u32_u24" => ((u24(a(0)?) as u64 * u24(a(1)?) as u64) >> 32) as u32,
+            // V_MIN_I32: D0.i32 = S0.i32 < S1.i32 ? S0.i32 : S1.i32; MAX: >=.
+            "v_min_i32" => (a(0)? as i32).min(a(1)? as i32) as u32,
+            "v_max_i32" => (a(0)? as i32).max(a(1)? as i32) as u32,
+            "v_min_u32" => a(0)?.min(a(1)?),
+            "v_max_u32" => a(0)?.max(a(1)?),
+            // V_LSHLREV_B32: D0.u32 = (S1.u32 << S0[4 : 0].u32).
+            "v_lshlrev_b32" => a(1)? << (a(0)? & 31),
+            // V_LSHRREV_B32: D0.u32 = (S1.u32 >> S0[4 : 0].u32).
+            "v_lshrrev_b32" => a(1)? >> (a(0)? & 31),
+            // V_ASHRREV_I32: D0.i32 = (S1.i32 >> S0[4 : 0].u32).
+            "v_ashrrev_i32" => ((a(1)? as i32) >> (a(0)? & 31)) as u32,
+            "v_and_b32" => a(0)? & a(1)?,
+            "v_or_b32" => a(0)? | a(1)?,
+            "v_xor_b32" => a(0)? ^ a(1)?,
+            // V_ADD_CO_CI_U32: "tmp = 64'U(S0.u32) + 64'U(S1.u32) +
+            // VCC.u64[laneId].u64; VCC.u64[laneId] = tmp >= 0x100000000ULL ?
+            // 1'1U : 1'0U; D0.u32 = tmp.u32".
+            "v_add_co_ci_u32" => {
+                let t = a(0)? as u64 + a(1)? as u64 + ci;
+                carry_out |= ((t >> 32) & 1) << l;
+                t as u32
+            }
+            // V_SUB_CO_CI_U32: "tmp = S0.u32 - S1.u32 - VCC.u64[laneId].u32;
+            // VCC.u64[laneId] = 64'U(S1.u32) + VCC.u64[laneId].u64 >
+            // 64'U(S0.u32) ? 1'1U : 1'0U".
+            "v_sub_co_ci_u32" => {
+                let (x, y) = (a(0)?, a(1)?);
+                carry_out |= ((y as u64 + ci > x as u64) as u64) << l;
+                x.wrapping_sub(y).wrapping_sub(ci as u32)
+            }
+            // V_ADD_NC_U32: D0.u32 = S0.u32 + S1.u32 (no carry).
+            "v_add_nc_u32" => a(0)?.wrapping_add(a(1)?),
+            "v_sub_nc_u32" => a(0)?.wrapping_sub(a(1)?),
+            // V_SUBREV_NC_U32: D0.u32 = S1.u32 - S0.u32.
+            "v_subrev_nc_u32" => a(1)?.wrapping_sub(a(0)?),
+            // VOP3. V_MAD_I32_I24: D0.i32 = 32'I(S0.i24) * 32'I(S1.i24) + S2.i32.
+            "v_mad_i32_i24" => ((i24(a(0)?) * i24(a(1)?)) as u32).wrapping_add(a(2)?),
+            // V_MAD_U32_U24: D0.u32 = 32'U(S0.u24) * 32'U(S1.u24) + S2.u32.
+            "v_mad_u32_u24" => u24(a(0)?).wrapping_mul(u24(a(1)?)).wrapping_add(a(2)?),
+            // V_BFE_U32: D0.u32 = ((S0.u32 >> S1[4 : 0].u32) & ((1U << S2[4 : 0].u32) - 1U)).
+            "v_bfe_u32" => bfe_u(a(0)? as u64, a(1)? & 31, a(2)? & 31, 32) as u32,
+            // V_BFE_I32: "tmp.i32 = ((S0.i32 >> S1[4 : 0].u32) & ((1 << S2[4 :
+            // 0].u32) - 1)); D0.i32 = signext_from_bit(tmp.i32, S2[4 : 0].u32)".
+            "v_bfe_i32" => bfe_i(a(0)? as u64, a(1)? & 31, a(2)? & 31, 32) as u32,
+            // V_BFI_B32: D0.u32 = ((S0.u32 & S1.u32) | (~S0.u32 & S2.u32)).
+            "v_bfi_b32" => {
+                let s0 = a(0)?;
+                (s0 & a(1)?) | (!s0 & a(2)?)
+            }
+            // V_ALIGNBIT_B32: D0.u32 = 32'U(({ S0.u32, S1.u32 } >> S2.u32[4 : 0].u32) & 0xffffffffLL).
+            "v_alignbit_b32" => ((((a(0)? as u64) << 32) | a(1)? as u64) >> (a(2)? & 31)) as u32,
+            // V_MIN3_U32: D0.u32 = v_min_u32(v_min_u32(S0.u32, S1.u32), S2.u32).
+            "v_min3_u32" => a(0)?.min(a(1)?).min(a(2)?),
+            // V_MED3_I32: "if v_max3_i32(S0, S1, S2) == S0 then D0 =
+            // v_max_i32(S1, S2) elsif v_max3_i32(S0, S1, S2) == S1 then D0 =
+            // v_max_i32(S0, S2) else D0 = v_max_i32(S0, S1) endif"
+            // (drop the maximum, take the larger of the other two; with two
+            // equal maxima that is the maximum, the median too).
+            "v_med3_i32" => {
+                let (x, y, z) = (a(0)? as i32, a(1)? as i32, a(2)? as i32);
+                let max3 = x.max(y).max(z);
+                (if max3 == x {
+                    y.max(z)
+                } else if max3 == y {
+                    x.max(z)
+                } else {
+                    x.max(y)
+                }) as u32
+            }
+            // V_XOR3_B32: D0.u32 = (S0.u32 ^ S1.u32 ^ S2.u32).
+            "v_xor3_b32" => a(0)? ^ a(1)? ^ a(2)?,
+            // V_LSHL_ADD_U32: D0.u32 = (S0.u32 << S1.u32[4 : 0].u32) + S2.u32.
+            "v_lshl_add_u32" => (a(0)? << (a(1)? & 31)).wrapping_add(a(2)?),
+            // V_ADD3_U32: D0.u32 = S0.u32 + S1.u32 + S2.u32.
+            "v_add3_u32" => a(0)?.wrapping_add(a(1)?).wrapping_add(a(2)?),
+            // V_ADD_CO_U32: "tmp = 64'U(S0.u32) + 64'U(S1.u32);
+            // VCC.u64[laneId] = tmp >= 0x100000000ULL ? 1'1U : 1'0U;
+            // D0.u32 = tmp.u32" (VCC: the instruction's SDST).
+            "v_add_co_u32" => {
+                let t = a(0)? as u64 + a(1)? as u64;
+                carry_out |= ((t >> 32) & 1) << l;
+                t as u32
+            }
+            // V_SUB_CO_U32: "tmp = S0.u32 - S1.u32; VCC.u64[laneId] = S1.u32 >
+            // S0.u32 ? 1'1U : 1'0U; D0.u32 = tmp.u32".
+            "v_sub_co_u32" => {
+                let (x, y) = (a(0)?, a(1)?);
+                carry_out |= ((y > x) as u64) << l;
+                x.wrapping_sub(y)
+            }
+            // V_MUL_LO_U32: D0.u32 = S0.u32 * S1.u32.
+            "v_mul_lo_u32" => a(0)?.wrapping_mul(a(1)?),
+            // V_MUL_HI_U32: D0.u32 = 32'U((64'U(S0.u32) * 64'U(S1.u32)) >> 32U).
+            "v_mul_hi_u32" => ((a(0)? as u64 * a(1)? as u64) >> 32) as u32,
+            // V_MUL_HI_I32: D0.i32 = 32'I((64'I(S0.i32) * 64'I(S1.i32)) >> 32U).
+            "v_mul_hi_i32" => ((a(0)? as i32 as i64 * a(1)? as i32 as i64) >> 32) as u32,
+            // 64-bit results.
+            "v_mad_u64_u32" | "v_mad_i64_i32" | "v_lshlrev_b64" | "v_ashrrev_i64" => {
+                let r64: u64 = match base {
+                    // V_MAD_U64_U32: "{ D1.u1, D0.u64 } = 65'B(65'U(S0.u32) *
+                    // 65'U(S1.u32) + 65'U(S2.u64))".
+                    "v_mad_u64_u32" => {
+                        let t = a(0)? as u128 * a(1)? as u128 + m.r64(src(2)?, l)? as u128;
+                        carry_out |= ((t >> 64) as u64 & 1) << l;
+                        t as u64
+                    }
+                    // V_MAD_I64_I32: "{ D1.i1, D0.i64 } = 65'B(65'I(S0.i32) *
+                    // 65'I(S1.i32) + 65'I(S2.i64))".
+                    "v_mad_i64_i32" => {
+                        let t = a(0)? as i32 as i128 * a(1)? as i32 as i128
+                            + m.r64(src(2)?, l)? as i64 as i128;
+                        carry_out |= ((t >> 64) as u64 & 1) << l;
+                        t as u64
+                    }
+                    // V_LSHLREV_B64: D0.u64 = (S1.u64 << S0[5 : 0].u32).
+                    "v_lshlrev_b64" => m.r64(src(1)?, l)? << (a(0)? & 63),
+                    // V_ASHRREV_I64: D0.i64 = (S1.i64 >> S0[5 : 0].u32).
+                    _ => ((m.r64(src(1)?, l)? as i64) >> (a(0)? & 63)) as u64,
+                };
+                writes64.push((l, r64));
+                continue;
+            }
+            other => return Err(format!("no pseudocode for {other}")),
+        };
+        writes32.push((l, r));
+    }
+    let d = dst_v(i.dst)?;
+    for (l, v) in writes32 {
+        m.st.v[l][Machine::vidx(d, "destination")?] = v;
+    }
+    for (l, v) in writes64 {
+        let k = Machine::vidx(d, "destination")?;
+        Machine::vidx(d + 1, "destination")?;
+        m.st.v[l][k] = v as u32;
+        m.st.v[l][k + 1] = (v >> 32) as u32;
+    }
+    // The carry out ([`POLICY_MASK_INACTIVE_ZERO`]): e32 forms write VCC,
+    // VOP3SD forms their SDST.
+    let carries = matches!(
+        base,
+        "v_add_co_ci_u32"
+            | "v_sub_co_ci_u32"
+            | "v_add_co_u32"
+            | "v_sub_co_u32"
+            | "v_mad_u64_u32"
+            | "v_mad_i64_i32"
+    );
+    if carries {
+        let to = i.sdst.unwrap_or(Opnd::Vcc);
+        m.wmask(to, carry_out & exec)?;
+    }
+    Ok(())
+}
+
+/// "tmp = -1; for i in 0 : 31 do if S0.u32[bit(i)] == 1'1U then tmp = i;
+/// break": the iteration index `i` of the first one, where `order` lists
+/// bit(i) (bit i for CTZ, bit 31 - i for CLZ); -1 (all ones) for 0.
+fn first_one(order: impl Iterator<Item = u32>, x: u32) -> u32 {
+    order
+        .enumerate()
+        .find(|(_, b)| x >> b & 1 == 1)
+        .map_or(u32::MAX, |(k, _)| k as u32)
+}
+
+fn vopc(m: &mut Machine, i: &AluInst, name: &str) -> Result<(), String> {
+    // "D0.u64[laneId] = S0.i32 < S1.i32" etc. (VOPC Instructions);
+    // V_CMPX_*: "EXEC.u64[laneId] = ..."; inactive lanes write 0 (guide,
+    // "Vector compare").
+    let base = name.trim_end_matches("_e32").trim_end_matches("_e64");
+    let mut parts = base.split('_');
+    let (_, cmp_kind, cond, ty) = (parts.next(), parts.next(), parts.next(), parts.next());
+    let (cond, ty) = (cond.unwrap_or(""), ty.unwrap_or(""));
+    let s0 = i.srcs.first().copied().ok_or("compare without S0")?;
+    let s1 = i.srcs.get(1).copied().ok_or("compare without S1")?;
+    let mut res = 0u64;
+    for l in 0..m.lanes {
+        if !m.active(l) {
+            continue;
+        }
+        let ord = match ty {
+            "i32" => (m.r32(s0, l)? as i32).cmp(&(m.r32(s1, l)? as i32)),
+            "u32" => m.r32(s0, l)?.cmp(&m.r32(s1, l)?),
+            "i64" => (m.r64(s0, l)? as i64).cmp(&(m.r64(s1, l)? as i64)),
+            "u64" => m.r64(s0, l)?.cmp(&m.r64(s1, l)?),
+            other => return Err(format!("compare type {other}")),
+        };
+        use std::cmp::Ordering::*;
+        let t = match cond {
+            "lt" => ord == Less,
+            "eq" => ord == Equal,
+            "le" => ord != Greater,
+            "gt" => ord == Greater,
+            "ne" => ord != Equal,
+            "ge" => ord != Less,
+            other => return Err(format!("compare condition {other}")),
+        };
+        res |= (t as u64) << l;
+    }
+    if cmp_kind == Some("cmpx") {
+        m.st.exec = res;
+        return Ok(());
+    }
+    let to = i.dst.unwrap_or(Opnd::Vcc);
+    m.wmask(to, res)
+}
+
+fn salu(m: &mut Machine, i: &AluInst, name: &str) -> Result<(), String> {
+    let s = |k: usize| -> Result<u32, String> {
+        m.r32(i.srcs.get(k).copied().ok_or("missing source")?, 0)
+    };
+    let s64 = |k: usize| -> Result<u64, String> {
+        m.r64(i.srcs.get(k).copied().ok_or("missing source")?, 0)
+    };
+    let scc = m.st.scc as u64;
+    // (result, SCC after; None = SCC unchanged, 64-bit result?)
+    enum R {
+        W32(u32, Option<bool>),
+        W64(u64, Option<bool>),
+        Scc(bool),
+    }
+    let nz = |x: u32| R::W32(x, Some(x != 0));
+    let nz64 = |x: u64| R::W64(x, Some(x != 0));
+    let r = match name {
+        // S_ADD_U32: "tmp = 64'U(S0.u32) + 64'U(S1.u32); SCC = tmp >=
+        // 0x100000000ULL ? 1'1U : 1'0U; D0.u32 = tmp.u32".
+        "s_add_u32" => {
+            let t = s(0)? as u64 + s(1)? as u64;
+            R::W32(t as u32, Some(t >= 1 << 32))
+        }
+        // S_SUB_U32: "tmp = S0.u32 - S1.u32; SCC = S1.u32 > S0.u32 ? 1'1U :
+        // 1'0U; D0.u32 = tmp.u32".
+        "s_sub_u32" => R::W32(s(0)?.wrapping_sub(s(1)?), Some(s(1)? > s(0)?)),
+        // S_ADD_I32: "tmp = S0.i32 + S1.i32; SCC = ((S0.u32[31] ==
+        // S1.u32[31]) && (S0.u32[31] != tmp.u32[31])); D0.i32 = tmp.i32".
+        "s_add_i32" => {
+            let (x, y) = (s(0)?, s(1)?);
+            let t = x.wrapping_add(y);
+            R::W32(t, Some(x >> 31 == y >> 31 && x >> 31 != t >> 31))
+        }
+        // S_SUB_I32: "tmp = S0.i32 - S1.i32; SCC = ((S0.u32[31] !=
+        // S1.u32[31]) && (S0.u32[31] != tmp.u32[31]))".
+        "s_sub_i32" => {
+            let (x, y) = (s(0)?, s(1)?);
+            let t = x.wrapping_sub(y);
+            R::W32(t, Some(x >> 31 != y >> 31 && x >> 31 != t >> 31))
+        }
+        // S_ADDC_U32: "tmp = 64'U(S0.u32) + 64'U(S1.u32) + SCC.u64; SCC =
+        // tmp >= 0x100000000ULL ? 1'1U : 1'0U; D0.u32 = tmp.u32".
+        "s_addc_u32" => {
+            let t = s(0)? as u64 + s(1)? as u64 + scc;
+            R::W32(t as u32, Some(t >= 1 << 32))
+        }
+        // S_SUBB_U32: "tmp = S0.u32 - S1.u32 - SCC.u32; SCC = 64'U(S1.u32) +
+        // SCC.u64 > 64'U(S0.u32) ? 1'1U : 1'0U; D0.u32 = tmp.u32".
+        "s_subb_u32" => {
+            let (x, y) = (s(0)?, s(1)?);
+            R::W32(
+                x.wrapping_sub(y).wrapping_sub(scc as u32),
+                Some(y as u64 + scc > x as u64),
+            )
+        }
+        // S_ABSDIFF_I32: "D0.i32 = S0.i32 - S1.i32; if D0.i32 < 0 then
+        // D0.i32 = -D0.i32 endif; SCC = D0.u32 != 0U".
+        "s_absdiff_i32" => {
+            let d = (s(0)? as i32).wrapping_sub(s(1)? as i32);
+            nz(if d < 0 { d.wrapping_neg() } else { d } as u32)
+        }
+        // S_LSHL_B32: "D0.u32 = (S0.u32 << S1[4 : 0].u32); SCC = D0.u32 != 0U".
+        "s_lshl_b32" => nz(s(0)? << (s(1)? & 31)),
+        "s_lshr_b32" => nz(s(0)? >> (s(1)? & 31)),
+        // S_ASHR_I32: "D0.i32 = 32'I(signext(S0.i32) >> S1[4 : 0].u32)".
+        "s_ashr_i32" => nz(((s(0)? as i32) >> (s(1)? & 31)) as u32),
+        // S_LSHL_B64: "D0.u64 = (S0.u64 << S1[5 : 0].u32); SCC = D0.u64 != 0ULL".
+        "s_lshl_b64" => nz64(s64(0)? << (s(1)? & 63)),
+        "s_lshr_b64" => nz64(s64(0)? >> (s(1)? & 63)),
+        "s_ashr_i64" => nz64(((s64(0)? as i64) >> (s(1)? & 63)) as u64),
+        // S_LSHL2_ADD_U32: "tmp = (64'U(S0.u32) << 2U) + 64'U(S1.u32); SCC =
+        // tmp >= 0x100000000ULL ? 1'1U : 1'0U; D0.u32 = tmp.u32".
+        "s_lshl2_add_u32" => {
+            let t = ((s(0)? as u64) << 2) + s(1)? as u64;
+            R::W32(t as u32, Some(t >= 1 << 32))
+        }
+        // S_MIN_I32: "SCC = S0.i32 < S1.i32; D0.i32 = SCC ? S0.i32 : S1.i32".
+        "s_min_i32" => {
+            let c = (s(0)? as i32) < (s(1)? as i32);
+            R::W32(if c { s(0)? } else { s(1)? }, Some(c))
+        }
+        "s_min_u32" => {
+            let c = s(0)? < s(1)?;
+            R::W32(if c { s(0)? } else { s(1)? }, Some(c))
+        }
+        // S_MAX_I32: "SCC = S0.i32 >= S1.i32; D0.i32 = SCC ? S0.i32 : S1.i32".
+        "s_max_i32" => {
+            let c = (s(0)? as i32) >= (s(1)? as i32);
+            R::W32(if c { s(0)? } else { s(1)? }, Some(c))
+        }
+        "s_max_u32" => {
+            let c = s(0)? >= s(1)?;
+            R::W32(if c { s(0)? } else { s(1)? }, Some(c))
+        }
+        // S_AND_B32: "D0.u32 = (S0.u32 & S1.u32); SCC = D0.u32 != 0U"; OR, XOR alike.
+        "s_and_b32" => nz(s(0)? & s(1)?),
+        "s_or_b32" => nz(s(0)? | s(1)?),
+        "s_xor_b32" => nz(s(0)? ^ s(1)?),
+        "s_and_b64" => nz64(s64(0)? & s64(1)?),
+        "s_xor_b64" => nz64(s64(0)? ^ s64(1)?),
+        // S_BFE_U32: "D0.u32 = ((S0.u32 >> S1[4 : 0].u32) & ((1U << S1[22 :
+        // 16].u32) - 1U)); SCC = D0.u32 != 0U".
+        "s_bfe_u32" => {
+            let c = s(1)?;
+            nz(bfe_u(s(0)? as u64, c & 31, (c >> 16) & 0x7f, 32) as u32)
+        }
+        // S_BFE_I32: "tmp.i32 = ((S0.i32 >> S1[4 : 0].u32) & ((1 << S1[22 :
+        // 16].u32) - 1)); D0.i32 = signext_from_bit(tmp.i32, S1[22 :
+        // 16].u32); SCC = D0.i32 != 0".
+        "s_bfe_i32" => {
+            let c = s(1)?;
+            nz(bfe_i(s(0)? as u64, c & 31, (c >> 16) & 0x7f, 32) as u32)
+        }
+        // S_BFE_U64 / S_BFE_I64: the same at 64 bits, offset S1[5 : 0].
+        "s_bfe_u64" => {
+            let c = s(1)?;
+            nz64(bfe_u(s64(0)?, c & 63, (c >> 16) & 0x7f, 64))
+        }
+        "s_bfe_i64" => {
+            let c = s(1)?;
+            nz64(bfe_i(s64(0)?, c & 63, (c >> 16) & 0x7f, 64))
+        }
+        // S_MUL_I32: "D0.i32 = S0.i32 * S1.i32" (SCC unchanged).
+        "s_mul_i32" => R::W32(s(0)?.wrapping_mul(s(1)?), None),
+        // S_MUL_HI_U32: "D0.u32 = 32'U((64'U(S0.u32) * 64'U(S1.u32)) >> 32U)".
+        "s_mul_hi_u32" => R::W32(((s(0)? as u64 * s(1)? as u64) >> 32) as u32, None),
+        // S_MUL_HI_I32: "D0.i32 = 32'I((64'I(S0.i32) * 64'I(S1.i32)) >> 32U)".
+        "s_mul_hi_i32" => R::W32(
+            ((s(0)? as i32 as i64 * s(1)? as i32 as i64) >> 32) as u32,
+            None,
+        ),
+        // S_CSELECT_B32: "D0.u32 = SCC ? S0.u32 : S1.u32".
+        "s_cselect_b32" => R::W32(if scc == 1 { s(0)? } else { s(1)? }, None),
+        // SOP1. S_MOV_B32: "D0.b32 = S0.b32".
+        "s_mov_b32" => R::W32(s(0)?, None),
+        // S_BREV_B32: "D0.u32[31 : 0] = S0.u32[0 : 31]".
+        "s_brev_b32" => R::W32(s(0)?.reverse_bits(), None),
+        // S_CTZ_I32_B32: "tmp = -1; for i in 0 : 31 do if S0.u32[i] == 1'1U
+        // then tmp = i; break ... D0.i32 = tmp" (SCC unchanged).
+        "s_ctz_i32_b32" => R::W32(first_one(0..32, s(0)?), None),
+        // S_CLZ_I32_U32: "tmp = -1; for i in 0 : 31 do if S0.u32[31 - i] ==
+        // 1'1U then tmp = i; break".
+        "s_clz_i32_u32" => R::W32(first_one((0..32).map(|k| 31 - k), s(0)?), None),
+        // S_SEXT_I32_I8: "D0.i32 = 32'I(signext(S0.i8))".
+        "s_sext_i32_i8" => R::W32(sext(s(0)? as u64 & 0xff, 8) as u32, None),
+        "s_sext_i32_i16" => R::W32(sext(s(0)? as u64 & 0xffff, 16) as u32, None),
+        // S_ABS_I32: "D0.i32 = S0.i32 < 0 ? -S0.i32 : S0.i32; SCC = D0.i32 != 0".
+        "s_abs_i32" => {
+            let x = s(0)? as i32;
+            nz(if x < 0 { x.wrapping_neg() } else { x } as u32)
+        }
+        // S_BCNT1_I32_B32: "tmp = 0; for i in 0 : 31 do tmp += S0.u32[i] ==
+        // 1'1U ? 1 : 0 endfor; D0.i32 = tmp; SCC = D0.u32 != 0U".
+        "s_bcnt1_i32_b32" => nz((0..32)
+            .map(|b| s(0).map(|x| x >> b & 1))
+            .sum::<Result<u32, _>>()?),
+        // S_NOT_B32: "D0.u32 = ~S0.u32; SCC = D0.u32 != 0U".
+        "s_not_b32" => nz(!s(0)?),
+        // SOPC: "SCC = S0.i32 == S1.i32" etc.
+        "s_cmp_eq_i32" => R::Scc(s(0)? == s(1)?),
+        "s_cmp_lt_i32" => R::Scc((s(0)? as i32) < (s(1)? as i32)),
+        "s_cmp_gt_u32" => R::Scc(s(0)? > s(1)?),
+        "s_cmp_le_u32" => R::Scc(s(0)? <= s(1)?),
+        // S_BITCMP1_B32: "SCC = S0.u32[S1.u32[4 : 0]] == 1'1U".
+        "s_bitcmp1_b32" => R::Scc(s(0)? >> (s(1)? & 31) & 1 == 1),
+        // S_CMP_LG_U64: "SCC = S0.u64 != S1.u64".
+        "s_cmp_lg_u64" => R::Scc(s64(0)? != s64(1)?),
+        other => return Err(format!("no pseudocode for {other}")),
+    };
+    match r {
+        R::W32(v, c) => {
+            m.ws32(i.dst, v)?;
+            if let Some(c) = c {
+                m.st.scc = c;
+            }
+        }
+        R::W64(v, c) => {
+            match i.dst {
+                Some(Opnd::S(n)) => m.ws64(n, v)?,
+                other => return Err(format!("{other:?} is not an SGPR pair")),
+            }
+            if let Some(c) = c {
+                m.st.scc = c;
+            }
+        }
+        R::Scc(c) => m.st.scc = c,
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Running programs.
+// ---------------------------------------------------------------------------
+
+/// The slot of the harness in `co`: its vaddr and length in dwords, after
+/// checking it holds only `s_nop 0` (so a program is never written over
+/// anything else).
+pub fn find_slot(co: &CodeObject) -> Result<(u64, usize), QualifyError> {
+    let bad = |why: String| QualifyError::Corpus(format!("{HARNESS}'s program slot: {why}"));
+    co.kernel(HARNESS).map_err(|e| bad(e.to_string()))?;
+    let start = co
+        .symbol_vaddr(SLOT)
+        .ok_or_else(|| bad(format!("no label {SLOT}")))?;
+    let end = co
+        .symbol_vaddr(SLOT_END)
+        .ok_or_else(|| bad(format!("no label {SLOT_END}")))?;
+    if end <= start || (end - start) % 4 != 0 {
+        return Err(bad(format!("labels at {start:#x}..{end:#x}")));
+    }
+    let len = ((end - start) / 4) as usize;
+    let bytes = co
+        .read_vaddr(start, len as u64 * 4)
+        .map_err(|e| bad(e.to_string()))?;
+    if let Some(k) = bytes
+        .chunks_exact(4)
+        .position(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]) != S_NOP_0)
+    {
+        return Err(bad(format!("dword {k} is not s_nop 0")));
+    }
+    Ok((start, len))
+}
+
+/// `code` (an ELF code object with the harness) with `insts` written at
+/// the start of the harness's slot; the rest of the slot stays s_nop.
+pub fn program(code: &[u8], insts: &[Inst], wave64: bool) -> Result<Vec<u8>, QualifyError> {
+    let bad = |why: String| QualifyError::Corpus(format!("ALU program: {why}"));
+    let co = CodeObject::parse(code).map_err(|e| bad(e.to_string()))?;
+    let (vaddr, len) = find_slot(&co)?;
+    let mut words = Vec::new();
+    for i in insts {
+        words.extend(i.encode(wave64).map_err(|e| bad(e.to_string()))?);
+    }
+    if words.len() > len {
+        return Err(bad(format!(
+            "{} dwords do not fit the {len}-dword slot",
+            words.len()
+        )));
+    }
+    let off = co
+        .file_offset(vaddr, len as u64 * 4)
+        .map_err(|e| bad(e.to_string()))? as usize;
+    let mut out = code.to_vec();
+    for (k, w) in words.iter().enumerate() {
+        out[off + 4 * k..off + 4 * k + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    Ok(out)
+}
+
+/// The launch of the harness on `input`.
+pub fn dispatch<'a>(code: &'a [u8], input: &AluState, timeout: Duration) -> Dispatch<'a> {
+    let lanes = input.v.len();
+    let vin: Vec<u8> = input
+        .v
+        .iter()
+        .flatten()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let mut sin: Vec<u32> = input.s.to_vec();
+    sin.extend([
+        input.vcc as u32,
+        (input.vcc >> 32) as u32,
+        input.exec as u32,
+        (input.exec >> 32) as u32,
+        input.scc as u32,
+    ]);
+    let sin: Vec<u8> = sin.iter().flat_map(|x| x.to_le_bytes()).collect();
+    Dispatch {
+        code_object: code,
+        kernel: HARNESS,
+        groups: 1,
+        block: lanes as u32,
+        dynamic_lds: 0,
+        buffers: vec![
+            vin,
+            sin,
+            vec![0xa5; lanes * BLOCK * 4],
+            vec![0xa5; SCALAR_DWORDS * 4],
+        ],
+        args: vec![
+            ArgValue::Buffer(0),
+            ArgValue::Buffer(1),
+            ArgValue::Buffer(2),
+            ArgValue::Buffer(3),
+        ],
+        timeout,
+    }
+}
+
+/// The state the harness stored (`buffers` of a completed [`dispatch`]).
+/// Wave32: EXEC's high half is dropped (not a mask there).
+pub fn read_back(buffers: &[Vec<u8>], lanes: usize) -> Result<AluState, String> {
+    let dwords = |b: &Vec<u8>| -> Vec<u32> {
+        b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    let (Some(v), Some(s)) = (buffers.get(2), buffers.get(3)) else {
+        return Err("the launch returned fewer than 4 buffers".into());
+    };
+    let (v, s) = (dwords(v), dwords(s));
+    if v.len() != lanes * BLOCK || s.len() != SCALAR_DWORDS {
+        return Err(format!(
+            "buffers of {} and {} dwords, expected {} and {SCALAR_DWORDS}",
+            v.len(),
+            s.len(),
+            lanes * BLOCK
+        ));
+    }
+    let exec = s[10] as u64 | (s[11] as u64) << 32;
+    Ok(AluState {
+        v: v.chunks_exact(BLOCK)
+            .map(|c| std::array::from_fn(|k| c[k]))
+            .collect(),
+        s: std::array::from_fn(|k| s[k]),
+        vcc: s[8] as u64 | (s[9] as u64) << 32,
+        exec: exec & wave_mask(lanes as u32),
+        scc: s[12] != 0,
+    })
+}
+
+/// What the record says of one ALU program name.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AluResult {
+    /// The instruction (its table mnemonic) or chain name.
+    pub instruction: String,
+    pub waves: Vec<WaveSize>,
+    pub programs: u64,
+    /// Programs where the device, the software device and the pseudocode
+    /// left the same register block.
+    pub agreed: u64,
+    pub qualified: bool,
+}
+
+/// One ALU disagreement: the program, its input and the three outputs.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AluDisagreement {
+    pub instruction: String,
+    pub wave: WaveSize,
+    pub exec: ExecPattern,
+    /// The program: LLVM text and its words, one instruction a line.
+    pub program: String,
+    pub summary: String,
+    pub input: AluState,
+    pub device: AluState,
+    pub emu: AluState,
+    pub pseudocode: AluState,
+}
+
+/// Run `cases` programs per name of `names` and wave size of `objects` on
+/// both devices and the pseudocode.
+#[allow(clippy::too_many_arguments)]
+pub fn qualify_alu(
+    device: &mut dyn Backend,
+    emu: &mut dyn Backend,
+    objects: &[(WaveSize, &[u8])],
+    names: &[&str],
+    seed: u64,
+    cases: u64,
+    timeout: Duration,
+    progress: &mut dyn FnMut(&AluResult),
+) -> Result<(Vec<AluResult>, Vec<AluDisagreement>), QualifyError> {
+    let all = corpus_names();
+    let mut results = Vec::new();
+    let mut disagreements = Vec::new();
+    for name in names {
+        if !all.contains(name) {
+            return Err(QualifyError::Corpus(format!(
+                "{name} is not in the ALU corpus"
+            )));
+        }
+        let waves: Vec<WaveSize> = objects
+            .iter()
+            .map(|(w, _)| *w)
+            .filter(|w| *w == WaveSize::Wave32 || !wave32_only(name))
+            .collect();
+        let mut r = AluResult {
+            instruction: name.to_string(),
+            waves: waves.clone(),
+            programs: 0,
+            agreed: 0,
+            qualified: false,
+        };
+        for (wave, code) in objects.iter().filter(|(w, _)| waves.contains(w)) {
+            let wave64 = *wave == WaveSize::Wave64;
+            for k in 0..cases {
+                let insts = program_for(name, wave64, seed, k)?;
+                let bytes = program(code, &insts, wave64)?;
+                let (input, exec) = input(seed, *wave, k);
+                let lanes = input.v.len();
+                let run = |b: &mut dyn Backend, side: &'static str| {
+                    let d = dispatch(&bytes, &input, timeout);
+                    let c = b
+                        .dispatch(&d)
+                        .map_err(|error| QualifyError::Device { side, error })?;
+                    read_back(&c.buffers, lanes)
+                        .map_err(|e| QualifyError::Corpus(format!("{side}: {e}")))
+                };
+                let on_device = run(device, "device")?;
+                let on_emu = run(emu, "emu")?;
+                let mut want = input.clone();
+                run_pseudocode(&insts, &mut want, wave64)
+                    .map_err(|e| QualifyError::Corpus(format!("pseudocode of {name}: {e}")))?;
+                want.exec &= wave_mask(lanes as u32);
+                r.programs += 1;
+                if on_device == want && on_emu == want {
+                    r.agreed += 1;
+                    continue;
+                }
+                let side = |o: &AluState| if *o == want { "agrees" } else { "differs" };
+                disagreements.push(AluDisagreement {
+                    instruction: name.to_string(),
+                    wave: *wave,
+                    exec,
+                    program: crate::isa::alu::listing(&insts, wave64),
+                    summary: format!(
+                        "device {} with the pseudocode, emu {}; device and emu {}",
+                        side(&on_device),
+                        side(&on_emu),
+                        if on_device == on_emu {
+                            "agree"
+                        } else {
+                            "differ"
+                        }
+                    ),
+                    input,
+                    device: on_device,
+                    emu: on_emu,
+                    pseudocode: want,
+                });
+            }
+        }
+        r.qualified = r.programs > 0 && r.agreed == r.programs;
+        progress(&r);
+        results.push(r);
+    }
+    Ok((results, disagreements))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(lanes: usize) -> AluState {
+        AluState {
+            v: vec![[0; BLOCK]; lanes],
+            s: [0; BLOCK],
+            vcc: 0,
+            exec: wave_mask(lanes as u32),
+            scc: false,
+        }
+    }
+
+    fn run(text: &str, dst: Option<Opnd>, sdst: Option<Opnd>, srcs: Vec<Opnd>, st: &mut AluState) {
+        let i = AluInst::new(text, dst, sdst, srcs).unwrap();
+        run_pseudocode(&[Inst::One(i)], st, st.v.len() == 64).unwrap();
+    }
+
+    /// Values worked out by hand from the guide's pseudocode.
+    #[test]
+    fn bit_field_extracts_past_bit_31() {
+        let mut st = state(32);
+        st.v[0][1] = 0x8000_0000;
+        let (d, s) = (Some(Opnd::V(16)), Opnd::V(17));
+        // (S0.i32 >> 28) = 0xfffffff8; & 0xff = 0xf8; sign bit 7 set.
+        run(
+            "v_bfe_i32",
+            d,
+            None,
+            vec![s, Opnd::Int(28), Opnd::Int(8)],
+            &mut st,
+        );
+        assert_eq!(st.v[0][0], 0xffff_fff8);
+        run(
+            "v_bfe_u32",
+            d,
+            None,
+            vec![s, Opnd::Int(28), Opnd::Int(8)],
+            &mut st,
+        );
+        assert_eq!(st.v[0][0], 0x8);
+        // Width 0 is 0 (and SCC 0); a 7-bit width past 32 keeps every bit.
+        st.s[1] = 0xf000_0000;
+        run(
+            "s_bfe_i32",
+            Some(Opnd::S(32)),
+            None,
+            vec![Opnd::S(33), Opnd::Lit(4)],
+            &mut st,
+        );
+        assert_eq!((st.s[0], st.scc), (0, false));
+        run(
+            "s_bfe_u32",
+            Some(Opnd::S(32)),
+            None,
+            vec![Opnd::S(33), Opnd::Lit(4 | 40 << 16)],
+            &mut st,
+        );
+        assert_eq!((st.s[0], st.scc), (0x0f00_0000, true));
+        run(
+            "s_bfe_i32",
+            Some(Opnd::S(32)),
+            None,
+            vec![Opnd::S(33), Opnd::Lit(4 | 40 << 16)],
+            &mut st,
+        );
+        assert_eq!(st.s[0], 0xff00_0000);
+    }
+
+    #[test]
+    fn carries_and_counts() {
+        let mut st = state(32);
+        st.exec = 0b101;
+        for l in 0..3 {
+            st.v[l][1] = 1;
+            st.v[l][2] = 2;
+        }
+        // 1 - 2 borrows; lane 1 is inactive: its carry bit is 0.
+        run(
+            "v_sub_co_u32",
+            Some(Opnd::V(16)),
+            Some(Opnd::S(34)),
+            vec![Opnd::V(17), Opnd::V(18)],
+            &mut st,
+        );
+        assert_eq!(st.v[0][0], 0xffff_ffff);
+        assert_eq!(st.v[1][0], 0);
+        assert_eq!(st.s[2], 0b101);
+        // S_SUBB_U32: 0 - 0 - SCC.
+        st.scc = true;
+        run(
+            "s_subb_u32",
+            Some(Opnd::S(32)),
+            None,
+            vec![Opnd::Int(0), Opnd::Int(0)],
+            &mut st,
+        );
+        assert_eq!((st.s[0], st.scc), (0xffff_ffff, true));
+        // V_MAD_U64_U32: (2^32 - 1)^2 + (2^64 - 1) carries out of bit 63.
+        st.v[0][1] = u32::MAX;
+        st.v[0][2] = u32::MAX;
+        st.v[0][4] = u32::MAX;
+        st.v[0][5] = u32::MAX;
+        run(
+            "v_mad_u64_u32",
+            Some(Opnd::V(22)),
+            Some(Opnd::Vcc),
+            vec![Opnd::V(17), Opnd::V(18), Opnd::V(20)],
+            &mut st,
+        );
+        assert_eq!((st.v[0][6], st.v[0][7]), (0, 0xffff_fffe));
+        assert_eq!(st.vcc & 1, 1);
+        // CLS/CLZ/CTZ: -1 when there is nothing to find.
+        for (x, cls, clz, ctz) in [
+            (0u32, u32::MAX, u32::MAX, u32::MAX),
+            (u32::MAX, u32::MAX, 0, 0),
+            (1, 31, 31, 0),
+            (0x4000_0000, 1, 1, 30),
+        ] {
+            st.v[0][1] = x;
+            run(
+                "v_cls_i32_e32",
+                Some(Opnd::V(16)),
+                None,
+                vec![Opnd::V(17)],
+                &mut st,
+            );
+            assert_eq!(st.v[0][0], cls, "cls {x:#x}");
+            run(
+                "v_clz_i32_u32_e32",
+                Some(Opnd::V(16)),
+                None,
+                vec![Opnd::V(17)],
+                &mut st,
+            );
+            assert_eq!(st.v[0][0], clz, "clz {x:#x}");
+            run(
+                "v_ctz_i32_b32_e32",
+                Some(Opnd::V(16)),
+                None,
+                vec![Opnd::V(17)],
+                &mut st,
+            );
+            assert_eq!(st.v[0][0], ctz, "ctz {x:#x}");
+        }
+    }
+
+    #[test]
+    fn wave32_compares_write_vcc_lo_and_zero_inactive_lanes() {
+        let mut st = state(32);
+        st.vcc = 0xdead_beef_ffff_ffff;
+        st.exec = 0b1110;
+        for l in 0..32 {
+            st.v[l][1] = l as u32;
+        }
+        run(
+            "v_cmp_lt_u32_e32",
+            None,
+            None,
+            vec![Opnd::Int(0), Opnd::V(17)],
+            &mut st,
+        );
+        assert_eq!(st.vcc, 0xdead_beef_0000_000e);
+        // v_cmpx writes EXEC.
+        run(
+            "v_cmpx_gt_u32_e32",
+            None,
+            None,
+            vec![Opnd::Int(2), Opnd::V(17)],
+            &mut st,
+        );
+        assert_eq!(st.exec, 0b10);
+        // V_MED3_I32(-1, 5, 3) = 3.
+        st.exec = 1;
+        run(
+            "v_med3_i32",
+            Some(Opnd::V(16)),
+            None,
+            vec![Opnd::Int(-1), Opnd::Int(5), Opnd::Int(3)],
+            &mut st,
+        );
+        assert_eq!(st.v[0][0], 3);
+    }
+
+    /// Every name of the corpus makes programs that fit the slot, for both
+    /// wave sizes it runs in.
+    #[test]
+    fn every_program_encodes_and_fits() {
+        for name in corpus_names() {
+            for wave64 in [false, true] {
+                if wave64 && wave32_only(name) {
+                    continue;
+                }
+                for k in 0..20 {
+                    let p = program_for(name, wave64, 1, k).unwrap();
+                    let words: usize = p.iter().map(|i| i.encode(wave64).unwrap().len()).sum();
+                    assert!(words <= 32, "{name}");
+                }
+            }
+        }
+    }
+}

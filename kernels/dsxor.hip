@@ -339,11 +339,16 @@ DSXOR_GLOBAL void dsxor_alu_harness(const uint32_t *__restrict__ vin,
   const uint32_t *in = vin + tid * 8;
   uint32_t v0 = in[0], v1 = in[1], v2 = in[2], v3 = in[3];
   uint32_t v4 = in[4], v5 = in[5], v6 = in[6], v7 = in[7];
-  uint32_t s0 = sin[0], s1 = sin[1], s2 = sin[2], s3 = sin[3];
-  uint32_t s4 = sin[4], s5 = sin[5], s6 = sin[6], s7 = sin[7];
-  const uint64_t vcc_in = sin[8] | (uint64_t)sin[9] << 32;
-  const uint64_t exec_in = sin[10] | (uint64_t)sin[11] << 32;
-  const uint32_t scc_in = sin[12];
+  // readfirstlane, inside the asm operands: the SGPR inputs are uniform,
+  // but at -O0/-O1 the compiler keeps them in VGPRs (or spills locals to
+  // scratch and reloads them into VGPRs), and an "s" constraint on a VGPR
+  // value is an "illegal VGPR to SGPR copy"; user builds compile this file
+  // at every -O level.
+// (readfirstlane returns an int: the casts keep the low half from being
+// sign-extended into the high one.)
+#define DSXOR_SIN(i) ((uint32_t)__builtin_amdgcn_readfirstlane(sin[i]))
+#define DSXOR_SIN64(i) (DSXOR_SIN(i) | (uint64_t)DSXOR_SIN(i + 1) << 32)
+  uint32_t s0, s1, s2, s3, s4, s5, s6, s7;
   uint64_t saved, vcc_out, exec_out;
   uint32_t scc_out;
   __asm__ volatile(
@@ -363,12 +368,18 @@ DSXOR_GLOBAL void dsxor_alu_harness(const uint32_t *__restrict__ vin,
       "s_mov_b64 exec, %[saved]"
       : "+{v16}"(v0), "+{v17}"(v1), "+{v18}"(v2), "+{v19}"(v3),
         "+{v20}"(v4), "+{v21}"(v5), "+{v22}"(v6), "+{v23}"(v7),
-        "+{s32}"(s0), "+{s33}"(s1), "+{s34}"(s2), "+{s35}"(s3),
-        "+{s36}"(s4), "+{s37}"(s5), "+{s38}"(s6), "+{s39}"(s7),
+        "={s32}"(s0), "={s33}"(s1), "={s34}"(s2), "={s35}"(s3),
+        "={s36}"(s4), "={s37}"(s5), "={s38}"(s6), "={s39}"(s7),
         [saved] "=&s"(saved), [vcc_out] "=&s"(vcc_out),
         [exec_out] "=&s"(exec_out), [scc_out] "=&s"(scc_out)
-      : [vcc_in] "s"(vcc_in), [exec_in] "s"(exec_in), [scc_in] "s"(scc_in)
+      : "{s32}"(DSXOR_SIN(0)), "{s33}"(DSXOR_SIN(1)), "{s34}"(DSXOR_SIN(2)),
+        "{s35}"(DSXOR_SIN(3)), "{s36}"(DSXOR_SIN(4)), "{s37}"(DSXOR_SIN(5)),
+        "{s38}"(DSXOR_SIN(6)), "{s39}"(DSXOR_SIN(7)),
+        [vcc_in] "s"(DSXOR_SIN64(8)), [exec_in] "s"(DSXOR_SIN64(10)),
+        [scc_in] "s"(DSXOR_SIN(12))
       : "vcc", "scc", "memory");
+#undef DSXOR_SIN64
+#undef DSXOR_SIN
   uint32_t *out = vout + tid * 8;
   out[0] = v0; out[1] = v1; out[2] = v2; out[3] = v3;
   out[4] = v4; out[5] = v5; out[6] = v6; out[7] = v7;

@@ -2587,7 +2587,10 @@ mod tests {
                 }
             }
         }
-        assert!(branches > 1000 && quanta > 1500, "{branches} branches, {quanta} quanta");
+        assert!(
+            branches > 1000 && quanta > 1500,
+            "{branches} branches, {quanta} quanta"
+        );
     }
 
     /// V_CNDMASK_B32's vectorized blend against a lane-by-lane reading of

@@ -176,17 +176,7 @@ pub fn words_to_wire(words: &[u64]) -> String {
 
 /// The inverse of [`words_to_wire`].
 pub fn words_from_wire(text: &str, what: &str) -> Result<Vec<u64>, String> {
-    use base64::Engine;
-    let bytes = b64()
-        .decode(text)
-        .map_err(|e| format!("{what}: not base64: {e}"))?;
-    if !bytes.len().is_multiple_of(8) {
-        return Err(format!(
-            "{what}: {} bytes, not a whole number of 8-byte words",
-            bytes.len()
-        ));
-    }
-    Ok(bytes
+    Ok(bytes_from_wire(text, what, 8)?
         .chunks_exact(8)
         .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
         .collect())
@@ -199,20 +189,25 @@ fn u32s_to_wire(words: impl Iterator<Item = u32>) -> String {
 }
 
 fn u32s_from_wire(text: &str, what: &str) -> Result<Vec<u32>, String> {
+    Ok(bytes_from_wire(text, what, 4)?
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}
+
+/// Base64 text decoded to a whole number of `width`-byte words.
+fn bytes_from_wire(text: &str, what: &str, width: usize) -> Result<Vec<u8>, String> {
     use base64::Engine;
     let bytes = b64()
         .decode(text)
         .map_err(|e| format!("{what}: not base64: {e}"))?;
-    if !bytes.len().is_multiple_of(4) {
+    if !bytes.len().is_multiple_of(width) {
         return Err(format!(
-            "{what}: {} bytes, not a whole number of 4-byte words",
+            "{what}: {} bytes, not a whole number of {width}-byte words",
             bytes.len()
         ));
     }
-    Ok(bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect())
+    Ok(bytes)
 }
 
 /// One `Round` on the wire.

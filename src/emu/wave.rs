@@ -738,46 +738,80 @@ impl Wave {
         quantum: u64,
     ) -> Result<Status, WaveError> {
         let prog = env.prog;
+        if self.hazard.is_some() {
+            return self.run_stepwise(env, lds, rng, quantum);
+        }
         let mut left = quantum;
-        if self.hazard.is_none() {
-            let insts = &prog.insts[..];
-            let ops = &prog.ops[..];
-            while left > 0 {
-                let i = self.pc as usize;
-                // A straight run of instructions with handlers: no pc,
-                // counter, bounds or status work per instruction, only
-                // one indirect call each. Cut at `left`, so the quantum
-                // (and with it the interleaving of waves) is exact.
-                let run = prog
-                    .runs
-                    .get(i)
-                    .map_or(0, |&n| (n as u64).min(left) as usize);
+        let insts = &prog.insts[..];
+        let ops = &prog.ops[..];
+        while left > 0 {
+            let mut i = self.pc as usize;
+            // A straight run of instructions with handlers: no pc,
+            // counter, bounds or status work per instruction, only
+            // one indirect call each. Cut at `left`, so the quantum
+            // (and with it the interleaving of waves) is exact.
+            let run = prog
+                .runs
+                .get(i)
+                .map_or(0, |&n| (n as u64).min(left) as usize);
+            if run > 0 {
                 if let (Some(ops), Some(insts)) = (ops.get(i..i + run), insts.get(i..i + run)) {
-                    if run > 0 {
-                        for (op, inst) in ops.iter().zip(insts) {
-                            (op.f)(self, op, inst);
-                        }
-                        self.pc = (i + run) as u32;
-                        self.executed += run as u64;
-                        left -= run as u64;
-                        continue;
+                    for (op, inst) in ops.iter().zip(insts) {
+                        (op.f)(self, op, inst);
+                    }
+                    i += run;
+                    self.pc = i as u32;
+                    self.executed += run as u64;
+                    left -= run as u64;
+                    if left == 0 {
+                        break;
                     }
                 }
-                left -= 1;
-                let i = i as u32;
-                let Some(inst) = insts.get(i as usize) else {
-                    return Err(WaveError::PcOutsideText {
-                        pc: Wave::pc_addr(prog, i),
-                    });
-                };
-                self.pc = i + 1;
-                self.executed += 1;
-                if let Some(st) = self.exec_generic(inst, i, env, lds, rng.as_deref_mut())? {
-                    return Ok(st);
-                }
             }
-            return Ok(Status::Running);
+            // A SOPP branch with a resolved target (the usual end of a
+            // block): taken or not, the pc moves here and the loop goes on
+            // at the next block, as exec_generic would leave it (pc past
+            // the branch, then the target if taken); one instruction of
+            // the quantum, one executed.
+            if let Some(Inst::Branch {
+                cond,
+                target: Some(t),
+                ..
+            }) = insts.get(i)
+            {
+                left -= 1;
+                self.executed += 1;
+                self.pc = if self.taken(*cond) { *t } else { i as u32 + 1 };
+                continue;
+            }
+            left -= 1;
+            let i = i as u32;
+            let Some(inst) = insts.get(i as usize) else {
+                return Err(WaveError::PcOutsideText {
+                    pc: Wave::pc_addr(prog, i),
+                });
+            };
+            self.pc = i + 1;
+            self.executed += 1;
+            if let Some(st) = self.exec_generic(inst, i, env, lds, rng.as_deref_mut())? {
+                return Ok(st);
+            }
         }
+        Ok(Status::Running)
+    }
+
+    /// [`Wave::run`] one instruction at a time through
+    /// [`Wave::exec_generic`], with the hazard checker when the wave has
+    /// one (the block loop's reference: the tests compare the two).
+    fn run_stepwise(
+        &mut self,
+        env: &Env<'_>,
+        lds: &mut Lds,
+        mut rng: Option<&mut ChaCha8Rng>,
+        quantum: u64,
+    ) -> Result<Status, WaveError> {
+        let prog = env.prog;
+        let mut left = quantum;
         while left > 0 {
             left -= 1;
             let i = self.pc;
@@ -2457,6 +2491,105 @@ mod tests {
             checked > 5_000 && forms.len() > 150,
             "only {checked} checks over {} forms",
             forms.len()
+        );
+    }
+
+    /// The block loop of [`Wave::run`] (handler runs and the branch fast
+    /// path) against [`Wave::run_stepwise`] (every instruction through the
+    /// generic path) on random programs of scalar/vector ALU instructions
+    /// and SOPP branches of every condition (targets inside the text, and
+    /// now and then outside it), run in random quanta: the same status or
+    /// error after every quantum, the same pc, executed count and state.
+    #[test]
+    fn block_loop_agrees_with_the_stepwise_path() {
+        use super::super::decode::{decode_one, decode_text};
+        let mut rng = ChaCha8Rng::seed_from_u64(13);
+        let encodings: [(u32, u32); 6] = [
+            (0b10 << 30, 0x3fff_ffff), // SOP2
+            (0x17d << 23, 0x7f_ffff),  // SOP1
+            (0x17e << 23, 0x7f_ffff),  // SOPC
+            (0xb << 28, 0x0fff_ffff),  // SOPK
+            (0, 0x7fff_ffff),          // VOP2 (and VOP1/VOPC by prefix)
+            (0x3e << 25, 0x1ff_ffff),  // VOPC
+        ];
+        let (mut branches, mut quanta) = (0usize, 0usize);
+        for case in 0..300u64 {
+            // (words, Some(branch target instruction) for a branch)
+            let mut insts: Vec<(Vec<u32>, Option<i64>)> = Vec::new();
+            let n = rng.random_range(4..30);
+            while insts.len() < n {
+                if rng.random_range(0..4) == 0 {
+                    let op = rng.random_range(32..=38u32);
+                    let t = if rng.random_range(0..10) == 0 {
+                        rng.random_range(-1000..1000)
+                    } else {
+                        rng.random_range(0..n as i64)
+                    };
+                    insts.push((vec![0x17f << 23 | op << 16], Some(t)));
+                    continue;
+                }
+                let (fixed, mask) = encodings[rng.random_range(0..encodings.len())];
+                let words = [fixed | (rng.random::<u32>() & mask), rng.random(), 0];
+                let (inst, k) = decode_one(&words);
+                if matches!(inst, Inst::Unsupported(_)) || k == 0 {
+                    continue;
+                }
+                insts.push((words[..k].to_vec(), None));
+            }
+            insts.push((vec![0x17f << 23 | 48 << 16], None)); // s_endpgm
+            let starts: Vec<i64> = insts
+                .iter()
+                .scan(0i64, |w, (ws, _)| {
+                    let s = *w;
+                    *w += ws.len() as i64;
+                    Some(s)
+                })
+                .collect();
+            let mut text = Vec::new();
+            for (k, (ws, t)) in insts.iter().enumerate() {
+                let mut ws = ws.clone();
+                if let Some(t) = *t {
+                    // Words from the next instruction to the target's start.
+                    let to = starts.get(t as usize).copied().unwrap_or(t);
+                    ws[0] |= (to - starts[k] - 1) as u16 as u32;
+                }
+                text.extend(ws.iter().flat_map(|w| w.to_le_bytes()));
+            }
+            let prog = decode_text(&text, 0x1000);
+            branches += prog
+                .insts
+                .iter()
+                .filter(|i| matches!(i, Inst::Branch { .. }))
+                .count();
+            let mem = GlobalMem::new();
+            let env = Env {
+                prog: &prog,
+                mem: &mem,
+                fault: None,
+            };
+            let wave64 = case % 2 == 1;
+            let seed = rng.random();
+            let (mut a, mut b) = (random_wave(wave64, seed), random_wave(wave64, seed));
+            (a.pc, b.pc) = (0, 0);
+            let (mut la, mut lb) = (Lds::new(64), Lds::new(64));
+            for call in 0..12 {
+                let q = rng.random_range(1..60);
+                let ra = a.run(&env, &mut la, None, q);
+                let rb = b.run_stepwise(&env, &mut lb, None, q);
+                let what = format!("case {case} call {call} (quantum {q}, wave64 {wave64})");
+                assert_eq!(format!("{ra:?}"), format!("{rb:?}"), "{what}: result");
+                assert_eq!(a.executed, b.executed, "{what}: executed");
+                assert_eq!(a.exec(), b.exec(), "{what}: EXEC");
+                same(&a, &b, &what);
+                quanta += 1;
+                if !matches!(ra, Ok(Status::Running)) {
+                    break;
+                }
+            }
+        }
+        assert!(
+            branches > 1000 && quanta > 1500,
+            "{branches} branches, {quanta} quanta"
         );
     }
 

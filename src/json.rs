@@ -31,6 +31,13 @@ pub fn refuse_duplicate_keys(text: &str) -> Result<(), serde_json::Error> {
 /// Read a UTF-8 file of at most `limit` bytes; a longer one is refused
 /// (`InvalidData`, naming `what` and the limit) before it is read.
 pub fn read_bounded(path: &Path, limit: u64, what: &str) -> std::io::Result<String> {
+    String::from_utf8(read_bounded_bytes(path, limit, what)?)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
+/// Read a file of at most `limit` bytes; a longer one is refused
+/// (`InvalidData`, naming `what` and the limit) before it is read.
+pub fn read_bounded_bytes(path: &Path, limit: u64, what: &str) -> std::io::Result<Vec<u8>> {
     let too_big = |len: u64| {
         std::io::Error::new(
             std::io::ErrorKind::InvalidData,
@@ -47,12 +54,12 @@ pub fn read_bounded(path: &Path, limit: u64, what: &str) -> std::io::Result<Stri
     }
     // The size can change while reading (a pipe, a growing file): read at
     // most one byte past the limit.
-    let mut text = String::new();
-    file.take(limit + 1).read_to_string(&mut text)?;
-    if text.len() as u64 > limit {
-        return Err(too_big(text.len() as u64));
+    let mut data = Vec::new();
+    file.take(limit + 1).read_to_end(&mut data)?;
+    if data.len() as u64 > limit {
+        return Err(too_big(data.len() as u64));
     }
-    Ok(text)
+    Ok(data)
 }
 
 /// A JSON document walked only to refuse an object with a repeated key.

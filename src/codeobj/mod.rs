@@ -185,38 +185,12 @@ pub const MAX_CODE_OBJECT_BYTES: u64 = 256 << 20;
 /// Read a code object file of at most [`MAX_CODE_OBJECT_BYTES`]; a longer
 /// one is refused before it is read (an `Io` error of kind `InvalidData`).
 pub fn read_file(path: &Path) -> Result<Vec<u8>, CodeObjectError> {
-    read_file_limited(path, MAX_CODE_OBJECT_BYTES)
-}
-
-fn read_file_limited(path: &Path, limit: u64) -> Result<Vec<u8>, CodeObjectError> {
-    use std::io::Read as _;
-    let io = |error| CodeObjectError::Io {
-        path: path.to_path_buf(),
-        error,
-    };
-    let too_big = |len: u64| {
-        io(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!(
-                "{len} bytes or more, over the {} MiB limit for a code object \
-                 (dsxor::codeobj::MAX_CODE_OBJECT_BYTES)",
-                limit >> 20
-            ),
-        ))
-    };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let len = file.metadata().map_err(io)?.len();
-    if len > limit {
-        return Err(too_big(len));
-    }
-    // The size can change while reading (a pipe, a growing file): read at
-    // most one byte past the limit.
-    let mut data = Vec::new();
-    file.take(limit + 1).read_to_end(&mut data).map_err(io)?;
-    if data.len() as u64 > limit {
-        return Err(too_big(data.len() as u64));
-    }
-    Ok(data)
+    crate::json::read_bounded_bytes(path, MAX_CODE_OBJECT_BYTES, "code object").map_err(|error| {
+        CodeObjectError::Io {
+            path: path.to_path_buf(),
+            error,
+        }
+    })
 }
 
 impl CodeObject {

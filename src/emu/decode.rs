@@ -2105,7 +2105,11 @@ pub enum Op16 {
     SatPkU8I16,
     /// v_cmp / v_cmpx on 16-bit integers: `cond` as in [`Cmp`] (1 lt,
     /// 2 eq, 3 le, 4 gt, 5 ne, 6 ge).
-    Cmp { cond: u8, signed: bool, cmpx: bool },
+    Cmp {
+        cond: u8,
+        signed: bool,
+        cmpx: bool,
+    },
 }
 
 /// Width of an operand of a 16-bit operation.
@@ -2372,7 +2376,10 @@ fn decode16_vop1(w: &[u32], op: u32) -> Option<(Inst, usize)> {
     } else {
         (s0, false)
     };
-    if let Err(e) = (o.srcs()[0] == W16::H).then(|| src16_ok(s0)).unwrap_or(Ok(())) {
+    if let Err(e) = (o.srcs()[0] == W16::H)
+        .then(|| src16_ok(s0))
+        .unwrap_or(Ok(()))
+    {
         return Some((unsupported("VOP1", op, name, e, &w[..n]), n));
     }
     hi |= s0hi as u8;

@@ -343,9 +343,15 @@ mod tests {
         assert_eq!(lane_value(AshrrevI16, 16, 0x8000, 0, false), 0x8000);
         assert_eq!(lane_value(SatPkU8I16, 0x8000_0100, 0, 0, false), 0x00ff);
         assert_eq!(lane_value(SatPkU8I16, 0x0100_ffff, 0, 0, false), 0xff00);
-        assert_eq!(lane_value(CvtPkI16I32, 0x8000_0000, 0x7fff_ffff, 0, false), 0x7fff_8000);
+        assert_eq!(
+            lane_value(CvtPkI16I32, 0x8000_0000, 0x7fff_ffff, 0, false),
+            0x7fff_8000
+        );
         assert_eq!(lane_value(CvtPkU16U32, 0x1_0000, 5, 0, false), 0x0005_ffff);
-        assert_eq!(lane_value(MadI32I16, 0x8000, 0x8000, 0x7fff_ffff, true), 0x7fff_ffff);
+        assert_eq!(
+            lane_value(MadI32I16, 0x8000, 0x8000, 0x7fff_ffff, true),
+            0x7fff_ffff
+        );
         assert_eq!(lane_value(Med3I16, 0xffff, 5, 0x8000, false), 0xffff);
     }
 }

@@ -433,7 +433,9 @@ fn lit16(rng: &mut ChaCha8Rng) -> Opnd {
     const F16: [u32; 9] = [
         0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118,
     ];
-    const E: [u32; 8] = [0x7fff, 0x8000, 0x8001, 0xfffe, 0x00ff, 0x0100, 0xff00, 0x1234];
+    const E: [u32; 8] = [
+        0x7fff, 0x8000, 0x8001, 0xfffe, 0x00ff, 0x0100, 0xff00, 0x1234,
+    ];
     let mut v = match rng.random_range(0..2u32) {
         0 => E[rng.random_range(0..E.len())],
         _ => rng.random_range(0..0x1_0000u32),
@@ -1270,7 +1272,10 @@ fn one(m: &mut Machine, i: &AluInst) -> Result<(), String> {
 fn is_16bit(i: &AluInst) -> bool {
     use crate::isa::alu::Kind;
     i.op.dst == Kind::V16
-        || i.op.srcs.iter().any(|k| matches!(k, Kind::V16 | Kind::Any16))
+        || i.op
+            .srcs
+            .iter()
+            .any(|k| matches!(k, Kind::V16 | Kind::Any16))
         || matches!(i.op.name, "v_cvt_pk_i16_i32" | "v_cvt_pk_u16_u32")
 }
 

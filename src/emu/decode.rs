@@ -2612,10 +2612,12 @@ fn decode16_vop1(w: &[u32], op: u32) -> Option<(Inst, usize)> {
     } else {
         (s0, false)
     };
-    if let Err(e) = (o.srcs()[0] == W16::H)
-        .then(|| src16_ok(s0))
-        .unwrap_or(Ok(()))
-    {
+    let checked = if o.srcs()[0] == W16::H {
+        src16_ok(s0)
+    } else {
+        Ok(())
+    };
+    if let Err(e) = checked {
         return Some((unsupported("VOP1", op, name, e, &w[..n]), n));
     }
     hi |= s0hi as u8;

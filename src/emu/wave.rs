@@ -283,6 +283,33 @@ impl DsWave for Wave {
     }
 }
 
+impl super::valu16::Wave16 for Wave {
+    fn lanes(&self) -> u32 {
+        self.lanes
+    }
+    fn exec(&self) -> u64 {
+        Wave::exec(self)
+    }
+    fn set_exec(&mut self, m: u64) {
+        Wave::set_exec(self, m)
+    }
+    fn vgpr(&self, r: usize, lane: usize) -> u32 {
+        Wave::vgpr(self, r, lane)
+    }
+    fn set_vgpr(&mut self, r: usize, lane: usize, val: u32) {
+        Wave::set_vgpr(self, r, lane, val)
+    }
+    fn s32(&self, src: Src) -> u32 {
+        Wave::s32(self, src)
+    }
+    fn read_mask(&self, src: Src) -> u64 {
+        Wave::read_mask(self, src)
+    }
+    fn write_mask(&mut self, r: u8, m: u64) {
+        Wave::write_mask(self, r, m)
+    }
+}
+
 impl Wave {
     pub fn new(wave64: bool) -> Wave {
         Wave {
@@ -997,6 +1024,7 @@ impl Wave {
                 exec_ds(self, d, lds, env.fault, rng, pc)?
             }
             Inst::Flat(f) => self.flat(f, env.mem, Wave::pc_addr(prog, i))?,
+            Inst::Valu16(v) => super::valu16::exec(self, v),
             Inst::Unsupported(u) => {
                 return Err(WaveError::Unsupported {
                     pc: Wave::pc_addr(prog, i),

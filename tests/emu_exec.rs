@@ -208,11 +208,13 @@ fn s_call_b64_saves_the_return_address_and_s_setpc_returns() {
 
 #[test]
 fn s_movrel_index_sgprs_by_m0() {
-    // S_MOVRELS: D0 = SGPR[SRC0 + M0]; S_MOVRELD: SGPR[DST + M0] = S0;
-    // S_MOVRELSD_2_B32: SGPR[DST + M0[25:16]] = SGPR[SRC0 + M0[9:0]].
+    // S_MOVRELS: "addr = SRC0.u32; addr += M0.u32[31 : 0]; D0 = SGPR[addr]";
+    // S_MOVRELD: "addr = DST.u32; addr += M0.u32[31 : 0]; SGPR[addr] = S0";
+    // S_MOVRELSD_2_B32: "addrs += M0.u32[9 : 0]; addrd += M0.u32[25 : 16];
+    // SGPR[addrd] = SGPR[addrs]"; the B64 forms need M0 even.
     let Some(w) = run(
-        "s_mov_b32 m0, 3\ns_movrels_b32 s0, s10\ns_movrels_b64 s[2:3], s[10:11]\n\
-         s_movreld_b32 s20, s5\ns_movreld_b64 s[24:25], s[6:7]\n\
+        "s_mov_b32 m0, 3\ns_movrels_b32 s0, s10\ns_movreld_b32 s20, s5\n\
+         s_mov_b32 m0, 4\ns_movrels_b64 s[2:3], s[10:11]\ns_movreld_b64 s[24:25], s[6:7]\n\
          s_mov_b32 m0, 0x20001\ns_movrelsd_2_b32 s40, s10\ns_endpgm\n",
         |w| {
             for i in 10..16 {
@@ -225,10 +227,27 @@ fn s_movrel_index_sgprs_by_m0() {
     ) else {
         return;
     };
-    assert_eq!((w.s[0], w.s[2], w.s[3]), (0x100d, 0x100d, 0x100e));
+    assert_eq!((w.s[0], w.s[2], w.s[3]), (0x100d, 0x100e, 0x100f));
     assert_eq!((w.s[20], w.s[23]), (0, 0x55));
-    assert_eq!((w.s[24], w.s[27], w.s[28]), (0, 0x66, 0x77));
+    assert_eq!((w.s[24], w.s[28], w.s[29]), (0, 0x66, 0x77));
     assert_eq!((w.s[40], w.s[42]), (0, 0x100b));
+}
+
+#[test]
+fn s_movrel_b64_with_an_odd_index_stops_the_wave() {
+    let Some(r) = run_with(
+        "s_mov_b32 m0, 1\ns_movrels_b64 s[0:1], s[10:11]\ns_endpgm\n",
+        false,
+        None,
+        0,
+        |_| {},
+    ) else {
+        return;
+    };
+    match r.result {
+        Err(WaveError::Unsupported { detail, .. }) => assert!(detail.contains("odd"), "{detail}"),
+        other => panic!("expected the odd-index error, got {other:?}"),
+    }
 }
 
 #[test]

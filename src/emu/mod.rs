@@ -3,6 +3,8 @@
 //!
 //! - `decode`: `.text` → a compact instruction form, decoded once.
 //! - `wave`: one wave's registers and the scalar/vector/memory interpreter.
+//! - `vext`: the packed (VOP3P) integer, dot-product, lane-permute,
+//!   M0-relative and quad-SAD VALU instructions, from the ISA pseudocode.
 //! - `ds`: LDS instructions from the ISA pseudocode (never `model`).
 //! - `fault`: fault injection into DS atomics (classes, rates, conditions).
 //! - `mem`: bounds-checked global memory at fake device addresses.
@@ -16,6 +18,7 @@ pub mod ds;
 pub mod fault;
 pub mod hazard;
 pub mod mem;
+pub mod vext;
 pub mod wave;
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};

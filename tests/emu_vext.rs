@@ -283,7 +283,11 @@ s_endpgm
             }
             continue;
         }
-        let fetched = if mirror == 5 { None } else { Some(100 + mirror) };
+        let fetched = if mirror == 5 {
+            None
+        } else {
+            Some(100 + mirror)
+        };
         // Fetch-inactive off, bound-ctrl off: a lane whose source is inactive
         // keeps its value (policy permlane-inactive-source).
         assert_eq!(w.vgpr(10, l), fetched.unwrap_or(0xdead), "v10 lane {l}");
@@ -320,7 +324,11 @@ s_endpgm
         );
         // "altlane = { ~lane[5], lane[4 : 0] }; if EXEC[lane].u1 then
         // VGPR[lane][VDST.u32] = tmp[altlane]".
-        let want = if l == 63 { 0xdead } else { 100 + (l ^ 32) as u32 };
+        let want = if l == 63 {
+            0xdead
+        } else {
+            100 + (l ^ 32) as u32
+        };
         assert_eq!(w.vgpr(12, l), want, "permlane64 lane {l}");
     }
     // Wave32: "Supported in wave64 ONLY; treated as scalar NOP in wave32".
@@ -369,8 +377,11 @@ s_endpgm
         assert_eq!(w.vgpr(51, l), pick(42, 51), "swaprel src lane {l}");
     }
     // Past v255 is an error naming the policy.
-    let Some((_, r)) = run_result("s_mov_b32 m0, 250\nv_movrels_b32 v1, v10\ns_endpgm\n", false, |_| {})
-    else {
+    let Some((_, r)) = run_result(
+        "s_mov_b32 m0, 250\nv_movrels_b32 v1, v10\ns_endpgm\n",
+        false,
+        |_| {},
+    ) else {
         return;
     };
     match r {
@@ -425,7 +436,10 @@ s_endpgm
 fn unmodelled_modifiers_are_errors_naming_the_policy() {
     for (src, policy) in [
         ("v_pk_mul_lo_u16 v1, v2, v3 clamp", "PACKED_CLAMP"),
-        ("v_pk_add_u16 v1, v2, v3 neg_lo:[1,0]", "NEG_ON_PACKED_INTEGER"),
+        (
+            "v_pk_add_u16 v1, v2, v3 neg_lo:[1,0]",
+            "NEG_ON_PACKED_INTEGER",
+        ),
     ] {
         let Some((_, r)) = run_result(&format!("{src}\ns_endpgm\n"), false, |_| {}) else {
             return;

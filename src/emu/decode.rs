@@ -2246,9 +2246,9 @@ fn x_operand_rules(op: XOp, s: &[Src; 3]) -> Result<(), String> {
     use XOp::*;
     let v = |x: &Src| matches!(x, Src::V(_));
     match op {
-        Permlane16B32 | Permlanex16B32 if !v(&s[0]) || v(&s[1]) || v(&s[2]) => Err(
-            "v_permlane*16 needs a VGPR src0 and scalar lane selects (src1, src2)".into(),
-        ),
+        Permlane16B32 | Permlanex16B32 if !v(&s[0]) || v(&s[1]) || v(&s[2]) => {
+            Err("v_permlane*16 needs a VGPR src0 and scalar lane selects (src1, src2)".into())
+        }
         Permlane64B32 | MovrelsB32 | MovrelsdB32 | Movrelsd2B32 | SwaprelB32 if !v(&s[0]) => {
             Err(format!("{} src0 must be a VGPR", op.name()))
         }
@@ -2290,7 +2290,12 @@ fn decode_vop3p(w: &[u32]) -> (Inst, usize) {
     let codes = [w1 & 0x1ff, (w1 >> 9) & 0x1ff, (w1 >> 18) & 0x1ff];
     let (src, lit) = match x_srcs(codes, op.arity(), w.get(2).copied()) {
         Ok(x) => x,
-        Err(e) => return (unsupported("VOP3P", opc, Some(op.name().into()), e, &w[..2]), 2),
+        Err(e) => {
+            return (
+                unsupported("VOP3P", opc, Some(op.name().into()), e, &w[..2]),
+                2,
+            )
+        }
     };
     let n = if lit { 3 } else { 2 };
     let mut x = x_inst(op, XEnc::Vop3p, w0 as u8, src);
@@ -2300,7 +2305,12 @@ fn decode_vop3p(w: &[u32]) -> (Inst, usize) {
     x.clamp = (w0 >> 15) & 1 == 1;
     x.neg_lo = (w1 >> 29) as u8;
     let used = (1u8 << op.arity()) - 1;
-    let fail = |why: String| (unsupported("VOP3P", opc, Some(op.name().into()), why, &w[..n]), n);
+    let fail = |why: String| {
+        (
+            unsupported("VOP3P", opc, Some(op.name().into()), why, &w[..n]),
+            n,
+        )
+    };
     if op.dot() {
         // The dot products take whole dwords: no op_sel (llvm-mc refuses
         // it); neg_lo is the signedness select of the iu forms only.
@@ -2330,7 +2340,10 @@ fn decode_vop3p(w: &[u32]) -> (Inst, usize) {
             XOp::PkAddI16 | XOp::PkAddU16 | XOp::PkSubI16 | XOp::PkSubU16
         );
         if x.clamp && !clamp_ok {
-            return fail(format!("clamp on {} is not modelled (policy PACKED_CLAMP)", op.name()));
+            return fail(format!(
+                "clamp on {} is not modelled (policy PACKED_CLAMP)",
+                op.name()
+            ));
         }
     }
     (Inst::Vx(Box::new(x)), n)
@@ -2343,12 +2356,20 @@ fn decode_vop1_x(w: &[u32], op: u32) -> Option<(Inst, usize)> {
     let mut lit = None;
     let s0 = match src_scalar(w0 & 0x1ff, &mut lit, w.get(1).copied()) {
         Ok(s) => s,
-        Err(e) => return Some((unsupported("VOP1", op, Some(xop.name().into()), e, &w[..1]), 1)),
+        Err(e) => {
+            return Some((
+                unsupported("VOP1", op, Some(xop.name().into()), e, &w[..1]),
+                1,
+            ))
+        }
     };
     let n = if lit.is_some() { 2 } else { 1 };
     let src = [s0, Src::Const(128), Src::Const(128)];
     if let Err(e) = x_operand_rules(xop, &src) {
-        return Some((unsupported("VOP1", op, Some(xop.name().into()), e, &w[..n]), n));
+        return Some((
+            unsupported("VOP1", op, Some(xop.name().into()), e, &w[..n]),
+            n,
+        ));
     }
     let x = x_inst(xop, XEnc::Vop1, ((w0 >> 17) & 0xff) as u8, src);
     Some((Inst::Vx(Box::new(x)), n))
@@ -2361,10 +2382,20 @@ fn decode_vop3_x(w: &[u32], op: u32) -> Option<(Inst, usize)> {
     let codes = [w1 & 0x1ff, (w1 >> 9) & 0x1ff, (w1 >> 18) & 0x1ff];
     let (src, lit) = match x_srcs(codes, xop.arity(), w.get(2).copied()) {
         Ok(x) => x,
-        Err(e) => return Some((unsupported("VOP3", op, Some(xop.name().into()), e, &w[..2]), 2)),
+        Err(e) => {
+            return Some((
+                unsupported("VOP3", op, Some(xop.name().into()), e, &w[..2]),
+                2,
+            ))
+        }
     };
     let n = if lit { 3 } else { 2 };
-    let fail = |why: String| Some((unsupported("VOP3", op, Some(xop.name().into()), why, &w[..n]), n));
+    let fail = |why: String| {
+        Some((
+            unsupported("VOP3", op, Some(xop.name().into()), why, &w[..n]),
+            n,
+        ))
+    };
     if let Err(e) = x_operand_rules(xop, &src) {
         return fail(e);
     }
@@ -2382,7 +2413,9 @@ fn decode_vop3_x(w: &[u32], op: u32) -> Option<(Inst, usize)> {
         x.op_sel == 0
     };
     if abs != 0 || neg != 0 || omod != 0 || clamp != 0 || !sel_ok {
-        return fail("neg/abs/opsel/omod/clamp modifiers are not modelled for this integer operation".into());
+        return fail(
+            "neg/abs/opsel/omod/clamp modifiers are not modelled for this integer operation".into(),
+        );
     }
     Some((Inst::Vx(Box::new(x)), n))
 }

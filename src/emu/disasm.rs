@@ -505,4 +505,3 @@ fn vx(x: &XInst) -> String {
     }
     out
 }
-

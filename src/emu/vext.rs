@@ -100,7 +100,10 @@ fn rd64<W: VxWave + ?Sized>(w: &W, s: Src, l: usize) -> u64 {
 fn halves<W: VxWave + ?Sized>(w: &W, x: &XInst, k: usize, l: usize) -> (u16, u16) {
     let v = rd(w, x.src[k], l);
     let pick = |hi: bool| if hi { (v >> 16) as u16 } else { v as u16 };
-    (pick(x.op_sel >> k & 1 == 1), pick(x.op_sel_hi >> k & 1 == 1))
+    (
+        pick(x.op_sel >> k & 1 == 1),
+        pick(x.op_sel_hi >> k & 1 == 1),
+    )
 }
 
 /// One 16-bit half of a packed op: `a`, `b`, `c` the half's sources.
@@ -168,9 +171,10 @@ fn dot(op: XOp, neg_lo: u8, clamp: bool, s0: u32, s1: u32, s2: u32) -> u32 {
     };
     let (sa, sb) = (signed && neg_lo & 1 == 1, signed && neg_lo & 2 == 2);
     let c = if signed { s2 as i32 as i64 } else { s2 as i64 };
-    let sum: i64 = c + (0..32 / bits)
-        .map(|i| elem(s0, i, sa) * elem(s1, i, sb))
-        .sum::<i64>();
+    let sum: i64 = c
+        + (0..32 / bits)
+            .map(|i| elem(s0, i, sa) * elem(s1, i, sb))
+            .sum::<i64>();
     match (clamp, signed) {
         // DOT_CLAMP.
         (true, true) => sum.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32,
@@ -345,7 +349,13 @@ pub fn exec<W: VxWave + ?Sized>(w: &mut W, x: &XInst) -> Result<(), VxError> {
 }
 
 /// Write `rows` to VGPRs vdst, vdst+1, ... in the active lanes.
-fn write_rows<W: VxWave + ?Sized>(w: &mut W, vdst: u8, rows: &[[u32; 64]], exec: u64, lanes: usize) {
+fn write_rows<W: VxWave + ?Sized>(
+    w: &mut W,
+    vdst: u8,
+    rows: &[[u32; 64]],
+    exec: u64,
+    lanes: usize,
+) {
     for (k, row) in rows.iter().enumerate() {
         let dst = w.vrow_mut(vdst as usize + k);
         for l in (0..lanes).filter(|l| exec >> l & 1 == 1) {

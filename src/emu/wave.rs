@@ -988,12 +988,10 @@ impl Wave {
                 exec_ds(self, d, lds, env.fault, rng, pc)?
             }
             Inst::Flat(f) => self.flat(f, env.mem, Wave::pc_addr(prog, i))?,
-            Inst::Vx(x) => {
-                super::vext::exec(self, x).map_err(|e| WaveError::Unsupported {
-                    pc: Wave::pc_addr(prog, i),
-                    detail: e.0,
-                })?
-            }
+            Inst::Vx(x) => super::vext::exec(self, x).map_err(|e| WaveError::Unsupported {
+                pc: Wave::pc_addr(prog, i),
+                detail: e.0,
+            })?,
             Inst::Unsupported(u) => {
                 return Err(WaveError::Unsupported {
                     pc: Wave::pc_addr(prog, i),

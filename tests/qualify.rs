@@ -129,7 +129,7 @@ fn the_command_on_the_software_device_writes_its_record() {
     assert_eq!(o.status.code(), Some(0), "{text}");
     assert!(text.contains("plumbing only"), "{text}");
     assert!(
-        text.contains("58 of 58 instructions qualified, 0 disagreements; ALU: 119 of 119 qualified, 0 disagreements"),
+        text.contains("58 of 58 instructions qualified, 0 disagreements; ALU: 147 of 147 qualified, 0 disagreements"),
         "{text}"
     );
     let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
@@ -267,7 +267,7 @@ fn qualify_through_the_software_hip_runtime_agrees_everywhere() {
         assert_eq!(i["qualified"], true, "{i}");
     }
     assert!(
-        text.contains("58 of 58 instructions qualified, 0 disagreements; ALU: 119 of 119 qualified, 0 disagreements"),
+        text.contains("58 of 58 instructions qualified, 0 disagreements; ALU: 147 of 147 qualified, 0 disagreements"),
         "{text}"
     );
 }

@@ -425,10 +425,13 @@ fn movrel<W: VxWave + ?Sized>(
     Ok(())
 }
 
+/// What [`uses`] lists: reads (operand, dwords), VGPR writes (first, dwords).
+pub type Uses = (Vec<(Src, u32)>, Vec<(u8, u32)>);
+
 /// Registers `x` reads (operand, dwords) and VGPRs it writes (first,
 /// dwords), for the hazard checker. The M0-relative register of a movrel
 /// is not known before it runs: only its static operands and M0 are listed.
-pub fn uses(x: &XInst) -> (Vec<(Src, u32)>, Vec<(u8, u32)>) {
+pub fn uses(x: &XInst) -> Uses {
     let (sw, dw) = x.op.widths();
     let mut rd: Vec<(Src, u32)> = (0..x.op.arity()).map(|k| (x.src[k], sw[k])).collect();
     let mut wr = vec![(x.vdst, dw)];

@@ -5,7 +5,7 @@
 
 use super::decode::{
     Ds, DsKind, Flat, FlatKind, HwregOp, Inst, Sop1, Sop2, Sopc, Sopk, Src, VEnc, VOp, VopdHalf,
-    VopdOp,
+    VopdOp, XEnc, XInst,
 };
 
 fn sreg(r: u8, dwords: u32, _wave64: bool) -> String {
@@ -509,6 +509,7 @@ pub fn disasm(inst: &Inst, wave64: bool) -> String {
         Inst::Valu16(v) => valu16(v, wave64),
         Inst::Ds(d) => ds(d),
         Inst::Flat(f) => flat(f),
+        Inst::Vx(x) => vx(x),
         Inst::Unsupported(u) => format!("<unsupported: {u}>"),
     }
 }
@@ -546,4 +547,52 @@ pub fn sopp_text(name: &str, simm16: u16) -> Option<String> {
         | "s_decperflevel" => Some(format!("{name} {simm16}")),
         _ => None,
     }
+}
+
+/// The instruction in LLVM's syntax (as `llvm-objdump -d` prints it).
+fn vx(x: &XInst) -> String {
+    let (sw, dw) = x.op.widths();
+    let s = |k: usize| src(x.src[k], sw[k]);
+    let dst = if dw == 1 {
+        format!("v{}", x.vdst)
+    } else {
+        format!("v[{}:{}]", x.vdst, x.vdst as u32 + dw - 1)
+    };
+    let n = x.op.arity();
+    let mut out = format!(
+        "{} {dst}, {}",
+        x.mnemonic(),
+        (0..n).map(s).collect::<Vec<_>>().join(", ")
+    );
+    let bits = |v: u8| {
+        (0..n)
+            .map(|k| (v >> k & 1).to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let used = (1u8 << n) - 1;
+    match x.enc {
+        XEnc::Vop3p => {
+            if !x.op.dot() && x.op_sel & used != 0 {
+                out += &format!(" op_sel:[{}]", bits(x.op_sel));
+            }
+            if !x.op.dot() && x.op_sel_hi & used != used {
+                out += &format!(" op_sel_hi:[{}]", bits(x.op_sel_hi));
+            }
+            if x.neg_lo & used != 0 {
+                out += &format!(" neg_lo:[{}]", bits(x.neg_lo));
+            }
+            if x.neg_hi & used != 0 {
+                out += &format!(" neg_hi:[{}]", bits(x.neg_hi));
+            }
+        }
+        XEnc::Vop3 if x.op_sel != 0 => {
+            out += &format!(" op_sel:[{},{}]", x.op_sel & 1, x.op_sel >> 1 & 1);
+        }
+        _ => {}
+    }
+    if x.clamp {
+        out += " clamp";
+    }
+    out
 }

@@ -348,6 +348,15 @@ fn uses(inst: &Inst, wave64: bool) -> (Regs, Regs) {
                 FlatKind::Store { bytes } => rd.v(f.vdata, (bytes as u32).div_ceil(4)),
             }
         }
+        Inst::Vx(x) => {
+            let (r, w) = super::vext::uses(x);
+            for (s, n) in r {
+                rd.src(s, n);
+            }
+            for (v, n) in w {
+                wr.v(v, n);
+            }
+        }
         Inst::Hwreg { op, sreg, .. } => match op {
             HwregOp::Get => wr.s(*sreg, 1),
             HwregOp::Set => rd.s(*sreg, 1),

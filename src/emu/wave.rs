@@ -310,6 +310,33 @@ impl super::valu16::Wave16 for Wave {
     }
 }
 
+impl super::vext::VxWave for Wave {
+    #[inline]
+    fn exec_mask(&self) -> u64 {
+        self.exec()
+    }
+    #[inline]
+    fn lane_count(&self) -> u32 {
+        self.lanes
+    }
+    #[inline]
+    fn vrow(&self, r: usize) -> &[u32] {
+        &self.v[r * 64..r * 64 + 64]
+    }
+    #[inline]
+    fn vrow_mut(&mut self, r: usize) -> &mut [u32] {
+        &mut self.v[r * 64..r * 64 + 64]
+    }
+    #[inline]
+    fn scalar32(&self, s: Src) -> u32 {
+        self.s32(s)
+    }
+    #[inline]
+    fn scalar64(&self, s: Src) -> u64 {
+        self.s64(s)
+    }
+}
+
 impl Wave {
     pub fn new(wave64: bool) -> Wave {
         Wave {
@@ -1025,6 +1052,10 @@ impl Wave {
             }
             Inst::Flat(f) => self.flat(f, env.mem, Wave::pc_addr(prog, i))?,
             Inst::Valu16(v) => super::valu16::exec(self, v),
+            Inst::Vx(x) => super::vext::exec(self, x).map_err(|e| WaveError::Unsupported {
+                pc: Wave::pc_addr(prog, i),
+                detail: e.0,
+            })?,
             Inst::Unsupported(u) => {
                 return Err(WaveError::Unsupported {
                     pc: Wave::pc_addr(prog, i),

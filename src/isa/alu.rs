@@ -21,15 +21,19 @@
 //! | VOPC | `0111110` op\[24:17\] vsrc1\[16:9\] src0\[8:0\] |
 //! | VOP3 | `110101` op\[25:16\] clamp\[15\] (abs/opsel or VOP3SD sdst)\[14:8\] vdst\[7:0\]; word 1: neg\[31:29\] omod\[28:27\] src2\[26:18\] src1\[17:9\] src0\[8:0\] |
 //! | VOPD | `110010` opx\[25:22\] opy\[21:17\] vsrc1x\[16:9\] src0x\[8:0\]; word 1: vdstx\[31:24\] vdsty>>1\[23:17\] vsrc1y\[16:9\] src0y\[8:0\] |
+//! | VOP3P | `11001100` op\[22:16\] clamp\[15\] op_sel_hi\[2\]\[14\] op_sel\[13:11\] neg_hi\[10:8\] vdst\[7:0\]; word 1: neg_lo\[31:29\] op_sel_hi\[1:0\]\[28:27\] src2\[26:18\] src1\[17:9\] src0\[8:0\] |
 //!
 //! A 32-bit literal (source code 255) follows the instruction's words.
 //! Source codes (RDNA3 ISA guide, "Scalar operands"/"Vector operands"):
 //! SGPR n = n, VCC_LO 106, integer inline constants 0..64 = 128 + n and
 //! -1..-16 = 192 + |n|, literal 255, VGPR n = 256 + n.
 //!
-//! What is not here: modifiers (clamp, neg, abs, opsel, omod: none of the
-//! integer programs uses them), DPP/SDWA, float operations and float inline
-//! constants, VOP3P, and the VOPD float halves. VOPD is wave32 only
+//! Modifiers ([`Mods`]): VOP3P's op_sel / op_sel_hi / neg_lo (the dot
+//! products' signedness selects) / clamp, and VOP3's op_sel (v_permlane*16's
+//! fetch-inactive and bound-ctrl bits); LLVM prints each only where it is
+//! not the default. What is not here: abs/neg/omod of VOP3, neg_hi,
+//! DPP/SDWA, float operations and float inline constants, the float and
+//! WMMA VOP3P ops, and the VOPD float halves. VOPD is wave32 only
 //! (llvm-mc: "instruction requires wavesize=32").
 
 use std::fmt::Write as _;
@@ -62,6 +66,8 @@ pub enum Format {
     Vop3,
     /// One half of a VOPD (opcode = the X-half opcode; see [`AluOp::opy`]).
     Vopd,
+    /// VOP3P (packed 16-bit math, dot products).
+    Vop3p,
 }
 
 /// What an operand position takes.
@@ -77,6 +83,8 @@ pub enum Kind {
     V32,
     /// A VGPR pair (any alignment on gfx11).
     V64,
+    /// Four VGPRs (v_mqsad_u32_u8's S2 and destination).
+    V128,
     /// Any 32-bit source: VGPR, SGPR, constant, literal.
     Any32,
     /// Any 64-bit source: VGPR pair, SGPR pair, constant.
@@ -165,6 +173,10 @@ const HHH: &[Kind] = &[Any16, Any16, Any16];
 const HHA: &[Kind] = &[Any16, Any16, Any32];
 const HHM: &[Kind] = &[Any16, Any16, Mask];
 const V1H: &[Kind] = &[V16];
+const VSS: &[Kind] = &[V32, S32, S32];
+const V1: &[Kind] = &[V32];
+const QSAD: &[Kind] = &[Any64, Any32, Any64];
+const MQSAD: &[Kind] = &[Any64, Any32, V128];
 
 /// Every instruction dsxor can encode here, by LLVM mnemonic. Opcodes from
 /// `llvm-mc-22 -mcpu=gfx1100 -show-encoding` (checked by
@@ -312,6 +324,35 @@ pub const ALU_OPS: &[AluOp] = &[
     op("v_mul_hi_i32", Vop3, 0x32e, V32, AA),
     op("v_lshlrev_b64", Vop3, 0x33c, V64, AA64),
     op("v_ashrrev_i64", Vop3, 0x33e, V64, AA64),
+    op("v_qsad_pk_u16_u8", Vop3, 0x23a, V64, QSAD),
+    op("v_mqsad_pk_u16_u8", Vop3, 0x23b, V64, QSAD),
+    op("v_mqsad_u32_u8", Vop3, 0x23d, V128, MQSAD),
+    op("v_permlane16_b32", Vop3, 0x25b, V32, VSS),
+    op("v_permlanex16_b32", Vop3, 0x25c, V32, VSS),
+    op("v_maxmin_u32", Vop3, 0x262, V32, AAA),
+    op("v_minmax_u32", Vop3, 0x263, V32, AAA),
+    op("v_maxmin_i32", Vop3, 0x264, V32, AAA),
+    op("v_minmax_i32", Vop3, 0x265, V32, AAA),
+    op("v_permlane64_b32", Vop1, 0x67, V32, V1),
+    // VOP3P.
+    op("v_pk_mad_i16", Vop3p, 0x00, V32, AAA),
+    op("v_pk_mul_lo_u16", Vop3p, 0x01, V32, AA),
+    op("v_pk_add_i16", Vop3p, 0x02, V32, AA),
+    op("v_pk_sub_i16", Vop3p, 0x03, V32, AA),
+    op("v_pk_lshlrev_b16", Vop3p, 0x04, V32, AA),
+    op("v_pk_lshrrev_b16", Vop3p, 0x05, V32, AA),
+    op("v_pk_ashrrev_i16", Vop3p, 0x06, V32, AA),
+    op("v_pk_max_i16", Vop3p, 0x07, V32, AA),
+    op("v_pk_min_i16", Vop3p, 0x08, V32, AA),
+    op("v_pk_mad_u16", Vop3p, 0x09, V32, AAA),
+    op("v_pk_add_u16", Vop3p, 0x0a, V32, AA),
+    op("v_pk_sub_u16", Vop3p, 0x0b, V32, AA),
+    op("v_pk_max_u16", Vop3p, 0x0c, V32, AA),
+    op("v_pk_min_u16", Vop3p, 0x0d, V32, AA),
+    op("v_dot4_i32_iu8", Vop3p, 0x16, V32, AAA),
+    op("v_dot4_u32_u8", Vop3p, 0x17, V32, AAA),
+    op("v_dot8_i32_iu4", Vop3p, 0x18, V32, AAA),
+    op("v_dot8_u32_u4", Vop3p, 0x19, V32, AAA),
     // VOPC: e32 writes VCC, e64 a mask SGPR, v_cmpx EXEC (gfx11: no sdst).
     op("v_cmp_lt_i32_e32", Vopc, 0x41, Vcc, AV),
     op("v_cmp_eq_i32_e32", Vopc, 0x42, Vcc, AV),
@@ -452,6 +493,31 @@ pub enum Opnd {
     Lit(u32),
 }
 
+/// Modifiers of a VOP3P (and VOP3 op_sel) instruction: bit k of each mask
+/// is source k's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mods {
+    /// VOP3P: the low result half reads source k's high half; VOP3
+    /// (v_permlane*16): bit 0 fetch-inactive, bit 1 bound-ctrl.
+    pub op_sel: u8,
+    /// VOP3P: the high result half reads source k's high half (default all).
+    pub op_sel_hi: u8,
+    /// VOP3P neg_lo (the iu dot products' signedness selects).
+    pub neg_lo: u8,
+    pub clamp: bool,
+}
+
+impl Default for Mods {
+    fn default() -> Mods {
+        Mods {
+            op_sel: 0,
+            op_sel_hi: 0b111,
+            neg_lo: 0,
+            clamp: false,
+        }
+    }
+}
+
 /// One VALU/SALU instruction: its op and operands in LLVM's order
 /// (destination, then the second destination, then the sources).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -460,12 +526,11 @@ pub struct AluInst {
     pub dst: Option<Opnd>,
     pub sdst: Option<Opnd>,
     pub srcs: Vec<Opnd>,
-    /// The halves of 16-bit VGPR operands ([`Kind::V16`], [`Kind::Any16`]):
-    /// bit k (k < 3) source k is `.h`, bit 3 the destination is (the VOP3
-    /// OPSEL layout). 0: all `.l` (and every 32-bit form).
-    pub hi: u8,
-    /// The VOP3 clamp bit (only where [`AluOp::clamp`]).
-    pub clamp: bool,
+    /// Modifiers. For the 16-bit forms ([`Kind::V16`], [`Kind::Any16`])
+    /// `mods.op_sel` holds the halves: bit k (k < 3) source k is `.h`, bit
+    /// 3 the destination is (the VOP3 OPSEL layout; VOP1/VOPC carry them in
+    /// bit 7 of the VGPR number), and `mods.clamp` the clamp bit.
+    pub mods: Mods,
 }
 
 /// A VOPD half: `vdst = op(srcs)`.
@@ -490,6 +555,7 @@ fn is64(k: Kind, wave64: bool) -> bool {
 fn opnd_text(o: Opnd, k: Kind, wave64: bool) -> String {
     let wide = is64(k, wave64);
     match o {
+        Opnd::V(n) if k == V128 => format!("v[{n}:{}]", n as u16 + 3),
         Opnd::V(n) if wide => format!("v[{n}:{}]", n as u16 + 1),
         Opnd::V(n) => format!("v{n}"),
         Opnd::S(n) if wide => format!("s[{n}:{}]", n as u16 + 1),
@@ -515,12 +581,12 @@ fn src_code(
         why,
     };
     let wide = is64(k, wave64);
-    let vgpr_ok = matches!(k, V32 | V64 | Any32 | Any64 | V16 | Any16);
+    let vgpr_ok = matches!(k, V32 | V64 | V128 | Any32 | Any64 | V16 | Any16);
     let scalar_ok = matches!(k, S32 | S64 | Any32 | Any64 | Mask | Any16);
     match o {
         Opnd::V(n) if vgpr_ok => {
-            if wide && n == 255 {
-                return Err(bad(format!("v[{n}:{}] is past v255", n as u16 + 1)));
+            if (wide && n == 255) || (k == V128 && n > 252) {
+                return Err(bad(format!("v{n} and up run past v255")));
             }
             Ok((256 + n as u32, Option::None))
         }
@@ -587,27 +653,73 @@ impl AluInst {
             dst,
             sdst,
             srcs,
-            hi: 0,
-            clamp: false,
+            mods: Mods::default(),
         })
     }
 
-    /// The same instruction with 16-bit halves `hi` (see [`AluInst::hi`])
-    /// and the clamp bit.
-    pub fn with_halves(mut self, hi: u8, clamp: bool) -> AluInst {
-        self.hi = hi;
-        self.clamp = clamp;
+    /// The same with modifiers `mods` (checked when encoded).
+    pub fn with_mods(mut self, mods: Mods) -> AluInst {
+        self.mods = mods;
         self
     }
 
-    /// Whether source `k` is a `.h` half.
-    pub fn src_hi(&self, k: usize) -> bool {
-        self.hi >> k & 1 == 1
+    /// The same instruction with 16-bit halves `hi` (see [`AluInst::mods`])
+    /// and the clamp bit.
+    pub fn with_halves(mut self, hi: u8, clamp: bool) -> AluInst {
+        self.mods.op_sel = hi;
+        self.mods.clamp = clamp;
+        self
     }
 
-    /// Whether the destination is a `.h` half.
+    /// Whether source `k` is a `.h` half (16-bit forms).
+    pub fn src_hi(&self, k: usize) -> bool {
+        self.is16() && self.mods.op_sel >> k & 1 == 1
+    }
+
+    /// Whether the destination is a `.h` half (16-bit forms).
     pub fn dst_hi(&self) -> bool {
-        self.hi >> 3 & 1 == 1
+        self.is16() && self.mods.op_sel >> 3 & 1 == 1
+    }
+
+    /// Whether the op has 16-bit operands, whose op_sel bits are halves.
+    pub fn is16(&self) -> bool {
+        let k16 = |k: &Kind| matches!(k, V16 | Any16);
+        k16(&self.op.dst) || self.op.srcs.iter().any(k16)
+    }
+
+    /// The modifiers as LLVM prints them (after the operands).
+    fn mods_text(&self) -> String {
+        let n = self.op.srcs.len();
+        let used = (1u8 << n) - 1;
+        let bits = |v: u8| {
+            (0..n)
+                .map(|k| (v >> k & 1).to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let m = self.mods;
+        let mut out = String::new();
+        match self.op.format {
+            Vop3p => {
+                if m.op_sel & used != 0 {
+                    let _ = write!(out, " op_sel:[{}]", bits(m.op_sel));
+                }
+                if m.op_sel_hi & used != used {
+                    let _ = write!(out, " op_sel_hi:[{}]", bits(m.op_sel_hi));
+                }
+                if m.neg_lo & used != 0 {
+                    let _ = write!(out, " neg_lo:[{}]", bits(m.neg_lo));
+                }
+            }
+            Vop3 if m.op_sel != 0 => {
+                let _ = write!(out, " op_sel:[{},{}]", m.op_sel & 1, m.op_sel >> 1 & 1);
+            }
+            _ => {}
+        }
+        if m.clamp {
+            out += " clamp";
+        }
+        out
     }
 
     /// LLVM's text.
@@ -635,10 +747,13 @@ impl AluInst {
             parts.push(opnd_text(Opnd::Vcc, Vcc, wave64));
         }
         let mut t = format!("{} {}", self.op.name, parts.join(", "));
+        if !self.is16() {
+            return t + &self.mods_text();
+        }
         // llvm-mc prints the VOP3 OPSEL it derived from the halves (one
         // entry per source, then the destination's, which compares without
         // a destination, v_cmpx, leave out); none for v_cndmask_b16.
-        let opsel = self.hi & 0xf;
+        let opsel = self.mods.op_sel & 0xf;
         if self.op.format == Vop3 && opsel != 0 && self.op.name != "v_cndmask_b16" {
             let n = self.op.srcs.len();
             let mut bits: Vec<String> = (0..n).map(|k| (opsel >> k & 1).to_string()).collect();
@@ -647,7 +762,7 @@ impl AluInst {
             }
             t.push_str(&format!(" op_sel:[{}]", bits.join(",")));
         }
-        if self.clamp {
+        if self.mods.clamp {
             t.push_str(" clamp");
         }
         t
@@ -676,7 +791,7 @@ impl AluInst {
         if (op.sdst == Mask) != self.sdst.is_some() {
             return Err(rule("scalar destination missing or not expected"));
         }
-        if self.clamp && !(op.clamp && op.format == Vop3) {
+        if self.is16() && self.mods.clamp && !(op.clamp && op.format == Vop3) {
             return Err(rule("clamp on an instruction without it"));
         }
         // Halves: only of 16-bit VGPR operands.
@@ -686,7 +801,9 @@ impl AluInst {
                 return Err(rule(&format!("source {} is not a 16-bit VGPR half", i + 1)));
             }
         }
-        if self.hi & 0xf0 != 0 || (op.srcs.len()..3).any(|k| self.src_hi(k)) {
+        if self.is16()
+            && (self.mods.op_sel & 0xf0 != 0 || (op.srcs.len()..3).any(|k| self.src_hi(k)))
+        {
             return Err(rule("half bit of an absent operand"));
         }
         if self.dst_hi() && op.dst != V16 {
@@ -727,7 +844,7 @@ impl AluInst {
         let dst = |k: Kind| -> Result<u32, AluError> {
             let d = self.dst.ok_or_else(|| rule("no destination"))?;
             match k {
-                V32 | V64 => vgpr(d, n, 0),
+                V32 | V64 | V128 => vgpr(d, n, 0),
                 // A 16-bit destination: e32 carries the half in bit 7.
                 V16 if op.format == Vop1 => {
                     Ok(vgpr(d, n, 0)? | e32_half(self.dst.as_ref(), self.dst_hi(), 0)?)
@@ -744,6 +861,11 @@ impl AluInst {
             };
             Ok(vgpr(self.srcs[i], n, i + 1)? | h)
         };
+        let m = self.mods;
+        let modded = m != Mods::default();
+        if modded && !self.is16() && !matches!(op.format, Vop3 | Vop3p) {
+            return Err(rule("modifiers on a format without them"));
+        }
         let mut words = match op.format {
             Sop2 => vec![
                 0x8000_0000
@@ -765,16 +887,47 @@ impl AluInst {
                     Some(s) => sdst_code(s, Mask, wave64, n)?,
                     Option::None => 0,
                 };
-                // OPSEL (14:11) from the halves; clamp (15).
-                let opsel = (self.hi & 0xf) as u32;
+                let opsel = if self.is16() {
+                    // OPSEL (14:11) from the halves.
+                    if m.op_sel_hi != 0b111 || m.neg_lo != 0 {
+                        return Err(rule("a 16-bit VOP3 form takes only halves and clamp"));
+                    }
+                    (m.op_sel as u32 & 0xf) << 11
+                } else {
+                    if m.op_sel_hi != 0b111 || m.neg_lo != 0 || (m.op_sel > 3) {
+                        return Err(rule("VOP3 takes only op_sel[1:0] and clamp here"));
+                    }
+                    (m.op_sel as u32) << 11
+                };
                 vec![
                     0xd400_0000
                         | (op.opcode as u32) << 16
-                        | (self.clamp as u32) << 15
-                        | opsel << 11
+                        | (m.clamp as u32) << 15
+                        | opsel
                         | sd << 8
                         | vdst,
                     code(2) << 18 | code(1) << 9 | code(0),
+                ]
+            }
+            Vop3p => {
+                // A two-source op's unused op_sel_hi bit is 1 (what llvm-mc writes).
+                let hi = if op.srcs.len() < 3 {
+                    m.op_sel_hi | 4
+                } else {
+                    m.op_sel_hi
+                } as u32;
+                vec![
+                    0xcc00_0000
+                        | (op.opcode as u32) << 16
+                        | (m.clamp as u32) << 15
+                        | (hi >> 2 & 1) << 14
+                        | (m.op_sel as u32 & 7) << 11
+                        | dst(op.dst)?,
+                    (m.neg_lo as u32 & 7) << 29
+                        | (hi & 3) << 27
+                        | code(2) << 18
+                        | code(1) << 9
+                        | code(0),
                 ]
             }
             Vopd => return Err(rule("a VOPD half is encoded with Inst::Dual")),

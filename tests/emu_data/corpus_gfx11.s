@@ -760,3 +760,54 @@ v_cmpx_ge_u16 v1.h, v2.l
 v_cmpx_ge_u16_e64 s1, 0x1234
 v_cmp_lt_i16 vcc_lo, -1, v2.l
 v_cmp_gt_u16_e64 s6, v200.h, s3
+// Packed (VOP3P) integer ops with op_sel / op_sel_hi / clamp, dot products,
+// v_maxmin/v_minmax, lane permutes, M0-relative moves and quad SADs.
+v_pk_mad_i16 v1, v2, v3, v4
+v_pk_mad_i16 v1, v2, v3, v4 op_sel:[1,0,1] op_sel_hi:[0,1,0]
+v_pk_mad_u16 v1, v2, v3, v4
+v_pk_mad_u16 v1, s2, 5, 0x1234 op_sel_hi:[1,0,1]
+v_pk_mul_lo_u16 v1, v2, v3
+v_pk_mul_lo_u16 v1, v2, -1 op_sel:[0,1]
+v_pk_add_i16 v1, v2, v3
+v_pk_add_i16 v1, v2, v3 clamp
+v_pk_add_u16 v1, v2, v3 op_sel:[1,0] op_sel_hi:[0,1]
+v_pk_add_u16 v1, s2, 5 op_sel:[1,1] op_sel_hi:[0,0] clamp
+v_pk_sub_i16 v1, v2, v3 op_sel:[1,1] clamp
+v_pk_sub_u16 v1, v2, 0x1234 clamp
+v_pk_lshlrev_b16 v1, v2, v3
+v_pk_lshrrev_b16 v1, v2, v3 op_sel_hi:[0,1]
+v_pk_ashrrev_i16 v1, 4, v3
+v_pk_max_i16 v1, v2, v3
+v_pk_min_i16 v1, v2, v3 op_sel:[0,1]
+v_pk_max_u16 v1, v2, s3
+v_pk_min_u16 v1, v2, v3 op_sel_hi:[1,0]
+v_dot4_i32_iu8 v1, v2, v3, v4
+v_dot4_i32_iu8 v1, v2, v3, v4 neg_lo:[1,1,0]
+v_dot4_i32_iu8 v1, s2, 5, 0x12345 neg_lo:[1,0,0] clamp
+v_dot4_u32_u8 v1, v2, v3, v4
+v_dot4_u32_u8 v1, v2, v3, v4 clamp
+v_dot8_i32_iu4 v1, v2, v3, v4 neg_lo:[0,1,0]
+v_dot8_u32_u4 v1, v2, v3, v4 clamp
+v_maxmin_i32 v1, v2, v3, v4
+v_maxmin_u32 v1, s2, 7, v4
+v_minmax_i32 v1, v2, -3, 0x12345
+v_minmax_u32 v1, v2, v3, v4
+v_permlane16_b32 v1, v2, s3, s4
+v_permlane16_b32 v1, v2, s3, s4 op_sel:[1,1]
+v_permlanex16_b32 v1, v2, s3, s4 op_sel:[1,0]
+v_permlanex16_b32 v1, v2, 3, 0x12345678 op_sel:[0,1]
+v_permlane64_b32 v1, v2
+v_movrels_b32 v1, v2
+v_movreld_b32 v1, v2
+v_movreld_b32 v1, s2
+v_movrelsd_b32 v1, v2
+v_movrelsd_2_b32 v1, v2
+v_swaprel_b32 v1, v2
+v_movrels_b32_e64 v1, v2
+v_movreld_b32_e64 v1, 5
+v_movrelsd_b32_e64 v1, v2
+v_movrelsd_2_b32_e64 v1, v2
+v_qsad_pk_u16_u8 v[1:2], v[2:3], v3, v[4:5]
+v_qsad_pk_u16_u8 v[1:2], s[2:3], 5, v[4:5]
+v_mqsad_pk_u16_u8 v[1:2], v[2:3], v3, v[4:5]
+v_mqsad_u32_u8 v[1:4], v[2:3], v3, v[4:7]

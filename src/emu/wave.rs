@@ -23,8 +23,14 @@ use rand_chacha::ChaCha8Rng;
 /// VGPRs per lane held for every wave: the 8-bit VGPR field plus room for a
 /// 128-bit operand starting at v255, so no register index can fall outside.
 pub const VGPRS: usize = 260;
-/// SGPR file size: the 7-bit field plus room for a 512-bit load and pairs.
-const SGPRS: usize = 256;
+/// The VGPR file of one wave: register r, lane l at `r * 64 + l`. A fixed
+/// size, so an index made from an 8-bit register number and a lane below
+/// 64 (plus a lane step) is provably inside and needs no bounds check.
+pub type Vgprs = [u32; VGPRS * 64];
+/// SGPR file size: the 8-bit operand code space, plus one so the high half
+/// of a pair starting at any code is inside (a 64-bit read of a register
+/// number needs no bounds check).
+const SGPRS: usize = 257;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -40,7 +46,7 @@ pub struct Wave {
     pub s: Box<[u32; SGPRS]>,
     pub scc: bool,
     /// VGPRs: register r, lane l at `r * 64 + l`.
-    pub v: Vec<u32>,
+    pub v: Box<Vgprs>,
     /// Index of the next instruction in `Decoded::insts`.
     pub pc: u32,
     pub lanes: u32,
@@ -59,27 +65,39 @@ enum Row<'a, const N: usize> {
     S(u32),
 }
 
-/// Where a source's lanes are for the whole-row loops: the start of its
-/// VGPR row in `Wave::v`, or one value for every lane.
+/// Where a source's lanes are for the whole-row loops: its VGPR (row
+/// `r * 64` of `Wave::v`), or one value for every lane.
 #[derive(Clone, Copy)]
 enum At {
-    V(usize),
+    V(u8),
     S(u32),
 }
 
 /// Lanes per step of the whole-row loops: one 256-bit vector.
 const STEP: usize = 8;
 
-/// Lanes `k..k + STEP` of source `at`. A row past the VGPR file (which
-/// `VGPRS` rules out) reads 0, as `Wave::row` reads it.
+/// Lanes `k..k + STEP` of source `at` (`k < 64`). With an 8-bit register
+/// number the range is inside [`Vgprs`] (`VGPRS` leaves room), so the
+/// compiler drops the check; the 0 fallback is never taken.
 #[inline(always)]
-fn take(v: &[u32], at: At, k: usize) -> [u32; STEP] {
+fn take(v: &Vgprs, at: At, k: usize) -> [u32; STEP] {
     match at {
-        At::V(b) => v
-            .get(b + k..b + k + STEP)
-            .and_then(|x| <[u32; STEP]>::try_from(x).ok())
-            .unwrap_or([0; STEP]),
+        At::V(r) => {
+            let b = r as usize * 64 + k;
+            v.get(b..b + STEP)
+                .and_then(|x| <[u32; STEP]>::try_from(x).ok())
+                .unwrap_or([0; STEP])
+        }
         At::S(x) => [x; STEP],
+    }
+}
+
+/// Write lanes `k..k + STEP` of VGPR `r` (`k < 64`; in bounds as in [`take`]).
+#[inline(always)]
+fn put(v: &mut Vgprs, r: u8, k: usize, x: &[u32; STEP]) {
+    let b = r as usize * 64 + k;
+    if let Some(dst) = v.get_mut(b..b + STEP) {
+        dst.copy_from_slice(x);
     }
 }
 
@@ -252,8 +270,8 @@ impl DsWave for Wave {
         self.lanes
     }
     #[inline(always)]
-    fn vgprs(&mut self) -> &mut Vec<u32> {
-        &mut self.v
+    fn vgprs(&mut self) -> &mut [u32] {
+        &mut self.v[..]
     }
     #[inline(always)]
     fn count_atomic_lane_ops(&mut self, n: u64) {
@@ -274,7 +292,9 @@ impl Wave {
         Wave {
             s: Box::new([0; SGPRS]),
             scc: false,
-            v: vec![0; VGPRS * 64],
+            // Zeroed on the heap (calloc), not built on the stack.
+            v: Box::<Vgprs>::try_from(vec![0; VGPRS * 64].into_boxed_slice())
+                .unwrap_or_else(|_| Box::new([0; VGPRS * 64])),
             pc: 0,
             lanes: if wave64 { 64 } else { 32 },
             status: Status::Running,
@@ -438,7 +458,7 @@ impl Wave {
     #[inline(always)]
     fn at<S: Operand>(&self, s: S) -> At {
         match s.vreg() {
-            Some(r) => At::V(r as usize * 64),
+            Some(r) => At::V(r),
             None => At::S(s.r32(self)),
         }
     }
@@ -459,7 +479,6 @@ impl Wave {
     ) {
         let full = u64::MAX >> (64 - N);
         if exec & full == full {
-            let d = vdst as usize * 64;
             macro_rules! run {
                 ($a:expr, $b:expr) => {
                     for k in (0..N).step_by(STEP) {
@@ -468,9 +487,7 @@ impl Wave {
                         for ((o, &x), &y) in r.iter_mut().zip(&x).zip(&y) {
                             *o = f(x, y);
                         }
-                        if let Some(dst) = self.v.get_mut(d + k..d + k + STEP) {
-                            dst.copy_from_slice(&r);
-                        }
+                        put(&mut self.v, vdst, k, &r);
                     }
                 };
             }
@@ -519,7 +536,6 @@ impl Wave {
         // Every lane active: straight into `vdst`, as in `lanes2`.
         let full = u64::MAX >> (64 - N);
         if exec & full == full {
-            let d = vdst as usize * 64;
             macro_rules! run {
                 ($a:expr, $b:expr, $c:expr) => {
                     for k in (0..N).step_by(STEP) {
@@ -530,9 +546,7 @@ impl Wave {
                         for (((o, &x), &y), &z) in r.iter_mut().zip(&x).zip(&y).zip(&z) {
                             *o = f(x, y, z);
                         }
-                        if let Some(dst) = self.v.get_mut(d + k..d + k + STEP) {
-                            dst.copy_from_slice(&r);
-                        }
+                        put(&mut self.v, vdst, k, &r);
                     }
                 };
             }
@@ -606,7 +620,6 @@ impl Wave {
         // Every lane active: straight into `vdst`, as in `lanes2`.
         let full = u64::MAX >> (64 - N);
         if exec & full == full {
-            let d = vdst as usize * 64;
             macro_rules! run {
                 ($a:expr, $b:expr) => {
                     for k in (0..N).step_by(STEP) {
@@ -618,9 +631,7 @@ impl Wave {
                             let s = 0u32.wrapping_sub((m & bit != 0) as u32);
                             *o = (y & s) | (x & !s);
                         }
-                        if let Some(dst) = self.v.get_mut(d + k..d + k + STEP) {
-                            dst.copy_from_slice(&r);
-                        }
+                        put(&mut self.v, vdst, k, &r);
                     }
                 };
             }
@@ -744,6 +755,7 @@ impl Wave {
         let mut left = quantum;
         let insts = &prog.insts[..];
         let ops = &prog.ops[..];
+        let exits = &prog.exits[..];
         while left > 0 {
             let mut i = self.pc as usize;
             // A straight run of instructions with handlers: no pc,
@@ -768,21 +780,43 @@ impl Wave {
                     }
                 }
             }
-            // A SOPP branch with a resolved target (the usual end of a
-            // block): taken or not, the pc moves here and the loop goes on
-            // at the next block, as exec_generic would leave it (pc past
-            // the branch, then the target if taken); one instruction of
-            // the quantum, one executed.
-            if let Some(Inst::Branch {
-                cond,
-                target: Some(t),
-                ..
-            }) = insts.get(i)
-            {
-                left -= 1;
-                self.executed += 1;
-                self.pc = if self.taken(*cond) { *t } else { i as u32 + 1 };
-                continue;
+            match exits.get(i) {
+                // A SOPP branch with a resolved target (the usual end of a
+                // block): taken or not, the pc moves here and the loop goes
+                // on at the next block, as exec_generic would leave it (pc
+                // past the branch, then the target if taken); one
+                // instruction of the quantum, one executed.
+                Some(&Exit::Branch { cond, target }) => {
+                    left -= 1;
+                    self.executed += 1;
+                    self.pc = if self.taken(cond) { target } else { i as u32 + 1 };
+                    continue;
+                }
+                // s_cmp/s_cmpk then s_cbranch_scc0/scc1 (a loop's or an
+                // if's test), fused at decode time: the compare's
+                // semantics (the same `sopc`/`sopk` as its handler and the
+                // generic path) and the branch in one step, two
+                // instructions of the quantum. With one left, the compare
+                // runs alone through the generic path below.
+                Some(&Exit::CmpBranch {
+                    cmp,
+                    scc1,
+                    target,
+                }) if left >= 2 => {
+                    match cmp {
+                        FusedCmp::Sopc { op, a, b } => self.sopc(op, a, b),
+                        FusedCmp::Sopk { op, sdst, simm16 } => self.sopk(op, sdst, simm16),
+                    }
+                    left -= 2;
+                    self.executed += 2;
+                    self.pc = if self.scc == scc1 {
+                        target
+                    } else {
+                        i as u32 + 2
+                    };
+                    continue;
+                }
+                _ => {}
             }
             left -= 1;
             let i = i as u32;
@@ -1793,6 +1827,83 @@ pub struct Op {
     /// Destination register (SGPR or VGPR number).
     pub d: u8,
     pub src: [Opnd; 3],
+}
+
+/// How [`Wave::run`]'s block loop goes on when a straight run of
+/// handlers stops at an instruction (`Decoded::exits`).
+#[derive(Clone, Copy, Debug)]
+pub enum Exit {
+    /// Through [`Wave::exec_generic`].
+    Generic,
+    /// A SOPP branch with a resolved target.
+    Branch { cond: Cond, target: u32 },
+    /// A scalar compare whose next instruction is s_cbranch_scc1 (`scc1`)
+    /// or s_cbranch_scc0 with a resolved target.
+    CmpBranch {
+        cmp: FusedCmp,
+        scc1: bool,
+        target: u32,
+    },
+}
+
+/// The compare of an [`Exit::CmpBranch`], operands resolved.
+#[derive(Clone, Copy, Debug)]
+pub enum FusedCmp {
+    Sopc { op: Sopc, a: Opnd, b: Opnd },
+    Sopk { op: Sopk, sdst: u8, simm16: u16 },
+}
+
+/// The exit of every instruction of `insts` (see [`Exit`]).
+pub fn exits_for(insts: &[Inst]) -> Vec<Exit> {
+    use Sopk::*;
+    let branch = |k: usize| match insts.get(k) {
+        Some(&Inst::Branch {
+            cond,
+            target: Some(target),
+            ..
+        }) => Some((cond, target)),
+        _ => None,
+    };
+    (0..insts.len())
+        .map(|k| {
+            if let Some((cond, target)) = branch(k) {
+                return Exit::Branch { cond, target };
+            }
+            let (scc1, target) = match branch(k + 1) {
+                Some((Cond::Scc1, t)) => (true, t),
+                Some((Cond::Scc0, t)) => (false, t),
+                _ => return Exit::Generic,
+            };
+            let cmp = match insts[k] {
+                Inst::Sopc { op, s0, s1 } => match (Opnd::of(s0), Opnd::of(s1)) {
+                    (Some(a), Some(b)) => FusedCmp::Sopc { op, a, b },
+                    _ => return Exit::Generic,
+                },
+                // The s_cmpk forms: they only write SCC.
+                Inst::Sopk { op, sdst, simm16 }
+                    if matches!(
+                        op,
+                        CmpkEqI32
+                            | CmpkLgI32
+                            | CmpkGtI32
+                            | CmpkGeI32
+                            | CmpkLtI32
+                            | CmpkLeI32
+                            | CmpkEqU32
+                            | CmpkLgU32
+                            | CmpkGtU32
+                            | CmpkGeU32
+                            | CmpkLtU32
+                            | CmpkLeU32
+                    ) =>
+                {
+                    FusedCmp::Sopk { op, sdst, simm16 }
+                }
+                _ => return Exit::Generic,
+            };
+            Exit::CmpBranch { cmp, scc1, target }
+        })
+        .collect()
 }
 
 /// See [`Op`]; the `Inst` is the instruction the `Op` was made from (for

@@ -789,7 +789,11 @@ impl Wave {
                 Some(&Exit::Branch { cond, target }) => {
                     left -= 1;
                     self.executed += 1;
-                    self.pc = if self.taken(cond) { target } else { i as u32 + 1 };
+                    self.pc = if self.taken(cond) {
+                        target
+                    } else {
+                        i as u32 + 1
+                    };
                     continue;
                 }
                 // s_cmp/s_cmpk then s_cbranch_scc0/scc1 (a loop's or an
@@ -798,11 +802,7 @@ impl Wave {
                 // generic path) and the branch in one step, two
                 // instructions of the quantum. With one left, the compare
                 // runs alone through the generic path below.
-                Some(&Exit::CmpBranch {
-                    cmp,
-                    scc1,
-                    target,
-                }) if left >= 2 => {
+                Some(&Exit::CmpBranch { cmp, scc1, target }) if left >= 2 => {
                     match cmp {
                         FusedCmp::Sopc { op, a, b } => self.sopc(op, a, b),
                         FusedCmp::Sopk { op, sdst, simm16 } => self.sopk(op, sdst, simm16),
@@ -2605,8 +2605,8 @@ mod tests {
         );
     }
 
-    /// The block loop of [`Wave::run`] (handler runs and the branch fast
-    /// path) against [`Wave::run_stepwise`] (every instruction through the
+    /// The block loop of [`Wave::run`] (handler runs, the branch fast path
+    /// and the fused compare-and-branch) against [`Wave::run_stepwise`] (every instruction through the
     /// generic path) on random programs of scalar/vector ALU instructions
     /// and SOPP branches of every condition (targets inside the text, and
     /// now and then outside it), run in random quanta: the same status or
@@ -2623,12 +2623,29 @@ mod tests {
             (0, 0x7fff_ffff),          // VOP2 (and VOP1/VOPC by prefix)
             (0x3e << 25, 0x1ff_ffff),  // VOPC
         ];
-        let (mut branches, mut quanta) = (0usize, 0usize);
+        let (mut branches, mut quanta, mut fused) = (0usize, 0usize, 0usize);
         for case in 0..300u64 {
             // (words, Some(branch target instruction) for a branch)
             let mut insts: Vec<(Vec<u32>, Option<i64>)> = Vec::new();
             let n = rng.random_range(4..30);
             while insts.len() < n {
+                // Now and then a scalar compare right before an SCC branch
+                // (s_cbranch_scc0 is 33, scc1 34): the fused
+                // compare-and-branch of `Exit::CmpBranch`.
+                if rng.random_range(0..6) == 0 {
+                    let (fixed, mask) = encodings[rng.random_range(2..4)];
+                    let words = [fixed | (rng.random::<u32>() & mask), rng.random(), 0];
+                    let (inst, k) = decode_one(&words);
+                    if matches!(inst, Inst::Sopc { .. } | Inst::Sopk { .. }) && k > 0 {
+                        insts.push((words[..k].to_vec(), None));
+                        let op = rng.random_range(33..=34u32);
+                        insts.push((
+                            vec![0x17f << 23 | op << 16],
+                            Some(rng.random_range(0..n as i64)),
+                        ));
+                    }
+                    continue;
+                }
                 if rng.random_range(0..4) == 0 {
                     let op = rng.random_range(32..=38u32);
                     let t = if rng.random_range(0..10) == 0 {
@@ -2672,6 +2689,11 @@ mod tests {
                 .iter()
                 .filter(|i| matches!(i, Inst::Branch { .. }))
                 .count();
+            fused += prog
+                .exits
+                .iter()
+                .filter(|e| matches!(e, Exit::CmpBranch { .. }))
+                .count();
             let mem = GlobalMem::new();
             let env = Env {
                 prog: &prog,
@@ -2699,8 +2721,8 @@ mod tests {
             }
         }
         assert!(
-            branches > 1000 && quanta > 1500,
-            "{branches} branches, {quanta} quanta"
+            branches > 1000 && quanta > 1500 && fused > 300,
+            "{branches} branches, {quanta} quanta, {fused} fused compare-and-branches"
         );
     }
 

@@ -767,9 +767,9 @@ impl Wave {
                 .get(i)
                 .map_or(0, |&n| (n as u64).min(left) as usize);
             if run > 0 {
-                if let (Some(ops), Some(insts)) = (ops.get(i..i + run), insts.get(i..i + run)) {
-                    for (op, inst) in ops.iter().zip(insts) {
-                        (op.f)(self, op, inst);
+                if let Some(ops) = ops.get(i..i + run) {
+                    for op in ops {
+                        (op.f)(self, op);
                     }
                     i += run;
                     self.pc = i as u32;
@@ -1827,6 +1827,27 @@ pub struct Op {
     /// Destination register (SGPR or VGPR number).
     pub d: u8,
     pub src: [Opnd; 3],
+    /// The fields of the forms whose handler reads them as decoded.
+    pub ext: Ext,
+}
+
+/// Decoded fields an [`Op`] carries for the forms whose semantics take
+/// them as decoded (VOPC, VOPD), so the block loop passes the handler only
+/// its `Op`.
+#[derive(Clone, Copy, Debug)]
+pub enum Ext {
+    None,
+    Vopc {
+        cmp: Cmp,
+        cmpx: bool,
+        sdst: u8,
+        src0: Src,
+        src1: Src,
+    },
+    Vopd {
+        x: VopdHalf,
+        y: VopdHalf,
+    },
 }
 
 /// How [`Wave::run`]'s block loop goes on when a straight run of
@@ -1906,18 +1927,18 @@ pub fn exits_for(insts: &[Inst]) -> Vec<Exit> {
         .collect()
 }
 
-/// See [`Op`]; the `Inst` is the instruction the `Op` was made from (for
-/// the few forms whose handler still reads it: VOPC, VOPD).
-pub type OpFn = fn(&mut Wave, &Op, &Inst);
+/// See [`Op`].
+pub type OpFn = fn(&mut Wave, &Op);
 
 /// Placeholder `Op` of instructions without a handler (never run: the
 /// block lengths in [`Decoded::runs`] stop before them).
 pub fn no_op() -> Op {
-    fn unused(_: &mut Wave, _: &Op, _: &Inst) {}
+    fn unused(_: &mut Wave, _: &Op) {}
     Op {
         f: unused,
         d: 0,
         src: [Opnd::ZERO; 3],
+        ext: Ext::None,
     }
 }
 
@@ -1931,7 +1952,7 @@ macro_rules! per_op {
      |$w:ident, $p:ident, $o:ident, $a:ident, $b:ident| $body:expr) => {
         match $op {
             $($e::$v => {
-                fn h<const A: bool, const B: bool>($w: &mut Wave, $p: &Op, _: &Inst) {
+                fn h<const A: bool, const B: bool>($w: &mut Wave, $p: &Op) {
                     const $o: $e = $e::$v;
                     let ($a, $b) = (Spec::<A>($p.src[0]), Spec::<B>($p.src[1]));
                     $body
@@ -1960,11 +1981,11 @@ macro_rules! per_op {
                     const $o: $e = $e::$v;
                     $body
                 }
-                fn h(w: &mut Wave, p: &Op, _: &Inst) {
+                fn h(w: &mut Wave, p: &Op) {
                     body(w, p)
                 }
                 #[cfg(target_arch = "x86_64")]
-                fn h_avx2(w: &mut Wave, p: &Op, _: &Inst) {
+                fn h_avx2(w: &mut Wave, p: &Op) {
                     #[target_feature(enable = "avx2")]
                     fn inner(w: &mut Wave, p: &Op) {
                         body(w, p)
@@ -2206,7 +2227,7 @@ pub fn op_for_isa(inst: &Inst, avx2: bool) -> Option<Op> {
             )
         }
         Inst::Nop { .. } => {
-            fn nop(_: &mut Wave, _: &Op, _: &Inst) {}
+            fn nop(_: &mut Wave, _: &Op) {}
             (Some(nop as OpFn), 0, [z; 3])
         }
         Inst::Valu { op, vdst, src, .. } => (
@@ -2285,33 +2306,61 @@ pub fn op_for_isa(inst: &Inst, avx2: bool) -> Option<Op> {
             *vdst,
             [Opnd::of(src[0])?, Opnd::of(src[1])?, Opnd::of(src[2])?],
         ),
-        Inst::Vopc { .. } => {
-            fn vopc(w: &mut Wave, _: &Op, inst: &Inst) {
-                if let Inst::Vopc {
+        &Inst::Vopc {
+            cmp,
+            cmpx,
+            sdst,
+            src0,
+            src1,
+            ..
+        } => {
+            fn vopc(w: &mut Wave, p: &Op) {
+                if let Ext::Vopc {
                     cmp,
                     cmpx,
                     sdst,
                     src0,
                     src1,
-                    ..
-                } = inst
+                } = p.ext
                 {
-                    w.vopc(*cmp, *cmpx, *sdst, *src0, *src1);
+                    w.vopc(cmp, cmpx, sdst, src0, src1);
                 }
             }
-            (Some(vopc as OpFn), 0, [z; 3])
+            let ext = Ext::Vopc {
+                cmp,
+                cmpx,
+                sdst,
+                src0,
+                src1,
+            };
+            return Some(Op {
+                f: vopc,
+                d: 0,
+                src: [z; 3],
+                ext,
+            });
         }
-        Inst::Vopd { .. } => {
-            fn vopd(w: &mut Wave, _: &Op, inst: &Inst) {
-                if let Inst::Vopd { x, y } = inst {
+        &Inst::Vopd { x, y } => {
+            fn vopd(w: &mut Wave, p: &Op) {
+                if let Ext::Vopd { x, y } = &p.ext {
                     w.vopd(x, y);
                 }
             }
-            (Some(vopd as OpFn), 0, [z; 3])
+            return Some(Op {
+                f: vopd,
+                d: 0,
+                src: [z; 3],
+                ext: Ext::Vopd { x, y },
+            });
         }
         _ => return None,
     };
-    Some(Op { f: f?, d, src })
+    Some(Op {
+        f: f?,
+        d,
+        src,
+        ext: Ext::None,
+    })
 }
 
 fn cmp_apply(cond: u8, o: std::cmp::Ordering) -> bool {
@@ -2569,7 +2618,7 @@ mod tests {
                         "{} (wave64 {wave64}, avx2 {isa_avx2}, seed {seed})",
                         inst.mnemonic()
                     );
-                    (op.f)(&mut a, &op, &inst);
+                    (op.f)(&mut a, &op);
                     let r = b.exec_generic(&inst, 0, &env, &mut lds, None);
                     assert!(matches!(r, Ok(None)), "{what}: generic path {r:?}");
                     same(&a, &b, &what);
@@ -2587,10 +2636,10 @@ mod tests {
                         let (mut c, mut d) = (random_wave(wave64, seed), random_wave(wave64, seed));
                         let full = c.full_mask();
                         c.set_exec(full);
-                        (op.f)(&mut c, &op, &inst);
+                        (op.f)(&mut c, &op);
                         for half in [0x5555_5555_5555_5555u64, !0x5555_5555_5555_5555u64] {
                             d.set_exec(full & half);
-                            (op.f)(&mut d, &op, &inst);
+                            (op.f)(&mut d, &op);
                         }
                         d.set_exec(full);
                         same(&c, &d, &format!("{what}: full EXEC vs two halves"));

@@ -127,6 +127,141 @@ fn s_add_i32_signed_overflow() {
 }
 
 #[test]
+fn s_getreg_s_setreg_read_and_write_the_field_the_operand_names() {
+    // S_GETREG_B32: D0 = (HW_REGISTERS[id] >> offset) & ((1 << size) - 1);
+    // S_SETREG_B32: mask = ((1 << size) - 1) << offset;
+    // reg = (reg & ~mask) | ((S0 << offset) & mask) (RDNA3 ISA guide, SOPK).
+    let src = "s_getreg_b32 s0, hwreg(HW_REG_MODE)\n\
+               s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 4), 0xff\n\
+               s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s10\n\
+               s_getreg_b32 s1, hwreg(HW_REG_MODE)\n\
+               s_getreg_b32 s2, hwreg(HW_REG_MODE, 4, 4)\n\
+               s_cmp_eq_u32 s10, s10\n\
+               s_getreg_b32 s3, hwreg(HW_REG_STATUS)\n\
+               s_mov_b32 vcc_lo, 1\n\
+               s_setreg_imm32_b32 hwreg(HW_REG_STATUS, 0, 1), 0\n\
+               s_cselect_b32 s4, 1, 0\n\
+               s_getreg_b32 s5, hwreg(HW_REG_STATUS)\n\
+               s_getreg_b32 s6, hwreg(HW_REG_HW_ID1, 0, 5)\n\
+               s_setreg_imm32_b32 hwreg(HW_REG_HW_ID1), 0x1f\n\
+               s_getreg_b32 s7, hwreg(HW_REG_HW_ID1)\n\
+               s_setreg_imm32_b32 hwreg(HW_REG_TRAPSTS, 8, 1), 1\n\
+               s_getreg_b32 s8, hwreg(HW_REG_TRAPSTS)\n\
+               s_endpgm\n";
+    let Some(w) = run(src, |w| {
+        w.s[10] = 0x35;
+        // As the dispatcher sets it: MODE from the descriptor, wave 3.
+        w.hwreg = dsxor::emu::hwreg::HwRegs::at_dispatch(0x3c0, 3);
+    }) else {
+        return;
+    };
+    // MODE 0x3c0: bits 7:4 become 0xf (the literal cut to 4 bits), bits
+    // 3:0 become 5 (the low 4 bits of 0x35); bits 9:8 stay.
+    assert_eq!((w.s[0], w.s[1], w.s[2]), (0x3c0, 0x3f5, 0xf));
+    // STATUS: SCC (bit 0) = 1, EXECZ (bit 9) = 0, VCCZ (bit 10) = 1.
+    assert_eq!(w.s[3], 1 | 1 << 10);
+    // s_setreg clears SCC; VCC is now non-zero.
+    assert_eq!((w.s[4], w.s[5]), (0, 0));
+    // HW_ID1.WAVE_ID is the wave's index; HW_ID1 is read-only.
+    assert_eq!((w.s[6], w.s[7]), (3, 3));
+    assert_eq!(w.s[8], 1 << 8);
+}
+
+#[test]
+fn s_getreg_of_an_unmodelled_register_stops_the_wave_naming_it() {
+    let Some(r) = run_with(
+        "s_getreg_b32 s0, hwreg(HW_REG_GPR_ALLOC)\ns_endpgm\n",
+        false,
+        None,
+        0,
+        |_| {},
+    ) else {
+        return;
+    };
+    match r.result {
+        Err(WaveError::Unsupported { pc, detail }) => {
+            assert_eq!(pc, 0x1000);
+            assert!(detail.contains("HW_REG_GPR_ALLOC"), "{detail}");
+        }
+        other => panic!("expected an unsupported-register error, got {other:?}"),
+    }
+}
+
+#[test]
+fn s_call_b64_saves_the_return_address_and_s_setpc_returns() {
+    // S_CALL_B64: D0.i64 = PC + 4; PC = PC + signext(SIMM16 * 4) + 4.
+    // 0x1000 s_mov_b32; 0x1004 s_call_b64 (to 0x1004 + 4 + 8 = 0x1010);
+    // 0x1008 s_mov_b32 s11, 1; 0x100c s_endpgm; 0x1010 the callee.
+    let Some(w) = run(
+        "s_mov_b32 s10, 0\ns_call_b64 s[30:31], 2\ns_mov_b32 s11, 1\ns_endpgm\n\
+         s_mov_b32 s10, 5\ns_setpc_b64 s[30:31]\n",
+        |_| {},
+    ) else {
+        return;
+    };
+    assert_eq!((w.s[10], w.s[11], w.s[30], w.s[31]), (5, 1, 0x1008, 0));
+}
+
+#[test]
+fn s_movrel_index_sgprs_by_m0() {
+    // S_MOVRELS: D0 = SGPR[SRC0 + M0]; S_MOVRELD: SGPR[DST + M0] = S0;
+    // S_MOVRELSD_2_B32: SGPR[DST + M0[25:16]] = SGPR[SRC0 + M0[9:0]].
+    let Some(w) = run(
+        "s_mov_b32 m0, 3\ns_movrels_b32 s0, s10\ns_movrels_b64 s[2:3], s[10:11]\n\
+         s_movreld_b32 s20, s5\ns_movreld_b64 s[24:25], s[6:7]\n\
+         s_mov_b32 m0, 0x20001\ns_movrelsd_2_b32 s40, s10\ns_endpgm\n",
+        |w| {
+            for i in 10..16 {
+                w.s[i] = 0x1000 + i as u32;
+            }
+            w.s[5] = 0x55;
+            w.s[6] = 0x66;
+            w.s[7] = 0x77;
+        },
+    ) else {
+        return;
+    };
+    assert_eq!((w.s[0], w.s[2], w.s[3]), (0x100d, 0x100d, 0x100e));
+    assert_eq!((w.s[20], w.s[23]), (0, 0x55));
+    assert_eq!((w.s[24], w.s[27], w.s[28]), (0, 0x66, 0x77));
+    assert_eq!((w.s[40], w.s[42]), (0, 0x100b));
+}
+
+#[test]
+fn s_movrel_past_the_sgprs_stops_the_wave() {
+    let Some(r) = run_with(
+        "s_mov_b32 m0, 200\ns_movrels_b32 s0, s10\ns_endpgm\n",
+        false,
+        None,
+        0,
+        |_| {},
+    ) else {
+        return;
+    };
+    match r.result {
+        Err(WaveError::Unsupported { detail, .. }) => {
+            assert!(detail.contains("s210"), "{detail}")
+        }
+        other => panic!("expected the movrel range error, got {other:?}"),
+    }
+}
+
+#[test]
+fn debug_branches_fall_through_and_hint_sopps_do_nothing() {
+    // No debugger: COND_DBG_SYS/USER are 0 (policy no-debugger), so the
+    // s_cbranch_cdbg* do not skip the s_mov; s_endpgm_saved ends the wave.
+    let Some(w) = run(
+        "s_cbranch_cdbgsys 1\ns_mov_b32 s0, 7\ns_cbranch_cdbgsys_or_user 1\ns_mov_b32 s2, 8\n\
+         s_incperflevel 1\ns_decperflevel 1\ns_ttracedata\ns_ttracedata_imm 0x1\ns_wakeup\n\
+         s_wait_event 0x0\ns_endpgm_saved\ns_mov_b32 s1, 9\ns_endpgm\n",
+        |_| {},
+    ) else {
+        return;
+    };
+    assert_eq!((w.s[0], w.s[1], w.s[2]), (7, 0, 8));
+}
+
+#[test]
 fn scalar_shifts_use_low_bits_of_the_amount() {
     // s_lshl_b32 uses S1[4:0]: a shift by 33 is a shift by 1; b64 uses S1[5:0].
     let Some(w) = run(

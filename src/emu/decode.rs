@@ -249,6 +249,42 @@ impl Sopk {
 }
 
 ops!(
+    /// The SOPK hardware-register moves ([`Inst::Hwreg`]).
+    HwregOp {
+    Get = "s_getreg_b32", Set = "s_setreg_b32", SetImm32 = "s_setreg_imm32_b32",
+});
+
+ops!(
+    /// The SOP1 SGPR-relative moves ([`Inst::SMovrel`]); the RDNA3 ISA
+    /// guide's pseudocode at each in `Wave::smovrel`.
+    SMovrel {
+    MovrelsB32 = "s_movrels_b32", MovrelsB64 = "s_movrels_b64",
+    MovreldB32 = "s_movreld_b32", MovreldB64 = "s_movreld_b64",
+    MovrelsdTwoB32 = "s_movrelsd_2_b32",
+});
+
+impl SMovrel {
+    fn from_op(op: u32) -> Option<SMovrel> {
+        use SMovrel::*;
+        Some(match op {
+            64 => MovrelsB32,
+            65 => MovrelsB64,
+            66 => MovreldB32,
+            67 => MovreldB64,
+            68 => MovrelsdTwoB32,
+            _ => return None,
+        })
+    }
+    /// Dwords moved.
+    pub fn dwords(self) -> u8 {
+        match self {
+            SMovrel::MovrelsB64 | SMovrel::MovreldB64 => 2,
+            _ => 1,
+        }
+    }
+}
+
+ops!(
     /// SOP1 (bits 31:23 = 0x17d, op 15:8).
     Sop1 {
     MovB32 = "s_mov_b32", MovB64 = "s_mov_b64", CmovB32 = "s_cmov_b32", CmovB64 = "s_cmov_b64",
@@ -423,7 +459,20 @@ pub enum Cond {
     Vccnz,
     Execz,
     Execnz,
+    /// s_cbranch_cdbgsys, _cdbguser, _cdbgsys_or_user, _cdbgsys_and_user:
+    /// taken on the conditional-debug bits of STATUS, which only a debugger
+    /// sets. [`POLICY_NO_DEBUGGER`]: never taken here.
+    CdbgSys,
+    CdbgUser,
+    CdbgSysOrUser,
+    CdbgSysAndUser,
 }
+
+/// The software device runs without a debugger attached: STATUS's
+/// COND_DBG_SYS and COND_DBG_USER bits are 0 (no one sets them), so the
+/// s_cbranch_cdbg* branches fall through, and MODE.DEBUG_EN is whatever the
+/// kernel sets with s_setreg (nothing single-steps).
+pub const POLICY_NO_DEBUGGER: &str = "no-debugger";
 
 impl Cond {
     pub fn name(self) -> &'static str {
@@ -435,6 +484,10 @@ impl Cond {
             Cond::Vccnz => "s_cbranch_vccnz",
             Cond::Execz => "s_cbranch_execz",
             Cond::Execnz => "s_cbranch_execnz",
+            Cond::CdbgSys => "s_cbranch_cdbgsys",
+            Cond::CdbgUser => "s_cbranch_cdbguser",
+            Cond::CdbgSysOrUser => "s_cbranch_cdbgsys_or_user",
+            Cond::CdbgSysAndUser => "s_cbranch_cdbgsys_and_user",
         }
     }
 }
@@ -988,8 +1041,34 @@ pub enum Inst {
     },
     Barrier,
     Endpgm,
+    /// s_endpgm_saved: ends the wave like s_endpgm.
+    EndpgmSaved,
     Sendmsg {
         simm16: u16,
+    },
+    /// s_getreg_b32 / s_setreg_b32 / s_setreg_imm32_b32 (SOPK 17/18/19):
+    /// `sreg` is the destination of a get and the source of a set; `imm32`
+    /// the literal of s_setreg_imm32_b32. Semantics in [`super::hwreg`].
+    Hwreg {
+        op: HwregOp,
+        sreg: u8,
+        simm16: u16,
+        imm32: u32,
+    },
+    /// s_call_b64 (SOPK 20): `D0.i64 = PC + 4; PC = PC + signext(SIMM16 *
+    /// 4) + 4` (RDNA3 ISA guide, S_CALL_B64), `target` resolved like a
+    /// branch's.
+    Call {
+        sdst: u8,
+        simm16: i16,
+        target: Option<u32>,
+    },
+    /// SGPR-relative moves indexed by M0 (SOP1 64..68): `sdst` and `s0`
+    /// are the SGPR numbers the index is added to.
+    SMovrel {
+        op: SMovrel,
+        sdst: u8,
+        s0: u8,
     },
     /// Executing it is a fault (s_trap, s_code_end padding, s_sethalt).
     Trap {
@@ -1069,7 +1148,11 @@ impl Inst {
             Inst::Branch { cond, .. } => cond.name().into(),
             Inst::Barrier => "s_barrier".into(),
             Inst::Endpgm => "s_endpgm".into(),
+            Inst::EndpgmSaved => "s_endpgm_saved".into(),
             Inst::Sendmsg { .. } => "s_sendmsg".into(),
+            Inst::Hwreg { op, .. } => op.name().into(),
+            Inst::Call { .. } => "s_call_b64".into(),
+            Inst::SMovrel { op, .. } => op.name().into(),
             Inst::Smem { dwords, .. } => format!("s_load_b{}", *dwords as u32 * 32),
             Inst::Valu { op, enc, .. } => {
                 // llvm-objdump: `_e32`/`_e64` on forms that have both
@@ -1211,7 +1294,7 @@ pub fn decode_text(text: &[u8], base: u64) -> Decoded {
     // Resolve branch targets to instruction indices once.
     for k in 0..out.insts.len() {
         let simm = match &out.insts[k] {
-            Inst::Branch { simm16, .. } => *simm16,
+            Inst::Branch { simm16, .. } | Inst::Call { simm16, .. } => *simm16,
             _ => continue,
         };
         let pc = out.pcs[k] as i64 + 4 + 4 * (simm as i64);
@@ -1220,7 +1303,7 @@ pub fn decode_text(text: &[u8], base: u64) -> Decoded {
         } else {
             None
         };
-        if let Inst::Branch { target, .. } = &mut out.insts[k] {
+        if let Inst::Branch { target, .. } | Inst::Call { target, .. } = &mut out.insts[k] {
             *target = t;
         }
     }
@@ -1307,7 +1390,7 @@ pub fn decode_one(w: &[u32]) -> (Inst, usize) {
         return (decode_sopp(w0), 1);
     }
     if w0 >> 28 == 0xb {
-        return (decode_sopk(w0), 1);
+        return decode_sopk(w);
     }
     if w0 >> 30 == 0b10 {
         return decode_sop2(w);
@@ -1438,6 +1521,54 @@ fn decode_sop2(w: &[u32]) -> (Inst, usize) {
 fn decode_sop1(w: &[u32]) -> (Inst, usize) {
     let w0 = w[0];
     let op = (w0 >> 8) & 0xff;
+    // Named, with why they are not modelled (not "opcode not modelled").
+    let why = match op {
+        74 => Some((
+            "s_rfe_b64",
+            "returns from a trap handler, which the software device does not run (s_trap faults)",
+        )),
+        76 | 77 => Some((
+            if op == 76 {
+                "s_sendmsg_rtn_b32"
+            } else {
+                "s_sendmsg_rtn_b64"
+            },
+            "message replies (doorbell, DDID, TBA/TMA, realtime, save-wave) come from the \
+             dispatcher and firmware, which the software device does not model",
+        )),
+        _ => None,
+    };
+    if let Some((name, reason)) = why {
+        return (
+            unsupported("SOP1", op, Some(name.into()), reason, &w[..1]),
+            1,
+        );
+    }
+    if let Some(m) = SMovrel::from_op(op) {
+        // Both operands name SGPRs the index is added to (LLVM: SReg_32 /
+        // SReg_64 operands; a constant there is no register to index from).
+        let (sdst, s0) = ((w0 >> 16) & 0x7f, w0 & 0xff);
+        if sdst >= VCC_LO as u32 || s0 >= VCC_LO as u32 {
+            return (
+                unsupported(
+                    "SOP1",
+                    op,
+                    Some(m.name().into()),
+                    "operand is not an SGPR",
+                    &w[..1],
+                ),
+                1,
+            );
+        }
+        return (
+            Inst::SMovrel {
+                op: m,
+                sdst: sdst as u8,
+                s0: s0 as u8,
+            },
+            1,
+        );
+    }
     let Some(sop) = Sop1::from_op(op) else {
         return (
             unsupported("SOP1", op, None, "opcode not modelled", &w[..1]),
@@ -1485,18 +1616,92 @@ fn decode_sopc(w: &[u32]) -> (Inst, usize) {
     }
 }
 
-fn decode_sopk(w0: u32) -> Inst {
+fn decode_sopk(w: &[u32]) -> (Inst, usize) {
+    let w0 = w[0];
     let op = (w0 >> 23) & 0x1f;
+    let simm16 = w0 as u16;
+    let hwreg = match op {
+        17 => Some(HwregOp::Get),
+        18 => Some(HwregOp::Set),
+        19 => Some(HwregOp::SetImm32),
+        _ => None,
+    };
+    if let Some(hop) = hwreg {
+        let sreg = (w0 >> 16) & 0x7f;
+        return match (hop, w.get(1)) {
+            (HwregOp::SetImm32, None) => (
+                unsupported(
+                    "SOPK",
+                    op,
+                    Some(hop.name().into()),
+                    "literal truncated at the end of .text",
+                    &w[..1],
+                ),
+                1,
+            ),
+            (HwregOp::SetImm32, Some(&imm32)) => (
+                Inst::Hwreg {
+                    op: hop,
+                    sreg: 0,
+                    simm16,
+                    imm32,
+                },
+                2,
+            ),
+            // s_getreg_b32's destination and s_setreg_b32's source are in
+            // the same field (LLVM: SReg_32), decoded alike.
+            (_, _) => match sdst_ok(sreg) {
+                Ok(sreg) => (
+                    Inst::Hwreg {
+                        op: hop,
+                        sreg,
+                        simm16,
+                        imm32: 0,
+                    },
+                    1,
+                ),
+                Err(e) => (
+                    unsupported("SOPK", op, Some(hop.name().into()), e, &w[..1]),
+                    1,
+                ),
+            },
+        };
+    }
+    if op == 20 {
+        return match sdst_ok((w0 >> 16) & 0x7f) {
+            Ok(sdst) => (
+                Inst::Call {
+                    sdst,
+                    simm16: simm16 as i16,
+                    target: None,
+                },
+                1,
+            ),
+            Err(e) => (
+                unsupported("SOPK", op, Some("s_call_b64".into()), e, &w[..1]),
+                1,
+            ),
+        };
+    }
     let Some(sop) = Sopk::from_op(op) else {
-        return unsupported("SOPK", op, None, "opcode not modelled", &[w0]);
+        return (
+            unsupported("SOPK", op, None, "opcode not modelled", &[w0]),
+            1,
+        );
     };
     match sdst_ok((w0 >> 16) & 0x7f) {
-        Ok(sdst) => Inst::Sopk {
-            op: sop,
-            sdst,
-            simm16: w0 as u16,
-        },
-        Err(e) => unsupported("SOPK", op, Some(sop.name().into()), e, &[w0]),
+        Ok(sdst) => (
+            Inst::Sopk {
+                op: sop,
+                sdst,
+                simm16,
+            },
+            1,
+        ),
+        Err(e) => (
+            unsupported("SOPK", op, Some(sop.name().into()), e, &[w0]),
+            1,
+        ),
     }
 }
 
@@ -1543,7 +1748,38 @@ fn decode_sopp(w0: u32) -> Inst {
         36 => br(Cond::Vccnz),
         37 => br(Cond::Execz),
         38 => br(Cond::Execnz),
+        39 => br(Cond::CdbgSys),
+        40 => br(Cond::CdbgUser),
+        41 => br(Cond::CdbgSysOrUser),
+        42 => br(Cond::CdbgSysAndUser),
         48 => Inst::Endpgm,
+        // "End of program; terminate wavefront ... the wave was saved by a
+        // context switch" (S_ENDPGM_SAVED): for the wave, an end.
+        49 => Inst::EndpgmSaved,
+        // Pixel-shader only (ordered pixel export): undefined in a compute
+        // kernel, so a fault here rather than a guess.
+        50 => Inst::Trap {
+            name: "s_endpgm_ordered_ps_done",
+            simm16,
+        },
+        // Wakes waves of the workgroup sleeping in s_sleep, which the
+        // software device does not put to sleep (s_sleep is a no-op).
+        52 => nop("s_wakeup"),
+        // Send the message, then halt: halting is a stop the device cannot
+        // resume (no debugger, see POLICY_NO_DEBUGGER), so a fault.
+        55 => Inst::Trap {
+            name: "s_sendmsghalt",
+            simm16,
+        },
+        // Performance-level hints and thread-trace data: no architectural
+        // effect (no performance levels, no thread trace).
+        56 => nop("s_incperflevel"),
+        57 => nop("s_decperflevel"),
+        58 => nop("s_ttracedata"),
+        59 => nop("s_ttracedata_imm"),
+        // Waits for an event the wave's own memory already completed at
+        // issue (the export-ready event is graphics-only).
+        11 => nop("s_wait_event"),
         53 => nop("s_setprio"),
         54 => Inst::Sendmsg { simm16 },
         60 => nop("s_icache_inv"),

@@ -4,7 +4,8 @@
 //! messages.
 
 use super::decode::{
-    Ds, DsKind, Flat, FlatKind, Inst, Sop1, Sop2, Sopc, Sopk, Src, VEnc, VOp, VopdHalf, VopdOp,
+    Ds, DsKind, Flat, FlatKind, HwregOp, Inst, Sop1, Sop2, Sopc, Sopk, Src, VEnc, VOp, VopdHalf,
+    VopdOp,
 };
 
 fn sreg(r: u8, dwords: u32, _wave64: bool) -> String {
@@ -382,13 +383,34 @@ pub fn disasm(inst: &Inst, wave64: bool) -> String {
         Inst::Nop { name: n, simm16 } => sopp_text(n, *simm16).unwrap_or_else(|| (*n).to_string()),
         // llvm-objdump prints the branch offset as an unsigned 16-bit number.
         Inst::Branch { simm16, .. } => format!("{name} {}", *simm16 as u16),
-        Inst::Barrier | Inst::Endpgm => name,
+        Inst::Barrier | Inst::Endpgm | Inst::EndpgmSaved => name,
+        Inst::Hwreg {
+            op,
+            sreg: r,
+            simm16,
+            imm32,
+        } => match op {
+            HwregOp::Get => format!("{name} {}, {}", sreg(*r, 1, false), hwreg_text(*simm16)),
+            HwregOp::Set => format!("{name} {}, {}", hwreg_text(*simm16), sreg(*r, 1, false)),
+            HwregOp::SetImm32 => format!("{name} {}, 0x{imm32:x}", hwreg_text(*simm16)),
+        },
+        Inst::Call { sdst, simm16, .. } => {
+            format!("{name} {}, {}", sreg(*sdst, 2, false), *simm16 as u16)
+        }
+        Inst::SMovrel { op, sdst, s0 } => {
+            let n = op.dwords() as u32;
+            format!("{name} {}, {}", sreg(*sdst, n, false), sreg(*s0, n, false))
+        }
         Inst::Sendmsg { simm16 } => match simm16 {
             3 => "s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)".into(),
             v => format!("s_sendmsg {v}"),
         },
         Inst::Trap { name: n, simm16 } => match *n {
-            "s_code_end" => "s_code_end".into(),
+            "s_code_end" | "s_endpgm_ordered_ps_done" => (*n).into(),
+            "s_sendmsghalt" => match simm16 {
+                3 => "s_sendmsghalt sendmsg(MSG_DEALLOC_VGPRS)".into(),
+                v => format!("s_sendmsghalt {v}"),
+            },
             _ => format!("{n} {simm16}"),
         },
         Inst::Smem {
@@ -443,15 +465,36 @@ pub fn disasm(inst: &Inst, wave64: bool) -> String {
 }
 
 /// Special SOPP forms whose operand syntax is printed by name.
+/// A `hwreg` operand as llvm-mc prints it: the register's name where
+/// llvm-mc has one, the offset and size only when they are not the whole
+/// register.
+fn hwreg_text(simm16: u16) -> String {
+    let (id, offset, size) = super::hwreg::fields(simm16);
+    let name = super::hwreg::name(id);
+    let reg = if name.starts_with("HW_REG_") {
+        name
+    } else {
+        id.to_string()
+    };
+    if offset == 0 && size == 32 {
+        format!("hwreg({reg})")
+    } else {
+        format!("hwreg({reg}, {offset}, {size})")
+    }
+}
+
 pub fn sopp_text(name: &str, simm16: u16) -> Option<String> {
     match name {
         "s_waitcnt" => Some(waitcnt(simm16)),
         "s_delay_alu" => Some(delay_alu(simm16)),
         "s_waitcnt_depctr" => Some(depctr(simm16)),
-        "s_clause" | "s_set_inst_prefetch_distance" | "s_round_mode" => {
-            Some(format!("{name} 0x{simm16:x}"))
-        }
-        "s_nop" | "s_sleep" | "s_setprio" | "s_denorm_mode" => Some(format!("{name} {simm16}")),
+        "s_clause"
+        | "s_set_inst_prefetch_distance"
+        | "s_round_mode"
+        | "s_ttracedata_imm"
+        | "s_wait_event" => Some(format!("{name} 0x{simm16:x}")),
+        "s_nop" | "s_sleep" | "s_setprio" | "s_denorm_mode" | "s_incperflevel"
+        | "s_decperflevel" => Some(format!("{name} {simm16}")),
         _ => None,
     }
 }

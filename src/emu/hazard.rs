@@ -79,7 +79,9 @@
 
 use std::collections::VecDeque;
 
-use super::decode::{DsKind, FlatKind, Inst, Sop1, Sopk, Src, VOp, NULL, VCC_LO};
+use super::decode::{
+    DsKind, FlatKind, HwregOp, Inst, SMovrel, Sop1, Sopk, Src, VOp, M0, NULL, VCC_LO,
+};
 use super::disasm::{sop1_widths, sop2_widths};
 
 /// A register range: VGPRs or SGPRs `first .. first + count`.
@@ -328,6 +330,22 @@ fn uses(inst: &Inst, wave64: bool) -> (Regs, Regs) {
             match f.kind {
                 FlatKind::Load { bytes, .. } => wr.v(f.vdst, (bytes as u32).div_ceil(4)),
                 FlatKind::Store { bytes } => rd.v(f.vdata, (bytes as u32).div_ceil(4)),
+            }
+        }
+        Inst::Hwreg { op, sreg, .. } => match op {
+            HwregOp::Get => wr.s(*sreg, 1),
+            HwregOp::Set => rd.s(*sreg, 1),
+            HwregOp::SetImm32 => {}
+        },
+        Inst::Call { sdst, .. } => wr.s(*sdst, 2),
+        // The base registers and M0; the register the index lands on is
+        // known only at run time, and this table is static (a pending load
+        // into an M0-indexed SGPR is a hazard this check does not see).
+        Inst::SMovrel { op, sdst, s0 } => {
+            rd.s(M0, 1);
+            match op {
+                SMovrel::MovreldB32 | SMovrel::MovreldB64 => rd.s(*s0, op.dwords() as u32),
+                _ => wr.s(*sdst, op.dwords() as u32),
             }
         }
         _ => {}

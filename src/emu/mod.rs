@@ -15,6 +15,7 @@ pub mod disasm;
 pub mod ds;
 pub mod fault;
 pub mod hazard;
+pub mod hwreg;
 pub mod mem;
 pub mod wave;
 
@@ -159,6 +160,8 @@ pub struct KernelSetup {
     pub vgpr_workitem_id: u8,
     pub group_segment_fixed_size: u32,
     pub private_segment_fixed_size: u32,
+    /// The MODE register a wave starts with ([`hwreg::mode_from_rsrc1`]).
+    pub mode: u32,
 }
 
 impl KernelSetup {
@@ -191,6 +194,7 @@ impl KernelSetup {
             vgpr_workitem_id: kd.enable_vgpr_workitem_id() as u8,
             group_segment_fixed_size: kd.group_segment_fixed_size,
             private_segment_fixed_size: kd.private_segment_fixed_size,
+            mode: hwreg::mode_from_rsrc1(kd.compute_pgm_rsrc1),
         })
     }
 
@@ -323,6 +327,7 @@ fn init_wave(wave: &mut Wave, l: &Launch<'_>, g: u32, w: u32, entry: u32) {
     wave.status = Status::Running;
     wave.executed = 0;
     wave.ds_atomic_lane_ops = 0;
+    wave.hwreg = hwreg::HwRegs::at_dispatch(s.mode, w);
     let mut r: u8 = 0;
     let put64 = |wave: &mut Wave, r: &mut u8, v: u64| {
         wave.sw(*r, v as u32);

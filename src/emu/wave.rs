@@ -10,12 +10,13 @@
 //! outside what this device checks).
 
 use super::decode::{
-    inline_const32, inline_const64, Cmp, Cond, Decoded, Flat, FlatKind, Inst, Sop1, Sop2, Sopc,
-    Sopk, Src, VOp, VopdHalf, VopdOp, EXEC_LO, NULL, VCC_LO,
+    inline_const32, inline_const64, Cmp, Cond, Decoded, Flat, FlatKind, HwregOp, Inst, SMovrel,
+    Sop1, Sop2, Sopc, Sopk, Src, VOp, VopdHalf, VopdOp, EXEC_LO, M0, NULL, VCC_LO,
 };
 use super::ds::{exec_ds, DsWave, Lds};
 use super::fault::FaultSpec;
 use super::hazard::Pending;
+use super::hwreg::{self, HwRegs};
 use super::mem::GlobalMem;
 use super::WaveError;
 use rand_chacha::ChaCha8Rng;
@@ -57,7 +58,20 @@ pub struct Wave {
     /// Outstanding memory instructions, when hazard checking is on
     /// ([`super::hazard`]); None: off.
     pub hazard: Option<Box<Pending>>,
+    /// The hardware registers s_getreg/s_setreg reach ([`super::hwreg`]).
+    pub hwreg: HwRegs,
 }
+
+/// The SGPRs an M0-relative move (s_movrels/s_movreld/s_movrelsd_2) may
+/// reach: s0..s105, the SGPRs proper (LLVM: gfx11 has 106 addressable
+/// SGPRs; 106 up are VCC, trap temporaries, M0, EXEC). The RDNA3 guide's
+/// pseudocode indexes `SGPR[addr]` without a bound; an index past the SGPRs
+/// stops the wave with an error naming it ([`POLICY_MOVREL_PAST_SGPRS_FAULTS`])
+/// rather than guess what the hardware reads there.
+pub const MOVREL_SGPRS: u64 = 106;
+
+/// See [`MOVREL_SGPRS`].
+pub const POLICY_MOVREL_PAST_SGPRS_FAULTS: &str = "movrel-past-sgprs-faults";
 
 /// A vector source of `N` lanes.
 enum Row<'a, const N: usize> {
@@ -301,6 +315,7 @@ impl Wave {
             executed: 0,
             ds_atomic_lane_ops: 0,
             hazard: None,
+            hwreg: HwRegs::default(),
         }
     }
 
@@ -911,9 +926,30 @@ impl Wave {
                 self.status = Status::AtBarrier;
                 return Ok(Some(Status::AtBarrier));
             }
-            Inst::Endpgm => {
+            Inst::Endpgm | Inst::EndpgmSaved => {
                 self.status = Status::Ended;
                 return Ok(Some(Status::Ended));
+            }
+            Inst::Call { sdst, target, .. } => {
+                // S_CALL_B64: D0.i64 = PC + 4; PC = PC + signext(SIMM16 * 4) + 4.
+                self.sw64(*sdst, Wave::pc_addr(prog, i + 1));
+                match target {
+                    Some(t) => self.pc = *t,
+                    None => {
+                        return Err(WaveError::BadBranch {
+                            pc: Wave::pc_addr(prog, i),
+                        })
+                    }
+                }
+            }
+            Inst::Hwreg {
+                op,
+                sreg,
+                simm16,
+                imm32,
+            } => self.hwreg_op(*op, *sreg, *simm16, *imm32, Wave::pc_addr(prog, i))?,
+            Inst::SMovrel { op, sdst, s0 } => {
+                self.smovrel(*op, *sdst, *s0, Wave::pc_addr(prog, i))?
             }
             Inst::Sendmsg { simm16 } => {
                 // Only MSG_DEALLOC_VGPRS (3), which compute kernels send
@@ -1016,6 +1052,8 @@ impl Wave {
             Cond::Vccnz => self.read_mask(Src::S(VCC_LO)) != 0,
             Cond::Execz => self.exec() == 0,
             Cond::Execnz => self.exec() != 0,
+            // decode::POLICY_NO_DEBUGGER.
+            Cond::CdbgSys | Cond::CdbgUser | Cond::CdbgSysOrUser | Cond::CdbgSysAndUser => false,
         }
     }
 
@@ -1319,6 +1357,85 @@ impl Wave {
             GetpcB64 | SetpcB64 | SwappcB64 => return false,
         }
         true
+    }
+
+    /// s_getreg_b32 / s_setreg_b32 / s_setreg_imm32_b32 ([`super::hwreg`]).
+    fn hwreg_op(
+        &mut self,
+        op: HwregOp,
+        sreg: u8,
+        simm16: u16,
+        imm32: u32,
+        pc: u64,
+    ) -> Result<(), WaveError> {
+        let live = hwreg::Live {
+            scc: self.scc,
+            exec_zero: self.exec() == 0,
+            vcc_zero: self.read_mask(Src::S(VCC_LO)) == 0,
+            executed: self.executed,
+        };
+        let unmodelled = |e: hwreg::Unmodelled| WaveError::Unsupported {
+            pc,
+            detail: format!("{} of {e}", op.name()),
+        };
+        match op {
+            HwregOp::Get => {
+                let v = hwreg::getreg(&self.hwreg, simm16, live)
+                    .ok_or_else(|| unmodelled(hwreg::Unmodelled(hwreg::fields(simm16).0)))?;
+                self.sw(sreg, v);
+            }
+            HwregOp::Set | HwregOp::SetImm32 => {
+                let value = if op == HwregOp::Set {
+                    self.s32(Src::S(sreg))
+                } else {
+                    imm32
+                };
+                let mut regs = self.hwreg;
+                if let Some(scc) =
+                    hwreg::setreg(&mut regs, simm16, value, live).map_err(unmodelled)?
+                {
+                    self.scc = scc;
+                }
+                self.hwreg = regs;
+            }
+        }
+        Ok(())
+    }
+
+    /// The M0-relative SGPR moves. RDNA3 ISA guide pseudocode:
+    /// - S_MOVRELS_B32: `addr = SRC0.u32; addr += M0.u32[31:0];
+    ///   D0.b32 = SGPR[addr].b32` (_B64: `D0.b64 = SGPR[addr].b64`);
+    /// - S_MOVRELD_B32: `addr = DST.u32; addr += M0.u32[31:0];
+    ///   SGPR[addr].b32 = S0.b32` (_B64 likewise, 64 bits);
+    /// - S_MOVRELSD_2_B32: `addrs = SRC0.u32; addrd = DST.u32;
+    ///   addrs += M0.u32[9:0].u32; addrd += M0.u32[25:16].u32;
+    ///   SGPR[addrd].b32 = SGPR[addrs].b32`.
+    fn smovrel(&mut self, op: SMovrel, sdst: u8, s0: u8, pc: u64) -> Result<(), WaveError> {
+        let m0 = self.s[M0 as usize] as u64;
+        let n = op.dwords() as u64;
+        let (from, to) = match op {
+            SMovrel::MovrelsB32 | SMovrel::MovrelsB64 => (s0 as u64 + m0, sdst as u64),
+            SMovrel::MovreldB32 | SMovrel::MovreldB64 => (s0 as u64, sdst as u64 + m0),
+            SMovrel::MovrelsdTwoB32 => (s0 as u64 + (m0 & 0x3ff), sdst as u64 + (m0 >> 16 & 0x3ff)),
+        };
+        for at in [from, to] {
+            if at + n > MOVREL_SGPRS {
+                return Err(WaveError::Unsupported {
+                    pc,
+                    detail: format!(
+                        "{} reaches s{at} (M0 = {m0:#x}), past s{}: policy {POLICY_MOVREL_PAST_SGPRS_FAULTS}",
+                        op.name(),
+                        MOVREL_SGPRS - 1
+                    ),
+                });
+            }
+        }
+        // Read before writing: the ranges may overlap.
+        let v: Vec<u32> = (0..n).map(|k| self.s[(from + k) as usize]).collect();
+        for (k, x) in v.into_iter().enumerate() {
+            self.sw((to + k as u64) as u8, x);
+        }
+        Ok(())
     }
 
     #[inline(always)]

@@ -134,6 +134,7 @@ const SS: &[Kind] = &[S32, S32];
 const S1: &[Kind] = &[S32];
 const S64S: &[Kind] = &[S64, S32];
 const S64S64: &[Kind] = &[S64, S64];
+const S64ONE: &[Kind] = &[S64];
 const A1: &[Kind] = &[Any32];
 const AV: &[Kind] = &[Any32, V32];
 const AVC: &[Kind] = &[Any32, V32, Vcc];
@@ -180,6 +181,18 @@ pub const ALU_OPS: &[AluOp] = &[
     op("s_mul_hi_u32", Sop2, 0x2d, S32, SS),
     op("s_mul_hi_i32", Sop2, 0x2e, S32, SS),
     op("s_cselect_b32", Sop2, 0x30, S32, SS),
+    op("s_lshl1_add_u32", Sop2, 0x0e, S32, SS),
+    op("s_lshl4_add_u32", Sop2, 0x11, S32, SS),
+    op("s_or_b64", Sop2, 0x19, S64, S64S64),
+    op("s_nand_b32", Sop2, 0x1c, S32, SS),
+    op("s_xnor_b32", Sop2, 0x20, S32, SS),
+    op("s_and_not1_b32", Sop2, 0x22, S32, SS),
+    op("s_bfm_b32", Sop2, 0x2a, S32, SS),
+    op("s_cselect_b64", Sop2, 0x31, S64, S64S64),
+    op("s_pack_ll_b32_b16", Sop2, 0x32, S32, SS),
+    op("s_pack_lh_b32_b16", Sop2, 0x33, S32, SS),
+    op("s_pack_hh_b32_b16", Sop2, 0x34, S32, SS),
+    op("s_pack_hl_b32_b16", Sop2, 0x35, S32, SS),
     // SOP1.
     op("s_mov_b32", Sop1, 0x00, S32, S1),
     op("s_brev_b32", Sop1, 0x04, S32, S1),
@@ -190,6 +203,16 @@ pub const ALU_OPS: &[AluOp] = &[
     op("s_abs_i32", Sop1, 0x15, S32, S1),
     op("s_bcnt1_i32_b32", Sop1, 0x18, S32, S1),
     op("s_not_b32", Sop1, 0x1e, S32, S1),
+    op("s_cmov_b32", Sop1, 0x02, S32, S1),
+    op("s_brev_b64", Sop1, 0x05, S64, S64ONE),
+    op("s_ctz_i32_b64", Sop1, 0x09, S32, S64ONE),
+    op("s_cls_i32", Sop1, 0x0c, S32, S1),
+    op("s_bitset0_b32", Sop1, 0x10, S32, S1),
+    op("s_bitset1_b32", Sop1, 0x12, S32, S1),
+    op("s_bitreplicate_b64_b32", Sop1, 0x14, S64, S1),
+    op("s_bcnt0_i32_b32", Sop1, 0x16, S32, S1),
+    op("s_quadmask_b32", Sop1, 0x1a, S32, S1),
+    op("s_wqm_b32", Sop1, 0x1c, S32, S1),
     // SOPC (SCC only).
     op("s_cmp_eq_i32", Sopc, 0x00, None, SS),
     op("s_cmp_lt_i32", Sopc, 0x04, None, SS),
@@ -197,6 +220,9 @@ pub const ALU_OPS: &[AluOp] = &[
     op("s_cmp_le_u32", Sopc, 0x0b, None, SS),
     op("s_bitcmp1_b32", Sopc, 0x0d, None, SS),
     op("s_cmp_lg_u64", Sopc, 0x11, None, S64S64),
+    op("s_cmp_ge_i32", Sopc, 0x03, None, SS),
+    op("s_cmp_lg_u32", Sopc, 0x07, None, SS),
+    op("s_bitcmp0_b64", Sopc, 0x0e, None, S64S),
     // VOP1.
     op("v_mov_b32_e32", Vop1, 0x01, V32, A1),
     op("v_not_b32_e32", Vop1, 0x37, V32, A1),
@@ -224,6 +250,7 @@ pub const ALU_OPS: &[AluOp] = &[
     op("v_add_nc_u32_e32", Vop2, 0x25, V32, AV),
     op("v_sub_nc_u32_e32", Vop2, 0x26, V32, AV),
     op("v_subrev_nc_u32_e32", Vop2, 0x27, V32, AV),
+    op("v_xnor_b32_e32", Vop2, 0x1e, V32, AV),
     // VOP3 forms of VOP2 (opcode 0x100 + VOP2's).
     op("v_cndmask_b32_e64", Vop3, 0x101, V32, AAM),
     with_sdst(op("v_add_co_ci_u32_e64", Vop3, 0x120, V32, AAM), Mask),
@@ -239,6 +266,22 @@ pub const ALU_OPS: &[AluOp] = &[
     op("v_xor3_b32", Vop3, 0x240, V32, AAA),
     op("v_lshl_add_u32", Vop3, 0x246, V32, AAA),
     op("v_add3_u32", Vop3, 0x255, V32, AAA),
+    op("v_lerp_u8", Vop3, 0x215, V32, AAA),
+    op("v_min3_i32", Vop3, 0x21a, V32, AAA),
+    op("v_max3_i32", Vop3, 0x21d, V32, AAA),
+    op("v_med3_u32", Vop3, 0x221, V32, AAA),
+    op("v_sad_u8", Vop3, 0x222, V32, AAA),
+    op("v_sad_hi_u8", Vop3, 0x223, V32, AAA),
+    op("v_sad_u16", Vop3, 0x224, V32, AAA),
+    op("v_sad_u32", Vop3, 0x225, V32, AAA),
+    op("v_msad_u8", Vop3, 0x239, V32, AAA),
+    op("v_perm_b32", Vop3, 0x244, V32, AAA),
+    op("v_add_lshl_u32", Vop3, 0x247, V32, AAA),
+    op("v_lshl_or_b32", Vop3, 0x256, V32, AAA),
+    op("v_and_or_b32", Vop3, 0x257, V32, AAA),
+    op("v_or3_b32", Vop3, 0x258, V32, AAA),
+    op("v_mbcnt_lo_u32_b32", Vop3, 0x31f, V32, AA),
+    op("v_mbcnt_hi_u32_b32", Vop3, 0x320, V32, AA),
     with_sdst(op("v_mad_u64_u32", Vop3, 0x2fe, V64, AAA64), Mask),
     with_sdst(op("v_mad_i64_i32", Vop3, 0x2ff, V64, AAA64), Mask),
     with_sdst(op("v_add_co_u32", Vop3, 0x300, V32, AA), Mask),

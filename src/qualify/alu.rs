@@ -40,9 +40,12 @@
 //!
 //! Not in the corpus (honestly: not qualified): float, packed (VOP3P),
 //! 16-bit and DPP/SDWA operations; modifiers (clamp, neg, abs, opsel);
-//! SOPK, the saveexec/wrexec family, s_bitset, s_quadmask/s_wqm,
-//! v_readlane/v_writelane/v_readfirstlane, v_perm_b32, v_sad/v_msad/v_lerp,
-//! v_mbcnt, and the VOPD float halves. Whatever is not in [`CORPUS_OPS`] or
+//! SOPK (the immediate is the operand; the harness block has no slot for
+//! it), the saveexec/wrexec family (they change EXEC, under which the
+//! harness stores its block back), v_readlane/v_writelane/v_readfirstlane
+//! (scalar destinations and lane selects the VOP3 encoder does not take),
+//! s_getreg/s_setreg (device state), the M0-relative moves, and the VOPD
+//! float halves. Whatever is not in [`CORPUS_OPS`] or
 //! [`CHAINS`] is not qualified; the record lists exactly what ran.
 
 use std::time::Duration;
@@ -126,6 +129,18 @@ pub const CORPUS_OPS: &[&str] = &[
     "s_mul_hi_u32",
     "s_mul_hi_i32",
     "s_cselect_b32",
+    "s_lshl1_add_u32",
+    "s_lshl4_add_u32",
+    "s_or_b64",
+    "s_nand_b32",
+    "s_xnor_b32",
+    "s_and_not1_b32",
+    "s_bfm_b32",
+    "s_cselect_b64",
+    "s_pack_ll_b32_b16",
+    "s_pack_lh_b32_b16",
+    "s_pack_hh_b32_b16",
+    "s_pack_hl_b32_b16",
     "s_mov_b32",
     "s_brev_b32",
     "s_ctz_i32_b32",
@@ -135,12 +150,25 @@ pub const CORPUS_OPS: &[&str] = &[
     "s_abs_i32",
     "s_bcnt1_i32_b32",
     "s_not_b32",
+    "s_cmov_b32",
+    "s_brev_b64",
+    "s_ctz_i32_b64",
+    "s_cls_i32",
+    "s_bitset0_b32",
+    "s_bitset1_b32",
+    "s_bitreplicate_b64_b32",
+    "s_bcnt0_i32_b32",
+    "s_quadmask_b32",
+    "s_wqm_b32",
     "s_cmp_eq_i32",
     "s_cmp_lt_i32",
     "s_cmp_gt_u32",
     "s_cmp_le_u32",
     "s_bitcmp1_b32",
     "s_cmp_lg_u64",
+    "s_cmp_ge_i32",
+    "s_cmp_lg_u32",
+    "s_bitcmp0_b64",
     "v_mov_b32_e32",
     "v_not_b32_e32",
     "v_bfrev_b32_e32",
@@ -166,6 +194,7 @@ pub const CORPUS_OPS: &[&str] = &[
     "v_add_nc_u32_e32",
     "v_sub_nc_u32_e32",
     "v_subrev_nc_u32_e32",
+    "v_xnor_b32_e32",
     "v_cndmask_b32_e64",
     "v_add_co_ci_u32_e64",
     "v_mad_i32_i24",
@@ -179,6 +208,22 @@ pub const CORPUS_OPS: &[&str] = &[
     "v_xor3_b32",
     "v_lshl_add_u32",
     "v_add3_u32",
+    "v_lerp_u8",
+    "v_min3_i32",
+    "v_max3_i32",
+    "v_med3_u32",
+    "v_sad_u8",
+    "v_sad_hi_u8",
+    "v_sad_u16",
+    "v_sad_u32",
+    "v_msad_u8",
+    "v_perm_b32",
+    "v_add_lshl_u32",
+    "v_lshl_or_b32",
+    "v_and_or_b32",
+    "v_or3_b32",
+    "v_mbcnt_lo_u32_b32",
+    "v_mbcnt_hi_u32_b32",
     "v_mad_u64_u32",
     "v_mad_i64_i32",
     "v_add_co_u32",
@@ -554,6 +599,9 @@ pub fn program_for(
                 srcs[0] = Opnd::Lit(0x8000_0000 | rng.random::<u32>());
             }
         }
+        // Byte selectors 0..=14 half the time (random words select 0xff in
+        // most bytes): an inline constant selects byte 0 by it, 0 elsewhere.
+        "v_perm_b32" if rng.random_bool(0.5) => srcs[2] = Opnd::Int(rng.random_range(0..=14)),
         _ => {}
     }
     // The constant bus (RDNA3 guide, "VALU instructions": at most two
@@ -1001,6 +1049,82 @@ fn one(m: &mut Machine, i: &AluInst) -> Result<(), String> {
             "v_lshl_add_u32" => (a(0)? << (a(1)? & 31)).wrapping_add(a(2)?),
             // V_ADD3_U32: D0.u32 = S0.u32 + S1.u32 + S2.u32.
             "v_add3_u32" => a(0)?.wrapping_add(a(1)?).wrapping_add(a(2)?),
+            // V_XNOR_B32: D0.u32 = ~(S0.u32 ^ S1.u32).
+            "v_xnor_b32" => !(a(0)? ^ a(1)?),
+            // V_LERP_U8: "tmp = ((S0.u32[31 : 24] + S1.u32[31 : 24] + S2.u32[24].u8)
+            // >> 1U << 24U); tmp += ((S0.u32[23 : 16] + S1.u32[23 : 16] +
+            // S2.u32[16].u8) >> 1U << 16U); ... [15 : 8], S2.u32[8]; [7 : 0],
+            // S2.u32[0]; D0.u32 = tmp.u32": per byte, the rounded average.
+            "v_lerp_u8" => {
+                let (x, y, z) = (a(0)?, a(1)?, a(2)?);
+                (0..4)
+                    .map(|k| {
+                        let b = |v: u32| v >> (8 * k) & 0xff;
+                        ((b(x) + b(y) + (z >> (8 * k) & 1)) >> 1) << (8 * k)
+                    })
+                    .sum()
+            }
+            // V_MIN3_I32 / V_MAX3_I32: v_min_i32(v_min_i32(S0, S1), S2) / max.
+            "v_min3_i32" => (a(0)? as i32).min(a(1)? as i32).min(a(2)? as i32) as u32,
+            "v_max3_i32" => (a(0)? as i32).max(a(1)? as i32).max(a(2)? as i32) as u32,
+            // V_MED3_U32: V_MED3_I32's pseudocode on unsigned values.
+            "v_med3_u32" => {
+                let (x, y, z) = (a(0)?, a(1)?, a(2)?);
+                let max3 = x.max(y).max(z);
+                if max3 == x {
+                    y.max(z)
+                } else if max3 == y {
+                    x.max(z)
+                } else {
+                    x.max(y)
+                }
+            }
+            // V_SAD_U8: "tmp = S2.u32; tmp += 32'U(ABSDIFF(S0.u32[7 : 0],
+            // S1.u32[7 : 0])); ... [15 : 8], [23 : 16], [31 : 24]; D0.u32 = tmp".
+            "v_sad_u8" => sad_u8(a(0)?, a(1)?, false).wrapping_add(a(2)?),
+            // V_SAD_HI_U8: "D0.u32 = (32'U(v_sad_u8(S0, S1, 0)) << 16U) + S2.u32".
+            "v_sad_hi_u8" => (sad_u8(a(0)?, a(1)?, false) << 16).wrapping_add(a(2)?),
+            // V_SAD_U16: "tmp = S2.u32; tmp += ABSDIFF(S0[15 : 0].u16, S1[15 :
+            // 0].u16); tmp += ABSDIFF(S0[31 : 16].u16, S1[31 : 16].u16)".
+            "v_sad_u16" => {
+                let (x, y) = (a(0)?, a(1)?);
+                let d = |k: u32| (x >> k & 0xffff).abs_diff(y >> k & 0xffff);
+                a(2)?.wrapping_add(d(0)).wrapping_add(d(16))
+            }
+            // V_SAD_U32: "D0.u32 = ABSDIFF(S0.u32, S1.u32) + S2.u32".
+            "v_sad_u32" => a(0)?.abs_diff(a(1)?).wrapping_add(a(2)?),
+            // V_MSAD_U8: V_SAD_U8 where "S1.u32[k + 7 : k] == 0U ? 0U :
+            // ABSDIFF(...)": reference bytes of 0 are masked out.
+            "v_msad_u8" => sad_u8(a(0)?, a(1)?, true).wrapping_add(a(2)?),
+            // V_PERM_B32: "D0[31 : 24] = BYTE_PERMUTE({ S0.u32, S1.u32 },
+            // S2.u32[31 : 24]); ... [23 : 16], [15 : 8], [7 : 0]".
+            "v_perm_b32" => {
+                let data = (a(0)? as u64) << 32 | a(1)? as u64;
+                let sel = a(2)?;
+                (0..4)
+                    .map(|k| byte_permute(data, sel >> (8 * k) & 0xff) << (8 * k))
+                    .sum()
+            }
+            // V_ADD_LSHL_U32: D0.u32 = ((S0.u32 + S1.u32) << S2.u32[4 : 0].u32).
+            "v_add_lshl_u32" => a(0)?.wrapping_add(a(1)?) << (a(2)? & 31),
+            // V_LSHL_OR_B32: D0.u32 = ((S0.u32 << S1[4 : 0].u32) | S2.u32).
+            "v_lshl_or_b32" => (a(0)? << (a(1)? & 31)) | a(2)?,
+            // V_AND_OR_B32: D0.u32 = ((S0.u32 & S1.u32) | S2.u32).
+            "v_and_or_b32" => (a(0)? & a(1)?) | a(2)?,
+            // V_OR3_B32: D0.u32 = (S0.u32 | S1.u32 | S2.u32).
+            "v_or3_b32" => a(0)? | a(1)? | a(2)?,
+            // V_MBCNT_LO_U32_B32: "ThreadMask = (1LL << laneId.u32) - 1LL;
+            // MaskedValue = (S0.u32 & ThreadMask[31 : 0].u32); tmp = S1.u32;
+            // tmp += countbits(MaskedValue); D0.u32 = tmp"; _HI: ThreadMask[63 : 32].
+            "v_mbcnt_lo_u32_b32" | "v_mbcnt_hi_u32_b32" => {
+                let thread_mask = (1u64 << l) - 1;
+                let half = if base == "v_mbcnt_lo_u32_b32" {
+                    thread_mask as u32
+                } else {
+                    (thread_mask >> 32) as u32
+                };
+                a(1)?.wrapping_add((a(0)? & half).count_ones())
+            }
             // V_ADD_CO_U32: "tmp = 64'U(S0.u32) + 64'U(S1.u32);
             // VCC.u64[laneId] = tmp >= 0x100000000ULL ? 1'1U : 1'0U;
             // D0.u32 = tmp.u32" (VCC: the instruction's SDST).
@@ -1090,6 +1214,39 @@ fn first_one(order: impl Iterator<Item = u32>, x: u32) -> u32 {
         .map_or(u32::MAX, |(k, _)| k as u32)
 }
 
+/// V_SAD_U8's sum of byte differences (without S2); `masked`: V_MSAD_U8,
+/// which skips the bytes where S1's byte is 0.
+fn sad_u8(x: u32, y: u32, masked: bool) -> u32 {
+    (0..4)
+        .map(|k| {
+            let (bx, by) = (x >> (8 * k) & 0xff, y >> (8 * k) & 0xff);
+            if masked && by == 0 {
+                0
+            } else {
+                bx.abs_diff(by)
+            }
+        })
+        .sum()
+}
+
+/// The guide's BYTE_PERMUTE(data, sel) of V_PERM_B32: "if sel >= 13 then
+/// 0xff; elsif sel == 12 then 0x0; elsif sel == 11 then data[63 : 56].i8
+/// sign-replicated (0xff or 0); sel == 10: data[47 : 40]'s; sel == 9:
+/// data[31 : 24]'s; sel == 8: data[15 : 8]'s; else data[sel * 8 + 7 :
+/// sel * 8]".
+fn byte_permute(data: u64, sel: u32) -> u32 {
+    let sign = |bit: u32| if data >> bit & 1 == 1 { 0xff } else { 0 };
+    match sel {
+        13.. => 0xff,
+        12 => 0,
+        11 => sign(63),
+        10 => sign(47),
+        9 => sign(31),
+        8 => sign(15),
+        _ => (data >> (8 * sel) & 0xff) as u32,
+    }
+}
+
 fn vopc(m: &mut Machine, i: &AluInst, name: &str) -> Result<(), String> {
     // "D0.u64[laneId] = S0.i32 < S1.i32" etc. (VOPC Instructions);
     // V_CMPX_*: "EXEC.u64[laneId] = ..."; inactive lanes write 0 (guide,
@@ -1148,6 +1305,8 @@ fn salu(m: &mut Machine, i: &AluInst, name: &str) -> Result<(), String> {
     }
     let nz = |x: u32| R::W32(x, Some(x != 0));
     let nz64 = |x: u64| R::W64(x, Some(x != 0));
+    // The destination's value before the instruction (S_CMOV, S_BITSET).
+    let old_dst = || -> Result<u32, String> { m.r32(i.dst.ok_or("missing destination")?, 0) };
     let r = match name {
         // S_ADD_U32: "tmp = 64'U(S0.u32) + 64'U(S1.u32); SCC = tmp >=
         // 0x100000000ULL ? 1'1U : 1'0U; D0.u32 = tmp.u32".
@@ -1265,6 +1424,32 @@ fn salu(m: &mut Machine, i: &AluInst, name: &str) -> Result<(), String> {
         ),
         // S_CSELECT_B32: "D0.u32 = SCC ? S0.u32 : S1.u32".
         "s_cselect_b32" => R::W32(if scc == 1 { s(0)? } else { s(1)? }, None),
+        // S_CSELECT_B64: "D0.u64 = SCC ? S0.u64 : S1.u64".
+        "s_cselect_b64" => R::W64(if scc == 1 { s64(0)? } else { s64(1)? }, None),
+        // S_LSHL1_ADD_U32 / S_LSHL4_ADD_U32: as S_LSHL2_ADD_U32 with << 1U / << 4U.
+        "s_lshl1_add_u32" | "s_lshl4_add_u32" => {
+            let sh = if name == "s_lshl1_add_u32" { 1 } else { 4 };
+            let t = ((s(0)? as u64) << sh) + s(1)? as u64;
+            R::W32(t as u32, Some(t >= 1 << 32))
+        }
+        // S_OR_B64: "D0.u64 = (S0.u64 | S1.u64); SCC = D0.u64 != 0ULL".
+        "s_or_b64" => nz64(s64(0)? | s64(1)?),
+        // S_NAND_B32: "D0.u32 = ~(S0.u32 & S1.u32); SCC = D0.u32 != 0U".
+        "s_nand_b32" => nz(!(s(0)? & s(1)?)),
+        // S_XNOR_B32: "D0.u32 = ~(S0.u32 ^ S1.u32); SCC = D0.u32 != 0U".
+        "s_xnor_b32" => nz(!(s(0)? ^ s(1)?)),
+        // S_AND_NOT1_B32: "D0.u32 = (S0.u32 & ~S1.u32); SCC = D0.u32 != 0U".
+        "s_and_not1_b32" => nz(s(0)? & !s(1)?),
+        // S_BFM_B32: "D0.u32 = (((1U << S0[4 : 0].u32) - 1U) << S1[4 : 0].u32)"
+        // (SCC unchanged).
+        "s_bfm_b32" => R::W32((((1u64 << (s(0)? & 31)) - 1) as u32) << (s(1)? & 31), None),
+        // S_PACK_LL_B32_B16: "D0 = { S1[15 : 0].u16, S0[15 : 0].u16 }";
+        // _LH: { S1[31 : 16], S0[15 : 0] }; _HH: { S1[31 : 16], S0[31 : 16] };
+        // _HL: { S1[15 : 0], S0[31 : 16] }.
+        "s_pack_ll_b32_b16" => R::W32(s(1)? << 16 | (s(0)? & 0xffff), None),
+        "s_pack_lh_b32_b16" => R::W32((s(1)? & 0xffff_0000) | (s(0)? & 0xffff), None),
+        "s_pack_hh_b32_b16" => R::W32((s(1)? & 0xffff_0000) | s(0)? >> 16, None),
+        "s_pack_hl_b32_b16" => R::W32(s(1)? << 16 | s(0)? >> 16, None),
         // SOP1. S_MOV_B32: "D0.b32 = S0.b32".
         "s_mov_b32" => R::W32(s(0)?, None),
         // S_BREV_B32: "D0.u32[31 : 0] = S0.u32[0 : 31]".
@@ -1290,6 +1475,58 @@ fn salu(m: &mut Machine, i: &AluInst, name: &str) -> Result<(), String> {
             .sum::<Result<u32, _>>()?),
         // S_NOT_B32: "D0.u32 = ~S0.u32; SCC = D0.u32 != 0U".
         "s_not_b32" => nz(!s(0)?),
+        // S_CMOV_B32: "if SCC then D0.b32 = S0.b32 endif".
+        "s_cmov_b32" => R::W32(if scc == 1 { s(0)? } else { old_dst()? }, None),
+        // S_BREV_B64: "D0.u64[63 : 0] = S0.u64[0 : 63]".
+        "s_brev_b64" => R::W64(s64(0)?.reverse_bits(), None),
+        // S_CTZ_I32_B64: "tmp = -1; for i in 0 : 63 do if S0.u64[i] == 1'1U
+        // then tmp = i; break ... D0.i32 = tmp".
+        "s_ctz_i32_b64" => {
+            let x = s64(0)?;
+            R::W32((0..64).find(|b| x >> b & 1 == 1).unwrap_or(u32::MAX), None)
+        }
+        // S_CLS_I32: "tmp = -1; for i in 1 : 31 do if S0.u32[31 - i] !=
+        // S0.u32[31] then tmp = i; break ... D0.i32 = tmp".
+        "s_cls_i32" => {
+            let x = s(0)?;
+            R::W32(
+                (1..32)
+                    .find(|k| (x >> (31 - k)) & 1 != x >> 31)
+                    .unwrap_or(u32::MAX),
+                None,
+            )
+        }
+        // S_BITSET0_B32: "D0.u32[S0.u32[4 : 0]] = 1'0U"; _BITSET1: 1'1U (the
+        // other bits of D0 kept).
+        "s_bitset0_b32" => R::W32(old_dst()? & !(1 << (s(0)? & 31)), None),
+        "s_bitset1_b32" => R::W32(old_dst()? | 1 << (s(0)? & 31), None),
+        // S_BITREPLICATE_B64_B32: "tmp = S0.u32; for i in 0 : 31 do
+        // D0.u64[i * 2] = tmp[i]; D0.u64[i * 2 + 1] = tmp[i] endfor".
+        "s_bitreplicate_b64_b32" => {
+            let x = s(0)? as u64;
+            R::W64((0..32).map(|i| (x >> i & 1) * (3 << (2 * i))).sum(), None)
+        }
+        // S_BCNT0_I32_B32: "tmp = 0; for i in 0 : 31 do tmp += S0.u32[i] ==
+        // 1'0U ? 1 : 0 endfor; D0.i32 = tmp; SCC = D0.u32 != 0U".
+        "s_bcnt0_i32_b32" => nz((0..32)
+            .map(|b| s(0).map(|x| 1 - (x >> b & 1)))
+            .sum::<Result<u32, _>>()?),
+        // S_QUADMASK_B32: "tmp = 0U; for i in 0 : 7 do tmp[i] = S0.u32[i * 4
+        // +: 4] != 0U endfor; D0.u32 = tmp; SCC = D0.u32 != 0U".
+        "s_quadmask_b32" => {
+            let x = s(0)?;
+            nz((0..8)
+                .map(|i| ((x >> (4 * i) & 0xf != 0) as u32) << i)
+                .sum())
+        }
+        // S_WQM_B32: "tmp = 0U; for i in 0 : 31 do tmp[i] = S0.u32[i & 60 +:
+        // 4] != 0U endfor; D0.u32 = tmp; SCC = D0.u32 != 0U".
+        "s_wqm_b32" => {
+            let x = s(0)?;
+            nz((0..32)
+                .map(|i| ((x >> (i & 60) & 0xf != 0) as u32) << i)
+                .sum())
+        }
         // SOPC: "SCC = S0.i32 == S1.i32" etc.
         "s_cmp_eq_i32" => R::Scc(s(0)? == s(1)?),
         "s_cmp_lt_i32" => R::Scc((s(0)? as i32) < (s(1)? as i32)),
@@ -1299,6 +1536,10 @@ fn salu(m: &mut Machine, i: &AluInst, name: &str) -> Result<(), String> {
         "s_bitcmp1_b32" => R::Scc(s(0)? >> (s(1)? & 31) & 1 == 1),
         // S_CMP_LG_U64: "SCC = S0.u64 != S1.u64".
         "s_cmp_lg_u64" => R::Scc(s64(0)? != s64(1)?),
+        "s_cmp_ge_i32" => R::Scc((s(0)? as i32) >= (s(1)? as i32)),
+        "s_cmp_lg_u32" => R::Scc(s(0)? != s(1)?),
+        // S_BITCMP0_B64: "SCC = S0.u64[S1.u32[5 : 0]] == 1'0U".
+        "s_bitcmp0_b64" => R::Scc(s64(0)? >> (s(1)? & 63) & 1 == 0),
         other => return Err(format!("no pseudocode for {other}")),
     };
     match r {

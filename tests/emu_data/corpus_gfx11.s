@@ -153,6 +153,31 @@ s_cbranch_vccz 0x10
 s_cbranch_vccnz 0x10
 s_cbranch_execz 0x10
 s_cbranch_execnz 0x10
+s_cbranch_cdbgsys 0x10
+s_cbranch_cdbguser 0x10
+s_cbranch_cdbgsys_or_user 0x10
+s_cbranch_cdbgsys_and_user 0x10
+s_endpgm_saved
+s_endpgm_ordered_ps_done
+s_wakeup
+s_sendmsghalt sendmsg(MSG_DEALLOC_VGPRS)
+s_incperflevel 3
+s_decperflevel 2
+s_ttracedata
+s_ttracedata_imm 0x5
+s_wait_event 0x1
+s_getreg_b32 s1, hwreg(HW_REG_MODE, 4, 8)
+s_getreg_b32 s1, hwreg(HW_REG_HW_ID1)
+s_getreg_b32 s1, hwreg(40, 0, 3)
+s_setreg_b32 hwreg(HW_REG_TRAPSTS), s3
+s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), m0
+s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0x1234
+s_call_b64 s[30:31], 4
+s_movrels_b32 s2, s4
+s_movrels_b64 s[2:3], s[4:5]
+s_movreld_b32 s2, s4
+s_movreld_b64 s[2:3], s[4:5]
+s_movrelsd_2_b32 s2, s4
 s_barrier
 s_waitcnt 0x0
 s_sethalt 0x0

@@ -23,8 +23,12 @@ fn assemble(src: &str, wave64: bool) -> Option<Vec<u8>> {
     std::fs::write(&path, src).expect("write asm");
     let mut cmd = Command::new(mc);
     cmd.args(["-arch=amdgcn", "-mcpu=gfx1100", "-show-encoding"]);
+    // +real-true16: 16-bit operands are written as `.l`/`.h` halves (the
+    // 32-bit forms assemble the same either way).
     if wave64 {
-        cmd.arg("-mattr=+wavefrontsize64");
+        cmd.arg("-mattr=+real-true16,+wavefrontsize64");
+    } else {
+        cmd.arg("-mattr=+real-true16");
     }
     let out = cmd.arg(&path).output().expect("run llvm-mc");
     assert!(
@@ -204,11 +208,13 @@ fn s_call_b64_saves_the_return_address_and_s_setpc_returns() {
 
 #[test]
 fn s_movrel_index_sgprs_by_m0() {
-    // S_MOVRELS: D0 = SGPR[SRC0 + M0]; S_MOVRELD: SGPR[DST + M0] = S0;
-    // S_MOVRELSD_2_B32: SGPR[DST + M0[25:16]] = SGPR[SRC0 + M0[9:0]].
+    // S_MOVRELS: "addr = SRC0.u32; addr += M0.u32[31 : 0]; D0 = SGPR[addr]";
+    // S_MOVRELD: "addr = DST.u32; addr += M0.u32[31 : 0]; SGPR[addr] = S0";
+    // S_MOVRELSD_2_B32: "addrs += M0.u32[9 : 0]; addrd += M0.u32[25 : 16];
+    // SGPR[addrd] = SGPR[addrs]"; the B64 forms need M0 even.
     let Some(w) = run(
-        "s_mov_b32 m0, 3\ns_movrels_b32 s0, s10\ns_movrels_b64 s[2:3], s[10:11]\n\
-         s_movreld_b32 s20, s5\ns_movreld_b64 s[24:25], s[6:7]\n\
+        "s_mov_b32 m0, 3\ns_movrels_b32 s0, s10\ns_movreld_b32 s20, s5\n\
+         s_mov_b32 m0, 4\ns_movrels_b64 s[2:3], s[10:11]\ns_movreld_b64 s[24:25], s[6:7]\n\
          s_mov_b32 m0, 0x20001\ns_movrelsd_2_b32 s40, s10\ns_endpgm\n",
         |w| {
             for i in 10..16 {
@@ -221,10 +227,27 @@ fn s_movrel_index_sgprs_by_m0() {
     ) else {
         return;
     };
-    assert_eq!((w.s[0], w.s[2], w.s[3]), (0x100d, 0x100d, 0x100e));
+    assert_eq!((w.s[0], w.s[2], w.s[3]), (0x100d, 0x100e, 0x100f));
     assert_eq!((w.s[20], w.s[23]), (0, 0x55));
-    assert_eq!((w.s[24], w.s[27], w.s[28]), (0, 0x66, 0x77));
+    assert_eq!((w.s[24], w.s[28], w.s[29]), (0, 0x66, 0x77));
     assert_eq!((w.s[40], w.s[42]), (0, 0x100b));
+}
+
+#[test]
+fn s_movrel_b64_with_an_odd_index_stops_the_wave() {
+    let Some(r) = run_with(
+        "s_mov_b32 m0, 1\ns_movrels_b64 s[0:1], s[10:11]\ns_endpgm\n",
+        false,
+        None,
+        0,
+        |_| {},
+    ) else {
+        return;
+    };
+    match r.result {
+        Err(WaveError::Unsupported { detail, .. }) => assert!(detail.contains("odd"), "{detail}"),
+        other => panic!("expected the odd-index error, got {other:?}"),
+    }
 }
 
 #[test]
@@ -1136,4 +1159,423 @@ fn wave64_null_destination_and_source_leave_m0_alone() {
     };
     assert_eq!(r.result, Ok(Status::Ended));
     assert_eq!((r.wave.s[2], r.wave.s[3], r.wave.s[4]), (0, 0, 0x1234));
+}
+
+// ---------------------------------------------------------------------------
+// 16-bit integer VALU (true16 halves, op_sel, clamp).
+// ---------------------------------------------------------------------------
+
+/// Half `hi` of a 32-bit register value.
+fn half(x: u32, hi: bool) -> u32 {
+    if hi {
+        x >> 16
+    } else {
+        x & 0xffff
+    }
+}
+
+fn i16v(x: u32) -> i64 {
+    x as u16 as i16 as i64
+}
+
+/// Write `v` into half `hi` of `old`, keeping the other half (LLVM: "On
+/// gfx10, all 16-bit instructions preserve the high bits").
+fn put(old: u32, hi: bool, v: u32) -> u32 {
+    if hi {
+        (old & 0xffff) | (v & 0xffff) << 16
+    } else {
+        (old & 0xffff_0000) | (v & 0xffff)
+    }
+}
+
+/// Values at the 16-bit edges: 0, ±1, the i16 limits, shift counts
+/// around 16, the u8 saturation bounds.
+const E16: [u32; 16] = [
+    0, 1, 2, 15, 16, 0x7fff, 0x8000, 0x8001, 0xffff, 0xfffe, 0x00ff, 0x0100, 0x7f, 0x80, 0x1234,
+    0xfff0,
+];
+
+/// Lane `l`'s v2, v3, v4 (both halves from E16) and v1's prior value.
+fn lane_inputs(l: usize) -> [u32; 4] {
+    let e = |k: usize| E16[k % 16];
+    [
+        e(l) | e(l * 7 + 3) << 16,
+        e(l * 5 + 1) | e(l * 3 + 2) << 16,
+        e(l * 11 + 5) | e(l * 13 + 7) << 16,
+        0xa5a5_5a5a ^ l as u32,
+    ]
+}
+
+/// Lanes off in EXEC in the 16-bit tests (their registers must not change).
+const OFF_LANES: u64 = 1 << 3 | 1 << 17 | 1 << 30;
+
+fn init16(w: &mut Wave, wave64: bool) {
+    let lanes = if wave64 { 64 } else { 32 };
+    for l in 0..lanes {
+        let [a, b, c, d] = lane_inputs(l);
+        w.set_vgpr(2, l, a);
+        w.set_vgpr(3, l, b);
+        w.set_vgpr(4, l, c);
+        w.set_vgpr(1, l, d);
+    }
+    // s4: the cndmask mask; s2: a scalar source whose high half must not
+    // leak into a 16-bit operand.
+    w.s[4] = 0x5a5a_c3c3;
+    w.s[5] = 0x0f0f_f0f0;
+    w.s[2] = 0xffff_0001;
+    w.set_exec(w.full_mask() & !OFF_LANES);
+}
+
+/// (instruction, destination half: Some(hi) for a 16-bit v1, None for a
+/// 32-bit v1, expected value of the written half/whole per lane from v2,
+/// v3, v4, with the pseudocode line quoted).
+type Case16 = (&'static str, Option<bool>, fn(u32, u32, u32) -> u32);
+
+fn sat_u16(x: i64) -> u32 {
+    x.clamp(0, 0xffff) as u32
+}
+fn sat_i16(x: i64) -> u32 {
+    x.clamp(-0x8000, 0x7fff) as u32 & 0xffff
+}
+
+const CASES16: &[Case16] = &[
+    // V_ADD_NC_U16: D0.u16 = S0.u16 + S1.u16 (wraps; clamp saturates).
+    ("v_add_nc_u16 v1.l, v2.l, v3.h", Some(false), |a, b, _| {
+        (half(a, false) + half(b, true)) & 0xffff
+    }),
+    (
+        "v_add_nc_u16 v1.h, v2.h, v3.l clamp",
+        Some(true),
+        |a, b, _| sat_u16(half(a, true) as i64 + half(b, false) as i64),
+    ),
+    // V_ADD_NC_I16: D0.i16 = S0.i16 + S1.i16.
+    (
+        "v_add_nc_i16 v1.l, v2.h, v3.h clamp",
+        Some(false),
+        |a, b, _| sat_i16(i16v(half(a, true)) + i16v(half(b, true))),
+    ),
+    ("v_add_nc_i16 v1.h, v2.l, v3.l", Some(true), |a, b, _| {
+        (half(a, false) + half(b, false)) & 0xffff
+    }),
+    // V_SUB_NC_I16: D0.i16 = S0.i16 - S1.i16.
+    ("v_sub_nc_i16 v1.h, v2.l, v3.l", Some(true), |a, b, _| {
+        half(a, false).wrapping_sub(half(b, false)) & 0xffff
+    }),
+    (
+        "v_sub_nc_i16 v1.l, v2.l, v3.h clamp",
+        Some(false),
+        |a, b, _| sat_i16(i16v(half(a, false)) - i16v(half(b, true))),
+    ),
+    // V_SUB_NC_U16: D0.u16 = S0.u16 - S1.u16.
+    (
+        "v_sub_nc_u16 v1.l, v2.l, v3.l clamp",
+        Some(false),
+        |a, b, _| sat_u16(half(a, false) as i64 - half(b, false) as i64),
+    ),
+    ("v_sub_nc_u16 v1.h, v2.h, v3.l", Some(true), |a, b, _| {
+        half(a, true).wrapping_sub(half(b, false)) & 0xffff
+    }),
+    // V_MUL_LO_U16: D0.u16 = S0.u16 * S1.u16.
+    ("v_mul_lo_u16 v1.h, v2.h, v3.h", Some(true), |a, b, _| {
+        half(a, true).wrapping_mul(half(b, true)) & 0xffff
+    }),
+    // V_LSHLREV_B16: D0.u[15 : 0] = (S1.u[15 : 0] << S0[3 : 0].u).
+    ("v_lshlrev_b16 v1.l, v2.l, v3.h", Some(false), |a, b, _| {
+        (half(b, true) << (half(a, false) & 15)) & 0xffff
+    }),
+    // V_LSHRREV_B16: D0.u[15 : 0] = (S1.u[15 : 0] >> S0[3 : 0].u).
+    ("v_lshrrev_b16 v1.h, v2.h, v3.l", Some(true), |a, b, _| {
+        half(b, false) >> (half(a, true) & 15)
+    }),
+    // V_ASHRREV_I16: D0.i[15 : 0] = (S1.i[15 : 0] >> S0[3 : 0].u).
+    ("v_ashrrev_i16 v1.l, v2.l, v3.h", Some(false), |a, b, _| {
+        (i16v(half(b, true)) >> (half(a, false) & 15)) as u32 & 0xffff
+    }),
+    // V_MAX_I16: D0.i16 = S0.i16 >= S1.i16 ? S0.i16 : S1.i16; MIN: <.
+    ("v_max_i16 v1.l, v2.h, v3.l", Some(false), |a, b, _| {
+        let (x, y) = (half(a, true), half(b, false));
+        if i16v(x) >= i16v(y) {
+            x
+        } else {
+            y
+        }
+    }),
+    ("v_min_i16 v1.h, v2.l, v3.h", Some(true), |a, b, _| {
+        let (x, y) = (half(a, false), half(b, true));
+        if i16v(x) < i16v(y) {
+            x
+        } else {
+            y
+        }
+    }),
+    ("v_max_u16 v1.h, v2.l, v3.l", Some(true), |a, b, _| {
+        half(a, false).max(half(b, false))
+    }),
+    ("v_min_u16 v1.l, v2.h, v3.h", Some(false), |a, b, _| {
+        half(a, true).min(half(b, true))
+    }),
+    // V_MAD_U16: D0.u16 = S0.u16 * S1.u16 + S2.u16.
+    (
+        "v_mad_u16 v1.l, v2.l, v3.l, v4.h clamp",
+        Some(false),
+        |a, b, c| sat_u16(half(a, false) as i64 * half(b, false) as i64 + half(c, true) as i64),
+    ),
+    ("v_mad_u16 v1.h, v2.h, v3.l, v4.l", Some(true), |a, b, c| {
+        (half(a, true) * half(b, false) + half(c, false)) & 0xffff
+    }),
+    // V_MAD_I16: D0.i16 = S0.i16 * S1.i16 + S2.i16.
+    (
+        "v_mad_i16 v1.h, v2.h, v3.l, v4.l clamp",
+        Some(true),
+        |a, b, c| sat_i16(i16v(half(a, true)) * i16v(half(b, false)) + i16v(half(c, false))),
+    ),
+    (
+        "v_mad_i16 v1.l, v2.l, v3.h, v4.h",
+        Some(false),
+        |a, b, c| {
+            (i16v(half(a, false)) * i16v(half(b, true)) + i16v(half(c, true))) as u32 & 0xffff
+        },
+    ),
+    // V_MAD_U32_U16: D0.u = 32'U(S0.u16) * 32'U(S1.u16) + S2.u.
+    ("v_mad_u32_u16 v1, v2.h, v3.l, v4", None, |a, b, c| {
+        (half(a, true) * half(b, false)).wrapping_add(c)
+    }),
+    ("v_mad_u32_u16 v1, v2.l, v3.h, v4 clamp", None, |a, b, c| {
+        (half(a, false) as u64 * half(b, true) as u64 + c as u64).min(0xffff_ffff) as u32
+    }),
+    // V_MAD_I32_I16: D0.i = 32'I(S0.i16) * 32'I(S1.i16) + S2.i.
+    ("v_mad_i32_i16 v1, v2.l, v3.h, v4 clamp", None, |a, b, c| {
+        (i16v(half(a, false)) * i16v(half(b, true)) + c as i32 as i64)
+            .clamp(i32::MIN as i64, i32::MAX as i64) as u32
+    }),
+    ("v_mad_i32_i16 v1, v2.h, v3.h, v4", None, |a, b, c| {
+        ((i16v(half(a, true)) * i16v(half(b, true))) as u32).wrapping_add(c)
+    }),
+    // V_MAX3_I16: D0.i16 = v_max_i16(v_max_i16(S0.i16, S1.i16), S2.i16); MIN3 alike.
+    (
+        "v_max3_i16 v1.h, v2.l, v3.h, v4.l",
+        Some(true),
+        |a, b, c| {
+            [half(a, false), half(b, true), half(c, false)]
+                .into_iter()
+                .max_by_key(|x| i16v(*x))
+                .unwrap_or(0)
+        },
+    ),
+    (
+        "v_min3_i16 v1.l, v2.h, v3.l, v4.h",
+        Some(false),
+        |a, b, c| {
+            [half(a, true), half(b, false), half(c, true)]
+                .into_iter()
+                .min_by_key(|x| i16v(*x))
+                .unwrap_or(0)
+        },
+    ),
+    (
+        "v_max3_u16 v1.l, v2.l, v3.l, v4.l",
+        Some(false),
+        |a, b, c| half(a, false).max(half(b, false)).max(half(c, false)),
+    ),
+    (
+        "v_min3_u16 v1.h, v2.h, v3.h, v4.h clamp",
+        Some(true),
+        |a, b, c| half(a, true).min(half(b, true)).min(half(c, true)),
+    ),
+    // V_MED3_I16 / _U16: the median of the three (the pseudocode drops the
+    // maximum and takes the larger of the other two).
+    (
+        "v_med3_i16 v1.l, v2.l, v3.h, v4.h",
+        Some(false),
+        |a, b, c| {
+            let mut v = [half(a, false), half(b, true), half(c, true)];
+            v.sort_by_key(|x| i16v(*x));
+            v[1]
+        },
+    ),
+    (
+        "v_med3_u16 v1.h, v2.h, v3.l, v4.h",
+        Some(true),
+        |a, b, c| {
+            let mut v = [half(a, true), half(b, false), half(c, true)];
+            v.sort();
+            v[1]
+        },
+    ),
+    // V_AND_B16 / V_OR_B16 / V_XOR_B16: D0.u16 = (S0.u16 op S1.u16).
+    ("v_and_b16 v1.l, v2.h, v3.l", Some(false), |a, b, _| {
+        half(a, true) & half(b, false)
+    }),
+    ("v_or_b16 v1.h, v2.l, v3.h", Some(true), |a, b, _| {
+        half(a, false) | half(b, true)
+    }),
+    ("v_xor_b16 v1.l, v2.l, v3.l", Some(false), |a, b, _| {
+        half(a, false) ^ half(b, false)
+    }),
+    // V_NOT_B16: D0.u16 = ~S0.u16; V_MOV_B16: D0.b16 = S0.b16 (e32: halves
+    // in bit 7 of the register numbers).
+    ("v_not_b16 v1.h, v2.l", Some(true), |a, _, _| !a & 0xffff),
+    ("v_not_b16_e64 v1.l, v2.h", Some(false), |a, _, _| {
+        !(a >> 16) & 0xffff
+    }),
+    ("v_mov_b16 v1.l, v2.h", Some(false), |a, _, _| a >> 16),
+    ("v_mov_b16_e64 v1.h, v2.l", Some(true), |a, _, _| a & 0xffff),
+    // A scalar in a 16-bit operand is its low half; a literal its value.
+    ("v_add_nc_u16 v1.h, s2, 0x1234", Some(true), |_, _, _| {
+        0x1235
+    }),
+    ("v_mov_b16 v1.l, -2", Some(false), |_, _, _| 0xfffe),
+    // V_CVT_I32_I16: D0.i = 32'I(signext(S0.i16)); V_CVT_U32_U16: D0 = { 16'0, S0.u16 }.
+    ("v_cvt_i32_i16 v1, v2.h", None, |a, _, _| {
+        i16v(a >> 16) as u32
+    }),
+    ("v_cvt_i32_i16_e64 v1, v2.l", None, |a, _, _| {
+        i16v(a & 0xffff) as u32
+    }),
+    ("v_cvt_u32_u16_e64 v1, v2.h", None, |a, _, _| a >> 16),
+    // V_CVT_PK_I16_I32: D0[15 : 0].i16 = i32_to_i16(S0.i); D0[31 : 16].i16 =
+    // i32_to_i16(S1.i) (saturating: Mesa's pack_sint_2x16 "clamp is applied").
+    ("v_cvt_pk_i16_i32 v1, v2, v3", None, |a, b, _| {
+        let s = |x: u32| (x as i32).clamp(-0x8000, 0x7fff) as u32 & 0xffff;
+        s(a) | s(b) << 16
+    }),
+    ("v_cvt_pk_u16_u32 v1, v4, v2", None, |a, _, c| {
+        let _ = a;
+        c.min(0xffff) | a.min(0xffff) << 16
+    }),
+    // V_SAT_PK_U8_I16: D0.b16 = { SAT8(S0[31 : 16].i16), SAT8(S0[15 : 0].i16) },
+    // SAT8(n) = n <= 0 ? 0 : n >= 0xff ? 255 : n[7 : 0].
+    ("v_sat_pk_u8_i16 v1.h, v2", Some(true), |a, _, _| {
+        let s = |x: u32| i16v(x).clamp(0, 255) as u32;
+        s(a >> 16) << 8 | s(a & 0xffff)
+    }),
+    ("v_sat_pk_u8_i16_e64 v1.l, v3", Some(false), |_, b, _| {
+        let s = |x: u32| i16v(x).clamp(0, 255) as u32;
+        s(b >> 16) << 8 | s(b & 0xffff)
+    }),
+];
+
+#[test]
+fn valu16_halves_wrap_clamp_and_exec_from_the_pseudocode() {
+    for wave64 in [false, true] {
+        let lanes = if wave64 { 64 } else { 32 };
+        for (asm, dst, f) in CASES16 {
+            let src = format!("{asm}\ns_endpgm\n");
+            let Some(r) = run_with(&src, wave64, None, 0, |w| init16(w, wave64)) else {
+                return;
+            };
+            assert_eq!(r.result, Ok(Status::Ended), "{asm}");
+            for l in 0..lanes {
+                let [a, b, c, old] = lane_inputs(l);
+                let want = if OFF_LANES >> l & 1 == 1 {
+                    old
+                } else {
+                    match dst {
+                        Some(hi) => put(old, *hi, f(a, b, c)),
+                        None => f(a, b, c),
+                    }
+                };
+                assert_eq!(
+                    r.wave.vgpr(1, l),
+                    want,
+                    "`{asm}` wave64={wave64} lane {l}: v2={a:#x} v3={b:#x} v4={c:#x}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn valu16_cndmask_swap_and_compares_from_the_pseudocode() {
+    for wave64 in [false, true] {
+        let lanes = if wave64 { 64usize } else { 32 };
+        let full = if wave64 { u64::MAX } else { 0xffff_ffff };
+        let exec = full & !OFF_LANES;
+        let (m_reg, sd) = if wave64 {
+            ("s[4:5]", "s[8:9]")
+        } else {
+            ("s4", "s8")
+        };
+        let mask = 0x0f0f_f0f0_5a5a_c3c3u64 & full;
+        let src = format!(
+            "v_cndmask_b16 v1.h, v2.l, v3.h, {m_reg}\n\
+             v_swap_b16 v5.l, v6.h\n\
+             v_cmp_lt_i16 vcc_lo, v2.l, v3.h\n\
+             v_cmp_ge_u16_e64 {sd}, v2.h, v3.l\n\
+             v_cmpx_gt_i16 v2.l, v3.l\n\
+             s_endpgm\n"
+        )
+        .replace("vcc_lo", if wave64 { "vcc" } else { "vcc_lo" });
+        let Some(r) = run_with(&src, wave64, None, 0, |w| {
+            init16(w, wave64);
+            for l in 0..lanes {
+                w.set_vgpr(5, l, 0x1111_0000 | l as u32);
+                w.set_vgpr(6, l, 0x2222_0000 | l as u32);
+            }
+        }) else {
+            return;
+        };
+        assert_eq!(r.result, Ok(Status::Ended));
+        let (mut lt, mut ge, mut gt) = (0u64, 0u64, 0u64);
+        for l in 0..lanes {
+            let [a, b, _, old] = lane_inputs(l);
+            let on = exec >> l & 1 == 1;
+            // V_CNDMASK_B16: D0.u16 = VCC.u64[laneId] ? S1.u16 : S0.u16 (S2 in VOP3).
+            let pick = if mask >> l & 1 == 1 {
+                b >> 16
+            } else {
+                a & 0xffff
+            };
+            let want = if on { put(old, true, pick) } else { old };
+            assert_eq!(r.wave.vgpr(1, l), want, "cndmask lane {l} wave64={wave64}");
+            // V_SWAP_B16: tmp = D0.b16; D0.b16 = S0.b16; S0.b16 = tmp.
+            let (d, s) = (0x1111_0000 | l as u32, 0x2222_0000 | l as u32);
+            let (wd, ws) = if on {
+                (put(d, false, s >> 16), put(s, true, d & 0xffff))
+            } else {
+                (d, s)
+            };
+            assert_eq!(
+                (r.wave.vgpr(5, l), r.wave.vgpr(6, l)),
+                (wd, ws),
+                "swap lane {l}"
+            );
+            // D0.u64[laneId] = S0.i16 < S1.i16 etc.; inactive lanes write 0.
+            if on {
+                lt |= ((i16v(a & 0xffff) < i16v(b >> 16)) as u64) << l;
+                ge |= ((a >> 16 >= b & 0xffff) as u64) << l;
+                gt |= ((i16v(a & 0xffff) > i16v(b & 0xffff)) as u64) << l;
+            }
+        }
+        let vcc = r.wave.read_mask(dsxor::emu::decode::Src::S(106));
+        let s8 = r.wave.read_mask(dsxor::emu::decode::Src::S(8));
+        assert_eq!((vcc, s8), (lt, ge), "compares wave64={wave64}");
+        // V_CMPX_GT_I16: EXEC.u64[laneId] = S0.i16 > S1.i16.
+        assert_eq!(r.wave.exec(), gt, "cmpx wave64={wave64}");
+    }
+}
+
+#[test]
+fn valu16_forms_without_a_defined_meaning_are_unsupported_not_guessed() {
+    // op_sel on a 32-bit source (v_cvt_pk_u16_u32's src0 bit, 0x08 in
+    // byte 1) and a float inline constant in a 16-bit integer operand
+    // (0.5 = code 240): both refused at decode, an error when executed.
+    for (bytes, what) in [
+        (
+            vec![0x01, 0x08, 0x23, 0xd7, 0x02, 0x07, 0x02, 0x00],
+            "op_sel on a 32-bit",
+        ),
+        (
+            vec![0x01, 0x00, 0x03, 0xd7, 0xf0, 0x06, 0x02, 0x00],
+            "float inline constant",
+        ),
+    ] {
+        let prog = decode_text(&bytes, 0);
+        match &prog.insts[0] {
+            dsxor::emu::decode::Inst::Unsupported(u) => {
+                assert!(u.reason.contains(what), "{u}")
+            }
+            other => panic!("decoded as {other:?}"),
+        }
+    }
 }

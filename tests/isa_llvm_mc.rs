@@ -721,7 +721,8 @@ fn alu_encodings_are_llvm_mcs() {
             .args([
                 "-arch=amdgcn",
                 "-mcpu=gfx1100",
-                &format!("-mattr={attr}"),
+                // +real-true16: the 16-bit forms name `.l`/`.h` halves.
+                &format!("-mattr={attr},+real-true16"),
                 "-show-encoding",
             ])
             .stdin(Stdio::piped())

@@ -236,6 +236,54 @@ fn valu(op: VOp, enc: VEnc, vdst: u8, sdst: u8, s: &[Src; 3], wave64: bool) -> S
     }
 }
 
+/// A 16-bit integer VALU instruction in LLVM's true16 syntax (`v1.l`,
+/// `v2.h`; VOP3 forms also print `op_sel:[...]` when a bit is set, as
+/// llvm-mc does, except v_cndmask_b16, for which LLVM 22 prints none).
+fn valu16(v: &super::decode::V16, wave64: bool) -> String {
+    use super::decode::{Op16, W16};
+    let half = |s: Src, hi: bool| match s {
+        Src::V(r) => format!("v{r}.{}", if hi { 'h' } else { 'l' }),
+        other => src(other, 1),
+    };
+    let mut ops = Vec::new();
+    match v.op {
+        Op16::Cmp { cmpx: true, .. } => {}
+        Op16::Cmp { .. } => ops.push(mask(v.vdst, wave64)),
+        op => ops.push(match op.dst() {
+            Some(W16::H) => half(Src::V(v.vdst), v.dst_hi()),
+            _ => vreg(v.vdst, 1),
+        }),
+    }
+    for (k, kind) in v.op.srcs().iter().enumerate() {
+        ops.push(match (kind, v.src[k]) {
+            (W16::H, s) => half(s, v.src_hi(k)),
+            (W16::Mask, Src::S(r)) => mask(r, wave64),
+            (_, s) => src(s, 1),
+        });
+    }
+    let mut out = format!("{} {}", v.mnemonic(), ops.join(", "));
+    let opsel = v.hi & 0xf;
+    if v.enc == VEnc::E64 && opsel != 0 && v.op != Op16::CndmaskB16 {
+        let n = v.op.srcs().len() + !matches!(v.op, Op16::Cmp { cmpx: true, .. }) as usize;
+        let bits: Vec<String> = (0..n)
+            .map(|k| {
+                // The last entry is the destination's bit (op_sel[3]).
+                let b = if k + 1 == n && n <= v.op.srcs().len() + 1 && k >= v.op.srcs().len() {
+                    3
+                } else {
+                    k
+                };
+                (opsel >> b & 1).to_string()
+            })
+            .collect();
+        out.push_str(&format!(" op_sel:[{}]", bits.join(",")));
+    }
+    if v.clamp {
+        out.push_str(" clamp");
+    }
+    out
+}
+
 fn vopd_half(h: &VopdHalf) -> String {
     match h.op {
         VopdOp::MovB32 => format!("{} {}, {}", h.op.name(), vreg(h.vdst, 1), src(h.src0, 1)),
@@ -458,6 +506,7 @@ pub fn disasm(inst: &Inst, wave64: bool) -> String {
             }
         }
         Inst::Vopd { x, y } => format!("{} :: {}", vopd_half(x), vopd_half(y)),
+        Inst::Valu16(v) => valu16(v, wave64),
         Inst::Ds(d) => ds(d),
         Inst::Flat(f) => flat(f),
         Inst::Unsupported(u) => format!("<unsupported: {u}>"),

@@ -319,6 +319,22 @@ fn uses(inst: &Inst, wave64: bool) -> (Regs, Regs) {
                 wr.v(d.vdst, dst);
             }
         }
+        Inst::Valu16(v) => {
+            use super::decode::{Op16, W16};
+            for (k, kind) in v.op.srcs().iter().enumerate() {
+                rd.src(v.src[k], if *kind == W16::Mask { m } else { 1 });
+            }
+            match v.op {
+                Op16::Cmp { cmpx: true, .. } => {}
+                Op16::Cmp { .. } => wr.s(v.vdst, m),
+                Op16::SwapB16 => {
+                    rd.v(v.vdst, 1);
+                    wr.v(v.vdst, 1);
+                    wr.src(v.src[0], 1);
+                }
+                _ => wr.v(v.vdst, 1),
+            }
+        }
         Inst::Flat(f) => {
             match f.saddr {
                 Some(s) => {

@@ -11,13 +11,23 @@
 //! `HW_REG_HW_ID1` = 23, `HW_REG_HW_ID2` = 24,
 //! `HW_REG_PERF_SNAPSHOT_DATA` = 22, `HW_REG_SHADER_CYCLES` = 29).
 //!
-//! The RDNA3 ISA guide's pseudocode ("SOPK Instructions"):
-//! - S_GETREG_B32: `hwRegId = SIMM16.u16[5:0]; offset = SIMM16.u16[10:6];
-//!   size = SIMM16.u16[15:11] + 1; value = HW_REGISTERS[hwRegId];
-//!   D0.u32 = 32'U(32'I(value >> offset.u32) & ((1 << size) - 1))`;
-//! - S_SETREG_B32: `mask = ((1 << size) - 1) << offset; mask &=
-//!   writableBitMask(hwRegId); HW_REGISTERS[hwRegId] = (value & ~mask) |
-//!   ((S0.u32 << offset) & mask)` (S_SETREG_IMM32_B32: the literal for S0).
+//! The RDNA3 ISA guide, §16.2 "SOPK Instructions":
+//! - S_GETREG_B32: `hwRegId = SIMM16.u16[5 : 0]; offset = SIMM16.u16[10 :
+//!   6]; size = SIMM16.u16[15 : 11].u + 1U; value = HW_REGISTERS[hwRegId];
+//!   D0.u = 32'U(32'I(value >> offset.u) & ((1 << size) - 1))`;
+//! - S_SETREG_B32: `mask = (1 << size) - 1; mask = (mask &
+//!   32'I(writeableBitMask(hwRegId.u, WAVE_STATUS.PRIV))); value = ((S0.u
+//!   << offset.u) & mask.u); value = (value | 32'U(HW_REGISTERS[hwRegId].i
+//!   & ~mask)); HW_REGISTERS[hwRegId] = value.b` (S_SETREG_IMM32_B32: the
+//!   literal SIMM32 for S0).
+//!
+//! The sources disagree on S_SETREG: the pseudocode's mask is not moved to
+//! OFFSET (read literally, `hwreg(HW_REG_MODE, 4, 4)` would write nothing
+//! and clear MODE's bits 3:0), while the operand's own description says
+//! OFFSET is the "LSB offset of register bits to access" and LLVM sets the
+//! FP denormal mode with `s_setreg_b32 hwreg(HW_REG_MODE, 4, 4)`
+//! (SIISelLowering / SIModeRegister). [`POLICY_SETREG_MASK_AT_OFFSET`]:
+//! the mask is `((1 << size) - 1) << offset`; a GPU run settles it.
 //!
 //! What dsxor models, and the named policies where the sources leave a value
 //! to the device:
@@ -74,6 +84,10 @@ pub const POLICY_HW_ID_ONE_WGP: &str = "hw-id-one-wgp";
 /// bits): the software device has no clock, and a counter that only grows
 /// while the wave runs is what kernels timing themselves rely on.
 pub const POLICY_SHADER_CYCLES_INSTRUCTIONS: &str = "shader-cycles-instructions";
+
+/// S_SETREG writes the SIZE bits at OFFSET (the mask moved to OFFSET), not
+/// the pseudocode's literal unshifted mask (see the module text).
+pub const POLICY_SETREG_MASK_AT_OFFSET: &str = "setreg-mask-at-offset";
 
 /// `s_setreg` of a read-only register (HW_ID1, HW_ID2, SHADER_CYCLES, the
 /// computed STATUS bits) changes nothing.

@@ -3,6 +3,7 @@
 //!
 //! - `decode`: `.text` → a compact instruction form, decoded once.
 //! - `wave`: one wave's registers and the scalar/vector/memory interpreter.
+//! - `valu16`: the 16-bit integer VALU (true16 halves) from the pseudocode.
 //! - `ds`: LDS instructions from the ISA pseudocode (never `model`).
 //! - `fault`: fault injection into DS atomics (classes, rates, conditions).
 //! - `mem`: bounds-checked global memory at fake device addresses.
@@ -17,6 +18,7 @@ pub mod fault;
 pub mod hazard;
 pub mod hwreg;
 pub mod mem;
+pub mod valu16;
 pub mod wave;
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};

@@ -301,6 +301,33 @@ impl DsWave for Wave {
     }
 }
 
+impl super::valu16::Wave16 for Wave {
+    fn lanes(&self) -> u32 {
+        self.lanes
+    }
+    fn exec(&self) -> u64 {
+        Wave::exec(self)
+    }
+    fn set_exec(&mut self, m: u64) {
+        Wave::set_exec(self, m)
+    }
+    fn vgpr(&self, r: usize, lane: usize) -> u32 {
+        Wave::vgpr(self, r, lane)
+    }
+    fn set_vgpr(&mut self, r: usize, lane: usize, val: u32) {
+        Wave::set_vgpr(self, r, lane, val)
+    }
+    fn s32(&self, src: Src) -> u32 {
+        Wave::s32(self, src)
+    }
+    fn read_mask(&self, src: Src) -> u64 {
+        Wave::read_mask(self, src)
+    }
+    fn write_mask(&mut self, r: u8, m: u64) {
+        Wave::write_mask(self, r, m)
+    }
+}
+
 impl Wave {
     pub fn new(wave64: bool) -> Wave {
         Wave {
@@ -1031,6 +1058,7 @@ impl Wave {
                 exec_ds(self, d, lds, env.fault, rng, pc)?
             }
             Inst::Flat(f) => self.flat(f, env.mem, Wave::pc_addr(prog, i))?,
+            Inst::Valu16(v) => super::valu16::exec(self, v),
             Inst::Unsupported(u) => {
                 return Err(WaveError::Unsupported {
                     pc: Wave::pc_addr(prog, i),
@@ -1402,7 +1430,9 @@ impl Wave {
         Ok(())
     }
 
-    /// The M0-relative SGPR moves. RDNA3 ISA guide pseudocode:
+    /// The M0-relative SGPR moves. The ISA guide's pseudocode (RDNA4 guide
+    /// §16.3 "SOP1 Instructions", whose opcodes 64-68 are gfx11's; the
+    /// RDNA3 guide's SOP1 section is not in the sources dsxor can search):
     /// - S_MOVRELS_B32: `addr = SRC0.u32; addr += M0.u32[31:0];
     ///   D0.b32 = SGPR[addr].b32` (_B64: `D0.b64 = SGPR[addr].b64`);
     /// - S_MOVRELD_B32: `addr = DST.u32; addr += M0.u32[31:0];
@@ -1410,6 +1440,9 @@ impl Wave {
     /// - S_MOVRELSD_2_B32: `addrs = SRC0.u32; addrd = DST.u32;
     ///   addrs += M0.u32[9:0].u32; addrd += M0.u32[25:16].u32;
     ///   SGPR[addrd].b32 = SGPR[addrs].b32`.
+    ///
+    /// For the B64 forms "the index in M0.u and the operand address ... must
+    /// be even"; an odd one stops the wave with an error rather than guess.
     fn smovrel(&mut self, op: SMovrel, sdst: u8, s0: u8, pc: u64) -> Result<(), WaveError> {
         let m0 = self.s[M0 as usize] as u64;
         let n = op.dwords() as u64;
@@ -1418,6 +1451,15 @@ impl Wave {
             SMovrel::MovreldB32 | SMovrel::MovreldB64 => (s0 as u64, sdst as u64 + m0),
             SMovrel::MovrelsdTwoB32 => (s0 as u64 + (m0 & 0x3ff), sdst as u64 + (m0 >> 16 & 0x3ff)),
         };
+        if n == 2 && (from | to) & 1 == 1 {
+            return Err(WaveError::Unsupported {
+                pc,
+                detail: format!(
+                    "{} with an odd index (s{from} to s{to}, M0 = {m0:#x}): the guide requires M0 and the operand to be even",
+                    op.name()
+                ),
+            });
+        }
         for at in [from, to] {
             if at + n > MOVREL_SGPRS {
                 return Err(WaveError::Unsupported {

@@ -86,6 +86,12 @@ pub enum Kind {
     Mask,
     /// The implicit VCC of an e32 encoding (printed, not encoded).
     Vcc,
+    /// One half of a VGPR (`v1.l` / `v1.h`), VGPR only (true16: a VOP1
+    /// destination, VOPC's vsrc1, v_swap_b16's source).
+    V16,
+    /// A 16-bit source: a VGPR half, or an SGPR, integer inline constant
+    /// or literal (its low 16 bits).
+    Any16,
 }
 
 /// One instruction of the table.
@@ -102,6 +108,8 @@ pub struct AluOp {
     /// The second destination: VOP3SD's sdst, an e32's implicit VCC.
     pub sdst: Kind,
     pub srcs: &'static [Kind],
+    /// VOP3 only: the instruction takes the clamp bit (bit 15).
+    pub clamp: bool,
 }
 
 const fn op(
@@ -119,7 +127,13 @@ const fn op(
         dst,
         sdst: Kind::None,
         srcs,
+        clamp: false,
     }
+}
+
+const fn with_clamp(mut o: AluOp) -> AluOp {
+    o.clamp = true;
+    o
 }
 
 const fn with_sdst(mut o: AluOp, sdst: Kind) -> AluOp {
@@ -144,6 +158,13 @@ const AAM: &[Kind] = &[Any32, Any32, Mask];
 const A64V: &[Kind] = &[Any64, V64];
 const AA64: &[Kind] = &[Any32, Any64];
 const AAA64: &[Kind] = &[Any32, Any32, Any64];
+const H1: &[Kind] = &[Any16];
+const HH: &[Kind] = &[Any16, Any16];
+const HV: &[Kind] = &[Any16, V16];
+const HHH: &[Kind] = &[Any16, Any16, Any16];
+const HHA: &[Kind] = &[Any16, Any16, Any32];
+const HHM: &[Kind] = &[Any16, Any16, Mask];
+const V1H: &[Kind] = &[V16];
 
 /// Every instruction dsxor can encode here, by LLVM mnemonic. Opcodes from
 /// `llvm-mc-22 -mcpu=gfx1100 -show-encoding` (checked by
@@ -309,6 +330,96 @@ pub const ALU_OPS: &[AluOp] = &[
     op("v_cmp_lt_i32_e64", Vop3, 0x41, Mask, AA),
     op("v_cmp_gt_u32_e64", Vop3, 0x4c, Mask, AA),
     op("v_cmpx_gt_u32_e32", Vopc, 0xcc, None, AV),
+    // 16-bit integer VALU (true16: `.l`/`.h` halves; VOP3 OPSEL bits
+    // 11-13 the sources' halves, 14 the destination's; VOP1/VOPC: bit 7 of
+    // the VGPR number). Opcodes from llvm-mc-22 -mattr=+real-true16.
+    with_clamp(op("v_add_nc_u16", Vop3, 0x303, V16, HH)),
+    with_clamp(op("v_sub_nc_u16", Vop3, 0x304, V16, HH)),
+    op("v_mul_lo_u16", Vop3, 0x305, V16, HH),
+    op("v_max_u16", Vop3, 0x309, V16, HH),
+    op("v_max_i16", Vop3, 0x30a, V16, HH),
+    op("v_min_u16", Vop3, 0x30b, V16, HH),
+    op("v_min_i16", Vop3, 0x30c, V16, HH),
+    with_clamp(op("v_add_nc_i16", Vop3, 0x30d, V16, HH)),
+    with_clamp(op("v_sub_nc_i16", Vop3, 0x30e, V16, HH)),
+    op("v_cvt_pk_u16_u32", Vop3, 0x323, V32, AA),
+    op("v_cvt_pk_i16_i32", Vop3, 0x324, V32, AA),
+    op("v_lshlrev_b16", Vop3, 0x338, V16, HH),
+    op("v_lshrrev_b16", Vop3, 0x339, V16, HH),
+    op("v_ashrrev_i16", Vop3, 0x33a, V16, HH),
+    op("v_and_b16", Vop3, 0x362, V16, HH),
+    op("v_or_b16", Vop3, 0x363, V16, HH),
+    op("v_xor_b16", Vop3, 0x364, V16, HH),
+    with_clamp(op("v_mad_u16", Vop3, 0x241, V16, HHH)),
+    with_clamp(op("v_min3_i16", Vop3, 0x24a, V16, HHH)),
+    with_clamp(op("v_min3_u16", Vop3, 0x24b, V16, HHH)),
+    with_clamp(op("v_max3_i16", Vop3, 0x24d, V16, HHH)),
+    with_clamp(op("v_max3_u16", Vop3, 0x24e, V16, HHH)),
+    with_clamp(op("v_med3_i16", Vop3, 0x250, V16, HHH)),
+    with_clamp(op("v_med3_u16", Vop3, 0x251, V16, HHH)),
+    with_clamp(op("v_mad_i16", Vop3, 0x253, V16, HHH)),
+    with_clamp(op("v_mad_u32_u16", Vop3, 0x259, V32, HHA)),
+    with_clamp(op("v_mad_i32_i16", Vop3, 0x25a, V32, HHA)),
+    op("v_cndmask_b16", Vop3, 0x25d, V16, HHM),
+    op("v_mov_b16_e32", Vop1, 0x1c, V16, H1),
+    op("v_sat_pk_u8_i16_e32", Vop1, 0x62, V16, A1),
+    op("v_swap_b16", Vop1, 0x66, V16, V1H),
+    op("v_not_b16_e32", Vop1, 0x69, V16, H1),
+    op("v_cvt_i32_i16_e32", Vop1, 0x6a, V32, H1),
+    op("v_cvt_u32_u16_e32", Vop1, 0x6b, V32, H1),
+    op("v_mov_b16_e64", Vop3, 0x19c, V16, H1),
+    op("v_sat_pk_u8_i16_e64", Vop3, 0x1e2, V16, A1),
+    op("v_not_b16_e64", Vop3, 0x1e9, V16, H1),
+    op("v_cvt_i32_i16_e64", Vop3, 0x1ea, V32, H1),
+    op("v_cvt_u32_u16_e64", Vop3, 0x1eb, V32, H1),
+    op("v_cmp_lt_i16_e32", Vopc, 0x31, Vcc, HV),
+    op("v_cmp_eq_i16_e32", Vopc, 0x32, Vcc, HV),
+    op("v_cmp_le_i16_e32", Vopc, 0x33, Vcc, HV),
+    op("v_cmp_gt_i16_e32", Vopc, 0x34, Vcc, HV),
+    op("v_cmp_ne_i16_e32", Vopc, 0x35, Vcc, HV),
+    op("v_cmp_ge_i16_e32", Vopc, 0x36, Vcc, HV),
+    op("v_cmp_lt_u16_e32", Vopc, 0x39, Vcc, HV),
+    op("v_cmp_eq_u16_e32", Vopc, 0x3a, Vcc, HV),
+    op("v_cmp_le_u16_e32", Vopc, 0x3b, Vcc, HV),
+    op("v_cmp_gt_u16_e32", Vopc, 0x3c, Vcc, HV),
+    op("v_cmp_ne_u16_e32", Vopc, 0x3d, Vcc, HV),
+    op("v_cmp_ge_u16_e32", Vopc, 0x3e, Vcc, HV),
+    op("v_cmp_lt_i16_e64", Vop3, 0x31, Mask, HH),
+    op("v_cmp_eq_i16_e64", Vop3, 0x32, Mask, HH),
+    op("v_cmp_le_i16_e64", Vop3, 0x33, Mask, HH),
+    op("v_cmp_gt_i16_e64", Vop3, 0x34, Mask, HH),
+    op("v_cmp_ne_i16_e64", Vop3, 0x35, Mask, HH),
+    op("v_cmp_ge_i16_e64", Vop3, 0x36, Mask, HH),
+    op("v_cmp_lt_u16_e64", Vop3, 0x39, Mask, HH),
+    op("v_cmp_eq_u16_e64", Vop3, 0x3a, Mask, HH),
+    op("v_cmp_le_u16_e64", Vop3, 0x3b, Mask, HH),
+    op("v_cmp_gt_u16_e64", Vop3, 0x3c, Mask, HH),
+    op("v_cmp_ne_u16_e64", Vop3, 0x3d, Mask, HH),
+    op("v_cmp_ge_u16_e64", Vop3, 0x3e, Mask, HH),
+    op("v_cmpx_lt_i16_e32", Vopc, 0xb1, None, HV),
+    op("v_cmpx_eq_i16_e32", Vopc, 0xb2, None, HV),
+    op("v_cmpx_le_i16_e32", Vopc, 0xb3, None, HV),
+    op("v_cmpx_gt_i16_e32", Vopc, 0xb4, None, HV),
+    op("v_cmpx_ne_i16_e32", Vopc, 0xb5, None, HV),
+    op("v_cmpx_ge_i16_e32", Vopc, 0xb6, None, HV),
+    op("v_cmpx_lt_u16_e32", Vopc, 0xb9, None, HV),
+    op("v_cmpx_eq_u16_e32", Vopc, 0xba, None, HV),
+    op("v_cmpx_le_u16_e32", Vopc, 0xbb, None, HV),
+    op("v_cmpx_gt_u16_e32", Vopc, 0xbc, None, HV),
+    op("v_cmpx_ne_u16_e32", Vopc, 0xbd, None, HV),
+    op("v_cmpx_ge_u16_e32", Vopc, 0xbe, None, HV),
+    op("v_cmpx_lt_i16_e64", Vop3, 0xb1, None, HH),
+    op("v_cmpx_eq_i16_e64", Vop3, 0xb2, None, HH),
+    op("v_cmpx_le_i16_e64", Vop3, 0xb3, None, HH),
+    op("v_cmpx_gt_i16_e64", Vop3, 0xb4, None, HH),
+    op("v_cmpx_ne_i16_e64", Vop3, 0xb5, None, HH),
+    op("v_cmpx_ge_i16_e64", Vop3, 0xb6, None, HH),
+    op("v_cmpx_lt_u16_e64", Vop3, 0xb9, None, HH),
+    op("v_cmpx_eq_u16_e64", Vop3, 0xba, None, HH),
+    op("v_cmpx_le_u16_e64", Vop3, 0xbb, None, HH),
+    op("v_cmpx_gt_u16_e64", Vop3, 0xbc, None, HH),
+    op("v_cmpx_ne_u16_e64", Vop3, 0xbd, None, HH),
+    op("v_cmpx_ge_u16_e64", Vop3, 0xbe, None, HH),
 ];
 
 /// The VOPD halves (`VOPDInstructions.td`): X opcodes are 4 bits, Y
@@ -349,6 +460,12 @@ pub struct AluInst {
     pub dst: Option<Opnd>,
     pub sdst: Option<Opnd>,
     pub srcs: Vec<Opnd>,
+    /// The halves of 16-bit VGPR operands ([`Kind::V16`], [`Kind::Any16`]):
+    /// bit k (k < 3) source k is `.h`, bit 3 the destination is (the VOP3
+    /// OPSEL layout). 0: all `.l` (and every 32-bit form).
+    pub hi: u8,
+    /// The VOP3 clamp bit (only where [`AluOp::clamp`]).
+    pub clamp: bool,
 }
 
 /// A VOPD half: `vdst = op(srcs)`.
@@ -398,8 +515,8 @@ fn src_code(
         why,
     };
     let wide = is64(k, wave64);
-    let vgpr_ok = matches!(k, V32 | V64 | Any32 | Any64);
-    let scalar_ok = matches!(k, S32 | S64 | Any32 | Any64 | Mask);
+    let vgpr_ok = matches!(k, V32 | V64 | Any32 | Any64 | V16 | Any16);
+    let scalar_ok = matches!(k, S32 | S64 | Any32 | Any64 | Mask | Any16);
     match o {
         Opnd::V(n) if vgpr_ok => {
             if wide && n == 255 {
@@ -427,6 +544,9 @@ fn src_code(
             _ => Err(bad(format!("{n} is not an integer inline constant"))),
         },
         Opnd::Lit(v) if matches!(k, S32 | Any32) => Ok((255, Some(v))),
+        // A 16-bit literal: the value in the low half of the literal dword
+        // (llvm-mc: `0x1234` -> 0x00001234).
+        Opnd::Lit(v) if k == Any16 && v <= 0xffff => Ok((255, Some(v))),
         other => Err(bad(format!("{other:?} cannot be a {k:?} operand"))),
     }
 }
@@ -467,14 +587,38 @@ impl AluInst {
             dst,
             sdst,
             srcs,
+            hi: 0,
+            clamp: false,
         })
+    }
+
+    /// The same instruction with 16-bit halves `hi` (see [`AluInst::hi`])
+    /// and the clamp bit.
+    pub fn with_halves(mut self, hi: u8, clamp: bool) -> AluInst {
+        self.hi = hi;
+        self.clamp = clamp;
+        self
+    }
+
+    /// Whether source `k` is a `.h` half.
+    pub fn src_hi(&self, k: usize) -> bool {
+        self.hi >> k & 1 == 1
+    }
+
+    /// Whether the destination is a `.h` half.
+    pub fn dst_hi(&self) -> bool {
+        self.hi >> 3 & 1 == 1
     }
 
     /// LLVM's text.
     pub fn text(&self, wave64: bool) -> String {
         let mut parts = Vec::new();
+        let half = |o: Opnd, k: Kind, hi: bool| match (o, k) {
+            (Opnd::V(n), V16 | Any16) => format!("v{n}.{}", if hi { 'h' } else { 'l' }),
+            _ => opnd_text(o, k, wave64),
+        };
         if let (Some(d), k) = (self.dst, self.op.dst) {
-            parts.push(opnd_text(d, k, wave64));
+            parts.push(half(d, k, self.dst_hi()));
         } else if self.op.dst == Vcc {
             parts.push(opnd_text(Opnd::Vcc, Vcc, wave64));
         }
@@ -483,14 +627,30 @@ impl AluInst {
         } else if self.op.sdst == Vcc {
             parts.push(opnd_text(Opnd::Vcc, Vcc, wave64));
         }
-        for (k, s) in self.op.srcs.iter().zip(&self.srcs) {
-            parts.push(opnd_text(*s, *k, wave64));
+        for (i, (k, s)) in self.op.srcs.iter().zip(&self.srcs).enumerate() {
+            parts.push(half(*s, *k, self.src_hi(i)));
         }
         // An e32's implicit VCC source.
         if self.op.srcs.last() == Some(&Vcc) && self.srcs.len() < self.op.srcs.len() {
             parts.push(opnd_text(Opnd::Vcc, Vcc, wave64));
         }
-        format!("{} {}", self.op.name, parts.join(", "))
+        let mut t = format!("{} {}", self.op.name, parts.join(", "));
+        // llvm-mc prints the VOP3 OPSEL it derived from the halves (one
+        // entry per source, then the destination's, which compares without
+        // a destination, v_cmpx, leave out); none for v_cndmask_b16.
+        let opsel = self.hi & 0xf;
+        if self.op.format == Vop3 && opsel != 0 && self.op.name != "v_cndmask_b16" {
+            let n = self.op.srcs.len();
+            let mut bits: Vec<String> = (0..n).map(|k| (opsel >> k & 1).to_string()).collect();
+            if self.op.dst != None {
+                bits.push((opsel >> 3 & 1).to_string());
+            }
+            t.push_str(&format!(" op_sel:[{}]", bits.join(",")));
+        }
+        if self.clamp {
+            t.push_str(" clamp");
+        }
+        t
     }
 
     /// The encoded words (a literal, if any, last).
@@ -516,6 +676,33 @@ impl AluInst {
         if (op.sdst == Mask) != self.sdst.is_some() {
             return Err(rule("scalar destination missing or not expected"));
         }
+        if self.clamp && !(op.clamp && op.format == Vop3) {
+            return Err(rule("clamp on an instruction without it"));
+        }
+        // Halves: only of 16-bit VGPR operands.
+        for (i, k) in op.srcs.iter().enumerate() {
+            let v = matches!(self.srcs.get(i), Some(Opnd::V(_)));
+            if self.src_hi(i) && !(matches!(k, V16 | Any16) && v) {
+                return Err(rule(&format!("source {} is not a 16-bit VGPR half", i + 1)));
+            }
+        }
+        if self.hi & 0xf0 != 0 || (op.srcs.len()..3).any(|k| self.src_hi(k)) {
+            return Err(rule("half bit of an absent operand"));
+        }
+        if self.dst_hi() && op.dst != V16 {
+            return Err(rule("the destination is not a 16-bit VGPR half"));
+        }
+        // VOP1/VOPC name a half by bit 7 of the VGPR number: v0-v127 only.
+        let e32_half = |o: Option<&Opnd>, hi: bool, i: usize| -> Result<u32, AluError> {
+            match o {
+                Some(Opnd::V(n)) if *n >= 128 => Err(AluError::Operand {
+                    op: n_name(op),
+                    index: i,
+                    why: format!("v{n} has no e32 16-bit encoding (v0-v127 only)"),
+                }),
+                _ => Ok((hi as u32) << 7),
+            }
+        };
         let mut lit = Option::None;
         let mut codes = Vec::new();
         for (i, (k, s)) in explicit.iter().zip(&self.srcs).enumerate() {
@@ -528,15 +715,35 @@ impl AluInst {
             }
             codes.push(c);
         }
+        // In VOP1/VOPC, bit 7 of a 16-bit VGPR operand's number is its half.
+        if matches!(op.format, Vop1 | Vopc) {
+            for (i, k) in explicit.iter().enumerate() {
+                if matches!(k, V16 | Any16) && matches!(self.srcs[i], Opnd::V(_)) {
+                    codes[i] |= e32_half(self.srcs.get(i), self.src_hi(i), i + 1)?;
+                }
+            }
+        }
         let code = |i: usize| codes.get(i).copied().unwrap_or(0);
         let dst = |k: Kind| -> Result<u32, AluError> {
             let d = self.dst.ok_or_else(|| rule("no destination"))?;
             match k {
                 V32 | V64 => vgpr(d, n, 0),
+                // A 16-bit destination: e32 carries the half in bit 7.
+                V16 if op.format == Vop1 => {
+                    Ok(vgpr(d, n, 0)? | e32_half(self.dst.as_ref(), self.dst_hi(), 0)?)
+                }
+                V16 => vgpr(d, n, 0),
                 _ => sdst_code(d, k, wave64, n),
             }
         };
-        let vsrc1 = |i: usize| vgpr(self.srcs[i], n, i + 1);
+        let vsrc1 = |i: usize| -> Result<u32, AluError> {
+            let h = if matches!(op.srcs.get(i), Some(V16)) {
+                e32_half(self.srcs.get(i), self.src_hi(i), i + 1)?
+            } else {
+                0
+            };
+            Ok(vgpr(self.srcs[i], n, i + 1)? | h)
+        };
         let mut words = match op.format {
             Sop2 => vec![
                 0x8000_0000
@@ -551,13 +758,22 @@ impl AluInst {
             Vop2 => vec![(op.opcode as u32) << 25 | dst(op.dst)? << 17 | vsrc1(1)? << 9 | code(0)],
             Vopc => vec![0x7c00_0000 | (op.opcode as u32) << 17 | vsrc1(1)? << 9 | code(0)],
             Vop3 => {
-                let vdst = dst(op.dst)?;
+                // v_cmpx_*_e64 has no destination operand; llvm-mc puts
+                // EXEC_LO's code (126) in the field.
+                let vdst = if op.dst == None { 126 } else { dst(op.dst)? };
                 let sd = match self.sdst {
                     Some(s) => sdst_code(s, Mask, wave64, n)?,
                     Option::None => 0,
                 };
+                // OPSEL (14:11) from the halves; clamp (15).
+                let opsel = (self.hi & 0xf) as u32;
                 vec![
-                    0xd400_0000 | (op.opcode as u32) << 16 | sd << 8 | vdst,
+                    0xd400_0000
+                        | (op.opcode as u32) << 16
+                        | (self.clamp as u32) << 15
+                        | opsel << 11
+                        | sd << 8
+                        | vdst,
                     code(2) << 18 | code(1) << 9 | code(0),
                 ]
             }
@@ -568,6 +784,10 @@ impl AluInst {
         }
         Ok(words)
     }
+}
+
+fn n_name(op: &'static AluOp) -> &'static str {
+    op.name
 }
 
 fn vopd_entry(name: &str) -> Option<&'static (&'static str, Option<u16>, u16, &'static [Kind])> {

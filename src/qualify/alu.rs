@@ -38,12 +38,34 @@
 //!   (whether the shift is read as saturating at 0 or as unbounded, the
 //!   result truncated to the operand is all ones).
 //!
-//! Not in the corpus (honestly: not qualified): float, packed (VOP3P),
-//! 16-bit and DPP/SDWA operations; modifiers (clamp, neg, abs, opsel);
-//! SOPK (the immediate is the operand; the harness block has no slot for
-//! it), the saveexec/wrexec family (they change EXEC, under which the
-//! harness stores its block back), v_readlane/v_writelane/v_readfirstlane
-//! (scalar destinations and lane selects the VOP3 encoder does not take),
+//! - [`POLICY_D16_KEEPS_OTHER_HALF`]: a 16-bit result (true16 `.l`/`.h`)
+//!   writes its half and keeps the other. The guide's pseudocode writes
+//!   `D0.u16` and says nothing of the rest; LLVM
+//!   (`GCNSubtarget::zeroesHigh16BitsOfDest`): "On gfx10, all 16-bit
+//!   instructions preserve the high bits".
+//! - [`POLICY_CLAMP_SATURATES`]: CLAMP on an integer instruction saturates
+//!   the exact result to the destination type (the guide's note "Supports
+//!   saturation (unsigned 16-bit integer domain)"; LLVM selects
+//!   `llvm.uadd.sat.i16` to `v_add_nc_u16 ... clamp`).
+//! - [`POLICY_CVT_PK_SATURATES`]: the guide does not define `u32_to_u16` /
+//!   `i32_to_i16`; dsxor assumes they saturate (Mesa's NIR
+//!   `pack_uint_2x16`, lowered to V_CVT_PK_U16_U32 by ACO: "clamp is
+//!   applied").
+//!
+//! The 16-bit integer VALU is in the corpus with random `.l`/`.h` halves
+//! (VOP3 OPSEL, VOP1/VOPC bit 7 of the VGPR number) and CLAMP where the
+//! instruction has it: add/sub/mul_lo, the shifts, min/max, mad (16- and
+//! 32-bit results), min3/max3/med3, and/or/xor/not/mov, cndmask, swap, the
+//! conversions (cvt_i32_i16, cvt_u32_u16, cvt_pk_i16_i32, cvt_pk_u16_u32,
+//! sat_pk_u8_i16) and every v_cmp/v_cmpx on i16/u16, VOPC and VOP3 forms.
+//!
+//! Not in the corpus (honestly: not qualified): float, packed (VOP3P) and
+//! DPP/SDWA operations; the modifiers neg, abs and omod, OPSEL on 32-bit
+//! operands, and float inline constants in 16-bit operands; SOPK (the
+//! immediate is the operand; the harness block has no slot for it), the
+//! saveexec/wrexec family (they change EXEC, under which the harness stores
+//! its block back), v_readlane/v_writelane/v_readfirstlane (scalar
+//! destinations and lane selects the VOP3 encoder does not take),
 //! s_getreg/s_setreg (device state), the M0-relative moves, and the VOPD
 //! float halves. Whatever is not in [`CORPUS_OPS`] or
 //! [`CHAINS`] is not qualified; the record lists exactly what ran.
@@ -81,6 +103,15 @@ const SCALAR_DWORDS: usize = 13;
 pub const POLICY_MASK_INACTIVE_ZERO: &str = "mask-inactive-zero";
 /// Policy: `(1 << width) - 1` with width >= the operand size is all ones.
 pub const POLICY_WIDE_MASK: &str = "wide-mask";
+/// Policy: a 16-bit result written to one half of a VGPR keeps the other
+/// half (see the module text).
+pub const POLICY_D16_KEEPS_OTHER_HALF: &str = "d16-keeps-other-half";
+/// Policy: the CLAMP bit of an integer instruction saturates its exact
+/// result to the destination type's range.
+pub const POLICY_CLAMP_SATURATES: &str = "int-clamp-saturates";
+/// Policy: `u32_to_u16` / `i32_to_i16` of V_CVT_PK_U16_U32 /
+/// V_CVT_PK_I16_I32 saturate.
+pub const POLICY_CVT_PK_SATURATES: &str = "cvt-pk-saturates";
 
 /// The register block of one wave, before or after a program.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -250,6 +281,93 @@ pub const CORPUS_OPS: &[&str] = &[
     "v_cmp_lt_i32_e64",
     "v_cmp_gt_u32_e64",
     "v_cmpx_gt_u32_e32",
+    "v_add_nc_i16",
+    "v_add_nc_u16",
+    "v_sub_nc_i16",
+    "v_sub_nc_u16",
+    "v_mul_lo_u16",
+    "v_lshlrev_b16",
+    "v_lshrrev_b16",
+    "v_ashrrev_i16",
+    "v_max_i16",
+    "v_max_u16",
+    "v_min_i16",
+    "v_min_u16",
+    "v_mad_i16",
+    "v_mad_u16",
+    "v_mad_i32_i16",
+    "v_mad_u32_u16",
+    "v_max3_i16",
+    "v_max3_u16",
+    "v_min3_i16",
+    "v_min3_u16",
+    "v_med3_i16",
+    "v_med3_u16",
+    "v_and_b16",
+    "v_or_b16",
+    "v_xor_b16",
+    "v_cndmask_b16",
+    "v_cvt_pk_i16_i32",
+    "v_cvt_pk_u16_u32",
+    "v_mov_b16_e32",
+    "v_mov_b16_e64",
+    "v_not_b16_e32",
+    "v_not_b16_e64",
+    "v_swap_b16",
+    "v_cvt_i32_i16_e32",
+    "v_cvt_i32_i16_e64",
+    "v_cvt_u32_u16_e32",
+    "v_cvt_u32_u16_e64",
+    "v_sat_pk_u8_i16_e32",
+    "v_sat_pk_u8_i16_e64",
+    "v_cmp_lt_i16_e32",
+    "v_cmp_eq_i16_e32",
+    "v_cmp_le_i16_e32",
+    "v_cmp_gt_i16_e32",
+    "v_cmp_ne_i16_e32",
+    "v_cmp_ge_i16_e32",
+    "v_cmp_lt_u16_e32",
+    "v_cmp_eq_u16_e32",
+    "v_cmp_le_u16_e32",
+    "v_cmp_gt_u16_e32",
+    "v_cmp_ne_u16_e32",
+    "v_cmp_ge_u16_e32",
+    "v_cmp_lt_i16_e64",
+    "v_cmp_eq_i16_e64",
+    "v_cmp_le_i16_e64",
+    "v_cmp_gt_i16_e64",
+    "v_cmp_ne_i16_e64",
+    "v_cmp_ge_i16_e64",
+    "v_cmp_lt_u16_e64",
+    "v_cmp_eq_u16_e64",
+    "v_cmp_le_u16_e64",
+    "v_cmp_gt_u16_e64",
+    "v_cmp_ne_u16_e64",
+    "v_cmp_ge_u16_e64",
+    "v_cmpx_lt_i16_e32",
+    "v_cmpx_eq_i16_e32",
+    "v_cmpx_le_i16_e32",
+    "v_cmpx_gt_i16_e32",
+    "v_cmpx_ne_i16_e32",
+    "v_cmpx_ge_i16_e32",
+    "v_cmpx_lt_u16_e32",
+    "v_cmpx_eq_u16_e32",
+    "v_cmpx_le_u16_e32",
+    "v_cmpx_gt_u16_e32",
+    "v_cmpx_ne_u16_e32",
+    "v_cmpx_ge_u16_e32",
+    "v_cmpx_lt_i16_e64",
+    "v_cmpx_eq_i16_e64",
+    "v_cmpx_le_i16_e64",
+    "v_cmpx_gt_i16_e64",
+    "v_cmpx_ne_i16_e64",
+    "v_cmpx_ge_i16_e64",
+    "v_cmpx_lt_u16_e64",
+    "v_cmpx_eq_u16_e64",
+    "v_cmpx_le_u16_e64",
+    "v_cmpx_gt_u16_e64",
+    "v_cmpx_ne_u16_e64",
+    "v_cmpx_ge_u16_e64",
     "v_dual_mov_b32",
     "v_dual_cndmask_b32",
     "v_dual_add_nc_u32",
@@ -352,6 +470,27 @@ fn lit(rng: &mut ChaCha8Rng) -> Opnd {
     }
     Opnd::Lit(v)
 }
+/// A literal for a 16-bit operand: a 16-bit value that llvm-mc does not
+/// turn into an inline constant (integers -16..=64 as an i16, and the f16
+/// bit patterns of the float inline constants, which 16-bit operands
+/// accept as such).
+fn lit16(rng: &mut ChaCha8Rng) -> Opnd {
+    const F16: [u32; 9] = [
+        0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118,
+    ];
+    const E: [u32; 8] = [
+        0x7fff, 0x8000, 0x8001, 0xfffe, 0x00ff, 0x0100, 0xff00, 0x1234,
+    ];
+    let mut v = match rng.random_range(0..2u32) {
+        0 => E[rng.random_range(0..E.len())],
+        _ => rng.random_range(0..0x1_0000u32),
+    };
+    while (-16..=64).contains(&(v as u16 as i16)) || F16.contains(&v) {
+        v = (v + 0x0101) & 0xffff;
+    }
+    Opnd::Lit(v)
+}
+
 fn mask(rng: &mut ChaCha8Rng, wave64: bool) -> Opnd {
     match rng.random_range(0..3u32) {
         0 => Opnd::Vcc,
@@ -384,8 +523,18 @@ fn source(
             0..=7 => spair(rng),
             _ => int(rng),
         },
-        V32 => vreg(rng),
+        V32 | V16 => vreg(rng),
         V64 => vpair(rng),
+        Any16 => match r {
+            0..=5 => vreg(rng),
+            6..=7 => sreg(rng),
+            8 => int(rng),
+            _ if *lit_ok => {
+                *lit_ok = false;
+                lit16(rng)
+            }
+            _ => vreg(rng),
+        },
         Any32 => match r {
             0..=5 => vreg(rng),
             6..=7 => sreg(rng),
@@ -550,7 +699,7 @@ pub fn program_for(
     let dst = match op.dst {
         Kind::S32 => Some(sreg(&mut rng)),
         Kind::S64 => Some(spair(&mut rng)),
-        Kind::V32 => Some(vreg(&mut rng)),
+        Kind::V32 | Kind::V16 => Some(vreg(&mut rng)),
         Kind::V64 => Some(vpair(&mut rng)),
         Kind::Mask => Some(mask(&mut rng, wave64)),
         _ => None,
@@ -638,7 +787,21 @@ pub fn program_for(
             }
         }
     }
-    one(name, dst, sdst, srcs).map(|i| vec![i])
+    // 16-bit operands: a random half of each VGPR one; clamp half the time
+    // where the instruction has it.
+    let mut hi = 0u8;
+    for (k, (kind, s)) in op.srcs.iter().zip(&srcs).enumerate() {
+        if matches!(kind, Kind::V16 | Kind::Any16) && matches!(s, Opnd::V(_)) {
+            hi |= (rng.random_bool(0.5) as u8) << k;
+        }
+    }
+    if op.dst == Kind::V16 {
+        hi |= (rng.random_bool(0.5) as u8) << 3;
+    }
+    let clamp = op.clamp && rng.random_bool(0.5);
+    AluInst::new(name, dst, sdst, srcs)
+        .map(|i| vec![Inst::One(i.with_halves(hi, clamp))])
+        .map_err(|e| bad(e.to_string()))
 }
 
 fn name_static(name: &str) -> &'static str {
@@ -759,6 +922,27 @@ impl Machine<'_> {
             Opnd::Int(n) => n as i64 as u64,
             Opnd::Lit(_) => return Err("a literal in a 64-bit operand is not in the corpus".into()),
         })
+    }
+    /// S0.u16 of lane `l`: half `hi` of a VGPR; the low 16 bits of an
+    /// SGPR, inline constant or literal (guide, "16-bit operands").
+    fn r16(&self, o: Opnd, hi: bool, l: usize) -> Result<u16, String> {
+        let x = self.r32(o, l)?;
+        Ok(match o {
+            Opnd::V(_) if hi => (x >> 16) as u16,
+            _ => x as u16,
+        })
+    }
+    /// Write a 16-bit result to half `hi` of VGPR `d` in lane `l`; the other
+    /// half keeps its value ([`POLICY_D16_KEEPS_OTHER_HALF`]).
+    fn w16(&mut self, d: u8, hi: bool, l: usize, v: u16) -> Result<(), String> {
+        let k = Self::vidx(d, "destination")?;
+        let old = self.st.v[l][k];
+        self.st.v[l][k] = if hi {
+            (old & 0x0000_ffff) | (v as u32) << 16
+        } else {
+            (old & 0xffff_0000) | v as u32
+        };
+        Ok(())
     }
     /// A lane mask operand: 32 bits in wave32, 64 in wave64.
     fn rmask(&self, o: Opnd) -> Result<u64, String> {
@@ -917,6 +1101,9 @@ fn one(m: &mut Machine, i: &AluInst) -> Result<(), String> {
         return vopc(m, i, name);
     }
     let base = name.trim_end_matches("_e32").trim_end_matches("_e64");
+    if is_16bit(i) {
+        return valu16(m, i, base);
+    }
     let exec = m.exec();
     // Lane-mask inputs (VCC of e32 forms, the mask/carry source of e64 forms).
     let mask_in = match (base, i.op.format) {
@@ -1204,6 +1391,211 @@ fn one(m: &mut Machine, i: &AluInst) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether `i` is one of the 16-bit integer VALU instructions (an operand
+/// or the destination is a 16-bit half).
+fn is_16bit(i: &AluInst) -> bool {
+    use crate::isa::alu::Kind;
+    i.op.dst == Kind::V16
+        || i.op
+            .srcs
+            .iter()
+            .any(|k| matches!(k, Kind::V16 | Kind::Any16))
+        || matches!(i.op.name, "v_cvt_pk_i16_i32" | "v_cvt_pk_u16_u32")
+}
+
+/// The 16-bit integer VALU ("VOP3 & VOP3SD Instructions", "VOP1
+/// Instructions" of the RDNA3 guide), per active lane. CLAMP:
+/// [`POLICY_CLAMP_SATURATES`].
+fn valu16(m: &mut Machine, i: &AluInst, base: &str) -> Result<(), String> {
+    let s = |k: usize| -> Result<Opnd, String> {
+        i.srcs
+            .get(k)
+            .copied()
+            .ok_or_else(|| format!("{base}: source {k} missing"))
+    };
+    let d = dst_v(i.dst)?;
+    let mask = if base == "v_cndmask_b16" {
+        m.rmask(s(2)?)?
+    } else {
+        0
+    };
+    let clamp = i.clamp;
+    // Saturation to the destination type when CLAMP is set, else its low bits.
+    let u16_of = |x: i64| -> u16 {
+        if clamp {
+            x.clamp(0, 0xffff) as u16
+        } else {
+            x as u16
+        }
+    };
+    let i16_of = |x: i64| -> u16 {
+        if clamp {
+            x.clamp(i16::MIN as i64, i16::MAX as i64) as u16
+        } else {
+            x as u16
+        }
+    };
+    enum Out {
+        Half(u16),
+        Whole(u32),
+    }
+    let mut writes: Vec<(usize, Out)> = Vec::new();
+    // v_swap_b16's source register, per lane: (lane, block index, value).
+    let mut swaps: Vec<(usize, usize, u32)> = Vec::new();
+    for l in 0..m.lanes {
+        if !m.active(l) {
+            continue;
+        }
+        let h = |k: usize| -> Result<u16, String> { m.r16(s(k)?, i.src_hi(k), l) };
+        let u = |k: usize| -> Result<i64, String> { h(k).map(|x| x as i64) };
+        let sg = |k: usize| -> Result<i64, String> { h(k).map(|x| x as i16 as i64) };
+        let w32 = |k: usize| -> Result<u32, String> { m.r32(s(k)?, l) };
+        let out = match base {
+            // V_ADD_NC_U16: "D0.u16 = S0.u16 + S1.u16".
+            "v_add_nc_u16" => Out::Half(u16_of(u(0)? + u(1)?)),
+            // V_SUB_NC_U16: "D0.u16 = S0.u16 - S1.u16".
+            "v_sub_nc_u16" => Out::Half(u16_of(u(0)? - u(1)?)),
+            // V_ADD_NC_I16: "D0.i16 = S0.i16 + S1.i16".
+            "v_add_nc_i16" => Out::Half(i16_of(sg(0)? + sg(1)?)),
+            // V_SUB_NC_I16: "D0.i16 = S0.i16 - S1.i16".
+            "v_sub_nc_i16" => Out::Half(i16_of(sg(0)? - sg(1)?)),
+            // V_MUL_LO_U16: "D0.u16 = S0.u16 * S1.u16".
+            "v_mul_lo_u16" => Out::Half((u(0)? * u(1)?) as u16),
+            // V_LSHLREV_B16: "D0.u[15 : 0] = (S1.u[15 : 0] << S0[3 : 0].u)".
+            "v_lshlrev_b16" => Out::Half(h(1)? << (h(0)? & 15)),
+            // V_LSHRREV_B16: "D0.u[15 : 0] = (S1.u[15 : 0] >> S0[3 : 0].u)".
+            "v_lshrrev_b16" => Out::Half(h(1)? >> (h(0)? & 15)),
+            // V_ASHRREV_I16: "D0.i[15 : 0] = (S1.i[15 : 0] >> S0[3 : 0].u)".
+            "v_ashrrev_i16" => Out::Half(((h(1)? as i16) >> (h(0)? & 15)) as u16),
+            // V_MAX_I16: "D0.i16 = S0.i16 >= S1.i16 ? S0.i16 : S1.i16".
+            "v_max_i16" => Out::Half(if sg(0)? >= sg(1)? { h(0)? } else { h(1)? }),
+            "v_max_u16" => Out::Half(if u(0)? >= u(1)? { h(0)? } else { h(1)? }),
+            // V_MIN_I16: "D0.i16 = S0.i16 < S1.i16 ? S0.i16 : S1.i16".
+            "v_min_i16" => Out::Half(if sg(0)? < sg(1)? { h(0)? } else { h(1)? }),
+            "v_min_u16" => Out::Half(if u(0)? < u(1)? { h(0)? } else { h(1)? }),
+            // V_MAD_U16: "D0.u16 = S0.u16 * S1.u16 + S2.u16".
+            "v_mad_u16" => Out::Half(u16_of(u(0)? * u(1)? + u(2)?)),
+            // V_MAD_I16: "D0.i16 = S0.i16 * S1.i16 + S2.i16".
+            "v_mad_i16" => Out::Half(i16_of(sg(0)? * sg(1)? + sg(2)?)),
+            // V_MAD_U32_U16: "D0.u = 32'U(S0.u16) * 32'U(S1.u16) + S2.u".
+            "v_mad_u32_u16" => {
+                let t = u(0)? * u(1)? + w32(2)? as i64;
+                Out::Whole(if clamp {
+                    t.min(u32::MAX as i64) as u32
+                } else {
+                    t as u32
+                })
+            }
+            // V_MAD_I32_I16: "D0.i = 32'I(S0.i16) * 32'I(S1.i16) + S2.i".
+            "v_mad_i32_i16" => {
+                let t = sg(0)? * sg(1)? + w32(2)? as i32 as i64;
+                Out::Whole(if clamp {
+                    t.clamp(i32::MIN as i64, i32::MAX as i64) as u32
+                } else {
+                    t as u32
+                })
+            }
+            // V_MAX3_I16: "D0.i16 = v_max_i16(v_max_i16(S0.i16, S1.i16), S2.i16)"; MIN3 alike.
+            "v_max3_i16" => Out::Half(sg(0)?.max(sg(1)?).max(sg(2)?) as u16),
+            "v_max3_u16" => Out::Half(u(0)?.max(u(1)?).max(u(2)?) as u16),
+            "v_min3_i16" => Out::Half(sg(0)?.min(sg(1)?).min(sg(2)?) as u16),
+            "v_min3_u16" => Out::Half(u(0)?.min(u(1)?).min(u(2)?) as u16),
+            // V_MED3_I16: "if v_max3_i16(S0, S1, S2) == S0 then D0 =
+            // v_max_i16(S1, S2) elsif ... == S1 then D0 = v_max_i16(S0, S2)
+            // else D0 = v_max_i16(S0, S1)".
+            "v_med3_i16" | "v_med3_u16" => {
+                let v = if base == "v_med3_i16" {
+                    [sg(0)?, sg(1)?, sg(2)?]
+                } else {
+                    [u(0)?, u(1)?, u(2)?]
+                };
+                let mx = v[0].max(v[1]).max(v[2]);
+                let r = if mx == v[0] {
+                    v[1].max(v[2])
+                } else if mx == v[1] {
+                    v[0].max(v[2])
+                } else {
+                    v[0].max(v[1])
+                };
+                Out::Half(r as u16)
+            }
+            // V_AND_B16: "D0.u16 = (S0.u16 & S1.u16)"; OR, XOR alike.
+            "v_and_b16" => Out::Half(h(0)? & h(1)?),
+            "v_or_b16" => Out::Half(h(0)? | h(1)?),
+            "v_xor_b16" => Out::Half(h(0)? ^ h(1)?),
+            // V_NOT_B16: "D0.u16 = ~S0.u16".
+            "v_not_b16" => Out::Half(!h(0)?),
+            // V_MOV_B16: "D0.b16 = S0.b16".
+            "v_mov_b16" => Out::Half(h(0)?),
+            // V_CNDMASK_B16: "D0.u16 = VCC.u64[laneId] ? S1.u16 : S0.u16"
+            // (VOP3: the mask is S2).
+            "v_cndmask_b16" => Out::Half(if mask >> l & 1 == 1 { h(1)? } else { h(0)? }),
+            // V_CVT_I32_I16: "D0.i = 32'I(signext(S0.i16))".
+            "v_cvt_i32_i16" => Out::Whole(sg(0)? as u32),
+            // V_CVT_U32_U16: "D0 = { 16'0, S0.u16 }".
+            "v_cvt_u32_u16" => Out::Whole(h(0)? as u32),
+            // V_CVT_PK_U16_U32: "D0[15 : 0].u16 = u32_to_u16(S0.u);
+            // D0[31 : 16].u16 = u32_to_u16(S1.u)" ([`POLICY_CVT_PK_SATURATES`]).
+            "v_cvt_pk_u16_u32" => Out::Whole(w32(0)?.min(0xffff) | w32(1)?.min(0xffff) << 16),
+            // V_CVT_PK_I16_I32: "D0[15 : 0].i16 = i32_to_i16(S0.i); D0[31 :
+            // 16].i16 = i32_to_i16(S1.i)".
+            "v_cvt_pk_i16_i32" => {
+                let c = |x: u32| (x as i32).clamp(i16::MIN as i32, i16::MAX as i32) as u16 as u32;
+                Out::Whole(c(w32(0)?) | c(w32(1)?) << 16)
+            }
+            // V_SAT_PK_U8_I16: "SAT8 = lambda(n) (if n.i <= 0 then return
+            // 8'0U elsif n >= 16'I(0xff) then return 8'255U else return n[7 :
+            // 0].u8 endif); D0.b16 = { SAT8(S0[31 : 16].i16), SAT8(S0[15 :
+            // 0].i16) }".
+            "v_sat_pk_u8_i16" => {
+                let x = w32(0)?;
+                let sat8 = |n: i16| -> u16 {
+                    if n <= 0 {
+                        0
+                    } else if n >= 0xff {
+                        255
+                    } else {
+                        n as u16 & 0xff
+                    }
+                };
+                Out::Half(sat8((x >> 16) as i16) << 8 | sat8(x as i16))
+            }
+            // V_SWAP_B16: "tmp = D0.b16; D0.b16 = S0.b16; S0.b16 = tmp".
+            "v_swap_b16" => {
+                let Opnd::V(sr) = s(0)? else {
+                    return Err("v_swap_b16 without a VGPR source".into());
+                };
+                let dv = m.r16(Opnd::V(d), i.dst_hi(), l)?;
+                let sv = h(0)?;
+                writes.push((l, Out::Half(sv)));
+                // The source half gets the old destination half; recorded
+                // as a whole-register value of the source register below.
+                let k = Machine::vidx(sr, "source")?;
+                let old = m.st.v[l][k];
+                let new = if i.src_hi(0) {
+                    (old & 0xffff) | (dv as u32) << 16
+                } else {
+                    (old & 0xffff_0000) | dv as u32
+                };
+                swaps.push((l, k, new));
+                continue;
+            }
+            other => return Err(format!("no pseudocode for {other}")),
+        };
+        writes.push((l, out));
+    }
+    for (l, k, v) in swaps {
+        m.st.v[l][k] = v;
+    }
+    for (l, out) in writes {
+        match out {
+            Out::Half(v) => m.w16(d, i.dst_hi(), l, v)?,
+            Out::Whole(v) => m.st.v[l][Machine::vidx(d, "destination")?] = v,
+        }
+    }
+    Ok(())
+}
+
 /// "tmp = -1; for i in 0 : 31 do if S0.u32[bit(i)] == 1'1U then tmp = i;
 /// break": the iteration index `i` of the first one, where `order` lists
 /// bit(i) (bit i for CTZ, bit 31 - i for CLZ); -1 (all ones) for 0.
@@ -1264,6 +1656,9 @@ fn vopc(m: &mut Machine, i: &AluInst, name: &str) -> Result<(), String> {
         }
         let ord = match ty {
             "i32" => (m.r32(s0, l)? as i32).cmp(&(m.r32(s1, l)? as i32)),
+            // "D0.u64[laneId] = S0.i16 < S1.i16" etc.: the named halves.
+            "i16" => (m.r16(s0, i.src_hi(0), l)? as i16).cmp(&(m.r16(s1, i.src_hi(1), l)? as i16)),
+            "u16" => m.r16(s0, i.src_hi(0), l)?.cmp(&m.r16(s1, i.src_hi(1), l)?),
             "u32" => m.r32(s0, l)?.cmp(&m.r32(s1, l)?),
             "i64" => (m.r64(s0, l)? as i64).cmp(&(m.r64(s1, l)? as i64)),
             "u64" => m.r64(s0, l)?.cmp(&m.r64(s1, l)?),

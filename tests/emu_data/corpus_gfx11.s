@@ -566,3 +566,197 @@ v_sad_u32 v1, v2, s3, v4
 v_msad_u8 v1, v2, v3, v4
 v_lerp_u8 v1, v2, v3, v4
 v_swap_b32 v1, v2
+// 16-bit integer VALU (true16 syntax; the test assembles with +real-true16).
+v_add_nc_i16 v1.l, v2.l, v3.l
+v_add_nc_i16 v1.h, v2.h, v3.l
+v_add_nc_i16 v200.l, s2, v3.h
+v_add_nc_i16 v1.l, 0x1234, v3.l
+v_add_nc_i16 v1.h, -1, 5
+v_add_nc_i16 v1.l, v2.h, v3.h clamp
+v_add_nc_u16 v1.l, v2.l, v3.l
+v_add_nc_u16 v1.h, v2.h, v3.l
+v_add_nc_u16 v200.l, s2, v3.h
+v_add_nc_u16 v1.l, 0x1234, v3.l
+v_add_nc_u16 v1.h, -1, 5
+v_add_nc_u16 v1.l, v2.h, v3.h clamp
+v_sub_nc_i16 v1.l, v2.l, v3.l
+v_sub_nc_i16 v1.h, v2.h, v3.l
+v_sub_nc_i16 v200.l, s2, v3.h
+v_sub_nc_i16 v1.l, 0x1234, v3.l
+v_sub_nc_i16 v1.h, -1, 5
+v_sub_nc_i16 v1.l, v2.h, v3.h clamp
+v_sub_nc_u16 v1.l, v2.l, v3.l
+v_sub_nc_u16 v1.h, v2.h, v3.l
+v_sub_nc_u16 v200.l, s2, v3.h
+v_sub_nc_u16 v1.l, 0x1234, v3.l
+v_sub_nc_u16 v1.h, -1, 5
+v_sub_nc_u16 v1.l, v2.h, v3.h clamp
+v_mul_lo_u16 v1.l, v2.l, v3.l
+v_mul_lo_u16 v1.h, v2.h, v3.l
+v_mul_lo_u16 v200.l, s2, v3.h
+v_mul_lo_u16 v1.l, 0x1234, v3.l
+v_mul_lo_u16 v1.h, -1, 5
+v_lshlrev_b16 v1.l, v2.l, v3.l
+v_lshlrev_b16 v1.h, v2.h, v3.l
+v_lshlrev_b16 v200.l, s2, v3.h
+v_lshlrev_b16 v1.l, 0x1234, v3.l
+v_lshlrev_b16 v1.h, -1, 5
+v_lshrrev_b16 v1.l, v2.l, v3.l
+v_lshrrev_b16 v1.h, v2.h, v3.l
+v_lshrrev_b16 v200.l, s2, v3.h
+v_lshrrev_b16 v1.l, 0x1234, v3.l
+v_lshrrev_b16 v1.h, -1, 5
+v_ashrrev_i16 v1.l, v2.l, v3.l
+v_ashrrev_i16 v1.h, v2.h, v3.l
+v_ashrrev_i16 v200.l, s2, v3.h
+v_ashrrev_i16 v1.l, 0x1234, v3.l
+v_ashrrev_i16 v1.h, -1, 5
+v_max_i16 v1.l, v2.l, v3.l
+v_max_i16 v1.h, v2.h, v3.l
+v_max_i16 v200.l, s2, v3.h
+v_max_i16 v1.l, 0x1234, v3.l
+v_max_i16 v1.h, -1, 5
+v_max_u16 v1.l, v2.l, v3.l
+v_max_u16 v1.h, v2.h, v3.l
+v_max_u16 v200.l, s2, v3.h
+v_max_u16 v1.l, 0x1234, v3.l
+v_max_u16 v1.h, -1, 5
+v_min_i16 v1.l, v2.l, v3.l
+v_min_i16 v1.h, v2.h, v3.l
+v_min_i16 v200.l, s2, v3.h
+v_min_i16 v1.l, 0x1234, v3.l
+v_min_i16 v1.h, -1, 5
+v_min_u16 v1.l, v2.l, v3.l
+v_min_u16 v1.h, v2.h, v3.l
+v_min_u16 v200.l, s2, v3.h
+v_min_u16 v1.l, 0x1234, v3.l
+v_min_u16 v1.h, -1, 5
+v_and_b16 v1.l, v2.l, v3.l
+v_and_b16 v1.h, v2.h, v3.l
+v_and_b16 v200.l, s2, v3.h
+v_and_b16 v1.l, 0x1234, v3.l
+v_and_b16 v1.h, -1, 5
+v_or_b16 v1.l, v2.l, v3.l
+v_or_b16 v1.h, v2.h, v3.l
+v_or_b16 v200.l, s2, v3.h
+v_or_b16 v1.l, 0x1234, v3.l
+v_or_b16 v1.h, -1, 5
+v_xor_b16 v1.l, v2.l, v3.l
+v_xor_b16 v1.h, v2.h, v3.l
+v_xor_b16 v200.l, s2, v3.h
+v_xor_b16 v1.l, 0x1234, v3.l
+v_xor_b16 v1.h, -1, 5
+v_mad_i16 v1.l, v2.l, v3.l, v4.l
+v_mad_i16 v1.h, v2.h, v3.l, v4.h clamp
+v_mad_i16 v1.l, s2, v3.h, 0x8000
+v_mad_u16 v1.l, v2.l, v3.l, v4.l
+v_mad_u16 v1.h, v2.h, v3.l, v4.h clamp
+v_mad_u16 v1.l, s2, v3.h, 0x8000
+v_max3_i16 v1.l, v2.l, v3.l, v4.l
+v_max3_i16 v1.h, v2.h, v3.l, v4.h clamp
+v_max3_i16 v1.l, s2, v3.h, 0x8000
+v_max3_u16 v1.l, v2.l, v3.l, v4.l
+v_max3_u16 v1.h, v2.h, v3.l, v4.h clamp
+v_max3_u16 v1.l, s2, v3.h, 0x8000
+v_min3_i16 v1.l, v2.l, v3.l, v4.l
+v_min3_i16 v1.h, v2.h, v3.l, v4.h clamp
+v_min3_i16 v1.l, s2, v3.h, 0x8000
+v_min3_u16 v1.l, v2.l, v3.l, v4.l
+v_min3_u16 v1.h, v2.h, v3.l, v4.h clamp
+v_min3_u16 v1.l, s2, v3.h, 0x8000
+v_med3_i16 v1.l, v2.l, v3.l, v4.l
+v_med3_i16 v1.h, v2.h, v3.l, v4.h clamp
+v_med3_i16 v1.l, s2, v3.h, 0x8000
+v_med3_u16 v1.l, v2.l, v3.l, v4.l
+v_med3_u16 v1.h, v2.h, v3.l, v4.h clamp
+v_med3_u16 v1.l, s2, v3.h, 0x8000
+v_mad_i32_i16 v1, v2.l, v3.l, v4
+v_mad_i32_i16 v1, v2.h, v3.h, s4 clamp
+v_mad_i32_i16 v1, -2, v3.h, 0x12345678
+v_mad_u32_u16 v1, v2.l, v3.l, v4
+v_mad_u32_u16 v1, v2.h, v3.h, s4 clamp
+v_mad_u32_u16 v1, -2, v3.h, 0x12345678
+v_cndmask_b16 v1.l, v2.l, v3.l, s4
+v_cndmask_b16 v1.h, v2.h, v3.l, vcc_lo
+v_cndmask_b16 v1.l, s2, v3.h, s6
+v_cvt_pk_i16_i32 v1, v2, v3
+v_cvt_pk_i16_i32 v1, s2, 0x12345
+v_cvt_pk_u16_u32 v1, v2, v3
+v_cvt_pk_u16_u32 v1, s2, 0x12345
+v_mov_b16 v1.l, v2.l
+v_mov_b16 v1.h, v2.h
+v_mov_b16 v127.h, s3
+v_mov_b16 v1.l, 0x1234
+v_mov_b16_e64 v1.h, v2.l
+v_mov_b16_e64 v200.l, v201.h
+v_not_b16 v1.l, v2.l
+v_not_b16 v1.h, v2.h
+v_not_b16 v127.h, s3
+v_not_b16 v1.l, 0x1234
+v_not_b16_e64 v1.h, v2.l
+v_not_b16_e64 v200.l, v201.h
+v_cvt_i32_i16 v1, v2.l
+v_cvt_i32_i16 v1, v2.h
+v_cvt_i32_i16 v1, s2
+v_cvt_i32_i16_e64 v1, v200.h
+v_cvt_u32_u16 v1, v2.l
+v_cvt_u32_u16 v1, v2.h
+v_cvt_u32_u16 v1, s2
+v_cvt_u32_u16_e64 v1, v200.h
+v_sat_pk_u8_i16 v1.l, v2
+v_sat_pk_u8_i16 v1.h, s2
+v_sat_pk_u8_i16_e64 v1.h, v2
+v_sat_pk_u8_i16_e64 v200.l, 0x12345
+v_swap_b16 v1.l, v2.h
+v_swap_b16 v1.h, v2.h
+v_swap_b16 v127.l, v126.l
+v_cmp_eq_i16 vcc_lo, v1.l, v2.h
+v_cmp_eq_i16_e64 s5, v1.h, v2.l
+v_cmpx_eq_i16 v1.h, v2.l
+v_cmpx_eq_i16_e64 s1, 0x1234
+v_cmp_ne_i16 vcc_lo, v1.l, v2.h
+v_cmp_ne_i16_e64 s5, v1.h, v2.l
+v_cmpx_ne_i16 v1.h, v2.l
+v_cmpx_ne_i16_e64 s1, 0x1234
+v_cmp_lt_i16 vcc_lo, v1.l, v2.h
+v_cmp_lt_i16_e64 s5, v1.h, v2.l
+v_cmpx_lt_i16 v1.h, v2.l
+v_cmpx_lt_i16_e64 s1, 0x1234
+v_cmp_le_i16 vcc_lo, v1.l, v2.h
+v_cmp_le_i16_e64 s5, v1.h, v2.l
+v_cmpx_le_i16 v1.h, v2.l
+v_cmpx_le_i16_e64 s1, 0x1234
+v_cmp_gt_i16 vcc_lo, v1.l, v2.h
+v_cmp_gt_i16_e64 s5, v1.h, v2.l
+v_cmpx_gt_i16 v1.h, v2.l
+v_cmpx_gt_i16_e64 s1, 0x1234
+v_cmp_ge_i16 vcc_lo, v1.l, v2.h
+v_cmp_ge_i16_e64 s5, v1.h, v2.l
+v_cmpx_ge_i16 v1.h, v2.l
+v_cmpx_ge_i16_e64 s1, 0x1234
+v_cmp_eq_u16 vcc_lo, v1.l, v2.h
+v_cmp_eq_u16_e64 s5, v1.h, v2.l
+v_cmpx_eq_u16 v1.h, v2.l
+v_cmpx_eq_u16_e64 s1, 0x1234
+v_cmp_ne_u16 vcc_lo, v1.l, v2.h
+v_cmp_ne_u16_e64 s5, v1.h, v2.l
+v_cmpx_ne_u16 v1.h, v2.l
+v_cmpx_ne_u16_e64 s1, 0x1234
+v_cmp_lt_u16 vcc_lo, v1.l, v2.h
+v_cmp_lt_u16_e64 s5, v1.h, v2.l
+v_cmpx_lt_u16 v1.h, v2.l
+v_cmpx_lt_u16_e64 s1, 0x1234
+v_cmp_le_u16 vcc_lo, v1.l, v2.h
+v_cmp_le_u16_e64 s5, v1.h, v2.l
+v_cmpx_le_u16 v1.h, v2.l
+v_cmpx_le_u16_e64 s1, 0x1234
+v_cmp_gt_u16 vcc_lo, v1.l, v2.h
+v_cmp_gt_u16_e64 s5, v1.h, v2.l
+v_cmpx_gt_u16 v1.h, v2.l
+v_cmpx_gt_u16_e64 s1, 0x1234
+v_cmp_ge_u16 vcc_lo, v1.l, v2.h
+v_cmp_ge_u16_e64 s5, v1.h, v2.l
+v_cmpx_ge_u16 v1.h, v2.l
+v_cmpx_ge_u16_e64 s1, 0x1234
+v_cmp_lt_i16 vcc_lo, -1, v2.l
+v_cmp_gt_u16_e64 s6, v200.h, s3

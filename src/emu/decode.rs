@@ -1208,9 +1208,14 @@ pub struct Decoded {
     /// has none.
     pub ops: Vec<super::wave::Op>,
     /// For each instruction, how many instructions from it on have an
-    /// `Op` (0: it has none): the straight runs the interpreter executes
-    /// as a block.
+    /// `Op` (0: it has none) and are not the compare of a fused
+    /// compare-and-branch: the straight runs the interpreter executes as a
+    /// block.
     pub runs: Vec<u32>,
+    /// For each instruction, how the block loop goes on when a run stops
+    /// there ([`super::wave::exits_for`]): a resolved branch, a fused
+    /// scalar compare and branch, or the generic path.
+    pub exits: Vec<super::wave::Exit>,
 }
 
 impl Decoded {
@@ -1279,6 +1284,7 @@ pub fn decode_text(text: &[u8], base: u64) -> Decoded {
         vgpr_limit: 1,
         ops: Vec::new(),
         runs: Vec::new(),
+        exits: Vec::new(),
     };
     let mut i = 0usize;
     while i < words.len() {
@@ -1309,9 +1315,13 @@ pub fn decode_text(text: &[u8], base: u64) -> Decoded {
         }
     }
     let ops: Vec<Option<super::wave::Op>> = out.insts.iter().map(super::wave::op_for).collect();
+    out.exits = super::wave::exits_for(&out.insts);
     out.runs = vec![0; ops.len()];
     for k in (0..ops.len()).rev() {
-        if ops[k].is_some() {
+        // A fused compare ends the run before it: the block loop runs it
+        // with its branch.
+        let fused = matches!(out.exits[k], super::wave::Exit::CmpBranch { .. });
+        if ops[k].is_some() && !fused {
             out.runs[k] = 1 + out.runs.get(k + 1).copied().unwrap_or(0);
         }
     }

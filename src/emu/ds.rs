@@ -201,7 +201,7 @@ pub trait DsWave {
     /// 32 or 64.
     fn lanes(&self) -> u32;
     /// The VGPR file: register r, lane l at `r * 64 + l`.
-    fn vgprs(&mut self) -> &mut Vec<u32>;
+    fn vgprs(&mut self) -> &mut [u32];
     /// Count active-lane DS atomic operations (throughput figures).
     fn count_atomic_lane_ops(&mut self, n: u64);
     fn vgpr(&self, r: usize, lane: usize) -> u32;
@@ -417,7 +417,7 @@ fn atomic_fast<const WIDE: bool, W: DsWave>(
     }
     let size = lds.bytes.len();
     let mut n = 0;
-    let pair = |v: &Vec<u32>, r: usize, l: usize| -> u64 {
+    let pair = |v: &[u32], r: usize, l: usize| -> u64 {
         let lo = v.get(r + l).copied().unwrap_or(0) as u64;
         if WIDE {
             lo | (v.get(r + 64 + l).copied().unwrap_or(0) as u64) << 32

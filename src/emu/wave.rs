@@ -24,8 +24,14 @@ use rand_chacha::ChaCha8Rng;
 /// VGPRs per lane held for every wave: the 8-bit VGPR field plus room for a
 /// 128-bit operand starting at v255, so no register index can fall outside.
 pub const VGPRS: usize = 260;
-/// SGPR file size: the 7-bit field plus room for a 512-bit load and pairs.
-const SGPRS: usize = 256;
+/// The VGPR file of one wave: register r, lane l at `r * 64 + l`. A fixed
+/// size, so an index made from an 8-bit register number and a lane below
+/// 64 (plus a lane step) is provably inside and needs no bounds check.
+pub type Vgprs = [u32; VGPRS * 64];
+/// SGPR file size: the 8-bit operand code space, plus one so the high half
+/// of a pair starting at any code is inside (a 64-bit read of a register
+/// number needs no bounds check).
+const SGPRS: usize = 257;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -41,7 +47,7 @@ pub struct Wave {
     pub s: Box<[u32; SGPRS]>,
     pub scc: bool,
     /// VGPRs: register r, lane l at `r * 64 + l`.
-    pub v: Vec<u32>,
+    pub v: Box<Vgprs>,
     /// Index of the next instruction in `Decoded::insts`.
     pub pc: u32,
     pub lanes: u32,
@@ -73,27 +79,39 @@ enum Row<'a, const N: usize> {
     S(u32),
 }
 
-/// Where a source's lanes are for the whole-row loops: the start of its
-/// VGPR row in `Wave::v`, or one value for every lane.
+/// Where a source's lanes are for the whole-row loops: its VGPR (row
+/// `r * 64` of `Wave::v`), or one value for every lane.
 #[derive(Clone, Copy)]
 enum At {
-    V(usize),
+    V(u8),
     S(u32),
 }
 
 /// Lanes per step of the whole-row loops: one 256-bit vector.
 const STEP: usize = 8;
 
-/// Lanes `k..k + STEP` of source `at`. A row past the VGPR file (which
-/// `VGPRS` rules out) reads 0, as `Wave::row` reads it.
+/// Lanes `k..k + STEP` of source `at` (`k < 64`). With an 8-bit register
+/// number the range is inside [`Vgprs`] (`VGPRS` leaves room), so the
+/// compiler drops the check; the 0 fallback is never taken.
 #[inline(always)]
-fn take(v: &[u32], at: At, k: usize) -> [u32; STEP] {
+fn take(v: &Vgprs, at: At, k: usize) -> [u32; STEP] {
     match at {
-        At::V(b) => v
-            .get(b + k..b + k + STEP)
-            .and_then(|x| <[u32; STEP]>::try_from(x).ok())
-            .unwrap_or([0; STEP]),
+        At::V(r) => {
+            let b = r as usize * 64 + k;
+            v.get(b..b + STEP)
+                .and_then(|x| <[u32; STEP]>::try_from(x).ok())
+                .unwrap_or([0; STEP])
+        }
         At::S(x) => [x; STEP],
+    }
+}
+
+/// Write lanes `k..k + STEP` of VGPR `r` (`k < 64`; in bounds as in [`take`]).
+#[inline(always)]
+fn put(v: &mut Vgprs, r: u8, k: usize, x: &[u32; STEP]) {
+    let b = r as usize * 64 + k;
+    if let Some(dst) = v.get_mut(b..b + STEP) {
+        dst.copy_from_slice(x);
     }
 }
 
@@ -266,8 +284,8 @@ impl DsWave for Wave {
         self.lanes
     }
     #[inline(always)]
-    fn vgprs(&mut self) -> &mut Vec<u32> {
-        &mut self.v
+    fn vgprs(&mut self) -> &mut [u32] {
+        &mut self.v[..]
     }
     #[inline(always)]
     fn count_atomic_lane_ops(&mut self, n: u64) {
@@ -342,7 +360,9 @@ impl Wave {
         Wave {
             s: Box::new([0; SGPRS]),
             scc: false,
-            v: vec![0; VGPRS * 64],
+            // Zeroed on the heap (calloc), not built on the stack.
+            v: Box::<Vgprs>::try_from(vec![0; VGPRS * 64].into_boxed_slice())
+                .unwrap_or_else(|_| Box::new([0; VGPRS * 64])),
             pc: 0,
             lanes: if wave64 { 64 } else { 32 },
             status: Status::Running,
@@ -507,7 +527,7 @@ impl Wave {
     #[inline(always)]
     fn at<S: Operand>(&self, s: S) -> At {
         match s.vreg() {
-            Some(r) => At::V(r as usize * 64),
+            Some(r) => At::V(r),
             None => At::S(s.r32(self)),
         }
     }
@@ -528,7 +548,6 @@ impl Wave {
     ) {
         let full = u64::MAX >> (64 - N);
         if exec & full == full {
-            let d = vdst as usize * 64;
             macro_rules! run {
                 ($a:expr, $b:expr) => {
                     for k in (0..N).step_by(STEP) {
@@ -537,9 +556,7 @@ impl Wave {
                         for ((o, &x), &y) in r.iter_mut().zip(&x).zip(&y) {
                             *o = f(x, y);
                         }
-                        if let Some(dst) = self.v.get_mut(d + k..d + k + STEP) {
-                            dst.copy_from_slice(&r);
-                        }
+                        put(&mut self.v, vdst, k, &r);
                     }
                 };
             }
@@ -588,7 +605,6 @@ impl Wave {
         // Every lane active: straight into `vdst`, as in `lanes2`.
         let full = u64::MAX >> (64 - N);
         if exec & full == full {
-            let d = vdst as usize * 64;
             macro_rules! run {
                 ($a:expr, $b:expr, $c:expr) => {
                     for k in (0..N).step_by(STEP) {
@@ -599,9 +615,7 @@ impl Wave {
                         for (((o, &x), &y), &z) in r.iter_mut().zip(&x).zip(&y).zip(&z) {
                             *o = f(x, y, z);
                         }
-                        if let Some(dst) = self.v.get_mut(d + k..d + k + STEP) {
-                            dst.copy_from_slice(&r);
-                        }
+                        put(&mut self.v, vdst, k, &r);
                     }
                 };
             }
@@ -675,7 +689,6 @@ impl Wave {
         // Every lane active: straight into `vdst`, as in `lanes2`.
         let full = u64::MAX >> (64 - N);
         if exec & full == full {
-            let d = vdst as usize * 64;
             macro_rules! run {
                 ($a:expr, $b:expr) => {
                     for k in (0..N).step_by(STEP) {
@@ -687,9 +700,7 @@ impl Wave {
                             let s = 0u32.wrapping_sub((m & bit != 0) as u32);
                             *o = (y & s) | (x & !s);
                         }
-                        if let Some(dst) = self.v.get_mut(d + k..d + k + STEP) {
-                            dst.copy_from_slice(&r);
-                        }
+                        put(&mut self.v, vdst, k, &r);
                     }
                 };
             }
@@ -813,6 +824,7 @@ impl Wave {
         let mut left = quantum;
         let insts = &prog.insts[..];
         let ops = &prog.ops[..];
+        let exits = &prog.exits[..];
         while left > 0 {
             let mut i = self.pc as usize;
             // A straight run of instructions with handlers: no pc,
@@ -824,9 +836,9 @@ impl Wave {
                 .get(i)
                 .map_or(0, |&n| (n as u64).min(left) as usize);
             if run > 0 {
-                if let (Some(ops), Some(insts)) = (ops.get(i..i + run), insts.get(i..i + run)) {
-                    for (op, inst) in ops.iter().zip(insts) {
-                        (op.f)(self, op, inst);
+                if let Some(ops) = ops.get(i..i + run) {
+                    for op in ops {
+                        (op.f)(self, op);
                     }
                     i += run;
                     self.pc = i as u32;
@@ -837,21 +849,43 @@ impl Wave {
                     }
                 }
             }
-            // A SOPP branch with a resolved target (the usual end of a
-            // block): taken or not, the pc moves here and the loop goes on
-            // at the next block, as exec_generic would leave it (pc past
-            // the branch, then the target if taken); one instruction of
-            // the quantum, one executed.
-            if let Some(Inst::Branch {
-                cond,
-                target: Some(t),
-                ..
-            }) = insts.get(i)
-            {
-                left -= 1;
-                self.executed += 1;
-                self.pc = if self.taken(*cond) { *t } else { i as u32 + 1 };
-                continue;
+            match exits.get(i) {
+                // A SOPP branch with a resolved target (the usual end of a
+                // block): taken or not, the pc moves here and the loop goes
+                // on at the next block, as exec_generic would leave it (pc
+                // past the branch, then the target if taken); one
+                // instruction of the quantum, one executed.
+                Some(&Exit::Branch { cond, target }) => {
+                    left -= 1;
+                    self.executed += 1;
+                    self.pc = if self.taken(cond) {
+                        target
+                    } else {
+                        i as u32 + 1
+                    };
+                    continue;
+                }
+                // s_cmp/s_cmpk then s_cbranch_scc0/scc1 (a loop's or an
+                // if's test), fused at decode time: the compare's
+                // semantics (the same `sopc`/`sopk` as its handler and the
+                // generic path) and the branch in one step, two
+                // instructions of the quantum. With one left, the compare
+                // runs alone through the generic path below.
+                Some(&Exit::CmpBranch { cmp, scc1, target }) if left >= 2 => {
+                    match cmp {
+                        FusedCmp::Sopc { op, a, b } => self.sopc(op, a, b),
+                        FusedCmp::Sopk { op, sdst, simm16 } => self.sopk(op, sdst, simm16),
+                    }
+                    left -= 2;
+                    self.executed += 2;
+                    self.pc = if self.scc == scc1 {
+                        target
+                    } else {
+                        i as u32 + 2
+                    };
+                    continue;
+                }
+                _ => {}
             }
             left -= 1;
             let i = i as u32;
@@ -1983,20 +2017,118 @@ pub struct Op {
     /// Destination register (SGPR or VGPR number).
     pub d: u8,
     pub src: [Opnd; 3],
+    /// The fields of the forms whose handler reads them as decoded.
+    pub ext: Ext,
 }
 
-/// See [`Op`]; the `Inst` is the instruction the `Op` was made from (for
-/// the few forms whose handler still reads it: VOPC, VOPD).
-pub type OpFn = fn(&mut Wave, &Op, &Inst);
+/// Decoded fields an [`Op`] carries for the forms whose semantics take
+/// them as decoded (VOPC, VOPD), so the block loop passes the handler only
+/// its `Op`.
+#[derive(Clone, Copy, Debug)]
+pub enum Ext {
+    None,
+    Vopc {
+        cmp: Cmp,
+        cmpx: bool,
+        sdst: u8,
+        src0: Src,
+        src1: Src,
+    },
+    Vopd {
+        x: VopdHalf,
+        y: VopdHalf,
+    },
+}
+
+/// How [`Wave::run`]'s block loop goes on when a straight run of
+/// handlers stops at an instruction (`Decoded::exits`).
+#[derive(Clone, Copy, Debug)]
+pub enum Exit {
+    /// Through [`Wave::exec_generic`].
+    Generic,
+    /// A SOPP branch with a resolved target.
+    Branch { cond: Cond, target: u32 },
+    /// A scalar compare whose next instruction is s_cbranch_scc1 (`scc1`)
+    /// or s_cbranch_scc0 with a resolved target.
+    CmpBranch {
+        cmp: FusedCmp,
+        scc1: bool,
+        target: u32,
+    },
+}
+
+/// The compare of an [`Exit::CmpBranch`], operands resolved.
+#[derive(Clone, Copy, Debug)]
+pub enum FusedCmp {
+    Sopc { op: Sopc, a: Opnd, b: Opnd },
+    Sopk { op: Sopk, sdst: u8, simm16: u16 },
+}
+
+/// The exit of every instruction of `insts` (see [`Exit`]).
+pub fn exits_for(insts: &[Inst]) -> Vec<Exit> {
+    use Sopk::*;
+    let branch = |k: usize| match insts.get(k) {
+        Some(&Inst::Branch {
+            cond,
+            target: Some(target),
+            ..
+        }) => Some((cond, target)),
+        _ => None,
+    };
+    (0..insts.len())
+        .map(|k| {
+            if let Some((cond, target)) = branch(k) {
+                return Exit::Branch { cond, target };
+            }
+            let (scc1, target) = match branch(k + 1) {
+                Some((Cond::Scc1, t)) => (true, t),
+                Some((Cond::Scc0, t)) => (false, t),
+                _ => return Exit::Generic,
+            };
+            let cmp = match insts[k] {
+                Inst::Sopc { op, s0, s1 } => match (Opnd::of(s0), Opnd::of(s1)) {
+                    (Some(a), Some(b)) => FusedCmp::Sopc { op, a, b },
+                    _ => return Exit::Generic,
+                },
+                // The s_cmpk forms: they only write SCC.
+                Inst::Sopk { op, sdst, simm16 }
+                    if matches!(
+                        op,
+                        CmpkEqI32
+                            | CmpkLgI32
+                            | CmpkGtI32
+                            | CmpkGeI32
+                            | CmpkLtI32
+                            | CmpkLeI32
+                            | CmpkEqU32
+                            | CmpkLgU32
+                            | CmpkGtU32
+                            | CmpkGeU32
+                            | CmpkLtU32
+                            | CmpkLeU32
+                    ) =>
+                {
+                    FusedCmp::Sopk { op, sdst, simm16 }
+                }
+                _ => return Exit::Generic,
+            };
+            Exit::CmpBranch { cmp, scc1, target }
+        })
+        .collect()
+}
+
+/// See [`Op`].
+pub type OpFn = fn(&mut Wave, &Op);
 
 /// Placeholder `Op` of instructions without a handler (never run: the
 /// block lengths in [`Decoded::runs`] stop before them).
 pub fn no_op() -> Op {
-    fn unused(_: &mut Wave, _: &Op, _: &Inst) {}
+    fn unused(_: &mut Wave, _: &Op) {}
     Op {
         f: unused,
         d: 0,
         src: [Opnd::ZERO; 3],
+        ext: Ext::None,
     }
 }
 
@@ -2010,7 +2142,7 @@ macro_rules! per_op {
      |$w:ident, $p:ident, $o:ident, $a:ident, $b:ident| $body:expr) => {
         match $op {
             $($e::$v => {
-                fn h<const A: bool, const B: bool>($w: &mut Wave, $p: &Op, _: &Inst) {
+                fn h<const A: bool, const B: bool>($w: &mut Wave, $p: &Op) {
                     const $o: $e = $e::$v;
                     let ($a, $b) = (Spec::<A>($p.src[0]), Spec::<B>($p.src[1]));
                     $body
@@ -2039,11 +2171,11 @@ macro_rules! per_op {
                     const $o: $e = $e::$v;
                     $body
                 }
-                fn h(w: &mut Wave, p: &Op, _: &Inst) {
+                fn h(w: &mut Wave, p: &Op) {
                     body(w, p)
                 }
                 #[cfg(target_arch = "x86_64")]
-                fn h_avx2(w: &mut Wave, p: &Op, _: &Inst) {
+                fn h_avx2(w: &mut Wave, p: &Op) {
                     #[target_feature(enable = "avx2")]
                     fn inner(w: &mut Wave, p: &Op) {
                         body(w, p)
@@ -2285,7 +2417,7 @@ pub fn op_for_isa(inst: &Inst, avx2: bool) -> Option<Op> {
             )
         }
         Inst::Nop { .. } => {
-            fn nop(_: &mut Wave, _: &Op, _: &Inst) {}
+            fn nop(_: &mut Wave, _: &Op) {}
             (Some(nop as OpFn), 0, [z; 3])
         }
         Inst::Valu { op, vdst, src, .. } => (
@@ -2364,33 +2496,61 @@ pub fn op_for_isa(inst: &Inst, avx2: bool) -> Option<Op> {
             *vdst,
             [Opnd::of(src[0])?, Opnd::of(src[1])?, Opnd::of(src[2])?],
         ),
-        Inst::Vopc { .. } => {
-            fn vopc(w: &mut Wave, _: &Op, inst: &Inst) {
-                if let Inst::Vopc {
+        &Inst::Vopc {
+            cmp,
+            cmpx,
+            sdst,
+            src0,
+            src1,
+            ..
+        } => {
+            fn vopc(w: &mut Wave, p: &Op) {
+                if let Ext::Vopc {
                     cmp,
                     cmpx,
                     sdst,
                     src0,
                     src1,
-                    ..
-                } = inst
+                } = p.ext
                 {
-                    w.vopc(*cmp, *cmpx, *sdst, *src0, *src1);
+                    w.vopc(cmp, cmpx, sdst, src0, src1);
                 }
             }
-            (Some(vopc as OpFn), 0, [z; 3])
+            let ext = Ext::Vopc {
+                cmp,
+                cmpx,
+                sdst,
+                src0,
+                src1,
+            };
+            return Some(Op {
+                f: vopc,
+                d: 0,
+                src: [z; 3],
+                ext,
+            });
         }
-        Inst::Vopd { .. } => {
-            fn vopd(w: &mut Wave, _: &Op, inst: &Inst) {
-                if let Inst::Vopd { x, y } = inst {
+        &Inst::Vopd { x, y } => {
+            fn vopd(w: &mut Wave, p: &Op) {
+                if let Ext::Vopd { x, y } = &p.ext {
                     w.vopd(x, y);
                 }
             }
-            (Some(vopd as OpFn), 0, [z; 3])
+            return Some(Op {
+                f: vopd,
+                d: 0,
+                src: [z; 3],
+                ext: Ext::Vopd { x, y },
+            });
         }
         _ => return None,
     };
-    Some(Op { f: f?, d, src })
+    Some(Op {
+        f: f?,
+        d,
+        src,
+        ext: Ext::None,
+    })
 }
 
 fn cmp_apply(cond: u8, o: std::cmp::Ordering) -> bool {
@@ -2648,7 +2808,7 @@ mod tests {
                         "{} (wave64 {wave64}, avx2 {isa_avx2}, seed {seed})",
                         inst.mnemonic()
                     );
-                    (op.f)(&mut a, &op, &inst);
+                    (op.f)(&mut a, &op);
                     let r = b.exec_generic(&inst, 0, &env, &mut lds, None);
                     assert!(matches!(r, Ok(None)), "{what}: generic path {r:?}");
                     same(&a, &b, &what);
@@ -2666,10 +2826,10 @@ mod tests {
                         let (mut c, mut d) = (random_wave(wave64, seed), random_wave(wave64, seed));
                         let full = c.full_mask();
                         c.set_exec(full);
-                        (op.f)(&mut c, &op, &inst);
+                        (op.f)(&mut c, &op);
                         for half in [0x5555_5555_5555_5555u64, !0x5555_5555_5555_5555u64] {
                             d.set_exec(full & half);
-                            (op.f)(&mut d, &op, &inst);
+                            (op.f)(&mut d, &op);
                         }
                         d.set_exec(full);
                         same(&c, &d, &format!("{what}: full EXEC vs two halves"));
@@ -2684,8 +2844,8 @@ mod tests {
         );
     }
 
-    /// The block loop of [`Wave::run`] (handler runs and the branch fast
-    /// path) against [`Wave::run_stepwise`] (every instruction through the
+    /// The block loop of [`Wave::run`] (handler runs, the branch fast path
+    /// and the fused compare-and-branch) against [`Wave::run_stepwise`] (every instruction through the
     /// generic path) on random programs of scalar/vector ALU instructions
     /// and SOPP branches of every condition (targets inside the text, and
     /// now and then outside it), run in random quanta: the same status or
@@ -2702,12 +2862,29 @@ mod tests {
             (0, 0x7fff_ffff),          // VOP2 (and VOP1/VOPC by prefix)
             (0x3e << 25, 0x1ff_ffff),  // VOPC
         ];
-        let (mut branches, mut quanta) = (0usize, 0usize);
+        let (mut branches, mut quanta, mut fused) = (0usize, 0usize, 0usize);
         for case in 0..300u64 {
             // (words, Some(branch target instruction) for a branch)
             let mut insts: Vec<(Vec<u32>, Option<i64>)> = Vec::new();
             let n = rng.random_range(4..30);
             while insts.len() < n {
+                // Now and then a scalar compare right before an SCC branch
+                // (s_cbranch_scc0 is 33, scc1 34): the fused
+                // compare-and-branch of `Exit::CmpBranch`.
+                if rng.random_range(0..6) == 0 {
+                    let (fixed, mask) = encodings[rng.random_range(2..4)];
+                    let words = [fixed | (rng.random::<u32>() & mask), rng.random(), 0];
+                    let (inst, k) = decode_one(&words);
+                    if matches!(inst, Inst::Sopc { .. } | Inst::Sopk { .. }) && k > 0 {
+                        insts.push((words[..k].to_vec(), None));
+                        let op = rng.random_range(33..=34u32);
+                        insts.push((
+                            vec![0x17f << 23 | op << 16],
+                            Some(rng.random_range(0..n as i64)),
+                        ));
+                    }
+                    continue;
+                }
                 if rng.random_range(0..4) == 0 {
                     let op = rng.random_range(32..=38u32);
                     let t = if rng.random_range(0..10) == 0 {
@@ -2751,6 +2928,11 @@ mod tests {
                 .iter()
                 .filter(|i| matches!(i, Inst::Branch { .. }))
                 .count();
+            fused += prog
+                .exits
+                .iter()
+                .filter(|e| matches!(e, Exit::CmpBranch { .. }))
+                .count();
             let mem = GlobalMem::new();
             let env = Env {
                 prog: &prog,
@@ -2778,8 +2960,8 @@ mod tests {
             }
         }
         assert!(
-            branches > 1000 && quanta > 1500,
-            "{branches} branches, {quanta} quanta"
+            branches > 1000 && quanta > 1500 && fused > 300,
+            "{branches} branches, {quanta} quanta, {fused} fused compare-and-branches"
         );
     }
 

@@ -6,50 +6,15 @@
 
 mod common;
 
-use std::process::Command;
-
 use dsxor::emu::decode::decode_text;
 use dsxor::emu::ds::Lds;
 use dsxor::emu::mem::GlobalMem;
 use dsxor::emu::wave::{Env, Status, Wave};
 use dsxor::emu::{Fault, WaveError};
 
-/// Assemble gfx1100 source with llvm-mc and return the machine code bytes
-/// (from `-show-encoding`, so no ELF reader is involved).
+/// Assemble gfx1100 source with llvm-mc (see [`common::assemble_gfx1100`]).
 fn assemble(src: &str, wave64: bool) -> Option<Vec<u8>> {
-    let mc = common::llvm_mc()?;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("t.s");
-    std::fs::write(&path, src).expect("write asm");
-    let mut cmd = Command::new(mc);
-    cmd.args(["-arch=amdgcn", "-mcpu=gfx1100", "-show-encoding"]);
-    // +real-true16: 16-bit operands are written as `.l`/`.h` halves (the
-    // 32-bit forms assemble the same either way).
-    if wave64 {
-        cmd.arg("-mattr=+real-true16,+wavefrontsize64");
-    } else {
-        cmd.arg("-mattr=+real-true16");
-    }
-    let out = cmd.arg(&path).output().expect("run llvm-mc");
-    assert!(
-        out.status.success(),
-        "llvm-mc failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut bytes = Vec::new();
-    for line in text.lines() {
-        if let Some(i) = line.find("encoding: [") {
-            let rest = &line[i + 11..];
-            let rest = &rest[..rest.find(']').expect("closing bracket")];
-            for b in rest.split(',') {
-                bytes.push(
-                    u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).expect("hex byte"),
-                );
-            }
-        }
-    }
-    Some(bytes)
+    common::assemble_gfx1100(src, wave64)
 }
 
 struct Run {
@@ -80,6 +45,15 @@ fn run_with(
     let mut lds = Lds::new(lds_size);
     let result = wave.run(&env, &mut lds, None, 10_000);
     Some(Run { wave, lds, result })
+}
+
+/// The pc and detail of a program that must stop as unsupported.
+fn unsupported(src: &str) -> Option<(u64, String)> {
+    let r = run_with(src, false, None, 0, |_| {})?;
+    match r.result {
+        Err(WaveError::Unsupported { pc, detail }) => Some((pc, detail)),
+        other => panic!("`{src}`: expected an unsupported error, got {other:?}"),
+    }
 }
 
 fn run(src: &str, init: impl FnOnce(&mut Wave)) -> Option<Wave> {
@@ -173,22 +147,12 @@ fn s_getreg_s_setreg_read_and_write_the_field_the_operand_names() {
 
 #[test]
 fn s_getreg_of_an_unmodelled_register_stops_the_wave_naming_it() {
-    let Some(r) = run_with(
-        "s_getreg_b32 s0, hwreg(HW_REG_GPR_ALLOC)\ns_endpgm\n",
-        false,
-        None,
-        0,
-        |_| {},
-    ) else {
+    let Some((pc, detail)) = unsupported("s_getreg_b32 s0, hwreg(HW_REG_GPR_ALLOC)\ns_endpgm\n")
+    else {
         return;
     };
-    match r.result {
-        Err(WaveError::Unsupported { pc, detail }) => {
-            assert_eq!(pc, 0x1000);
-            assert!(detail.contains("HW_REG_GPR_ALLOC"), "{detail}");
-        }
-        other => panic!("expected an unsupported-register error, got {other:?}"),
-    }
+    assert_eq!(pc, 0x1000);
+    assert!(detail.contains("HW_REG_GPR_ALLOC"), "{detail}");
 }
 
 #[test]
@@ -235,38 +199,36 @@ fn s_movrel_index_sgprs_by_m0() {
 
 #[test]
 fn s_movrel_b64_with_an_odd_index_stops_the_wave() {
-    let Some(r) = run_with(
-        "s_mov_b32 m0, 1\ns_movrels_b64 s[0:1], s[10:11]\ns_endpgm\n",
-        false,
-        None,
-        0,
-        |_| {},
-    ) else {
+    let Some((pc, detail)) =
+        unsupported("s_mov_b32 m0, 1\ns_movrels_b64 s[0:1], s[10:11]\ns_endpgm\n")
+    else {
         return;
     };
-    match r.result {
-        Err(WaveError::Unsupported { detail, .. }) => assert!(detail.contains("odd"), "{detail}"),
-        other => panic!("expected the odd-index error, got {other:?}"),
-    }
+    assert_eq!(pc, 0x1004);
+    assert!(detail.contains("odd"), "{detail}");
+}
+
+#[test]
+fn s_subvector_loop_is_named_and_not_guessed() {
+    // The RDNA3 guide's SOPK table has no opcode 22/23; llvm-mc has them.
+    let Some((pc, detail)) = unsupported("s_subvector_loop_begin s1, 1\ns_endpgm\n") else {
+        return;
+    };
+    assert_eq!(pc, 0x1000);
+    assert!(
+        detail.contains("s_subvector_loop_begin") && detail.contains("undocumented"),
+        "{detail}"
+    );
 }
 
 #[test]
 fn s_movrel_past_the_sgprs_stops_the_wave() {
-    let Some(r) = run_with(
-        "s_mov_b32 m0, 200\ns_movrels_b32 s0, s10\ns_endpgm\n",
-        false,
-        None,
-        0,
-        |_| {},
-    ) else {
+    let Some((pc, detail)) = unsupported("s_mov_b32 m0, 200\ns_movrels_b32 s0, s10\ns_endpgm\n")
+    else {
         return;
     };
-    match r.result {
-        Err(WaveError::Unsupported { detail, .. }) => {
-            assert!(detail.contains("s210"), "{detail}")
-        }
-        other => panic!("expected the movrel range error, got {other:?}"),
-    }
+    assert_eq!(pc, 0x1008);
+    assert!(detail.contains("s210"), "{detail}");
 }
 
 #[test]
@@ -626,22 +588,11 @@ fn ds_cmpstore_uses_data0_as_new_and_data1_as_compare() {
 
 #[test]
 fn unsupported_instruction_is_an_error_naming_it() {
-    let Some(r) = run_with(
-        "v_add_f32_e32 v0, v1, v2\ns_endpgm\n",
-        false,
-        None,
-        0,
-        |_| {},
-    ) else {
+    let Some((pc, detail)) = unsupported("v_add_f32_e32 v0, v1, v2\ns_endpgm\n") else {
         return;
     };
-    match r.result {
-        Err(WaveError::Unsupported { pc, detail }) => {
-            assert_eq!(pc, 0x1000);
-            assert!(detail.contains("VOP2"), "{detail}");
-        }
-        other => panic!("expected Unsupported, got {other:?}"),
-    }
+    assert_eq!(pc, 0x1000);
+    assert!(detail.contains("VOP2"), "{detail}");
 }
 
 #[test]

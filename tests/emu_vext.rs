@@ -7,8 +7,6 @@
 
 mod common;
 
-use std::process::Command;
-
 use dsxor::emu::decode::decode_text;
 use dsxor::emu::ds::Lds;
 use dsxor::emu::mem::GlobalMem;
@@ -16,30 +14,7 @@ use dsxor::emu::wave::{Env, Status, Wave};
 use dsxor::emu::WaveError;
 
 fn assemble(src: &str, wave64: bool) -> Option<Vec<u8>> {
-    let mc = common::llvm_mc()?;
-    let mut cmd = Command::new(mc);
-    cmd.args(["-arch=amdgcn", "-mcpu=gfx1100", "-show-encoding"]);
-    if wave64 {
-        cmd.arg("-mattr=+wavefrontsize64");
-    }
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("t.s");
-    std::fs::write(&path, src).expect("write asm");
-    let out = cmd.arg(&path).output().expect("run llvm-mc");
-    assert!(
-        out.status.success(),
-        "llvm-mc: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let mut bytes = Vec::new();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        if let Some(rest) = line.split("encoding: [").nth(1) {
-            for b in rest.trim_end_matches(']').split(',') {
-                bytes.push(u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).expect("hex"));
-            }
-        }
-    }
-    Some(bytes)
+    common::assemble_gfx1100(src, wave64)
 }
 
 /// Run `src` (ending in s_endpgm) on one wave prepared by `init`.

@@ -1676,6 +1676,26 @@ fn decode_sopk(w: &[u32]) -> (Inst, usize) {
             },
         };
     }
+    if op == 22 || op == 23 {
+        // llvm-mc decodes them for gfx1100, but the RDNA3 guide's SOPK table
+        // (§16.2, pages 209-216) goes from opcode 20 to 24: no source says
+        // what they do, so they are not guessed.
+        let name = if op == 22 {
+            "s_subvector_loop_begin"
+        } else {
+            "s_subvector_loop_end"
+        };
+        return (
+            unsupported(
+                "SOPK",
+                op,
+                Some(name.into()),
+                "not in the RDNA3 guide's SOPK table: its behaviour is undocumented",
+                &w[..1],
+            ),
+            1,
+        );
+    }
     if op == 20 {
         return match sdst_ok((w0 >> 16) & 0x7f) {
             Ok(sdst) => (

@@ -248,3 +248,42 @@ pub fn edit_conformance_sites(dir: &Path, name: &str, edit: impl Fn(&mut [u8], u
     std::fs::write(&path, bytes).unwrap();
     path
 }
+
+/// Assemble gfx1100 source with llvm-mc and return the machine code bytes
+/// (from `-show-encoding`, so no ELF reader is involved); None (skipped)
+/// without llvm-mc.
+pub fn assemble_gfx1100(src: &str, wave64: bool) -> Option<Vec<u8>> {
+    let mc = llvm_mc()?;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("t.s");
+    std::fs::write(&path, src).expect("write asm");
+    let mut cmd = Command::new(mc);
+    cmd.args(["-arch=amdgcn", "-mcpu=gfx1100", "-show-encoding"]);
+    // +real-true16: 16-bit operands are written as `.l`/`.h` halves (the
+    // 32-bit forms assemble the same either way).
+    if wave64 {
+        cmd.arg("-mattr=+real-true16,+wavefrontsize64");
+    } else {
+        cmd.arg("-mattr=+real-true16");
+    }
+    let out = cmd.arg(&path).output().expect("run llvm-mc");
+    assert!(
+        out.status.success(),
+        "llvm-mc failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut bytes = Vec::new();
+    for line in text.lines() {
+        if let Some(i) = line.find("encoding: [") {
+            let rest = &line[i + 11..];
+            let rest = &rest[..rest.find(']').expect("closing bracket")];
+            for b in rest.split(',') {
+                bytes.push(
+                    u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).expect("hex byte"),
+                );
+            }
+        }
+    }
+    Some(bytes)
+}

@@ -1504,9 +1504,10 @@ impl Wave {
             }
         }
         // Read before writing: the ranges may overlap.
-        let v: Vec<u32> = (0..n).map(|k| self.s[(from + k) as usize]).collect();
-        for (k, x) in v.into_iter().enumerate() {
-            self.sw((to + k as u64) as u8, x);
+        let (f, t) = (from as usize, to as u8);
+        let v = [self.s[f], self.s[f + 1]];
+        for (k, x) in v.into_iter().take(n as usize).enumerate() {
+            self.sw(t + k as u8, x);
         }
         Ok(())
     }

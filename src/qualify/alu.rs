@@ -1217,13 +1217,7 @@ fn one(m: &mut Machine, i: &AluInst) -> Result<(), String> {
             "v_ctz_i32_b32" => first_one(0..32, a(0)?),
             // V_CLS_I32: "D0.i32 = -1; for i in 1 : 31 do if S0.i32[31 - i]
             // != S0.i32[31] then D0.i32 = i; break".
-            "v_cls_i32" => {
-                let x = a(0)?;
-                let top = x >> 31;
-                (1..32)
-                    .find(|k| (x >> (31 - k)) & 1 != top)
-                    .map_or(u32::MAX, |k| k as u32)
-            }
+            "v_cls_i32" => cls_i32(a(0)?),
             // VOP2. V_CNDMASK_B32: D0.u32 = VCC.u64[laneId] ? S1.u32 : S0.u32
             // (the e64 form's mask is S2).
             "v_cndmask_b32" => {
@@ -1297,17 +1291,7 @@ fn one(m: &mut Machine, i: &AluInst) -> Result<(), String> {
             // v_max_i32(S0, S2) else D0 = v_max_i32(S0, S1) endif"
             // (drop the maximum, take the larger of the other two; with two
             // equal maxima that is the maximum, the median too).
-            "v_med3_i32" => {
-                let (x, y, z) = (a(0)? as i32, a(1)? as i32, a(2)? as i32);
-                let max3 = x.max(y).max(z);
-                (if max3 == x {
-                    y.max(z)
-                } else if max3 == y {
-                    x.max(z)
-                } else {
-                    x.max(y)
-                }) as u32
-            }
+            "v_med3_i32" => med3(a(0)? as i32, a(1)? as i32, a(2)? as i32) as u32,
             // V_XOR3_B32: D0.u32 = (S0.u32 ^ S1.u32 ^ S2.u32).
             "v_xor3_b32" => a(0)? ^ a(1)? ^ a(2)?,
             // V_LSHL_ADD_U32: D0.u32 = (S0.u32 << S1.u32[4 : 0].u32) + S2.u32.
@@ -1333,17 +1317,7 @@ fn one(m: &mut Machine, i: &AluInst) -> Result<(), String> {
             "v_min3_i32" => (a(0)? as i32).min(a(1)? as i32).min(a(2)? as i32) as u32,
             "v_max3_i32" => (a(0)? as i32).max(a(1)? as i32).max(a(2)? as i32) as u32,
             // V_MED3_U32: V_MED3_I32's pseudocode on unsigned values.
-            "v_med3_u32" => {
-                let (x, y, z) = (a(0)?, a(1)?, a(2)?);
-                let max3 = x.max(y).max(z);
-                if max3 == x {
-                    y.max(z)
-                } else if max3 == y {
-                    x.max(z)
-                } else {
-                    x.max(y)
-                }
-            }
+            "v_med3_u32" => med3(a(0)?, a(1)?, a(2)?),
             // V_SAD_U8: "tmp = S2.u32; tmp += 32'U(ABSDIFF(S0.u32[7 : 0],
             // S1.u32[7 : 0])); ... [15 : 8], [23 : 16], [31 : 24]; D0.u32 = tmp".
             "v_sad_u8" => sad_u8(a(0)?, a(1)?, false).wrapping_add(a(2)?),
@@ -1676,12 +1650,36 @@ fn valu16(m: &mut Machine, i: &AluInst, base: &str) -> Result<(), String> {
 
 /// "tmp = -1; for i in 0 : 31 do if S0.u32[bit(i)] == 1'1U then tmp = i;
 /// break": the iteration index `i` of the first one, where `order` lists
-/// bit(i) (bit i for CTZ, bit 31 - i for CLZ); -1 (all ones) for 0.
-fn first_one(order: impl Iterator<Item = u32>, x: u32) -> u32 {
+/// bit(i) (bit i for CTZ, bit 31 - i for CLZ; 0 : 63 for S_CTZ_I32_B64);
+/// -1 (all ones) for 0.
+fn first_one(order: impl Iterator<Item = u32>, x: impl Into<u64>) -> u32 {
+    let x = x.into();
     order
         .enumerate()
         .find(|(_, b)| x >> b & 1 == 1)
         .map_or(u32::MAX, |(k, _)| k as u32)
+}
+
+/// V_CLS_I32 / S_CLS_I32: "tmp = -1; for i in 1 : 31 do if S0.u32[31 - i]
+/// != S0.u32[31] then tmp = i; break".
+fn cls_i32(x: u32) -> u32 {
+    (1..32)
+        .find(|k| (x >> (31 - k)) & 1 != x >> 31)
+        .unwrap_or(u32::MAX)
+}
+
+/// V_MED3_I32 (and _U32 on unsigned values): "if v_max3_i32(S0, S1, S2) ==
+/// S0 then D0 = v_max_i32(S1, S2) elsif v_max3_i32(S0, S1, S2) == S1 then
+/// D0 = v_max_i32(S0, S2) else D0 = v_max_i32(S0, S1) endif".
+fn med3<T: Ord + Copy>(x: T, y: T, z: T) -> T {
+    let max3 = x.max(y).max(z);
+    if max3 == x {
+        y.max(z)
+    } else if max3 == y {
+        x.max(z)
+    } else {
+        x.max(y)
+    }
 }
 
 /// V_SAD_U8's sum of byte differences (without S2); `masked`: V_MSAD_U8,
@@ -1836,8 +1834,14 @@ fn salu(m: &mut Machine, i: &AluInst, name: &str) -> Result<(), String> {
         "s_ashr_i64" => nz64(((s64(0)? as i64) >> (s(1)? & 63)) as u64),
         // S_LSHL2_ADD_U32: "tmp = (64'U(S0.u32) << 2U) + 64'U(S1.u32); SCC =
         // tmp >= 0x100000000ULL ? 1'1U : 1'0U; D0.u32 = tmp.u32".
-        "s_lshl2_add_u32" => {
-            let t = ((s(0)? as u64) << 2) + s(1)? as u64;
+        // S_LSHL1_ADD_U32 / S_LSHL4_ADD_U32: the same with << 1U / << 4U.
+        "s_lshl1_add_u32" | "s_lshl2_add_u32" | "s_lshl4_add_u32" => {
+            let sh = match name {
+                "s_lshl1_add_u32" => 1,
+                "s_lshl2_add_u32" => 2,
+                _ => 4,
+            };
+            let t = ((s(0)? as u64) << sh) + s(1)? as u64;
             R::W32(t as u32, Some(t >= 1 << 32))
         }
         // S_MIN_I32: "SCC = S0.i32 < S1.i32; D0.i32 = SCC ? S0.i32 : S1.i32".
@@ -1899,12 +1903,6 @@ fn salu(m: &mut Machine, i: &AluInst, name: &str) -> Result<(), String> {
         "s_cselect_b32" => R::W32(if scc == 1 { s(0)? } else { s(1)? }, None),
         // S_CSELECT_B64: "D0.u64 = SCC ? S0.u64 : S1.u64".
         "s_cselect_b64" => R::W64(if scc == 1 { s64(0)? } else { s64(1)? }, None),
-        // S_LSHL1_ADD_U32 / S_LSHL4_ADD_U32: as S_LSHL2_ADD_U32 with << 1U / << 4U.
-        "s_lshl1_add_u32" | "s_lshl4_add_u32" => {
-            let sh = if name == "s_lshl1_add_u32" { 1 } else { 4 };
-            let t = ((s(0)? as u64) << sh) + s(1)? as u64;
-            R::W32(t as u32, Some(t >= 1 << 32))
-        }
         // S_OR_B64: "D0.u64 = (S0.u64 | S1.u64); SCC = D0.u64 != 0ULL".
         "s_or_b64" => nz64(s64(0)? | s64(1)?),
         // S_NAND_B32: "D0.u32 = ~(S0.u32 & S1.u32); SCC = D0.u32 != 0U".
@@ -1954,21 +1952,10 @@ fn salu(m: &mut Machine, i: &AluInst, name: &str) -> Result<(), String> {
         "s_brev_b64" => R::W64(s64(0)?.reverse_bits(), None),
         // S_CTZ_I32_B64: "tmp = -1; for i in 0 : 63 do if S0.u64[i] == 1'1U
         // then tmp = i; break ... D0.i32 = tmp".
-        "s_ctz_i32_b64" => {
-            let x = s64(0)?;
-            R::W32((0..64).find(|b| x >> b & 1 == 1).unwrap_or(u32::MAX), None)
-        }
+        "s_ctz_i32_b64" => R::W32(first_one(0..64, s64(0)?), None),
         // S_CLS_I32: "tmp = -1; for i in 1 : 31 do if S0.u32[31 - i] !=
         // S0.u32[31] then tmp = i; break ... D0.i32 = tmp".
-        "s_cls_i32" => {
-            let x = s(0)?;
-            R::W32(
-                (1..32)
-                    .find(|k| (x >> (31 - k)) & 1 != x >> 31)
-                    .unwrap_or(u32::MAX),
-                None,
-            )
-        }
+        "s_cls_i32" => R::W32(cls_i32(s(0)?), None),
         // S_BITSET0_B32: "D0.u32[S0.u32[4 : 0]] = 1'0U"; _BITSET1: 1'1U (the
         // other bits of D0 kept).
         "s_bitset0_b32" => R::W32(old_dst()? & !(1 << (s(0)? & 31)), None),

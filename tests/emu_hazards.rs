@@ -51,6 +51,30 @@ G void global_read(unsigned *out, unsigned *in) {
                    : "=&v"(r) : "v"(p) : "memory");
   out[t] = r;
 }
+// M0-relative moves read the register their index lands on: s10 + M0 = s12
+// and v8 + M0 = v10, each the destination of the load in flight.
+G void smem_movrel(unsigned *out, unsigned *in) {
+  unsigned t = __builtin_amdgcn_workitem_id_x(), r;
+  __asm__ volatile("s_mov_b32 m0, 2\n\ts_load_b32 s12, %1, 0x0\n\t" WAIT "\n\t"
+                   "s_movrels_b32 s13, s10\n\ts_waitcnt lgkmcnt(0)\n\tv_mov_b32 %0, s13"
+                   : "=v"(r) : "s"(in) : "s10", "s12", "s13", "m0", "memory");
+  out[t] = r;
+}
+G void lds_movrel(unsigned *out, unsigned *in) {
+  unsigned t = __builtin_amdgcn_workitem_id_x(), r;
+  __asm__ volatile("s_mov_b32 m0, 2\n\tds_load_b32 v10, %1\n\t" WAIT "\n\t"
+                   "v_movrels_b32 %0, v8\n\ts_waitcnt lgkmcnt(0)"
+                   : "=&v"(r) : "v"(4 * (t % 64)) : "v8", "v10", "m0", "memory");
+  out[t] = r;
+}
+// s_cbranch_vccz tests VCC, which the scalar load in flight writes.
+G void smem_vccz(unsigned *out, unsigned *in) {
+  unsigned t = __builtin_amdgcn_workitem_id_x(), r;
+  __asm__ volatile("s_load_b32 vcc_lo, %1, 0x0\n\t" WAIT "\n\ts_cbranch_vccz 0\n\t"
+                   "s_waitcnt lgkmcnt(0)\n\tv_mov_b32 %0, vcc_lo"
+                   : "=v"(r) : "s"(in) : "vcc", "memory");
+  out[t] = r;
+}
 "#;
 
 fn build(wait: bool) -> Option<Vec<u8>> {
@@ -114,11 +138,16 @@ fn a_missing_waitcnt_is_a_hazard_naming_pc_and_instruction() {
     let (Some(bad), Some(good)) = (build(false), build(true)) else {
         return;
     };
-    for (kernel, inst, counter) in [
+    // (kernel, the instruction named, what the detail names: the counter
+    // to wait on, or the register read early)
+    for (kernel, inst, detail) in [
         ("lds_read", "v_add_nc_u32", "lgkmcnt"),
         ("lds_overwrite", "v_mov_b32", "lgkmcnt"),
         ("lds_publish", "s_barrier", "lgkmcnt(0)"),
         ("global_read", "v_add_nc_u32", "vmcnt"),
+        ("smem_movrel", "s_movrels_b32", "reads s12"),
+        ("lds_movrel", "v_movrels_b32", "reads v10"),
+        ("smem_vccz", "s_cbranch_vccz", "reads vcc_lo"),
     ] {
         match dispatch(&bad, kernel, true) {
             Err(e @ BackendError::Hazard(_)) => {
@@ -127,7 +156,7 @@ fn a_missing_waitcnt_is_a_hazard_naming_pc_and_instruction() {
                 assert!(m.starts_with("hazard: "), "{kernel}: {m}");
                 assert!(m.contains("hazard at pc 0x"), "{kernel}: {m}");
                 assert!(m.contains(inst), "{kernel}: names the instruction: {m}");
-                assert!(m.contains(counter), "{kernel}: names the counter: {m}");
+                assert!(m.contains(detail), "{kernel}: names {detail}: {m}");
             }
             other => panic!("{kernel}: expected a hazard, got {other:?}"),
         }

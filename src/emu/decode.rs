@@ -263,6 +263,17 @@ ops!(
     MovrelsdTwoB32 = "s_movrelsd_2_b32",
 });
 
+/// The SGPRs an M0-relative move (s_movrels/s_movreld/s_movrelsd_2) may
+/// reach: s0..s105, the SGPRs proper (LLVM: gfx11 has 106 addressable
+/// SGPRs; 106 up are VCC, trap temporaries, M0, EXEC). The RDNA3 guide's
+/// pseudocode indexes `SGPR[addr]` without a bound; an index past the SGPRs
+/// stops the wave with an error naming it ([`POLICY_MOVREL_PAST_SGPRS_FAULTS`])
+/// rather than guess what the hardware reads there.
+pub const MOVREL_SGPRS: u64 = 106;
+
+/// See [`MOVREL_SGPRS`].
+pub const POLICY_MOVREL_PAST_SGPRS_FAULTS: &str = "movrel-past-sgprs-faults";
+
 impl SMovrel {
     fn from_op(op: u32) -> Option<SMovrel> {
         use SMovrel::*;
@@ -280,6 +291,21 @@ impl SMovrel {
         match self {
             SMovrel::MovrelsB64 | SMovrel::MovreldB64 => 2,
             _ => 1,
+        }
+    }
+    /// The SGPRs `(from, to)` the move reads and writes for this M0: the
+    /// encoded numbers plus the index (RDNA3 guide, S_MOVRELS_B32: "addr =
+    /// SRC0.u32; addr += M0.u32[31 : 0]"; S_MOVRELD: the same on SDST;
+    /// S_MOVRELSD_2_B32: "addrs += M0.u32[9 : 0]; addrd += M0.u32[25 :
+    /// 16]"). Unbounded: the caller checks the range. One function for
+    /// the interpreter and the hazard checker, so both see the same
+    /// registers.
+    pub fn indices(self, sdst: u8, s0: u8, m0: u32) -> (u64, u64) {
+        let m0 = m0 as u64;
+        match self {
+            SMovrel::MovrelsB32 | SMovrel::MovrelsB64 => (s0 as u64 + m0, sdst as u64),
+            SMovrel::MovreldB32 | SMovrel::MovreldB64 => (s0 as u64, sdst as u64 + m0),
+            SMovrel::MovrelsdTwoB32 => (s0 as u64 + (m0 & 0x3ff), sdst as u64 + (m0 >> 16 & 0x3ff)),
         }
     }
 }

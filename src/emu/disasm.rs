@@ -8,7 +8,7 @@ use super::decode::{
     VopdOp, XEnc, XInst,
 };
 
-fn sreg(r: u8, dwords: u32, _wave64: bool) -> String {
+pub(crate) fn sreg(r: u8, dwords: u32, _wave64: bool) -> String {
     match (r, dwords) {
         (106, 1) => "vcc_lo".into(),
         (106, 2) => "vcc".into(),

@@ -80,9 +80,10 @@
 use std::collections::VecDeque;
 
 use super::decode::{
-    DsKind, FlatKind, HwregOp, Inst, SMovrel, Sop1, Sopk, Src, VOp, M0, NULL, VCC_LO,
+    Cond, DsKind, FlatKind, HwregOp, Inst, Sop1, Sopk, Src, VOp, EXEC_LO, M0, MOVREL_SGPRS, NULL,
+    VCC_LO,
 };
-use super::disasm::{sop1_widths, sop2_widths};
+use super::disasm::{sop1_widths, sop2_widths, sreg};
 
 /// A register range: VGPRs or SGPRs `first .. first + count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,13 +100,22 @@ impl Range {
 }
 
 /// Up to 8 register ranges, no allocation.
-#[derive(Default)]
 struct Regs {
     r: [Option<Range>; 8],
     n: usize,
+    /// SGPRs in a lane mask: 1 (wave32) or 2 (wave64), for src_vccz and
+    /// src_execz.
+    mask: u32,
 }
 
 impl Regs {
+    fn new(mask: u32) -> Regs {
+        Regs {
+            r: [None; 8],
+            n: 0,
+            mask,
+        }
+    }
     fn v(&mut self, first: u8, count: u32) {
         self.push(true, first, count)
     }
@@ -119,6 +129,10 @@ impl Regs {
         match s {
             Src::V(r) => self.v(r, count),
             Src::S(r) => self.s(r, count),
+            // "src_vccz": VCC == 0, "src_execz": EXEC == 0, read as they
+            // run.
+            Src::Vccz => self.s(VCC_LO, self.mask),
+            Src::Execz => self.s(EXEC_LO, self.mask),
             _ => {}
         }
     }
@@ -137,11 +151,33 @@ impl Regs {
     }
 }
 
-/// The registers `inst` reads and writes (exact widths, so no false hazard).
-fn uses(inst: &Inst, wave64: bool) -> (Regs, Regs) {
-    let mut rd = Regs::default();
-    let mut wr = Regs::default();
+/// The registers `inst` reads and writes (exact widths, so no false hazard),
+/// with `m0` the wave's M0 as `inst` is about to run (an M0-relative move
+/// lists the registers its index lands on). Implicit operands count: EXEC
+/// for every vector instruction (each reads it for its lane mask), EXEC for
+/// the saveexec/wrexec SALU forms and `v_cmpx` (which write it), VCC or
+/// EXEC for the branches and operands that test them (s_cbranch_vccz/
+/// execz, src_vccz/src_execz). No memory instruction the assembler accepts
+/// writes EXEC (llvm-mc-22 refuses `s_load_b32 exec_lo, ...`: SMEM's SDATA
+/// class excludes it), but the decoder accepts such a word, so it is
+/// checked like any other.
+fn uses(inst: &Inst, wave64: bool, m0: u32) -> (Regs, Regs) {
     let m = if wave64 { 2 } else { 1 };
+    let mut rd = Regs::new(m);
+    let mut wr = Regs::new(m);
+    let vector = matches!(
+        inst,
+        Inst::Valu { .. }
+            | Inst::Vopc { .. }
+            | Inst::Vopd { .. }
+            | Inst::Ds(_)
+            | Inst::Flat(_)
+            | Inst::Valu16(_)
+            | Inst::Vx(_)
+    );
+    if vector && !matches!(inst, Inst::Ds(d) if d.kind == DsKind::Nop) {
+        rd.s(EXEC_LO, m);
+    }
     match inst {
         Inst::Sop2 { op, sdst, s0, s1 } => {
             let (d, a, b) = sop2_widths(*op);
@@ -152,6 +188,13 @@ fn uses(inst: &Inst, wave64: bool) -> (Regs, Regs) {
         Inst::Sop1 { op, sdst, s0 } => {
             let (d, a) = sop1_widths(*op);
             rd.src(*s0, a);
+            // S_AND_SAVEEXEC_B32 etc.: "saveexec = EXEC; EXEC = S0 & EXEC;
+            // D0 = saveexec" (the wrexec forms: D0 = the new EXEC).
+            let name = op.name();
+            if name.contains("_saveexec_") || name.contains("_wrexec_") {
+                rd.s(EXEC_LO, d);
+                wr.s(EXEC_LO, d);
+            }
             if matches!(op, Sop1::Bitset0B32 | Sop1::Bitset1B32) {
                 rd.s(*sdst, 1);
             }
@@ -270,9 +313,9 @@ fn uses(inst: &Inst, wave64: bool) -> (Regs, Regs) {
             let w = if cmp.wide { 2 } else { 1 };
             rd.src(*src0, w);
             rd.src(*src1, w);
-            if !cmpx {
-                wr.s(*sdst, m);
-            }
+            // V_CMPX_*: "EXEC.u64[laneId] = ..." in place of a mask
+            // destination.
+            wr.s(if *cmpx { EXEC_LO } else { *sdst }, m);
         }
         Inst::Vopd { x, y } => {
             for h in [x, y] {
@@ -325,7 +368,7 @@ fn uses(inst: &Inst, wave64: bool) -> (Regs, Regs) {
                 rd.src(v.src[k], if *kind == W16::Mask { m } else { 1 });
             }
             match v.op {
-                Op16::Cmp { cmpx: true, .. } => {}
+                Op16::Cmp { cmpx: true, .. } => wr.s(EXEC_LO, m),
                 Op16::Cmp { .. } => wr.s(v.vdst, m),
                 Op16::SwapB16 => {
                     rd.v(v.vdst, 1);
@@ -349,7 +392,7 @@ fn uses(inst: &Inst, wave64: bool) -> (Regs, Regs) {
             }
         }
         Inst::Vx(x) => {
-            let (r, w) = super::vext::uses(x);
+            let (r, w) = super::vext::uses(x, m0);
             for (s, n) in r {
                 rd.src(s, n);
             }
@@ -363,16 +406,22 @@ fn uses(inst: &Inst, wave64: bool) -> (Regs, Regs) {
             HwregOp::SetImm32 => {}
         },
         Inst::Call { sdst, .. } => wr.s(*sdst, 2),
-        // The base registers and M0; the register the index lands on is
-        // known only at run time, and this table is static (a pending load
-        // into an M0-indexed SGPR is a hazard this check does not see).
+        // M0 and the SGPRs the index lands on (an index past the SGPRs
+        // lists only M0: the move itself stops the wave).
         Inst::SMovrel { op, sdst, s0 } => {
             rd.s(M0, 1);
-            match op {
-                SMovrel::MovreldB32 | SMovrel::MovreldB64 => rd.s(*s0, op.dwords() as u32),
-                _ => wr.s(*sdst, op.dwords() as u32),
+            let n = op.dwords() as u64;
+            let (from, to) = op.indices(*sdst, *s0, m0);
+            if from + n <= MOVREL_SGPRS && to + n <= MOVREL_SGPRS {
+                rd.s(from as u8, n as u32);
+                wr.s(to as u8, n as u32);
             }
         }
+        Inst::Branch { cond, .. } => match cond {
+            Cond::Vccz | Cond::Vccnz => rd.s(VCC_LO, m),
+            Cond::Execz | Cond::Execnz => rd.s(EXEC_LO, m),
+            _ => {}
+        },
         _ => {}
     }
     (rd, wr)
@@ -410,8 +459,9 @@ impl Pending {
         self.lgkm.clear();
     }
 
-    /// Whether `inst` (about to execute) touches a pending destination.
-    pub fn check(&self, inst: &Inst, wave64: bool) -> Option<Hazard> {
+    /// Whether `inst` (about to execute, with `m0` the wave's M0) touches a
+    /// pending destination.
+    pub fn check(&self, inst: &Inst, wave64: bool, m0: u32) -> Option<Hazard> {
         if self.vm.is_empty() && self.lgkm.is_empty() {
             return None;
         }
@@ -425,16 +475,25 @@ impl Pending {
                 });
             }
         }
-        let (rd, wr) = uses(inst, wave64);
+        let (rd, wr) = uses(inst, wave64, m0);
         for (what, regs) in [("reads", &rd), ("overwrites", &wr)] {
             for r in regs.iter() {
                 for (cnt, q) in [("vmcnt", &self.vm), ("lgkmcnt", &self.lgkm)] {
-                    if let Some(o) = q.iter().find(|o| o.dst.is_some_and(|d| d.overlaps(r))) {
-                        let reg = if r.vgpr { "v" } else { "s" };
+                    if let Some((o, d)) = q
+                        .iter()
+                        .find_map(|o| o.dst.filter(|d| d.overlaps(r)).map(|d| (o, d)))
+                    {
+                        // The first register both name.
+                        let first = r.first.max(d.first);
+                        let reg = if r.vgpr {
+                            format!("v{first}")
+                        } else {
+                            sreg(first as u8, 1, wave64)
+                        };
                         return Some(Hazard {
                             detail: format!(
-                                "{what} {reg}{} while `{}` (pc {:#x}) that writes it is outstanding: missing s_waitcnt {cnt}",
-                                r.first, o.name, o.pc
+                                "{what} {reg} while `{}` (pc {:#x}) that writes it is outstanding: missing s_waitcnt {cnt}",
+                                o.name, o.pc
                             ),
                         });
                     }
@@ -448,7 +507,7 @@ impl Pending {
     pub fn issue(&mut self, inst: &Inst, pc: u64, name: impl FnOnce() -> String) {
         match inst {
             Inst::Smem { .. } | Inst::Ds(_) | Inst::Flat(_) => {
-                let (_, wr) = uses(inst, false);
+                let (_, wr) = uses(inst, false, 0);
                 let dst = wr.iter().next().copied();
                 let o = Outstanding {
                     smem: matches!(inst, Inst::Smem { .. }),

@@ -364,15 +364,12 @@ fn write_rows<W: VxWave + ?Sized>(
     }
 }
 
-/// The M0-relative moves.
-fn movrel<W: VxWave + ?Sized>(
-    w: &mut W,
-    x: &XInst,
-    exec: u64,
-    lanes: usize,
-) -> Result<(), VxError> {
+/// The VGPRs `(from, to)` an M0-relative move reads and writes for this
+/// M0: `from` is None when SRC0 is read as an operand (V_MOVRELD). One
+/// function for the interpreter and the hazard checker ([`uses`]), so both
+/// see the same registers.
+pub fn movrel_indices(x: &XInst, m0: u32) -> Result<(Option<usize>, usize), VxError> {
     use XOp::*;
-    let m0 = w.scalar32(Src::S(M0));
     let src = match x.src[0] {
         Src::V(r) => Some(r as u32),
         _ => None,
@@ -395,7 +392,7 @@ fn movrel<W: VxWave + ?Sized>(
     };
     let need_src = || src.ok_or_else(|| VxError(format!("{} src0 is not a VGPR", x.op.name())));
     let vdst = x.vdst as u32;
-    let (from, to) = match x.op {
+    Ok(match x.op {
         // V_MOVRELS_B32: "addr = SRC0.u32; addr += M0.u32[31 : 0]; D0.b32 = VGPR[laneId][addr].b32"
         MovrelsB32 => (Some(idx(need_src()?, s_off, "source")?), vdst as usize),
         // V_MOVRELD_B32: "addr = DST.u32; addr += M0.u32[31 : 0]; VGPR[laneId][addr].b32 = S0.b32"
@@ -407,7 +404,18 @@ fn movrel<W: VxWave + ?Sized>(
             Some(idx(need_src()?, s_off, "source")?),
             idx(vdst, d_off, "destination")?,
         ),
-    };
+    })
+}
+
+/// The M0-relative moves.
+fn movrel<W: VxWave + ?Sized>(
+    w: &mut W,
+    x: &XInst,
+    exec: u64,
+    lanes: usize,
+) -> Result<(), VxError> {
+    use XOp::*;
+    let (from, to) = movrel_indices(x, w.scalar32(Src::S(M0)))?;
     let mut vals = [0u32; 64];
     for (l, v) in vals.iter_mut().enumerate().take(lanes) {
         *v = match from {
@@ -429,19 +437,34 @@ fn movrel<W: VxWave + ?Sized>(
 pub type Uses = (Vec<(Src, u32)>, Vec<(u8, u32)>);
 
 /// Registers `x` reads (operand, dwords) and VGPRs it writes (first,
-/// dwords), for the hazard checker. The M0-relative register of a movrel
-/// is not known before it runs: only its static operands and M0 are listed.
-pub fn uses(x: &XInst) -> Uses {
+/// dwords), for the hazard checker, with `m0` the wave's M0 as `x` is about
+/// to run: a movrel lists M0 and the registers the index lands on (as
+/// [`movrel_indices`] gives them; an index past v255 lists only M0 and the
+/// static operands, and the move itself stops the wave).
+pub fn uses(x: &XInst, m0: u32) -> Uses {
     let (sw, dw) = x.op.widths();
     let mut rd: Vec<(Src, u32)> = (0..x.op.arity()).map(|k| (x.src[k], sw[k])).collect();
     let mut wr = vec![(x.vdst, dw)];
     match x.op {
         // The destination's old value is kept in lanes that do not write it.
         XOp::Permlane16B32 | XOp::Permlanex16B32 => rd.push((Src::V(x.vdst), 1)),
-        XOp::MovrelsB32 => rd.push((Src::S(M0), 1)),
         _ if x.op.movrel() => {
             rd.push((Src::S(M0), 1));
-            wr.clear();
+            if let Ok((from, to)) = movrel_indices(x, m0) {
+                if let Some(f) = from {
+                    rd[0] = (Src::V(f as u8), 1);
+                }
+                wr = vec![(to as u8, 1)];
+                // V_SWAPREL writes both and reads both.
+                if x.op == XOp::SwaprelB32 {
+                    if let Some(f) = from {
+                        rd.push((Src::V(to as u8), 1));
+                        wr.push((f as u8, 1));
+                    }
+                }
+            } else {
+                wr.clear();
+            }
         }
         _ => {}
     }

@@ -62,16 +62,7 @@ pub struct Wave {
     pub hwreg: HwRegs,
 }
 
-/// The SGPRs an M0-relative move (s_movrels/s_movreld/s_movrelsd_2) may
-/// reach: s0..s105, the SGPRs proper (LLVM: gfx11 has 106 addressable
-/// SGPRs; 106 up are VCC, trap temporaries, M0, EXEC). The RDNA3 guide's
-/// pseudocode indexes `SGPR[addr]` without a bound; an index past the SGPRs
-/// stops the wave with an error naming it ([`POLICY_MOVREL_PAST_SGPRS_FAULTS`])
-/// rather than guess what the hardware reads there.
-pub const MOVREL_SGPRS: u64 = 106;
-
-/// See [`MOVREL_SGPRS`].
-pub const POLICY_MOVREL_PAST_SGPRS_FAULTS: &str = "movrel-past-sgprs-faults";
+pub use super::decode::{MOVREL_SGPRS, POLICY_MOVREL_PAST_SGPRS_FAULTS};
 
 /// A vector source of `N` lanes.
 enum Row<'a, const N: usize> {
@@ -925,7 +916,7 @@ impl Wave {
             };
             if let Some(h) = self.hazard.as_deref_mut() {
                 let wave64 = self.lanes == 64;
-                if let Some(hz) = h.check(inst, wave64) {
+                if let Some(hz) = h.check(inst, wave64, self.s[M0 as usize]) {
                     return Err(WaveError::Hazard {
                         pc: Wave::pc_addr(prog, i),
                         inst: super::disasm::disasm(inst, wave64),
@@ -1038,13 +1029,20 @@ impl Wave {
                 // SMEM ignores the two low address bits (RDNA3 guide §"Scalar memory").
                 addr &= !3;
                 let n = *dwords as usize;
-                if *sdata as usize + n > 106 && *sdata != NULL {
+                // SDATA is an SGPR range or VCC (llvm-mc-22 assembles
+                // `s_load_b32 vcc_lo`/`vcc_hi`/`s_load_b64 vcc`, refuses a
+                // range from s105 into VCC, and m0/exec). TTMPs assemble
+                // too, but only the trap handler may write them (RDNA3
+                // guide, "Trap temporary SGPRs"): refused, not guessed.
+                let (d, end) = (*sdata as usize, *sdata as usize + n);
+                let in_vcc = d >= VCC_LO as usize && end <= VCC_LO as usize + 2;
+                if end > VCC_LO as usize && !in_vcc && *sdata != NULL {
                     return Err(WaveError::Unsupported {
                         pc: Wave::pc_addr(prog, i),
                         detail: format!(
-                            "s_load into s{}..s{} runs past the SGPRs",
+                            "s_load into s{}..s{} is neither s0..s105 nor VCC",
                             sdata,
-                            *sdata as usize + n - 1
+                            end - 1
                         ),
                     });
                 }
@@ -1475,13 +1473,9 @@ impl Wave {
     /// For the B64 forms "the index in M0.u and the operand address ... must
     /// be even"; an odd one stops the wave with an error rather than guess.
     fn smovrel(&mut self, op: SMovrel, sdst: u8, s0: u8, pc: u64) -> Result<(), WaveError> {
-        let m0 = self.s[M0 as usize] as u64;
+        let m0 = self.s[M0 as usize];
         let n = op.dwords() as u64;
-        let (from, to) = match op {
-            SMovrel::MovrelsB32 | SMovrel::MovrelsB64 => (s0 as u64 + m0, sdst as u64),
-            SMovrel::MovreldB32 | SMovrel::MovreldB64 => (s0 as u64, sdst as u64 + m0),
-            SMovrel::MovrelsdTwoB32 => (s0 as u64 + (m0 & 0x3ff), sdst as u64 + (m0 >> 16 & 0x3ff)),
-        };
+        let (from, to) = op.indices(sdst, s0, m0);
         if n == 2 && (from | to) & 1 == 1 {
             return Err(WaveError::Unsupported {
                 pc,

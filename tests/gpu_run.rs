@@ -269,6 +269,73 @@ fn an_unsupported_gpu_is_never_emulated() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("simulated"));
 }
 
+/// A gfx1101 under `HSA_OVERRIDE_GFX_VERSION=11.0.0` reports gfx1100 (ROCr
+/// takes the override's ISA) and runs the gfx1100 objects on the HIP path,
+/// with the override recorded; a value libhsakmt refuses leaves no device,
+/// so `--backend hip` exits 3 and never runs anything.
+#[test]
+fn a_gfx_version_override_runs_the_gfx1100_objects_and_is_recorded() {
+    let Some(lib) = hipsim() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("ok");
+    let out = dsxor(
+        &lib,
+        &["run", "--cases", "6", "--out", out_dir.to_str().unwrap()],
+        &[
+            ("DSXOR_HIPSIM_DEVICES", "gfx1101"),
+            ("HSA_OVERRIDE_GFX_VERSION", "11.0.0"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let (res, cases) = results_of(&out_dir);
+    assert_eq!(res["environment"]["device"]["backend"], "hip", "{res}");
+    assert_eq!(
+        res["environment"]["device"]["target_id"], "gfx1100",
+        "{res}"
+    );
+    assert_eq!(
+        res["environment"]["hsa_override_gfx_version"], "11.0.0",
+        "{res}"
+    );
+    assert_eq!(cases.len(), 6);
+    // The per-node form names the node (ordinal 0 is node 1).
+    let out = dsxor(
+        &lib,
+        &["info"],
+        &[
+            ("DSXOR_HIPSIM_DEVICES", "gfx1101"),
+            ("HSA_OVERRIDE_GFX_VERSION_1", "11.0.0"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("gfx1100"),
+        "{}",
+        text(&out)
+    );
+    for bad in ["11.0", "11.0.9"] {
+        let out = dsxor(
+            &lib,
+            &[
+                "run",
+                "--backend",
+                "hip",
+                "--cases",
+                "4",
+                "--out",
+                dir.path().join("bad").to_str().unwrap(),
+            ],
+            &[
+                ("DSXOR_HIPSIM_DEVICES", "gfx1101"),
+                ("HSA_OVERRIDE_GFX_VERSION", bad),
+            ],
+        );
+        assert_eq!(out.status.code(), Some(3), "{bad}: {}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("HSA_OVERRIDE_GFX_VERSION"), "{bad}: {err}");
+    }
+}
+
 /// A simulated RX 7900 XTX reports 48 (WGPs, as clr does): the ceiling is
 /// 48 WGPs x 2.5 GHz x 32 lanes per clock, recorded with its unit.
 #[test]

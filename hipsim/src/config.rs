@@ -2,7 +2,7 @@
 //! first HIP call of the process (as ROCm reads HIP_VISIBLE_DEVICES and its
 //! debug variables once at initialisation).
 
-use dsxor::codeobj::TargetId;
+use dsxor::codeobj::{Feature, TargetId};
 use dsxor::emu::EmuConfig;
 
 pub const ENV_DEVICES: &str = "DSXOR_HIPSIM_DEVICES";
@@ -22,6 +22,10 @@ pub const ENV_LAUNCH_LOG: &str = "DSXOR_HIPSIM_LAUNCH_LOG";
 /// ROCm's own variable (rocclr/utils/flags.hpp, `GPU_ENABLE_WGP_MODE`,
 /// default true), honoured as ROCm honours it: not a DSXOR_HIPSIM_ one.
 pub const ENV_WGP_MODE: &str = "GPU_ENABLE_WGP_MODE";
+/// ROCm's own variable (libhsakmt `src/topology.c`,
+/// `topology_sysfs_get_node_props`), honoured as ROCm honours it
+/// ([`gfx_override`]); `HSA_OVERRIDE_GFX_VERSION_<node>` overrides one node.
+pub const ENV_HSA_OVERRIDE: &str = "HSA_OVERRIDE_GFX_VERSION";
 
 /// Every variable, for documentation and error messages.
 pub const ALL_VARS: [&str; 10] = [
@@ -102,6 +106,9 @@ impl Config {
                 .map(|t| parse_target(t.trim()))
                 .collect::<Result<_, _>>()?,
         };
+        // The override is libhsakmt's, below ROCr and clr: it applies to
+        // every GPU node before HIP_VISIBLE_DEVICES picks among them.
+        let devices = gfx_override(devices, &get);
         let devices = visible_devices(
             devices,
             get("HIP_VISIBLE_DEVICES").or_else(|| get("CUDA_VISIBLE_DEVICES")),
@@ -180,6 +187,145 @@ impl Config {
             wgp_mode,
         })
     }
+}
+
+/// The ISAs ROCr's registry knows, as `HSA_OVERRIDE_GFX_VERSION` names
+/// them (ROCR-Runtime `runtime/hsa-runtime/core/runtime/isa.cpp`,
+/// `IsaRegistry::GetSupportedIsas`, the `ISAREG_ENTRY_GEN` rows without a
+/// feature suffix, at ROCR-Runtime c7785a6, October 2024): name, major,
+/// minor, stepping, and whether the ISA has the sramecc and xnack features
+/// (`unsupported` there: the feature is dropped).
+const ROCR_ISAS: &[(&str, u32, u32, u32, bool, bool)] = &[
+    ("gfx700", 7, 0, 0, false, false),
+    ("gfx701", 7, 0, 1, false, false),
+    ("gfx702", 7, 0, 2, false, false),
+    ("gfx801", 8, 0, 1, false, true),
+    ("gfx802", 8, 0, 2, false, false),
+    ("gfx803", 8, 0, 3, false, false),
+    ("gfx805", 8, 0, 5, false, false),
+    ("gfx810", 8, 1, 0, false, true),
+    ("gfx900", 9, 0, 0, false, true),
+    ("gfx902", 9, 0, 2, false, true),
+    ("gfx904", 9, 0, 4, false, true),
+    ("gfx906", 9, 0, 6, true, true),
+    ("gfx908", 9, 0, 8, true, true),
+    ("gfx909", 9, 0, 9, false, true),
+    ("gfx90a", 9, 0, 10, true, true),
+    ("gfx90c", 9, 0, 12, false, true),
+    ("gfx940", 9, 4, 0, true, true),
+    ("gfx941", 9, 4, 1, true, true),
+    ("gfx942", 9, 4, 2, true, true),
+    ("gfx1010", 10, 1, 0, false, true),
+    ("gfx1011", 10, 1, 1, false, true),
+    ("gfx1012", 10, 1, 2, false, true),
+    ("gfx1013", 10, 1, 3, false, true),
+    ("gfx1030", 10, 3, 0, false, false),
+    ("gfx1031", 10, 3, 1, false, false),
+    ("gfx1032", 10, 3, 2, false, false),
+    ("gfx1033", 10, 3, 3, false, false),
+    ("gfx1034", 10, 3, 4, false, false),
+    ("gfx1035", 10, 3, 5, false, false),
+    ("gfx1036", 10, 3, 6, false, false),
+    ("gfx1100", 11, 0, 0, false, false),
+    ("gfx1101", 11, 0, 1, false, false),
+    ("gfx1102", 11, 0, 2, false, false),
+    ("gfx1103", 11, 0, 3, false, false),
+    ("gfx1150", 11, 5, 0, false, false),
+    ("gfx1151", 11, 5, 1, false, false),
+    ("gfx1152", 11, 5, 2, false, false),
+    ("gfx1200", 12, 0, 0, false, false),
+    ("gfx1201", 12, 0, 1, false, false),
+];
+
+/// Policy `hipsim-one-cpu-node`: the simulated topology is one CPU node
+/// (KFD node 0, as on a one-socket machine) and then the GPUs, so device
+/// ordinal `i` is node `i + 1` for `HSA_OVERRIDE_GFX_VERSION_<node>`.
+pub const POLICY_ONE_CPU_NODE: &str = "hipsim-one-cpu-node";
+
+/// `HSA_OVERRIDE_GFX_VERSION` applied as ROCm applies it:
+/// - libhsakmt `topology.c` reads `HSA_OVERRIDE_GFX_VERSION_<node>`, else
+///   `HSA_OVERRIDE_GFX_VERSION`, for each GPU node, as
+///   `sscanf(envvar, "%u.%u.%u%c", ...) == 3` with major <= 63, minor and
+///   stepping <= 255; anything else is "HSA_OVERRIDE_GFX_VERSION %s is
+///   invalid" and fails the topology, and with it ROCr's initialisation;
+/// - ROCr `amd_gpu_agent.cpp` (`GpuAgent::GpuAgent`) then takes the ISA of
+///   the override's version from its registry ([`ROCR_ISAS`]); a version it
+///   does not know throws "Agent creation failed. The GPU node has an
+///   unrecognized id." (HSA_STATUS_ERROR_INVALID_ISA).
+///
+/// Either failure leaves clr with no device (`ihipDeviceGetCount`: count 0,
+/// hipErrorNoDevice), which is what the simulator gives, with the reason on
+/// stderr. The device keeps what it is (CUs, clock); only the target it
+/// reports and loads code objects for changes, as on hardware.
+pub fn gfx_override(
+    devices: Vec<TargetId>,
+    get: &impl Fn(&str) -> Option<String>,
+) -> Vec<TargetId> {
+    let mut out = Vec::with_capacity(devices.len());
+    for (ordinal, dev) in devices.into_iter().enumerate() {
+        let node = ordinal + 1;
+        let per_node = format!("{ENV_HSA_OVERRIDE}_{node}");
+        let Some((var, v)) = get(&per_node)
+            .map(|v| (per_node.clone(), v))
+            .or_else(|| get(ENV_HSA_OVERRIDE).map(|v| (ENV_HSA_OVERRIDE.to_string(), v)))
+        else {
+            out.push(dev);
+            continue;
+        };
+        match override_isa(&v) {
+            Ok((name, sramecc, xnack)) => out.push(TargetId {
+                processor: name.to_string(),
+                sramecc: if sramecc {
+                    dev.sramecc
+                } else {
+                    Feature::Unsupported
+                },
+                xnack: if xnack {
+                    dev.xnack
+                } else {
+                    Feature::Unsupported
+                },
+                generic_version: 0,
+            }),
+            Err(why) => {
+                eprintln!(
+                    "dsxor-hipsim: {var}={v}: {why}: no device (as ROCm's initialisation fails)"
+                );
+                return Vec::new();
+            }
+        }
+    }
+    out
+}
+
+/// The registry entry of an override value, or why there is none.
+fn override_isa(v: &str) -> Result<(&'static str, bool, bool), String> {
+    // sscanf's "%u.%u.%u%c" == 3: three decimal fields and nothing after
+    // (%u skips leading blanks and takes a '+'; a '-' wraps to a value
+    // past every bound, refused here directly).
+    let fields: Vec<&str> = v.trim_start().split('.').collect();
+    let num = |f: &str| -> Option<u32> {
+        let f = f.trim_start();
+        let f = f.strip_prefix('+').unwrap_or(f);
+        (!f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| f.parse().ok())
+            .flatten()
+    };
+    let parsed = match fields.as_slice() {
+        [a, b, c] => num(a).zip(num(b)).zip(num(c)).map(|((a, b), c)| (a, b, c)),
+        _ => None,
+    };
+    let (major, minor, step) = match parsed {
+        Some((a, b, c)) if a <= 63 && b <= 255 && c <= 255 => (a, b, c),
+        _ => return Err("invalid (libhsakmt: expected MAJOR.MINOR.STEPPING, major <= 63, minor and stepping <= 255)".into()),
+    };
+    ROCR_ISAS
+        .iter()
+        .find(|i| (i.1, i.2, i.3) == (major, minor, step))
+        .map(|i| (i.0, i.4, i.5))
+        .ok_or_else(|| {
+            format!("ROCr's ISA registry has no {major}.{minor}.{step} (\"The GPU node has an unrecognized id\")")
+        })
 }
 
 /// The devices a process sees through `HIP_VISIBLE_DEVICES` (else
@@ -283,6 +429,61 @@ mod tests {
         assert_eq!((c.cus, c.clock_khz), (96, 2_500_000));
         assert_eq!(c.runtime_version, 60_241_134);
         assert!(c.wgp_mode);
+    }
+
+    fn targets(c: &Config) -> Vec<String> {
+        c.devices.iter().map(|t| t.to_string()).collect()
+    }
+
+    /// libhsakmt's parse and ROCr's registry: the node override first, then
+    /// the global one; bad values and unknown ISAs leave no device.
+    #[test]
+    fn hsa_override_gfx_version_is_applied_as_libhsakmt_and_rocr_apply_it() {
+        let two = ("DSXOR_HIPSIM_DEVICES", "gfx1101,gfx1102");
+        let c = cfg(&[two, ("HSA_OVERRIDE_GFX_VERSION", "11.0.0")]).unwrap();
+        assert_eq!(targets(&c), ["gfx1100", "gfx1100"]);
+        // Node 2 is ordinal 1 (policy hipsim-one-cpu-node).
+        let c = cfg(&[two, ("HSA_OVERRIDE_GFX_VERSION_2", "11.0.0")]).unwrap();
+        assert_eq!(targets(&c), ["gfx1101", "gfx1100"]);
+        let c = cfg(&[
+            two,
+            ("HSA_OVERRIDE_GFX_VERSION", "10.3.0"),
+            ("HSA_OVERRIDE_GFX_VERSION_1", "11.0.0"),
+        ])
+        .unwrap();
+        assert_eq!(targets(&c), ["gfx1100", "gfx1030"]);
+        // A hex stepping in the name, a decimal one in the version.
+        let c = cfg(&[
+            ("DSXOR_HIPSIM_DEVICES", "gfx908:xnack-"),
+            ("HSA_OVERRIDE_GFX_VERSION", "9.0.10"),
+        ])
+        .unwrap();
+        assert_eq!(targets(&c), ["gfx90a:xnack-"]);
+        // gfx11 has no xnack: the feature goes with the ISA.
+        let c = cfg(&[
+            ("DSXOR_HIPSIM_DEVICES", "gfx908:xnack-"),
+            ("HSA_OVERRIDE_GFX_VERSION", "11.0.0"),
+        ])
+        .unwrap();
+        assert_eq!(targets(&c), ["gfx1100"]);
+        // %u skips blanks and takes '+'.
+        let c = cfg(&[two, ("HSA_OVERRIDE_GFX_VERSION", " +11. 0.0")]).unwrap();
+        assert_eq!(targets(&c), ["gfx1100", "gfx1100"]);
+        for bad in [
+            "11.0", "11.0.0.0", "11.0.0 ", "11.0.0x", "gfx1100", "64.0.0", "11.256.0", "11.0.-1",
+            "", "11.0.9", "13.0.0",
+        ] {
+            let c = cfg(&[two, ("HSA_OVERRIDE_GFX_VERSION", bad)]).unwrap();
+            assert!(c.devices.is_empty(), "{bad:?}: {:?}", targets(&c));
+        }
+        // The override is below HIP_VISIBLE_DEVICES: node numbers stay.
+        let c = cfg(&[
+            two,
+            ("HSA_OVERRIDE_GFX_VERSION_2", "11.0.0"),
+            ("HIP_VISIBLE_DEVICES", "1"),
+        ])
+        .unwrap();
+        assert_eq!(targets(&c), ["gfx1100"]);
     }
 
     /// rocclr's Tbool (flags.cpp): "true" or atoi(value) != 0.

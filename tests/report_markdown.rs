@@ -13,6 +13,7 @@ fn latest_record_table() {
     assert!(md.contains("emulated lane-operations per second"));
     assert!(md.contains("never a GPU figure"));
     assert!(md.contains("ceiling: none"));
+    assert!(md.contains(" host threads, clock"), "{md}");
     let rows: Vec<_> = md.lines().filter(|l| l.starts_with("| `")).collect();
     assert_eq!(rows.len(), rec.runs.len());
     let row = rows
@@ -32,6 +33,11 @@ fn gpu_record_has_ceiling_and_fractions() {
     let md = render(&[record("2026-12-01T20:00:00Z", "hip", 1.0)], None);
     assert!(md.contains("ceiling: 3.840 T lane-ops/s = 96 CUs × 2500000 kHz × 16 lanes/clock/CU"));
     assert!(md.contains("source: RDNA3 ISA guide 1.2.2.1"));
+    // The device's count is the runtime's, named as such, not called CUs.
+    assert!(
+        md.contains("multiprocessors (hipDeviceAttributeMultiprocessorCount)"),
+        "{md}"
+    );
     // 2e9 / 3.84e12 = 0.0521 %
     assert!(md.contains("| 0.0521 % |"), "{md}");
 }

@@ -32,6 +32,22 @@ impl BackendKind {
     }
 }
 
+impl DeviceInfo {
+    /// `compute_units` with what it counts, for reports: "48
+    /// multiprocessors (hipDeviceAttributeMultiprocessorCount)" on HIP (WGPs
+    /// or CUs, by the runtime's mode, which a report read elsewhere cannot
+    /// know), "2 host threads" on the software device.
+    pub fn units_text(&self) -> String {
+        match self.backend {
+            BackendKind::Hip => format!(
+                "{} multiprocessors (hipDeviceAttributeMultiprocessorCount)",
+                self.compute_units
+            ),
+            BackendKind::Emu => format!("{} host threads", self.compute_units),
+        }
+    }
+}
+
 /// The end of every device name dsxor's software HIP runtime (`hipsim/`)
 /// reports, so a record made through it is never mistaken for silicon.
 pub const HIPSIM_NAME_SUFFIX: &str = "(simulated by dsxor-hipsim)";
@@ -46,6 +62,13 @@ pub struct DeviceInfo {
     pub target_id: String,
     /// Wave sizes the device can run.
     pub wave_sizes: Vec<u32>,
+    /// What the device counts as its multiprocessors: on HIP,
+    /// `hipDeviceAttributeMultiprocessorCount`, which counts WGPs on gfx10+
+    /// in WGP mode and CUs otherwise (ROCm/clr rocdevice.cpp
+    /// `maxComputeUnits_`; the ceiling converts it to CUs); on the software
+    /// device, the host threads its workgroups are spread over. The field
+    /// keeps its name for the record format; [`DeviceInfo::units_text`]
+    /// says what it counts.
     pub compute_units: u32,
     /// Peak shader clock in kHz (hipDeviceAttributeClockRate's unit), if known.
     pub clock_khz: Option<u32>,

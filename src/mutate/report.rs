@@ -8,7 +8,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::MutateRecord;
-use crate::report::svg::SvgError;
+use crate::report::svg::{SvgError, PALETTE};
 
 fn secs(s: f64) -> String {
     if s < 0.01 {
@@ -194,17 +194,24 @@ pub fn render(r: &MutateRecord) -> Result<String, SvgError> {
                 .map_err(|e| err(&e))?;
         }
         for (j, p) in patterns.iter().enumerate() {
-            let color = Palette99::pick(j).to_rgba();
+            // The reports' colour-blind-safe palette; past its six colours,
+            // the same colours as rings, so no two patterns look alike.
+            let color = PALETTE[j % PALETTE.len()];
+            let shape = if j < PALETTE.len() {
+                color.filled()
+            } else {
+                color.stroke_width(2)
+            };
             let pts: Vec<(f64, f64)> = points
                 .iter()
                 .filter(|q| q.1 == j)
                 .map(|q| (q.2, n as f64 - q.0 as f64 - 0.5))
                 .collect();
             chart
-                .draw_series(pts.into_iter().map(|xy| Circle::new(xy, 4, color.filled())))
+                .draw_series(pts.into_iter().map(|xy| Circle::new(xy, 4, shape)))
                 .map_err(|e| err(&e))?
                 .label(p.name())
-                .legend(move |(x, y)| Circle::new((x, y), 4, color.filled()));
+                .legend(move |(x, y)| Circle::new((x, y), 4, shape));
         }
         chart
             .configure_series_labels()

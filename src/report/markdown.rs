@@ -43,11 +43,11 @@ pub fn render(records: &[BenchRecord], baseline: Option<&BaselineSection<'_>>) -
     let _ = writeln!(md, "## Latest record, {}\n", latest.created_utc);
     let _ = writeln!(
         md,
-        "- device: {} (`{}`), backend `{}`, {} CUs, clock {}",
+        "- device: {} (`{}`), backend `{}`, {}, clock {}",
         escape(&d.name),
         escape(&d.target_id),
         d.backend.name(),
-        d.compute_units,
+        d.units_text(),
         d.clock_khz
             .map(|c| format!("{c} kHz"))
             .unwrap_or_else(|| "unknown".into())
@@ -83,6 +83,9 @@ pub fn render(records: &[BenchRecord], baseline: Option<&BaselineSection<'_>>) -
                 c.lanes_per_clock_per_cu,
                 escape(&c.formula)
             );
+            if let Some(from) = &c.compute_units_from {
+                let _ = writeln!(md, "  - CUs: {}", escape(from));
+            }
             for src in &c.sources {
                 let _ = writeln!(md, "  - source: {}", escape(src));
             }
@@ -264,11 +267,11 @@ pub fn render_conformance(results: &[Results]) -> String {
     );
     let _ = writeln!(
         md,
-        "- backend `{}`, device {} (`{}`), {} CUs",
+        "- backend `{}`, device {} (`{}`), {}",
         d.backend.name(),
         escape(&d.name),
         escape(&d.target_id),
-        d.compute_units
+        d.units_text()
     );
     for co in &r.environment.code_objects {
         let _ = writeln!(

@@ -143,7 +143,7 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
         seed,
         args.cases,
         timeout,
-        &mut |r| print_row(24, &r.instruction, r.agreed, r.programs, r.qualified),
+        &mut |r| print_row(36, &r.instruction, r.agreed, r.programs, r.qualified),
     )
     .map_err(qualify_err)?;
     let (alu_results, alu_disagreements) = dsxor::qualify::alu::qualify_alu(

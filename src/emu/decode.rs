@@ -767,6 +767,30 @@ pub enum AtomicOp {
     Mskor,
     Wrxchg,
     Cmpst,
+    /// DS_WRAP_RTN_B32: `tmp >= DATA ? tmp - DATA : tmp + DATA2` (u32).
+    Wrap,
+    /// DS_CONDXCHG32_RTN_B64: two conditional 32-bit exchanges at
+    /// `(ADDR + offset) & 0xfff8` and +4, each if its DATA dword's bit 31 is set.
+    CondXchg32,
+    /// DS_ADD_F32 / DS_ADD_RTN_F32 (gfx11 has no DS_ADD_F64: llvm-mc-22
+    /// refuses `ds_add_f64` for gfx1100).
+    AddF,
+    /// DS_MIN_F32/F64: `src < tmp ? src : tmp` on floats.
+    MinF,
+    /// DS_MAX_F32/F64: `src > tmp ? src : tmp` on floats.
+    MaxF,
+    /// DS_CMPSTORE_F32/F64: `tmp == cmp ? src : tmp` on floats.
+    CmpstF,
+}
+
+impl AtomicOp {
+    /// The op reads DATA2 (data1).
+    pub fn has_data2(self) -> bool {
+        matches!(
+            self,
+            AtomicOp::Mskor | AtomicOp::Cmpst | AtomicOp::CmpstF | AtomicOp::Wrap
+        )
+    }
 }
 
 /// The behaviour of one DS opcode.
@@ -794,6 +818,13 @@ pub enum DsKind {
         signed: bool,
     },
     Load2 {
+        wide: bool,
+        stride64: bool,
+    },
+    /// DS_STOREXCHG_2ADDR(_STRIDE64)_RTN_B32/B64: exchange data0 at
+    /// ADDR + offset0*size(*64) and data1 at ADDR + offset1*size(*64),
+    /// returning both old values in vdst (2 or 4 VGPRs).
+    Xchg2 {
         wide: bool,
         stride64: bool,
     },
@@ -835,7 +866,11 @@ pub fn ds_opcode(op: u8) -> Option<(DsKind, &'static str)> {
             "ds_store_2addr_stride64_b32",
         ),
         16 => (a(Cmpst, false, false), "ds_cmpstore_b32"),
+        17 => (a(CmpstF, false, false), "ds_cmpstore_f32"),
+        18 => (a(MinF, false, false), "ds_min_f32"),
+        19 => (a(MaxF, false, false), "ds_max_f32"),
         20 => (Nop, "ds_nop"),
+        21 => (a(AddF, false, false), "ds_add_f32"),
         30 => (Store { bytes: 1 }, "ds_store_b8"),
         31 => (Store { bytes: 2 }, "ds_store_b16"),
         32 => (a(Add, false, true), "ds_add_rtn_u32"),
@@ -852,7 +887,25 @@ pub fn ds_opcode(op: u8) -> Option<(DsKind, &'static str)> {
         43 => (a(Xor, false, true), "ds_xor_rtn_b32"),
         44 => (a(Mskor, false, true), "ds_mskor_rtn_b32"),
         45 => (a(Wrxchg, false, true), "ds_storexchg_rtn_b32"),
+        46 => (
+            Xchg2 {
+                wide: false,
+                stride64: false,
+            },
+            "ds_storexchg_2addr_rtn_b32",
+        ),
+        47 => (
+            Xchg2 {
+                wide: false,
+                stride64: true,
+            },
+            "ds_storexchg_2addr_stride64_rtn_b32",
+        ),
         48 => (a(Cmpst, false, true), "ds_cmpstore_rtn_b32"),
+        49 => (a(CmpstF, false, true), "ds_cmpstore_rtn_f32"),
+        50 => (a(MinF, false, true), "ds_min_rtn_f32"),
+        51 => (a(MaxF, false, true), "ds_max_rtn_f32"),
+        52 => (a(Wrap, false, true), "ds_wrap_rtn_b32"),
         54 => (
             Load {
                 bytes: 4,
@@ -931,6 +984,9 @@ pub fn ds_opcode(op: u8) -> Option<(DsKind, &'static str)> {
             "ds_store_2addr_stride64_b64",
         ),
         80 => (a(Cmpst, true, false), "ds_cmpstore_b64"),
+        81 => (a(CmpstF, true, false), "ds_cmpstore_f64"),
+        82 => (a(MinF, true, false), "ds_min_f64"),
+        83 => (a(MaxF, true, false), "ds_max_f64"),
         96 => (a(Add, true, true), "ds_add_rtn_u64"),
         97 => (a(Sub, true, true), "ds_sub_rtn_u64"),
         98 => (a(Rsub, true, true), "ds_rsub_rtn_u64"),
@@ -945,7 +1001,24 @@ pub fn ds_opcode(op: u8) -> Option<(DsKind, &'static str)> {
         107 => (a(Xor, true, true), "ds_xor_rtn_b64"),
         108 => (a(Mskor, true, true), "ds_mskor_rtn_b64"),
         109 => (a(Wrxchg, true, true), "ds_storexchg_rtn_b64"),
+        110 => (
+            Xchg2 {
+                wide: true,
+                stride64: false,
+            },
+            "ds_storexchg_2addr_rtn_b64",
+        ),
+        111 => (
+            Xchg2 {
+                wide: true,
+                stride64: true,
+            },
+            "ds_storexchg_2addr_stride64_rtn_b64",
+        ),
         112 => (a(Cmpst, true, true), "ds_cmpstore_rtn_b64"),
+        113 => (a(CmpstF, true, true), "ds_cmpstore_rtn_f64"),
+        114 => (a(MinF, true, true), "ds_min_rtn_f64"),
+        115 => (a(MaxF, true, true), "ds_max_rtn_f64"),
         118 => (
             Load {
                 bytes: 8,
@@ -967,6 +1040,8 @@ pub fn ds_opcode(op: u8) -> Option<(DsKind, &'static str)> {
             },
             "ds_load_2addr_stride64_b64",
         ),
+        121 => (a(AddF, false, true), "ds_add_rtn_f32"),
+        126 => (a(CondXchg32, true, true), "ds_condxchg32_rtn_b64"),
         222 => (Store { bytes: 12 }, "ds_store_b96"),
         223 => (Store { bytes: 16 }, "ds_store_b128"),
         254 => (

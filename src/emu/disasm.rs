@@ -321,10 +321,7 @@ fn ds(d: &Ds) -> String {
         DsKind::Nop => d.name.into(),
         DsKind::Atomic { op, wide, rtn } => {
             let w = if wide { 2 } else { 1 };
-            let two = matches!(
-                op,
-                super::decode::AtomicOp::Mskor | super::decode::AtomicOp::Cmpst
-            );
+            let two = op.has_data2();
             let mut s = if rtn {
                 format!("{} {}, {a}, {}", d.name, vreg(d.vdst, w), vreg(d.data0, w))
             } else {
@@ -359,6 +356,16 @@ fn ds(d: &Ds) -> String {
             d.name,
             vreg(d.vdst, if wide { 4 } else { 2 })
         )),
+        DsKind::Xchg2 { wide, .. } => {
+            let w = if wide { 2 } else { 1 };
+            pair(format!(
+                "{} {}, {a}, {}, {}",
+                d.name,
+                vreg(d.vdst, 2 * w),
+                vreg(d.data0, w),
+                vreg(d.data1, w)
+            ))
+        }
     }
 }
 

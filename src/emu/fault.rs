@@ -506,6 +506,8 @@ pub struct AtomicIn<'a> {
     pub data2: &'a [u64; 64],
     pub offset0: u8,
     pub offset1: u8,
+    /// The wave's MODE register (DS_ADD_F32's denormal mode).
+    pub mode: u32,
 }
 
 /// What the instruction did.
@@ -623,7 +625,11 @@ pub fn atomic(
         } else {
             ea(l)
         };
-        if a % bytes != 0 {
+        // DS_CONDXCHG32_RTN_B64 aligns its address down (ds.rs,
+        // POLICY_DS_CONDXCHG_ALIGNS_DOWN); the others must be aligned.
+        let condxchg = i.op == AtomicOp::CondXchg32;
+        let a = if condxchg { a & 0xfff8 } else { a };
+        if !condxchg && a % bytes != 0 {
             return Err(Misaligned {
                 lane: l as u32,
                 addr: a,
@@ -654,7 +660,7 @@ pub fn atomic(
         let cur = read(lds, a);
         let data = i.data[l];
         let data2 = i.data2[l];
-        let new_c = atomic_new(i.op, cur, data, data2, bits);
+        let new_c = atomic_new(i.op, cur, data, data2, bits, i.mode);
         let (mut ret, mut write) = (cur, new_c);
         if let Some(class) = class {
             let prev = if track {
@@ -682,18 +688,18 @@ pub fn atomic(
                 let (ret_f, write_f) = match class {
                     Fault::LostUpdate => {
                         let t = starts[l];
-                        (t, atomic_new(i.op, t, data, data2, bits))
+                        (t, atomic_new(i.op, t, data, data2, bits, i.mode))
                     }
                     Fault::ReturnNew => (new_c, new_c),
                     Fault::SwapDwords => (cur.rotate_left(32), new_c),
                     Fault::LowDwordOnly => (cur, (cur & HI) | (new_c & !HI)),
                     Fault::CrossWaveLostUpdate => {
-                        (before, atomic_new(i.op, before, data, data2, bits))
+                        (before, atomic_new(i.op, before, data, data2, bits, i.mode))
                     }
                     Fault::ReturnStale => (before, new_c),
                     Fault::Torn => {
                         let t = (before & HI) | (cur & !HI);
-                        (t, atomic_new(i.op, t, data, data2, bits))
+                        (t, atomic_new(i.op, t, data, data2, bits, i.mode))
                     }
                     Fault::DropWrite => (cur, cur),
                     Fault::IgnoreExec | Fault::DropOffset1 => (cur, new_c),
@@ -827,6 +833,7 @@ mod tests {
             data2: &[0; 64],
             offset0: offset as u8,
             offset1: (offset >> 8) as u8,
+            mode: 0,
         };
         atomic(&input, lds, spec.as_ref(), None).unwrap()
     }

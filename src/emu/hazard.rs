@@ -340,20 +340,21 @@ fn uses(inst: &Inst, wave64: bool, m0: u32) -> (Regs, Regs) {
                 DsKind::Store2 { wide, .. } => (if wide { 2 } else { 1 }, 0),
                 DsKind::Load { bytes, .. } => (0, (bytes as u32).div_ceil(4)),
                 DsKind::Load2 { wide, .. } => (0, if wide { 4 } else { 2 }),
+                DsKind::Xchg2 { wide, .. } => {
+                    let w = if wide { 2 } else { 1 };
+                    (w, 2 * w)
+                }
             };
             if d.kind != DsKind::Nop {
                 rd.v(d.addr, 1);
             }
             if data > 0 {
                 rd.v(d.data0, data);
-                let two = matches!(d.kind, DsKind::Store2 { .. })
-                    || matches!(
-                        d.kind,
-                        DsKind::Atomic {
-                            op: super::decode::AtomicOp::Mskor | super::decode::AtomicOp::Cmpst,
-                            ..
-                        }
-                    );
+                let two = match d.kind {
+                    DsKind::Store2 { .. } | DsKind::Xchg2 { .. } => true,
+                    DsKind::Atomic { op, .. } => op.has_data2(),
+                    _ => false,
+                };
                 if two {
                     rd.v(d.data1, data);
                 }

@@ -290,6 +290,10 @@ impl DsWave for Wave {
     fn set_vgpr(&mut self, r: usize, lane: usize, val: u32) {
         Wave::set_vgpr(self, r, lane, val)
     }
+    #[inline(always)]
+    fn mode(&self) -> u32 {
+        self.hwreg.mode
+    }
 }
 
 impl super::valu16::Wave16 for Wave {

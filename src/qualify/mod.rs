@@ -7,30 +7,51 @@
 //! The corpus needs no compiler: each program is the shipped
 //! `dsxor_conformance_off0` kernel (gfx1100, wave32 and wave64) with its one
 //! `ds_xor_rtn_b64 v[3:4], v5, v[7:8]` re-encoded by dsxor's own DS encoder
-//! (`isa`) into another integer DS atomic of gfx11 ([`DS_ATOMICS`]: every
-//! one of them, 32- and 64-bit, with and without return, including the
-//! two-data `cmpstore` and `mskor`), run on seeded single-wave cases with
-//! varied EXEC masks, values chosen to cross the signed/unsigned and wrap
-//! boundaries, and contention (one, a few, or all lanes per address).
+//! (`isa`) into another DS atomic of gfx11 ([`DS_ATOMICS`]: every integer
+//! one, 32- and 64-bit, with and without return, including the two-data
+//! `cmpstore` and `mskor`; `ds_wrap_rtn_b32`, `ds_condxchg32_rtn_b64`, the
+//! 32-bit two-address exchanges; the 14 float atomics), run on seeded
+//! single-wave cases with varied EXEC masks, values chosen to cross the
+//! signed/unsigned and wrap boundaries (the float forms: ±0, denormals,
+//! infinities, quiet and signalling NaNs, round-to-even ties), and
+//! contention (one, a few, or all lanes per address).
 //! - 32-bit forms use the low register of each pair: DATA is the low dword
 //!   of the lane's data, the return replaces the low dword of VDST (the
 //!   high dword keeps its value) and memory is the low dword of the qword
 //!   at ADDR (LDS is little-endian).
 //! - Forms without return leave VDST as it was (encoded with VDST 0, as
 //!   LLVM encodes them).
-//! - Two-data forms take DATA2 from the VDST register: the kernel loads each
-//!   lane's `vdst_init` into VDST before the atomic (that is how inactive
-//!   lanes keep it), so DATA2 = `vdst_init`; the corpus sets `vdst_init` to
-//!   the lane's initial memory value for some lanes so compares succeed.
+//! - Two-data forms (cmpstore, mskor, wrap) take DATA2 from the VDST
+//!   register: the kernel loads each lane's `vdst_init` into VDST before the
+//!   atomic (that is how inactive lanes keep it), so DATA2 = `vdst_init`;
+//!   the corpus sets `vdst_init` to the lane's initial memory value for some
+//!   lanes so compares succeed.
+//! - `ds_condxchg32_rtn_b64` has `ds_xor_rtn_b64`'s shape (a DATA pair, a
+//!   VDST pair).
+//! - The 32-bit two-address exchanges (`ds_storexchg_2addr_rtn_b32`,
+//!   `_stride64_`) take DATA and DATA2 from the two registers of the DATA
+//!   pair (v7, v8) and return both old dwords in the VDST pair (v[3:4]);
+//!   their OFFSET0/OFFSET1 vary with the program ([`program_offset`]: a
+//!   qword's two dwords, dwords overlapping the next lanes', one address
+//!   twice) and the case carries them as its 16-bit offset field
+//!   ({OFFSET1, OFFSET0} in `Case::offset`); the LDS is large enough for
+//!   both addresses.
+//!
+//! The ALU corpus (integer SALU, VALU and VOPD programs in a harness kernel
+//! of their own, with their own pseudocode) is [`alu`]; the float atomics'
+//! pseudocode is [`float`].
+//!
+//! Not in the DS corpus: the 64-bit two-address exchanges
+//! (`ds_storexchg_2addr_rtn_b64`, `_stride64_rtn_b64`), whose 4-register
+//! VDST and second DATA pair the shipped kernel's operands (one VDST pair,
+//! one DATA pair, read back as one qword per lane) cannot carry — they need
+//! a harness kernel of their own; the software device runs them
+//! (tests/emu_ds_atomics.rs). Nor the GWS, append/consume, ordered-count,
+//! `ds_add_gs_reg`/`ds_sub_gs_reg` and `ds_bvh_stack` forms, which are not
+//! LDS read-modify-writes of the lane's address.
 //!
 //! The ALU corpus (integer SALU, VALU and VOPD programs in a harness kernel
 //! of their own, with their own pseudocode) is [`alu`].
-//!
-//! Not in the DS corpus: the float atomics (`ds_add_f32`, `ds_min/max_*_f32/
-//! f64`, `ds_cmpstore_*_f32/f64`, `ds_add_rtn_f32`), `ds_wrap_rtn_b32`,
-//! `ds_condxchg32_rtn_b64`, the two-address exchanges
-//! (`ds_storexchg_2addr_*`) and the GWS/append/ordered-count forms: they
-//! need other operand shapes or float pseudocode.
 //!
 //! The pseudocode's answer ([`pseudocode`]) is written here from the AMD
 //! ISA guides' DS instruction descriptions, independent of `emu` and
@@ -45,6 +66,7 @@
 //! the record says which cases were contended.
 
 pub mod alu;
+pub mod float;
 
 use std::time::Duration;
 
@@ -125,6 +147,28 @@ pub const DS_ATOMICS: &[&str] = &[
     "ds_xor_b32",
     "ds_cmpstore_b32",
     "ds_mskor_b32",
+    // The other atomics of gfx11's DS table with an operand shape the
+    // shipped kernel carries (see the module text).
+    "ds_wrap_rtn_b32",
+    "ds_condxchg32_rtn_b64",
+    "ds_storexchg_2addr_rtn_b32",
+    "ds_storexchg_2addr_stride64_rtn_b32",
+    // The float atomics gfx11 has (llvm-mc-22 -mcpu=gfx1100 accepts exactly
+    // these; it refuses ds_add_f64, ds_add_rtn_f64 and ds_pk_add_*).
+    "ds_add_f32",
+    "ds_add_rtn_f32",
+    "ds_min_f32",
+    "ds_max_f32",
+    "ds_min_rtn_f32",
+    "ds_max_rtn_f32",
+    "ds_min_f64",
+    "ds_max_f64",
+    "ds_min_rtn_f64",
+    "ds_max_rtn_f64",
+    "ds_cmpstore_f32",
+    "ds_cmpstore_rtn_f32",
+    "ds_cmpstore_f64",
+    "ds_cmpstore_rtn_f64",
 ];
 
 /// The shape of a corpus atomic, read from its mnemonic.
@@ -134,8 +178,16 @@ pub struct Shape {
     pub bits: u32,
     /// `_rtn_`: VDST receives the old value.
     pub rtn: bool,
-    /// DATA2 is an operand (cmpstore, mskor).
+    /// DATA2 is an operand taken from the VDST register (cmpstore, mskor,
+    /// wrap).
     pub two_data: bool,
+    /// A float atomic (`_f32`, `_f64`).
+    pub float: bool,
+    /// A two-address exchange (`ds_storexchg_2addr_*`): DATA and DATA2 are
+    /// the two dwords of the lane's data, VDST both returns.
+    pub xchg2: bool,
+    /// `_stride64_`: the two offsets scale by 64 elements.
+    pub stride64: bool,
 }
 
 /// The shape of `name`, None outside [`DS_ATOMICS`].
@@ -144,10 +196,21 @@ pub fn shape(name: &str) -> Option<Shape> {
         return None;
     }
     let bits = if name.ends_with("32") { 32 } else { 64 };
+    // ds_condxchg32_rtn_b64 works on a qword (two conditional dwords).
+    let bits = if name.starts_with("ds_condxchg32") {
+        64
+    } else {
+        bits
+    };
     Some(Shape {
         bits,
         rtn: name.contains("_rtn_"),
-        two_data: name.starts_with("ds_cmpstore") || name.starts_with("ds_mskor"),
+        two_data: name.starts_with("ds_cmpstore")
+            || name.starts_with("ds_mskor")
+            || name.starts_with("ds_wrap"),
+        float: name.ends_with("_f32") || name.ends_with("_f64"),
+        xchg2: name.starts_with("ds_storexchg_2addr"),
+        stride64: name.contains("_stride64_"),
     })
 }
 
@@ -170,8 +233,20 @@ pub enum QualifyError {
 /// DATA2); RETURN_DATA = tmp`), at the instruction's width: the operands are
 /// taken modulo 2^bits and so is the result. None for a name outside
 /// [`DS_ATOMICS`].
-pub fn pseudocode(name: &str, tmp: u64, data: u64, data2: u64) -> Option<u64> {
-    let bits = shape(name)?.bits;
+///
+/// `denorm32` is the kernel's FLOAT_DENORM_MODE_32 (compute_pgm_rsrc1 bits
+/// 17:16), which `ds_add_f32` honours ([`float::POLICY_FADD_DENORM`]). The
+/// two-address exchanges are not a one-address update: [`expected`] has
+/// their pseudocode.
+pub fn pseudocode(name: &str, tmp: u64, data: u64, data2: u64, denorm32: u32) -> Option<u64> {
+    let sh = shape(name)?;
+    if sh.xchg2 {
+        return None;
+    }
+    if sh.float {
+        return float::pseudocode(name, tmp, data, data2, denorm32);
+    }
+    let bits = sh.bits;
     let m = if bits == 64 { u64::MAX } else { 0xffff_ffff };
     let (tmp, src, src2) = (tmp & m, data & m, data2 & m);
     // The signed view of a value of this width.
@@ -241,6 +316,31 @@ pub fn pseudocode(name: &str, tmp: u64, data: u64, data2: u64) -> Option<u64> {
         }
         // MSKOR: "MEM = ((tmp & ~DATA) | DATA2)".
         "mskor" => (tmp & !src) | src2,
+        // DS_WRAP_RTN_B32 (RDNA3 guide): "tmp = MEM[ADDR].u32; MEM[ADDR].u32 =
+        // tmp >= DATA.u32 ? tmp - DATA.u32 : tmp + DATA2.u32".
+        "wrap" => {
+            if tmp >= src {
+                tmp - src
+            } else {
+                (tmp + src2) & m
+            }
+        }
+        // DS_CONDXCHG32_RTN_B64 (RDNA3 guide): "RETURN_DATA[0] =
+        // LDS[ADDR0].u32; if DATA[31] then LDS[ADDR0] = { 1'0, DATA[30 : 0] }
+        // endif; RETURN_DATA[1] = LDS[ADDR1].u32; if DATA[63] then LDS[ADDR1]
+        // = { 1'0, DATA[62 : 32] } endif", ADDR1 = ADDR0 + 4: each dword of
+        // the qword on its own.
+        "condxchg32" => {
+            let dword = |k: u32| {
+                let (t, d) = ((tmp >> (32 * k)) as u32, (src >> (32 * k)) as u32);
+                u64::from(if d & 0x8000_0000 != 0 {
+                    d & 0x7fff_ffff
+                } else {
+                    t
+                }) << (32 * k)
+            };
+            dword(0) | dword(1)
+        }
         _ => return None,
     };
     Some(r & m)
@@ -253,8 +353,11 @@ pub fn pseudocode(name: &str, tmp: u64, data: u64, data2: u64) -> Option<u64> {
 /// value in VDST (its low dword for 32-bit forms); inactive lanes and forms
 /// without return keep VDST. Cases here are in range and 8-byte aligned by
 /// construction.
-pub fn expected(name: &str, case: &Case) -> Option<Observation> {
+pub fn expected(name: &str, case: &Case, denorm32: u32) -> Option<Observation> {
     let shape = shape(name)?;
+    if shape.xchg2 {
+        return expected_xchg2(shape, case);
+    }
     let m = if shape.bits == 64 {
         u64::MAX
     } else {
@@ -278,18 +381,92 @@ pub fn expected(name: &str, case: &Case) -> Option<Observation> {
             } else {
                 l.vdst_init
             });
-            lds[q] = (old & !m) | pseudocode(name, tmp, l.data, l.vdst_init)?;
+            lds[q] = (old & !m) | pseudocode(name, tmp, l.data, l.vdst_init, denorm32)?;
         }
         lds_final.push(lds);
     }
     Some(Observation { ret, lds_final })
 }
 
+/// DS_STOREXCHG_2ADDR_RTN_B32 (RDNA3 guide): "addr1 = ADDR_BASE.u32 +
+/// OFFSET0.u32 * 4U; addr2 = ADDR_BASE.u32 + OFFSET1.u32 * 4U; tmp1 =
+/// MEM[addr1].b32; tmp2 = MEM[addr2].b32; MEM[addr1].b32 = DATA.b32;
+/// MEM[addr2].b32 = DATA2.b32; RETURN_DATA[31 : 0] = tmp1; RETURN_DATA[63 :
+/// 32] = tmp2" (`_STRIDE64_`: × 256U). DATA and DATA2 are the two dwords of
+/// the lane's data (v7, v8), VDST the lane's return qword (v3 = tmp1, v4 =
+/// tmp2); the offsets are `case.offset`'s bytes (the instruction's 16-bit
+/// offset field is {OFFSET1, OFFSET0}). Lanes in ascending order, each lane's
+/// two reads before its two writes ([`POLICY_XCHG2_ORDER`]).
+fn expected_xchg2(shape: Shape, case: &Case) -> Option<Observation> {
+    let scale: u64 = if shape.stride64 { 256 } else { 4 };
+    let (off0, off1) = (u64::from(case.offset & 0xff), u64::from(case.offset >> 8));
+    let per = case.geometry.lanes_per_group() as usize;
+    let mut ret = Vec::with_capacity(case.lanes.len());
+    let mut lds_final = Vec::new();
+    for (g, init) in case.lds_init.iter().enumerate() {
+        // The image as dwords, little-endian.
+        let mut dw: Vec<u32> = init
+            .iter()
+            .flat_map(|q| [*q as u32, (*q >> 32) as u32])
+            .collect();
+        for l in case.lanes.get(g * per..(g + 1) * per)? {
+            if !l.active {
+                ret.push(l.vdst_init);
+                continue;
+            }
+            let a1 = ((u64::from(l.addr) + off0 * scale) / 4) as usize;
+            let a2 = ((u64::from(l.addr) + off1 * scale) / 4) as usize;
+            let (tmp1, tmp2) = (*dw.get(a1)?, *dw.get(a2)?);
+            dw[a1] = l.data as u32;
+            dw[a2] = (l.data >> 32) as u32;
+            ret.push(u64::from(tmp1) | u64::from(tmp2) << 32);
+        }
+        lds_final.push(
+            dw.chunks(2)
+                .map(|c| u64::from(c[0]) | u64::from(*c.get(1).unwrap_or(&0)) << 32)
+                .collect(),
+        );
+    }
+    Some(Observation { ret, lds_final })
+}
+
+/// Lanes and the two halves of a two-address exchange (the software
+/// device's ds-xchg2-order, restated: the guide does not order lanes).
+pub const POLICY_XCHG2_ORDER: &str = "xchg2-order: the pseudocode's answer for \
+ds_storexchg_2addr_* performs each lane's exchange as one step (both reads, then both \
+writes, in the pseudocode's order), lanes in ascending order; with OFFSET0 == OFFSET1 \
+both returns are the old value and DATA2 stays.";
+
+/// The offset field of a program: the two-address exchanges take their
+/// OFFSET0/OFFSET1 pair from the case index ({OFFSET1, OFFSET0} in
+/// `Case::offset`); every other atomic keeps the shipped kernel's 0.
+pub fn program_offset(name: &str, index: u64) -> u16 {
+    match shape(name) {
+        Some(s) if s.xchg2 => {
+            // (OFFSET0, OFFSET1): a qword's two dwords, two dwords apart
+            // (overlapping the next lanes'), and one address twice; stride64:
+            // both orders and one address twice.
+            let pairs: [(u8, u8); 3] = if s.stride64 {
+                [(0, 1), (1, 0), (1, 1)]
+            } else {
+                [(0, 1), (1, 3), (2, 2)]
+            };
+            let (o0, o1) = pairs[((index / 6) % 3) as usize];
+            u16::from(o1) << 8 | u16::from(o0)
+        }
+        _ => 0,
+    }
+}
+
 /// `code` (an ELF code object holding `dsxor_conformance_off0`) with that
 /// kernel's `ds_xor_rtn_b64` re-encoded as `name`, by dsxor's DS encoder:
 /// the same ADDR and DATA registers; DATA2 = the VDST register for the
 /// two-data forms (0 otherwise); VDST 0 for the forms without return.
-pub fn program(code: &[u8], name: &str) -> Result<Vec<u8>, QualifyError> {
+///
+/// The two-address exchanges take DATA from the low and DATA2 from the high
+/// register of the DATA pair (v7, v8), VDST the pair (v[3:4]), and the
+/// OFFSET0/OFFSET1 of `offset` ({OFFSET1, OFFSET0}; 0 for every other form).
+pub fn program(code: &[u8], name: &str, offset: u16) -> Result<Vec<u8>, QualifyError> {
     let bad = |why: String| QualifyError::Corpus(format!("program for {name}: {why}"));
     let co = CodeObject::parse(code).map_err(|e| bad(e.to_string()))?;
     let family = co.isa_family().map_err(|e| bad(e.to_string()))?;
@@ -317,6 +494,15 @@ pub fn program(code: &[u8], name: &str) -> Result<Vec<u8>, QualifyError> {
     }
     inst.op = info.op;
     inst.data1 = if shape.two_data { inst.vdst } else { 0 };
+    if shape.xchg2 {
+        inst.data1 = inst.data0 + 1;
+        inst.offset0 = offset as u8;
+        inst.offset1 = (offset >> 8) as u8;
+    } else if offset != 0 {
+        return Err(bad(format!(
+            "offset {offset}: only the two-address exchanges vary it"
+        )));
+    }
     if !shape.rtn {
         inst.vdst = 0;
     }
@@ -371,7 +557,60 @@ impl ExecPattern {
 
 /// One program input: a single wave, one workgroup.
 pub fn corpus_case(seed: u64, wave: WaveSize, index: u64) -> (Case, ExecPattern, u32) {
+    corpus_case_with(seed, wave, index, Values::Integer, LDS_QWORDS)
+}
+
+/// Which values a program's inputs draw from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Values {
+    /// [`EDGES`], small numbers and random bits.
+    Integer,
+    /// f32 edges in the low dword ([`float::F32_EDGES`]: ±0, denormals,
+    /// infinities, quiet and signalling NaNs, add ties), random high dword.
+    F32,
+    /// f64 edges ([`float::F64_EDGES`]).
+    F64,
+}
+
+/// The input of program `index` of `name` (its values, its LDS size and,
+/// for a two-address exchange, its offsets in `Case::offset`).
+pub fn corpus_case_for(
+    name: &str,
+    seed: u64,
+    wave: WaveSize,
+    index: u64,
+) -> Option<(Case, ExecPattern, u32)> {
+    let s = shape(name)?;
+    let values = match (s.float, s.bits) {
+        (true, 32) => Values::F32,
+        (true, _) => Values::F64,
+        _ => Values::Integer,
+    };
+    // A two-address exchange reaches ADDR + 3 dwords, or + 256 bytes
+    // (stride64): the LDS is larger than the 16 qwords the addresses use.
+    let qwords = match (s.xchg2, s.stride64) {
+        (true, true) => 64,
+        (true, false) => LDS_QWORDS + 2,
+        _ => LDS_QWORDS,
+    };
+    let (mut case, exec, addresses) = corpus_case_with(seed, wave, index, values, qwords);
+    case.offset = program_offset(name, index);
+    Some((case, exec, addresses))
+}
+
+fn corpus_case_with(
+    seed: u64,
+    wave: WaveSize,
+    index: u64,
+    values: Values,
+    lds_qwords: u32,
+) -> (Case, ExecPattern, u32) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let value = |rng: &mut ChaCha8Rng| match values {
+        Values::Integer => value(rng),
+        Values::F32 => rng.random::<u64>() & !0xffff_ffff | u64::from(float::f32_value(rng)),
+        Values::F64 => float::f64_value(rng),
+    };
     let lanes = wave.lanes();
     // Every 6 programs cover every EXEC shape and each contention level
     // (up to LDS_QWORDS distinct addresses, 4, or 1); every 18, each pair.
@@ -379,7 +618,7 @@ pub fn corpus_case(seed: u64, wave: WaveSize, index: u64) -> (Case, ExecPattern,
     let exec = ExecPattern::ALL[(index % shapes) as usize];
     let addresses = [LDS_QWORDS, 4, 1][((index + index / shapes) % 3) as usize];
     let one = rng.random_range(0..lanes);
-    let lds: Vec<u64> = (0..LDS_QWORDS).map(|_| value(&mut rng)).collect();
+    let lds: Vec<u64> = (0..lds_qwords).map(|_| value(&mut rng)).collect();
     let lanes: Vec<LaneInput> = (0..lanes)
         .map(|l| {
             let active = match exec {
@@ -392,11 +631,15 @@ pub fn corpus_case(seed: u64, wave: WaveSize, index: u64) -> (Case, ExecPattern,
             };
             let addr = 8 * rng.random_range(0..addresses);
             // DATA2 of cmpstore is VDST's preloaded value: a third of the
-            // lanes compare equal to their address's initial value.
+            // lanes compare equal to their address's initial value (the
+            // float forms draw the others from their edges too, so -0
+            // meets +0 and a NaN meets its own bits).
             let vdst_init = if rng.random_range(0..3u32) == 0 {
                 lds[(addr / 8) as usize]
-            } else {
+            } else if values == Values::Integer {
                 rng.random()
+            } else {
+                value(&mut rng)
             };
             LaneInput {
                 addr,
@@ -415,7 +658,7 @@ pub fn corpus_case(seed: u64, wave: WaveSize, index: u64) -> (Case, ExecPattern,
             waves_per_group: 1,
             groups: 1,
         },
-        lds_bytes: LDS_QWORDS * 8,
+        lds_bytes: lds_qwords * 8,
         offset: 0,
         lds_init,
         lanes,
@@ -485,6 +728,19 @@ impl QualifyRecord {
     }
 }
 
+/// The FLOAT_DENORM_MODE_32 field (compute_pgm_rsrc1 bits 17:16, AMDGPUUsage
+/// "compute_pgm_rsrc1 for GFX6-GFX12"; "Used by CP to set up
+/// COMPUTE_PGM_RSRC1.FLOAT_MODE") of `kernel` in `code`: the denormal mode
+/// its `ds_add_f32` runs in.
+fn float_denorm_mode_32(code: &[u8], kernel: &str) -> Result<u32, QualifyError> {
+    let bad = |e: crate::codeobj::CodeObjectError| {
+        QualifyError::Corpus(format!("the descriptor of {kernel}: {e}"))
+    };
+    let co = CodeObject::parse(code).map_err(bad)?;
+    let k = co.kernel(kernel).map_err(bad)?;
+    Ok(k.descriptor.compute_pgm_rsrc1 >> 16 & 3)
+}
+
 /// Run `cases_per_wave` programs per instruction of `instructions` (names
 /// of [`DS_ATOMICS`]; all of it for the full corpus) and wave size in
 /// `objects` (the off0 conformance objects, by wave) on `device` and on
@@ -525,18 +781,29 @@ pub fn qualify(
             qualified: false,
         };
         for (wave, code) in objects {
-            let bytes = program(code, name)?;
+            let denorm32 = float_denorm_mode_32(code, &kernel)?;
+            // One program per offset field (the two-address exchanges vary
+            // theirs with the case index; every other form has one).
+            let mut programs: Vec<(u16, Vec<u8>)> = Vec::new();
             for i in 0..cases_per_wave {
-                let (case, exec, _) = corpus_case(seed, *wave, i);
+                let (case, exec, _) = corpus_case_for(name, seed, *wave, i)
+                    .ok_or_else(|| QualifyError::Corpus(format!("no corpus case for {name}")))?;
+                let bytes = match programs.iter().position(|(o, _)| *o == case.offset) {
+                    Some(k) => &programs[k].1,
+                    None => {
+                        programs.push((case.offset, program(code, name, case.offset)?));
+                        &programs[programs.len() - 1].1
+                    }
+                };
                 let run = |b: &mut dyn Backend, side| {
-                    let d = dispatch_for(&case, &bytes, &kernel, timeout);
+                    let d = dispatch_for(&case, bytes, &kernel, timeout);
                     b.dispatch(&d)
                         .and_then(|c| observation(&case, &c))
                         .map_err(|error| QualifyError::Device { side, error })
                 };
                 let on_device = run(device, "device")?;
                 let on_emu = run(emu, "emu")?;
-                let want = expected(name, &case).ok_or_else(|| {
+                let want = expected(name, &case, denorm32).ok_or_else(|| {
                     QualifyError::Corpus(format!("no pseudocode answer for {name}"))
                 })?;
                 result.programs += 1;
@@ -599,7 +866,7 @@ mod tests {
     #[test]
     fn pseudocode_edges() {
         let m = u64::MAX;
-        let p = |n, t, d| pseudocode(n, t, d, 0);
+        let p = |n, t, d| pseudocode(n, t, d, 0, 3);
         assert_eq!(p("ds_inc_rtn_u64", 5, 5), Some(0));
         assert_eq!(p("ds_inc_rtn_u64", 4, 5), Some(5));
         assert_eq!(p("ds_inc_rtn_u64", m, 0), Some(0));
@@ -613,7 +880,8 @@ mod tests {
         assert_eq!(p("ds_rsub_rtn_u64", 3, 10), Some(7));
         assert_eq!(p("ds_sub_rtn_u64", 3, 10), Some(3u64.wrapping_sub(10)));
         assert_eq!(p("ds_storexchg_rtn_b64", 3, 10), Some(10));
-        assert_eq!(p("ds_cmpstore_rtn_f64", 3, 10), None);
+        assert_eq!(p("ds_cmpstore_rtn_f64", 3, 10), Some(3));
+        assert_eq!(p("ds_add_f64", 3, 10), None);
         // 32-bit forms work modulo 2^32 and compare at 32 bits.
         assert_eq!(p("ds_add_u32", 0xffff_ffff, 1), Some(0));
         assert_eq!(p("ds_sub_rtn_u32", 0, 1), Some(0xffff_ffff));
@@ -628,26 +896,75 @@ mod tests {
         );
         assert_eq!(p("ds_dec_u32", 0, 0x7_0000_0009), Some(9));
         // CMPSTORE: "src = DATA; cmp = DATA2; MEM = tmp == cmp ? src : tmp".
-        assert_eq!(pseudocode("ds_cmpstore_rtn_b64", 3, 10, 3), Some(10));
-        assert_eq!(pseudocode("ds_cmpstore_b64", 3, 10, 4), Some(3));
+        assert_eq!(pseudocode("ds_cmpstore_rtn_b64", 3, 10, 3, 3), Some(10));
+        assert_eq!(pseudocode("ds_cmpstore_b64", 3, 10, 4, 3), Some(3));
         assert_eq!(
-            pseudocode("ds_cmpstore_b32", 0x1_0000_0003, 10, 3),
+            pseudocode("ds_cmpstore_b32", 0x1_0000_0003, 10, 3, 3),
             Some(10)
         );
         // MSKOR: "MEM = ((tmp & ~DATA) | DATA2)".
         assert_eq!(
-            pseudocode("ds_mskor_rtn_b64", 0xff, 0x0f, 0x100),
+            pseudocode("ds_mskor_rtn_b64", 0xff, 0x0f, 0x100, 3),
             Some(0x1f0)
         );
         assert_eq!(
-            pseudocode("ds_mskor_b32", m, 0xffff_0000, 0x1_0000_0001),
+            pseudocode("ds_mskor_b32", m, 0xffff_0000, 0x1_0000_0001, 3),
             Some(0xffff)
         );
+        // WRAP: "tmp >= DATA.u32 ? tmp - DATA.u32 : tmp + DATA2.u32".
+        let w = |t, d, d2| pseudocode("ds_wrap_rtn_b32", t, d, d2, 3);
+        assert_eq!(w(10, 4, 7), Some(6));
+        assert_eq!(w(2, 4, 7), Some(9));
+        assert_eq!(w(0x7fff_ffff, 0x8000_0000, 0x8000_0002), Some(1));
+        assert_eq!(w(4, 0x1_0000_0004, 0), Some(0));
+        // CONDXCHG32: each dword written (bit 31 cleared) iff its bit 31 is set.
+        let c = |t, d| pseudocode("ds_condxchg32_rtn_b64", t, d, 0, 3);
+        let t = 0x1111_1111_2222_2222;
+        assert_eq!(c(t, 0x0000_0005_8000_0006), Some(0x1111_1111_0000_0006));
+        assert_eq!(c(t, 0x8000_0007_0000_0008), Some(0x0000_0007_2222_2222));
+        assert_eq!(c(t, 0x7fff_ffff_7fff_ffff), Some(t));
+        assert_eq!(c(t, u64::MAX), Some(0x7fff_ffff_7fff_ffff));
+        // The exchanges are not one-address updates.
+        assert_eq!(pseudocode("ds_storexchg_2addr_rtn_b32", 1, 2, 3, 3), None);
+    }
+
+    /// DS_STOREXCHG_2ADDR_RTN_B32 with OFFSET0 = 1, OFFSET1 = 3: lane 0 at
+    /// ADDR 0 exchanges dwords 1 and 3, lane 1 at ADDR 8 dwords 3 and 5 (it
+    /// sees lane 0's DATA2); OFFSET0 == OFFSET1 returns the old value twice.
+    #[test]
+    fn expected_exchanges_two_dwords_per_lane_in_lane_order() {
+        let (mut c, _, _) =
+            corpus_case_for("ds_storexchg_2addr_rtn_b32", 3, WaveSize::Wave32, 6).unwrap();
+        assert_eq!(c.offset, 3 << 8 | 1);
+        assert_eq!(c.lds_bytes, (LDS_QWORDS + 2) * 8);
+        for (i, l) in c.lanes.iter_mut().enumerate() {
+            l.active = i < 2;
+            l.addr = 8 * i as u32;
+            l.data = 0xbbbb_0000_aaaa_0000 + i as u64;
+        }
+        let img: Vec<u64> = (0..c.lds_init[0].len() as u64)
+            .map(|q| (2 * q + 1) << 32 | 2 * q)
+            .collect();
+        c.lds_init[0] = img;
+        let o = expected("ds_storexchg_2addr_rtn_b32", &c, 3).unwrap();
+        assert_eq!(o.ret[0], 3 << 32 | 1);
+        assert_eq!(o.ret[1], 5 << 32 | 0xbbbb_0000);
+        assert_eq!(o.ret[2], c.lanes[2].vdst_init);
+        assert_eq!(o.lds_final[0][0], 0xaaaa_0000 << 32);
+        assert_eq!(o.lds_final[0][1], 0xaaaa_0001 << 32 | 2);
+        assert_eq!(o.lds_final[0][2], 0xbbbb_0000 << 32 | 4);
+        c.offset = 2 << 8 | 2;
+        c.lanes[1].active = false;
+        let o = expected("ds_storexchg_2addr_stride64_rtn_b32", &c, 3);
+        assert!(o.is_none(), "stride64 x 2 leaves this 18-qword image");
+        let o = expected("ds_storexchg_2addr_rtn_b32", &c, 3).unwrap();
+        assert_eq!(o.ret[0], 2 << 32 | 2);
+        assert_eq!(o.lds_final[0][1], 3 << 32 | 0xbbbb_0000);
     }
 
     #[test]
     fn shapes_follow_the_mnemonics() {
-        assert_eq!(DS_ATOMICS.len(), 58);
+        assert_eq!(DS_ATOMICS.len(), 58 + 4 + 14);
         // The corpus opens with the 13 one-data 64-bit returning forms.
         for name in &DS_ATOMICS[..13] {
             let s = shape(name).unwrap();
@@ -658,7 +975,17 @@ mod tests {
         assert_eq!((s.bits, s.rtn, s.two_data), (32, true, true));
         let s = shape("ds_min_i64").unwrap();
         assert_eq!((s.bits, s.rtn, s.two_data), (64, false, false));
-        assert_eq!(shape("ds_add_f32"), None);
+        assert_eq!(shape("ds_add_f64"), None);
+        let s = shape("ds_storexchg_2addr_stride64_rtn_b32").unwrap();
+        assert!(s.xchg2 && s.stride64 && s.rtn && !s.two_data && s.bits == 32);
+        let s = shape("ds_condxchg32_rtn_b64").unwrap();
+        assert_eq!(
+            (s.bits, s.rtn, s.two_data, s.float),
+            (64, true, false, false)
+        );
+        let s = shape("ds_wrap_rtn_b32").unwrap();
+        assert_eq!((s.bits, s.two_data), (32, true));
+        assert!(shape("ds_min_rtn_f64").unwrap().float);
         let unique: std::collections::BTreeSet<_> = DS_ATOMICS.iter().collect();
         assert_eq!(unique.len(), DS_ATOMICS.len());
     }
@@ -676,10 +1003,16 @@ mod tests {
                     .find(|o| o.field == f)
                     .map(|o| o.dwords)
             };
-            assert_eq!(has(Field::Vdst), s.rtn.then_some(regs), "{name}");
+            // A two-address exchange returns two elements.
+            let vdst = if s.xchg2 { 2 * regs } else { regs };
+            assert_eq!(has(Field::Vdst), s.rtn.then_some(vdst), "{name}");
             assert_eq!(has(Field::Addr), Some(1), "{name}");
             assert_eq!(has(Field::Data0), Some(regs), "{name}");
-            assert_eq!(has(Field::Data1), s.two_data.then_some(regs), "{name}");
+            assert_eq!(
+                has(Field::Data1),
+                (s.two_data || s.xchg2).then_some(regs),
+                "{name}"
+            );
         }
     }
 
@@ -692,7 +1025,7 @@ mod tests {
             .expect("gfx1100 wave32 kernels are embedded")
             .bytes;
         for name in DS_ATOMICS {
-            let p = program(code, name).unwrap();
+            let p = program(code, name, program_offset(name, 6)).unwrap();
             let diff: Vec<usize> = (0..code.len()).filter(|&i| code[i] != p[i]).collect();
             assert!(diff.len() <= 8, "{name}: {} bytes differ", diff.len());
             if *name == "ds_xor_rtn_b64" {
@@ -709,7 +1042,23 @@ mod tests {
             assert_eq!(i.op, isa::op_by_name(Family::Gfx11, name).unwrap().op);
             assert_eq!((i.addr, i.data0), (5, 7), "{name}");
             assert_eq!(i.vdst, if s.rtn { 3 } else { 0 }, "{name}");
-            assert_eq!(i.data1, if s.two_data { 3 } else { 0 }, "{name}");
+            let data1 = match (s.two_data, s.xchg2) {
+                (true, _) => 3,
+                (_, true) => 8,
+                _ => 0,
+            };
+            assert_eq!(i.data1, data1, "{name}");
+            // Program 6 of an exchange has its second offset pair.
+            let off = if s.xchg2 {
+                if s.stride64 {
+                    (1, 0)
+                } else {
+                    (1, 3)
+                }
+            } else {
+                (0, 0)
+            };
+            assert_eq!((i.offset0, i.offset1), off, "{name}");
         }
     }
 
@@ -745,14 +1094,14 @@ mod tests {
             l.active = i != 3;
         }
         c.lds_init[0][0] = 10;
-        let o = expected("ds_add_rtn_u64", &c).unwrap();
+        let o = expected("ds_add_rtn_u64", &c, 3).unwrap();
         assert_eq!(o.ret[0], 10);
         assert_eq!(o.ret[2], 12);
         assert_eq!(o.ret[3], c.lanes[3].vdst_init);
         assert_eq!(o.ret[4], 13);
         assert_eq!(o.lds_final[0][0], 10 + 31);
         // Without return VDST stays; memory is the same.
-        let o = expected("ds_add_u64", &c).unwrap();
+        let o = expected("ds_add_u64", &c, 3).unwrap();
         assert!(o.ret.iter().zip(&c.lanes).all(|(r, l)| *r == l.vdst_init));
         assert_eq!(o.lds_final[0][0], 10 + 31);
     }
@@ -767,13 +1116,13 @@ mod tests {
             l.vdst_init = 0x1111_1111_2222_2222;
         }
         c.lds_init[0][0] = 0x5555_5555_ffff_ffff;
-        let o = expected("ds_add_rtn_u32", &c).unwrap();
+        let o = expected("ds_add_rtn_u32", &c, 3).unwrap();
         assert_eq!(o.ret[0], 0x1111_1111_ffff_ffff);
         assert_eq!(o.ret[1], 0x1111_1111_0000_0000);
         assert_eq!(o.lds_final[0][0], 0x5555_5555_0000_0001);
         // cmpstore with DATA2 = vdst_init: the first lane matches.
         c.lanes[0].vdst_init = 0x9999_9999_ffff_ffff;
-        let o = expected("ds_cmpstore_rtn_b32", &c).unwrap();
+        let o = expected("ds_cmpstore_rtn_b32", &c, 3).unwrap();
         assert_eq!(o.ret[0], 0x9999_9999_ffff_ffff);
         assert_eq!(o.ret[1], 0x1111_1111_0000_0001);
         assert_eq!(o.lds_final[0][0], 0x5555_5555_0000_0001);

@@ -451,6 +451,26 @@ ds_cmpstore_b64 v1, v[2:3], v[3:4]
 ds_cmpstore_rtn_b64 v[5:6], v1, v[2:3], v[3:4]
 ds_storexchg_rtn_b32 v5, v1, v2
 ds_storexchg_rtn_b64 v[5:6], v1, v[2:3]
+ds_wrap_rtn_b32 v5, v1, v2, v3 offset:8
+ds_condxchg32_rtn_b64 v[5:6], v1, v[2:3] offset:4
+ds_storexchg_2addr_rtn_b32 v[5:6], v1, v2, v3 offset0:1 offset1:2
+ds_storexchg_2addr_stride64_rtn_b32 v[5:6], v1, v2, v3 offset1:3
+ds_storexchg_2addr_rtn_b64 v[5:8], v1, v[2:3], v[3:4] offset0:255
+ds_storexchg_2addr_stride64_rtn_b64 v[5:8], v1, v[2:3], v[3:4] offset0:1 offset1:2
+ds_add_f32 v1, v2 offset:4
+ds_add_rtn_f32 v5, v1, v2
+ds_min_f32 v1, v2
+ds_max_f32 v1, v2 offset:65535
+ds_min_rtn_f32 v5, v1, v2
+ds_max_rtn_f32 v5, v1, v2
+ds_min_f64 v1, v[2:3]
+ds_max_f64 v1, v[2:3]
+ds_min_rtn_f64 v[5:6], v1, v[2:3]
+ds_max_rtn_f64 v[5:6], v1, v[2:3] offset:16
+ds_cmpstore_f32 v1, v2, v3
+ds_cmpstore_rtn_f32 v5, v1, v2, v3
+ds_cmpstore_f64 v1, v[2:3], v[3:4]
+ds_cmpstore_rtn_f64 v[5:6], v1, v[2:3], v[3:4] offset:8
 ds_store_b8 v1, v2
 ds_store_b16 v1, v2
 ds_store_b32 v1, v2

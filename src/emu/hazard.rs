@@ -349,7 +349,7 @@ fn uses(inst: &Inst, wave64: bool) -> (Regs, Regs) {
             }
         }
         Inst::Vx(x) => {
-            let (r, w) = super::vext::uses(x);
+            let (r, w) = super::vext::uses(x, wave64);
             for (s, n) in r {
                 rd.src(s, n);
             }

@@ -24,11 +24,12 @@
 //!   nibble k % 8) — `__get_input_reg_lanes(i, k)`: register slot k, lanes
 //!   i, i + 16 (and i + 32, i + 48 in wave64).
 //! - B[k][j]: element k of lane j's B registers (the same slots, lane j).
-//! - C[i][j] and D[i][j]: VGPR i / (lanes / 16), lane 16 * (i % (lanes / 16))
-//!   + j — `__get_output_reg_lanes`: "regno = i / rows_per_reg_slot" with
-//!   `rows_per_reg_slot = wave_width / 16`, "lane = (N * (i % rows_per_vgpr)
-//!   + j) % wave_width". Wave32: 8 VGPRs, each holding rows 2v (lanes 0-15)
-//!   and 2v + 1 (lanes 16-31); wave64: 4 VGPRs ("V0 holds rows 0-3").
+//! - C[i][j] and D[i][j]: VGPR i / (lanes / 16), lane j plus 16 * (i %
+//!   (lanes / 16)) — `__get_output_reg_lanes`: "regno = i /
+//!   rows_per_reg_slot" with `rows_per_reg_slot = wave_width / 16`, "lane =
+//!   (N * (i % rows_per_vgpr) + j) % wave_width". Wave32: 8 VGPRs, each
+//!   holding rows 2v (lanes 0-15) and 2v + 1 (lanes 16-31); wave64: 4 VGPRs
+//!   ("V0 holds rows 0-3").
 //! - NEG[0] / NEG[1] (neg_lo) say whether A / B are signed (§7.9: "The
 //!   NEG[1:0] field is repurposed for the "IU" integer types to indicate
 //!   whether the inputs are signed or not (0=unsigned, 1=signed)"; LLVM

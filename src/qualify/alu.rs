@@ -2419,18 +2419,18 @@ fn wmma(m: &mut Machine, i: &AluInst, name: &str) -> Result<(), String> {
     let mut mat = [[[0i64; 16]; 16]; 2];
     for (which, base) in [a, b].into_iter().enumerate() {
         for r in 0..ab_regs {
-            for l in 0..m.lanes {
-                let word = reg(m, base + r, l)?;
-                if word != reg(m, base + r, l % 16)? {
+            for l in 16..m.lanes {
+                if reg(m, base + r, l)? != reg(m, base + r, l % 16)? {
                     return Err(format!(
                         "{name}: v{} lane {l} is not a copy of lane {} (wmma-unreplicated-error)",
                         base + r,
                         l % 16
                     ));
                 }
-                if l >= 16 {
-                    continue;
-                }
+            }
+            // Lane `mn` of the first 16: row mn of A, column mn of B.
+            for mn in 0..16usize {
+                let word = reg(m, base + r, mn)?;
                 for e in 0..32 / bits {
                     let k = r * (32 / bits) + e;
                     let field = (word as u64 >> (e * bits)) & ((1 << bits) - 1);
@@ -2439,12 +2439,8 @@ fn wmma(m: &mut Machine, i: &AluInst, name: &str) -> Result<(), String> {
                     } else {
                         field as i64
                     };
-                    // A: lane = row, B: lane = column.
-                    if which == 0 {
-                        mat[0][l][k] = v;
-                    } else {
-                        mat[1][k][l] = v;
-                    }
+                    let (row, col) = if which == 0 { (mn, k) } else { (k, mn) };
+                    mat[which][row][col] = v;
                 }
             }
         }

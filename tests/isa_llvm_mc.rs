@@ -696,13 +696,49 @@ fn whatever_dsxor_accepts_llvm_mc_accepts_identically() {
 /// LLVM text by llvm-mc, must be the words dsxor's encoder gives.
 #[test]
 fn alu_encodings_are_llvm_mcs() {
-    use dsxor::qualify::alu::{corpus_names, program_for, wave32_only};
+    use dsxor::isa::alu::{AluInst, Inst, Mods, Opnd};
+    use dsxor::qualify::alu::{corpus_names, program_for, wave32_only, wave64_only};
     let Some(mc) = common::llvm_mc() else { return };
     for wave64 in [false, true] {
         let mut lines = Vec::new();
         let mut words = Vec::new();
+        // The WMMA form beyond the corpus's wave64 programs: both wave
+        // sizes (C/D 8 VGPRs in wave32, 4 in wave64), C a VGPR range or an
+        // inline constant, D apart from C, every neg_lo and clamp.
+        for (k, name) in ["v_wmma_i32_16x16x16_iu8", "v_wmma_i32_16x16x16_iu4"]
+            .into_iter()
+            .cycle()
+            .take(16)
+            .enumerate()
+        {
+            let c = match k % 4 {
+                0 => Opnd::V(40),
+                1 => Opnd::Int(-16),
+                2 => Opnd::Int(64),
+                _ => Opnd::V(200),
+            };
+            let d = if k % 4 == 3 {
+                200
+            } else {
+                24 + 8 * (k as u8 % 3)
+            };
+            let i = AluInst::new(
+                name,
+                Some(Opnd::V(d)),
+                None,
+                vec![Opnd::V(0), Opnd::V(8), c],
+            )
+            .unwrap()
+            .with_mods(Mods {
+                neg_lo: (k % 4) as u8,
+                clamp: k % 3 == 0,
+                ..Default::default()
+            });
+            lines.push(Inst::One(i.clone()).text(wave64));
+            words.push(Inst::One(i).encode(wave64).unwrap());
+        }
         for name in corpus_names() {
-            if wave64 && wave32_only(name) {
+            if (wave64 && wave32_only(name)) || (!wave64 && wave64_only(name)) {
                 continue;
             }
             for k in 0..12 {

@@ -299,11 +299,11 @@ fn qualify_through_the_software_hip_runtime_agrees_everywhere() {
         "{text}"
     );
     for i in alu {
-        let want = if i["instruction"].as_str().unwrap().starts_with("v_dual_") {
-            6
-        } else {
-            12
-        };
+        let name = i["instruction"].as_str().unwrap();
+        // VOPD runs in wave32 only, WMMA in wave64 only.
+        let one_wave =
+            dsxor::qualify::alu::wave32_only(name) || dsxor::qualify::alu::wave64_only(name);
+        let want = if one_wave { 6 } else { 12 };
         assert_eq!(i["programs"], want, "{i}");
         assert_eq!(i["qualified"], true, "{i}");
     }
@@ -352,12 +352,12 @@ fn qualify_reports_a_wrong_hip_device_as_the_side_that_differs() {
 // The ALU corpus (integer SALU, VALU, VOPD in the harness kernel).
 // ---------------------------------------------------------------------------
 
-use dsxor::qualify::alu::{corpus_names, qualify_alu};
+use dsxor::qualify::alu::{corpus_names, qualify_alu, wave32_only, wave64_only};
 
 /// The software device agrees with the pseudocode (written from the RDNA3
 /// guide in `qualify::alu`, not from `emu`) on every ALU program of the
-/// corpus: every instruction and chain, both wave sizes (VOPD: wave32), 6
-/// programs each (every EXEC shape).
+/// corpus: every instruction and chain, both wave sizes (VOPD: wave32;
+/// WMMA: wave64), 6 programs each (every EXEC shape).
 #[test]
 fn the_software_device_agrees_with_the_pseudocode_on_every_alu_program() {
     let names = corpus_names();
@@ -385,11 +385,8 @@ fn the_software_device_agrees_with_the_pseudocode_on_every_alu_program() {
     assert!(ds.is_empty(), "{} disagreements", ds.len());
     assert_eq!(results.len(), names.len());
     for r in &results {
-        let want = if r.instruction.starts_with("v_dual_") {
-            6
-        } else {
-            12
-        };
+        let one_wave = wave32_only(&r.instruction) || wave64_only(&r.instruction);
+        let want = if one_wave { 6 } else { 12 };
         assert_eq!(r.programs, want, "{}", r.instruction);
         assert!(r.qualified, "{}", r.instruction);
     }

@@ -1473,6 +1473,10 @@ fn vgpr_extent(inst: &Inst) -> usize {
             .unwrap_or(0),
         // An M0-relative move may touch any VGPR.
         Inst::Vx(x) if x.op.movrel() => super::wave::VGPRS,
+        // A wave32 WMMA's C and D are 8 VGPRs.
+        Inst::Vx(x) if x.op.wmma() => {
+            (x.vdst as usize + 8).max(x.src.iter().map(v).max().unwrap_or(0) + 4)
+        }
         Inst::Vx(x) => r(x.vdst).max(x.src.iter().map(v).max().unwrap_or(0)),
         _ => 0,
     }
@@ -2908,6 +2912,7 @@ ops!(
     Movrelsd2B32 = "v_movrelsd_2_b32", SwaprelB32 = "v_swaprel_b32",
     QsadPkU16U8 = "v_qsad_pk_u16_u8", MqsadPkU16U8 = "v_mqsad_pk_u16_u8",
     MqsadU32U8 = "v_mqsad_u32_u8",
+    WmmaI32Iu8 = "v_wmma_i32_16x16x16_iu8", WmmaI32Iu4 = "v_wmma_i32_16x16x16_iu4",
 });
 
 impl XOp {
@@ -2933,6 +2938,11 @@ impl XOp {
             23 => Dot4U32U8,
             24 => Dot8I32Iu4,
             25 => Dot8U32U4,
+            // VOP3PInstructions.td: V_WMMA_I32_16X16X16_IU8 / _IU4 (gfx11
+            // opcodes 0x44 / 0x45; the RDNA3 guide's "VOP3P Instructions"
+            // opcodes 68 / 69; llvm-mc-22: `[0x08,0x40,0x44,0xcc,...]`).
+            0x44 => WmmaI32Iu8,
+            0x45 => WmmaI32Iu4,
             _ => return None,
         })
     }
@@ -2995,6 +3005,10 @@ impl XOp {
         use XOp::*;
         matches!(self, Dot4I32Iu8 | Dot4U32U8 | Dot8I32Iu4 | Dot8U32U4)
     }
+    /// An integer WMMA (executed by `wmma.rs`).
+    pub fn wmma(self) -> bool {
+        matches!(self, XOp::WmmaI32Iu8 | XOp::WmmaI32Iu4)
+    }
     /// An M0-relative VGPR move (VOP1 / its VOP3 form).
     pub fn movrel(self) -> bool {
         use XOp::*;
@@ -3009,18 +3023,31 @@ impl XOp {
         match self {
             PkMadI16 | PkMadU16 | Dot4I32Iu8 | Dot4U32U8 | Dot8I32Iu4 | Dot8U32U4 | MaxminI32
             | MaxminU32 | MinmaxI32 | MinmaxU32 | Permlane16B32 | Permlanex16B32 | QsadPkU16U8
-            | MqsadPkU16U8 | MqsadU32U8 => 3,
+            | MqsadPkU16U8 | MqsadU32U8 | WmmaI32Iu8 | WmmaI32Iu4 => 3,
             Permlane64B32 | MovrelsB32 | MovreldB32 | MovrelsdB32 | Movrelsd2B32 | SwaprelB32 => 1,
             _ => 2,
         }
     }
     /// Dwords of source `k` and of the destination (the quad SADs' wide
-    /// operands: "S0[63:0]", "S2[127:0]", "D0.b64"/"D0.b128").
+    /// operands: "S0[63:0]", "S2[127:0]", "D0.b64"/"D0.b128"); for a WMMA
+    /// its wave32 widths, the larger ([`XOp::widths_in`] gives each wave
+    /// size's).
     pub fn widths(self) -> ([u32; 3], u32) {
+        self.widths_in(false)
+    }
+    /// [`XOp::widths`] in a wave of the given size. WMMA (LLVM
+    /// VOP3PInstructions.td, `VOP_V8I32_V4I32_V4I32_V8I32` and
+    /// `VOP_V4I32_V4I32_V4I32_V4I32`): A and B are 4 VGPRs for iu8, 2 for
+    /// iu4 in both wave sizes; C and D are 8 VGPRs in wave32, 4 in wave64
+    /// (RDNA3 guide §7.9: "Wave64: Uses 4 VGPRs").
+    pub fn widths_in(self, wave64: bool) -> ([u32; 3], u32) {
         use XOp::*;
+        let cd = if wave64 { 4 } else { 8 };
         match self {
             QsadPkU16U8 | MqsadPkU16U8 => ([2, 1, 2], 2),
             MqsadU32U8 => ([2, 1, 4], 4),
+            WmmaI32Iu8 => ([4, 4, cd], cd),
+            WmmaI32Iu4 => ([2, 2, cd], cd),
             _ => ([1, 1, 1], 1),
         }
     }
@@ -3119,7 +3146,7 @@ fn decode_vop3p(w: &[u32]) -> (Inst, usize) {
                 "VOP3P",
                 opc,
                 None,
-                "opcode not modelled (float packed math, WMMA)",
+                "opcode not modelled (float packed math, float WMMA)",
                 &w[..2],
             ),
             2,
@@ -3149,7 +3176,11 @@ fn decode_vop3p(w: &[u32]) -> (Inst, usize) {
             n,
         )
     };
-    if op.dot() {
+    if op.wmma() {
+        if let Err(why) = wmma_operand_rules(&x, lit) {
+            return fail(why);
+        }
+    } else if op.dot() {
         // The dot products take whole dwords: no op_sel (llvm-mc refuses
         // it); neg_lo is the signedness select of the iu forms only.
         let signs_ok = if matches!(op, XOp::Dot4I32Iu8 | XOp::Dot8I32Iu4) {
@@ -3185,6 +3216,50 @@ fn decode_vop3p(w: &[u32]) -> (Inst, usize) {
         }
     }
     (Inst::Vx(Box::new(x)), n)
+}
+
+/// What the integer WMMA's encoding may hold (RDNA3 guide §7.9: "NEG[1:0]
+/// indicates whether SRC0 and 1 are signed or unsigned, and NEG[2] and
+/// NEG_HI[2:0] must be zero"; "Inline constants: can only be used for
+/// C-matrix"; LLVM's VOPProfileWMMA: A and B are `VRegSrc_128`/`_64`, no
+/// op_sel for the integer forms, and llvm-mc refuses SGPRs, literals and
+/// op_sel there). A field the guide says must be zero, a float inline
+/// constant as C (what an i32 element would get is not said), or a range
+/// past v255 even in wave64 is not modelled (the wave-size-dependent checks
+/// are `wmma.rs`'s).
+fn wmma_operand_rules(x: &XInst, lit: bool) -> Result<(), String> {
+    let name = x.op.name();
+    let (sw, dw) = x.op.widths_in(true);
+    let vgpr_fits = |s: Src, n: u32| matches!(s, Src::V(r) if r as u32 + n <= 256);
+    if lit {
+        return Err(format!("{name}: a literal operand is not allowed"));
+    }
+    if x.op_sel != 0 || x.op_sel_hi != 0b111 {
+        return Err(format!("{name}: op_sel/op_sel_hi are not modelled"));
+    }
+    if x.neg_hi != 0 || x.neg_lo & 4 != 0 {
+        return Err(format!(
+            "{name}: neg_lo[2] and neg_hi must be zero (RDNA3 guide §7.9)"
+        ));
+    }
+    if !vgpr_fits(x.src[0], sw[0]) || !vgpr_fits(x.src[1], sw[1]) {
+        return Err(format!("{name}: A and B must be VGPR ranges within v255"));
+    }
+    let c_ok = match x.src[2] {
+        Src::V(_) => vgpr_fits(x.src[2], sw[2]),
+        // Integer inline constants 0, 1..64, -1..-16 (codes 128..=208).
+        Src::Const(c) => (128..=208).contains(&c),
+        _ => false,
+    };
+    if !c_ok {
+        return Err(format!(
+            "{name}: C must be a VGPR range within v255 or an integer inline constant"
+        ));
+    }
+    if x.vdst as u32 + dw > 256 {
+        return Err(format!("{name}: D runs past v255"));
+    }
+    Ok(())
 }
 
 /// The VOP1 encodings of [`XOp`]; None when `op` is not one.

@@ -516,7 +516,7 @@ pub fn disasm(inst: &Inst, wave64: bool) -> String {
         Inst::Valu16(v) => valu16(v, wave64),
         Inst::Ds(d) => ds(d),
         Inst::Flat(f) => flat(f),
-        Inst::Vx(x) => vx(x),
+        Inst::Vx(x) => vx(x, wave64),
         Inst::Unsupported(u) => format!("<unsupported: {u}>"),
     }
 }
@@ -557,8 +557,8 @@ pub fn sopp_text(name: &str, simm16: u16) -> Option<String> {
 }
 
 /// The instruction in LLVM's syntax (as `llvm-objdump -d` prints it).
-fn vx(x: &XInst) -> String {
-    let (sw, dw) = x.op.widths();
+fn vx(x: &XInst, wave64: bool) -> String {
+    let (sw, dw) = x.op.widths_in(wave64);
     let s = |k: usize| src(x.src[k], sw[k]);
     let dst = if dw == 1 {
         format!("v{}", x.vdst)
@@ -580,10 +580,11 @@ fn vx(x: &XInst) -> String {
     let used = (1u8 << n) - 1;
     match x.enc {
         XEnc::Vop3p => {
-            if !x.op.dot() && x.op_sel & used != 0 {
+            let whole = x.op.dot() || x.op.wmma();
+            if !whole && x.op_sel & used != 0 {
                 out += &format!(" op_sel:[{}]", bits(x.op_sel));
             }
-            if !x.op.dot() && x.op_sel_hi & used != used {
+            if !whole && x.op_sel_hi & used != used {
                 out += &format!(" op_sel_hi:[{}]", bits(x.op_sel_hi));
             }
             if x.neg_lo & used != 0 {

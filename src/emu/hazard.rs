@@ -393,7 +393,7 @@ fn uses(inst: &Inst, wave64: bool, m0: u32) -> (Regs, Regs) {
             }
         }
         Inst::Vx(x) => {
-            let (r, w) = super::vext::uses(x, m0);
+            let (r, w) = super::vext::uses(x, wave64, m0);
             for (s, n) in r {
                 rd.src(s, n);
             }

@@ -23,6 +23,7 @@ pub mod mem;
 pub mod valu16;
 pub mod vext;
 pub mod wave;
+pub mod wmma;
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;

@@ -23,6 +23,8 @@
 //!   own words).
 //! - [`MOVREL_OUT_OF_RANGE`]: an M0-relative index past v255 is an error.
 //!
+//! The integer WMMAs are executed by `wmma.rs` (its own policies).
+//!
 //! This file sees a wave only through [`VxWave`] (implemented by `wave::Wave`),
 //! as `ds.rs` does through `DsWave`.
 
@@ -77,6 +79,22 @@ pub trait VxWave {
     fn scalar32(&self, s: Src) -> u32;
     /// A scalar operand's 64-bit value.
     fn scalar64(&self, s: Src) -> u64;
+}
+
+/// The integer WMMAs (`wmma.rs`) see a wave through this.
+impl<W: VxWave + ?Sized> super::wmma::MatrixWave for W {
+    fn lane_count(&self) -> u32 {
+        VxWave::lane_count(self)
+    }
+    fn vrow(&self, r: usize) -> &[u32] {
+        VxWave::vrow(self, r)
+    }
+    fn vrow_mut(&mut self, r: usize) -> &mut [u32] {
+        VxWave::vrow_mut(self, r)
+    }
+    fn scalar32(&self, s: Src) -> u32 {
+        VxWave::scalar32(self, s)
+    }
 }
 
 /// Lane `l`'s 32-bit value of `s`.
@@ -209,6 +227,7 @@ pub fn exec<W: VxWave + ?Sized>(w: &mut W, x: &XInst) -> Result<(), VxError> {
     let active = |l: usize| exec >> l & 1 == 1;
     let op = x.op;
     match op {
+        _ if op.wmma() => super::wmma::exec(w, x).map_err(|e| VxError(e.0))?,
         _ if op.packed() => {
             let mut out = [0u32; 64];
             for (l, o) in out.iter_mut().enumerate().take(lanes) {
@@ -437,12 +456,13 @@ fn movrel<W: VxWave + ?Sized>(
 pub type Uses = (Vec<(Src, u32)>, Vec<(u8, u32)>);
 
 /// Registers `x` reads (operand, dwords) and VGPRs it writes (first,
-/// dwords), for the hazard checker, with `m0` the wave's M0 as `x` is about
-/// to run: a movrel lists M0 and the registers the index lands on (as
-/// [`movrel_indices`] gives them; an index past v255 lists only M0 and the
-/// static operands, and the move itself stops the wave).
-pub fn uses(x: &XInst, m0: u32) -> Uses {
-    let (sw, dw) = x.op.widths();
+/// dwords) in a wave of the given size, for the hazard checker, with `m0`
+/// the wave's M0 as `x` is about to run: a movrel lists M0 and the
+/// registers the index lands on (as [`movrel_indices`] gives them; an index
+/// past v255 lists only M0 and the static operands, and the move itself
+/// stops the wave).
+pub fn uses(x: &XInst, wave64: bool, m0: u32) -> Uses {
+    let (sw, dw) = x.op.widths_in(wave64);
     let mut rd: Vec<(Src, u32)> = (0..x.op.arity()).map(|k| (x.src[k], sw[k])).collect();
     let mut wr = vec![(x.vdst, dw)];
     match x.op {

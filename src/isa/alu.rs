@@ -29,11 +29,13 @@
 //! -1..-16 = 192 + |n|, literal 255, VGPR n = 256 + n.
 //!
 //! Modifiers ([`Mods`]): VOP3P's op_sel / op_sel_hi / neg_lo (the dot
-//! products' signedness selects) / clamp, and VOP3's op_sel (v_permlane*16's
-//! fetch-inactive and bound-ctrl bits); LLVM prints each only where it is
-//! not the default. What is not here: abs/neg/omod of VOP3, neg_hi,
-//! DPP/SDWA, float operations and float inline constants, the float and
-//! WMMA VOP3P ops, and the VOPD float halves. VOPD is wave32 only
+//! products' and the integer WMMAs' signedness selects) / clamp, and
+//! VOP3's op_sel (v_permlane*16's fetch-inactive and bound-ctrl bits);
+//! LLVM prints each only where it is not the default. The integer WMMAs
+//! (`v_wmma_i32_16x16x16_iu8/iu4`) take [`Kind::Acc`] C/D operands whose
+//! width is the wave size's. What is not here: abs/neg/omod of VOP3,
+//! neg_hi, DPP/SDWA, float operations and float inline constants, the
+//! float VOP3P and WMMA ops, and the VOPD float halves. VOPD is wave32 only
 //! (llvm-mc: "instruction requires wavesize=32").
 
 use std::fmt::Write as _;
@@ -100,6 +102,13 @@ pub enum Kind {
     /// A 16-bit source: a VGPR half, or an SGPR, integer inline constant
     /// or literal (its low 16 bits).
     Any16,
+    /// A WMMA's D: 8 VGPRs in wave32, 4 in wave64 (LLVM
+    /// VOP3PInstructions.td `VOPProfileWMMA`: `VDst_256` / `VDst_128`).
+    Acc,
+    /// A WMMA's C: the VGPRs of [`Kind::Acc`] or an integer inline
+    /// constant (`VISrc_256_*` / `VISrc_128_*`; RDNA3 guide §7.9: "Inline
+    /// constants: can only be used for C-matrix").
+    AccSrc,
 }
 
 /// One instruction of the table.
@@ -177,6 +186,8 @@ const VSS: &[Kind] = &[V32, S32, S32];
 const V1: &[Kind] = &[V32];
 const QSAD: &[Kind] = &[Any64, Any32, Any64];
 const MQSAD: &[Kind] = &[Any64, Any32, V128];
+const WMMA8: &[Kind] = &[V128, V128, AccSrc];
+const WMMA4: &[Kind] = &[V64, V64, AccSrc];
 
 /// Every instruction dsxor can encode here, by LLVM mnemonic. Opcodes from
 /// `llvm-mc-22 -mcpu=gfx1100 -show-encoding` (checked by
@@ -353,6 +364,11 @@ pub const ALU_OPS: &[AluOp] = &[
     op("v_dot4_u32_u8", Vop3p, 0x17, V32, AAA),
     op("v_dot8_i32_iu4", Vop3p, 0x18, V32, AAA),
     op("v_dot8_u32_u4", Vop3p, 0x19, V32, AAA),
+    // WMMA (VOP3PInstructions.td `V_WMMA_I32_16X16X16_IU8/IU4`, gfx11
+    // opcodes 0x44 / 0x45): A and B 4 VGPRs (iu8) or 2 (iu4); neg_lo[1:0]
+    // the signedness of A and B, clamp; no op_sel.
+    op("v_wmma_i32_16x16x16_iu8", Vop3p, 0x44, Acc, WMMA8),
+    op("v_wmma_i32_16x16x16_iu4", Vop3p, 0x45, Acc, WMMA4),
     // VOPC: e32 writes VCC, e64 a mask SGPR, v_cmpx EXEC (gfx11: no sdst).
     op("v_cmp_lt_i32_e32", Vopc, 0x41, Vcc, AV),
     op("v_cmp_eq_i32_e32", Vopc, 0x42, Vcc, AV),
@@ -552,9 +568,21 @@ fn is64(k: Kind, wave64: bool) -> bool {
     matches!(k, S64 | V64 | Any64) || (matches!(k, Mask | Vcc) && wave64)
 }
 
+/// VGPRs of a WMMA's C / D ([`Kind::Acc`]).
+fn acc_regs(wave64: bool) -> u16 {
+    if wave64 {
+        4
+    } else {
+        8
+    }
+}
+
 fn opnd_text(o: Opnd, k: Kind, wave64: bool) -> String {
     let wide = is64(k, wave64);
     match o {
+        Opnd::V(n) if matches!(k, Acc | AccSrc) => {
+            format!("v[{n}:{}]", n as u16 + acc_regs(wave64) - 1)
+        }
         Opnd::V(n) if k == V128 => format!("v[{n}:{}]", n as u16 + 3),
         Opnd::V(n) if wide => format!("v[{n}:{}]", n as u16 + 1),
         Opnd::V(n) => format!("v{n}"),
@@ -581,11 +609,18 @@ fn src_code(
         why,
     };
     let wide = is64(k, wave64);
-    let vgpr_ok = matches!(k, V32 | V64 | V128 | Any32 | Any64 | V16 | Any16);
+    let vgpr_ok = matches!(
+        k,
+        V32 | V64 | V128 | Any32 | Any64 | V16 | Any16 | Acc | AccSrc
+    );
     let scalar_ok = matches!(k, S32 | S64 | Any32 | Any64 | Mask | Any16);
+    let acc = matches!(k, Acc | AccSrc);
     match o {
         Opnd::V(n) if vgpr_ok => {
-            if (wide && n == 255) || (k == V128 && n > 252) {
+            if (wide && n == 255)
+                || (k == V128 && n > 252)
+                || (acc && n as u16 + acc_regs(wave64) > 256)
+            {
                 return Err(bad(format!("v{n} and up run past v255")));
             }
             Ok((256 + n as u32, Option::None))
@@ -604,7 +639,7 @@ fn src_code(
             Ok((n as u32, Option::None))
         }
         Opnd::Vcc if scalar_ok => Ok((106, Option::None)),
-        Opnd::Int(n) if scalar_ok => match n {
+        Opnd::Int(n) if scalar_ok || k == AccSrc => match n {
             0..=64 => Ok((128 + n as u32, Option::None)),
             -16..=-1 => Ok((192 + n.unsigned_abs() as u32, Option::None)),
             _ => Err(bad(format!("{n} is not an integer inline constant"))),
@@ -844,7 +879,7 @@ impl AluInst {
         let dst = |k: Kind| -> Result<u32, AluError> {
             let d = self.dst.ok_or_else(|| rule("no destination"))?;
             match k {
-                V32 | V64 | V128 => vgpr(d, n, 0),
+                V32 | V64 | V128 | Acc => vgpr(d, n, 0),
                 // A 16-bit destination: e32 carries the half in bit 7.
                 V16 if op.format == Vop1 => {
                     Ok(vgpr(d, n, 0)? | e32_half(self.dst.as_ref(), self.dst_hi(), 0)?)
@@ -865,6 +900,19 @@ impl AluInst {
         let modded = m != Mods::default();
         if modded && !self.is16() && !matches!(op.format, Vop3 | Vop3p) {
             return Err(rule("modifiers on a format without them"));
+        }
+        if op.dst == Acc {
+            // The integer WMMA: neg_lo[1:0] and clamp only (RDNA3 guide
+            // §7.9: "NEG[2] and NEG_HI[2:0] must be zero"; llvm-mc takes no
+            // op_sel there), D within v255.
+            if m.op_sel != 0 || m.op_sel_hi != 0b111 || m.neg_lo & !3 != 0 {
+                return Err(rule("a WMMA takes only neg_lo[1:0] and clamp"));
+            }
+            if let Some(Opnd::V(d)) = self.dst {
+                if d as u16 + acc_regs(wave64) > 256 {
+                    return Err(rule("D runs past v255"));
+                }
+            }
         }
         let mut words = match op.format {
             Sop2 => vec![

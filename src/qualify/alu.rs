@@ -68,6 +68,15 @@
 //! `PERMLANE_INACTIVE_SOURCE`, `PERMLANE64_WAVE32` (restated there, not
 //! imported: the pseudocode shares no code with `emu`).
 //!
+//! The integer WMMAs (`v_wmma_i32_16x16x16_iu8/iu4`, [`wmma_program`])
+//! run in wave64 only ([`wave64_only`]: in wave32 D alone fills the block)
+//! with random neg_lo signedness and clamp, C = D in place or an inline
+//! constant, on inputs whose A and B are replicated across the 16-lane
+//! groups as the guide requires ([`replicate_wmma_inputs`]); their
+//! pseudocode is [`wmma`], restating `emu::wmma`'s policies
+//! (wmma-exec-all-lanes, wmma-clamp-saturates, wmma-unreplicated-error,
+//! wmma-overlap-error).
+//!
 //! Not in the corpus (honestly: not qualified): float and DPP/SDWA
 //! operations; the modifiers abs, neg and omod, clamp elsewhere, OPSEL on
 //! 32-bit operands, and float inline constants in 16-bit operands; SOPK (the
@@ -406,6 +415,8 @@ pub const CORPUS_OPS: &[&str] = &[
     "v_dot4_u32_u8",
     "v_dot8_i32_iu4",
     "v_dot8_u32_u4",
+    "v_wmma_i32_16x16x16_iu8",
+    "v_wmma_i32_16x16x16_iu4",
     "v_dual_mov_b32",
     "v_dual_cndmask_b32",
     "v_dual_add_nc_u32",
@@ -429,6 +440,14 @@ pub fn corpus_names() -> Vec<&'static str> {
 /// Whether `name` only runs in wave32 (VOPD).
 pub fn wave32_only(name: &str) -> bool {
     name.starts_with("v_dual_")
+}
+
+/// Whether `name` only runs in wave64 here: the integer WMMAs. In wave32
+/// their D alone is 8 VGPRs, the whole block v16..v23, and D may not
+/// overlap A or B (LLVM VOP3PInstructions.td: "Matrices A and B cannot
+/// overlap with D"), so no wave32 WMMA fits the harness; in wave64 D is 4.
+pub fn wave64_only(name: &str) -> bool {
+    name.starts_with("v_wmma_")
 }
 
 /// Values at the boundaries integer ops care about: 0, ±1, the signed
@@ -593,6 +612,8 @@ fn source(
             _ => int(rng),
         },
         Mask => mask(rng, wave64),
+        // The WMMAs' C / D (their programs come from `wmma_program`).
+        Acc | AccSrc => Opnd::V(V_BASE + 4),
         None | Vcc => Opnd::Vcc,
     }
 }
@@ -734,6 +755,12 @@ pub fn program_for(
             y.srcs[0] = bank(&mut rng, 2 + k);
         }
         return Ok(vec![Inst::Dual(x, y)]);
+    }
+    if wave64_only(name) {
+        if !wave64 {
+            return Err(bad("runs in wave64 only (see wave64_only)".into()));
+        }
+        return wmma_program(name, &mut rng).map_err(|e| bad(e.to_string()));
     }
     let op = alu_op(name).ok_or_else(|| bad("not in the ALU table".into()))?;
     use crate::isa::alu::Kind;
@@ -877,6 +904,74 @@ pub fn program_for(
         Inst::One(a) => vec![Inst::One(a.with_mods(mods))],
         other => vec![other],
     })
+}
+
+/// A wave64 integer WMMA within the block: D = v[20:23] (4 VGPRs in
+/// wave64); C is D itself ("The typical case is that C and D are the
+/// same", RDNA3 guide §7.9) or, a third of the time, an integer inline
+/// constant; A and B take v16..v19, which D may not overlap: iu4's two
+/// 2-VGPR matrices are v[16:17] and v[18:19] in either order, or the same
+/// pair a quarter of the time; iu8's 4-VGPR A and B are both v[16:19] (A
+/// may overlap B: neither LLVM's constraints nor the guide forbid it), so
+/// its programs compute A * A^T + C. neg_lo[1:0] (the signedness of A and
+/// B) and clamp are random.
+fn wmma_program(name: &str, rng: &mut ChaCha8Rng) -> Result<Vec<Inst>, crate::isa::alu::AluError> {
+    let (a, b) = if name.ends_with("iu8") {
+        (16, 16)
+    } else if rng.random_bool(0.25) {
+        let p = 16 + 2 * rng.random_range(0..2u8);
+        (p, p)
+    } else if rng.random_bool(0.5) {
+        (16, 18)
+    } else {
+        (18, 16)
+    };
+    let c = if rng.random_range(0..3u32) == 0 {
+        int(rng)
+    } else {
+        Opnd::V(20)
+    };
+    let mods = crate::isa::alu::Mods {
+        neg_lo: rng.random_range(0..4u8),
+        clamp: rng.random_bool(0.5),
+        ..Default::default()
+    };
+    let i = AluInst::new(
+        name,
+        Some(Opnd::V(20)),
+        None,
+        vec![Opnd::V(a), Opnd::V(b), c],
+    )?;
+    Ok(vec![Inst::One(i.with_mods(mods))])
+}
+
+/// Make a WMMA program's input legal: the guide requires A and B
+/// replicated across the wave (§7.9: "A and B matrices: lanes 0-15 data
+/// are replicated into lanes 16-31 (for wave64: also into lanes 32-47 and
+/// 48-63)"), so every lane of their VGPRs takes lane `l % 16`'s value. C is
+/// left random; other programs' inputs are left alone.
+pub fn replicate_wmma_inputs(insts: &[Inst], st: &mut AluState) {
+    for inst in insts {
+        let Inst::One(i) = inst else { continue };
+        if !wave64_only(i.op.name) {
+            continue;
+        }
+        let regs = if i.op.name.ends_with("iu8") { 4 } else { 2 };
+        for src in &i.srcs[..2] {
+            let Opnd::V(n) = *src else { continue };
+            for r in n..n + regs {
+                let Some(k) = (r as usize)
+                    .checked_sub(V_BASE as usize)
+                    .filter(|k| *k < BLOCK)
+                else {
+                    continue;
+                };
+                for l in 16..st.v.len() {
+                    st.v[l][k] = st.v[l % 16][k];
+                }
+            }
+        }
+    }
 }
 
 fn name_static(name: &str) -> &'static str {
@@ -1174,6 +1269,9 @@ fn one(m: &mut Machine, i: &AluInst) -> Result<(), String> {
     }
     if name.starts_with("v_cmp") {
         return vopc(m, i, name);
+    }
+    if name.starts_with("v_wmma_") {
+        return wmma(m, i, name);
     }
     if let Some(r) = packed_and_lanes(m, i, name) {
         return r;
@@ -2207,6 +2305,7 @@ pub fn qualify_alu(
             .iter()
             .map(|(w, _)| *w)
             .filter(|w| *w == WaveSize::Wave32 || !wave32_only(name))
+            .filter(|w| *w == WaveSize::Wave64 || !wave64_only(name))
             .collect();
         let mut r = AluResult {
             instruction: name.to_string(),
@@ -2220,7 +2319,8 @@ pub fn qualify_alu(
             for k in 0..cases {
                 let insts = program_for(name, wave64, seed, k)?;
                 let bytes = program(code, &insts, wave64)?;
-                let (input, exec) = input(seed, *wave, k);
+                let (mut input, exec) = input(seed, *wave, k);
+                replicate_wmma_inputs(&insts, &mut input);
                 let lanes = input.v.len();
                 let run = |b: &mut dyn Backend, side: &'static str| {
                     let d = dispatch(&bytes, &input, timeout);
@@ -2269,6 +2369,107 @@ pub fn qualify_alu(
         results.push(r);
     }
     Ok((results, disagreements))
+}
+
+/// The integer WMMAs, from the RDNA3 guide: the pseudocode
+/// (V_WMMA_I32_16X16X16_IU8: "saved_exec = EXEC; EXEC = 64'B(-1); eval
+/// "D0.i32(16x16) = S0.iu8(16x16) * S1.iu8(16x16) + S2.i32(16x16)"; EXEC =
+/// saved_exec"; IU4 with `iu4`) and §7.9's VGPR views, read from the
+/// register side: lane m of A's VGPRs holds row m of A ("A Matrix: VGPR
+/// View for Wave32 – Column Major"), its 16 K elements packed from bit 0 of
+/// the first VGPR up, 8 or 4 bits each; lane n of B's holds column n of B
+/// the same way; VGPR v of C/D holds rows (lanes / 16) * v + lane / 16,
+/// column lane % 16 ("one VGPR holds 2 rows"; "Wave64: ... V0 holds rows
+/// 0-3"); "NEG[1:0] ... whether the inputs are signed or not (0=unsigned,
+/// 1=signed)", NEG[0] for A, NEG[1] for B. Restating `emu::wmma`'s policies
+/// where the guide is silent or disagrees: every lane is written
+/// ("wmma-exec-all-lanes", the pseudocode's EXEC = -1); clamp saturates the
+/// exact sum to i32, without it the sum wraps ("wmma-clamp-saturates";
+/// §7.2.3.1 says WMMA ignores clamp, LLVM encodes its intrinsic's clamp
+/// there); copies of A/B that differ across the 16-lane groups are an
+/// error ("wmma-unreplicated-error"), as is D overlapping A, B or
+/// (without being it) C ("wmma-overlap-error").
+fn wmma(m: &mut Machine, i: &AluInst, name: &str) -> Result<(), String> {
+    let bits: usize = if name.ends_with("iu8") { 8 } else { 4 };
+    let ab_regs = 16 * bits / 32;
+    let cd_regs = 16 * 16 / m.lanes;
+    let rows_per_vgpr = m.lanes / 16;
+    let vgpr = |o: Option<&Opnd>, what: &str| match o {
+        Some(Opnd::V(n)) => Ok(*n as usize),
+        other => Err(format!("{name}: {what} is {other:?}, not a VGPR")),
+    };
+    let (a, b) = (vgpr(i.srcs.first(), "A")?, vgpr(i.srcs.get(1), "B")?);
+    let d = match i.dst {
+        Some(Opnd::V(n)) => n as usize,
+        other => return Err(format!("{name}: D is {other:?}")),
+    };
+    let c = i.srcs.get(2).copied().ok_or(format!("{name}: no C"))?;
+    let inter = |x: usize, nx: usize, y: usize, ny: usize| x < y + ny && y < x + nx;
+    let c_bad =
+        matches!(c, Opnd::V(n) if n as usize != d && inter(n as usize, cd_regs, d, cd_regs));
+    if inter(a, ab_regs, d, cd_regs) || inter(b, ab_regs, d, cd_regs) || c_bad {
+        return Err(format!("{name}: D overlaps A, B or C (wmma-overlap-error)"));
+    }
+    let reg = |m: &Machine, r: usize, l: usize| -> Result<u32, String> {
+        Ok(m.st.v[l][Machine::vidx(r as u8, "operand")?])
+    };
+    // A[row][k] and B[k][col] as signed/unsigned values, from lanes 0-15,
+    // after checking every other lane holds the same (the replication).
+    let signed = [i.mods.neg_lo & 1 == 1, i.mods.neg_lo & 2 == 2];
+    let mut mat = [[[0i64; 16]; 16]; 2];
+    for (which, base) in [a, b].into_iter().enumerate() {
+        for r in 0..ab_regs {
+            for l in 16..m.lanes {
+                if reg(m, base + r, l)? != reg(m, base + r, l % 16)? {
+                    return Err(format!(
+                        "{name}: v{} lane {l} is not a copy of lane {} (wmma-unreplicated-error)",
+                        base + r,
+                        l % 16
+                    ));
+                }
+            }
+            // Lane `mn` of the first 16: row mn of A, column mn of B.
+            for mn in 0..16usize {
+                let word = reg(m, base + r, mn)?;
+                for e in 0..32 / bits {
+                    let k = r * (32 / bits) + e;
+                    let field = (word as u64 >> (e * bits)) & ((1 << bits) - 1);
+                    let v = if signed[which] {
+                        sext(field, bits as u32)
+                    } else {
+                        field as i64
+                    };
+                    let (row, col) = if which == 0 { (mn, k) } else { (k, mn) };
+                    mat[which][row][col] = v;
+                }
+            }
+        }
+    }
+    let mut writes = Vec::new();
+    for v in 0..cd_regs {
+        for l in 0..m.lanes {
+            let (row, col) = (v * rows_per_vgpr + l / 16, l % 16);
+            let acc = match c {
+                Opnd::V(n) => reg(m, n as usize + v, l)? as i32 as i64,
+                Opnd::Int(k) => k as i64,
+                other => return Err(format!("{name}: C is {other:?}")),
+            };
+            let sum: i64 = acc
+                + (0..16)
+                    .map(|k| mat[0][row][k] * mat[1][k][col])
+                    .sum::<i64>();
+            let r = if i.mods.clamp {
+                sum.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32
+            } else {
+                sum as u32
+            };
+            writes.push((l, d + v, r));
+        }
+    }
+    for (l, r, val) in writes {
+        m.st.v[l][Machine::vidx(r as u8, "destination")?] = val;
+    }
+    Ok(())
 }
 
 /// The packed integer ops, dot products, v_maxmin/v_minmax, lane permutes

@@ -808,6 +808,12 @@ v_dot4_u32_u8 v1, v2, v3, v4
 v_dot4_u32_u8 v1, v2, v3, v4 clamp
 v_dot8_i32_iu4 v1, v2, v3, v4 neg_lo:[0,1,0]
 v_dot8_u32_u4 v1, v2, v3, v4 clamp
+v_wmma_i32_16x16x16_iu8 v[8:15], v[0:3], v[4:7], v[8:15]
+v_wmma_i32_16x16x16_iu8 v[16:23], v[0:3], v[4:7], v[8:15] neg_lo:[1,1,0] clamp
+v_wmma_i32_16x16x16_iu8 v[8:15], v[0:3], v[0:3], -16 neg_lo:[0,1,0]
+v_wmma_i32_16x16x16_iu8 v[248:255], v[0:3], v[4:7], v[248:255]
+v_wmma_i32_16x16x16_iu4 v[8:15], v[0:1], v[2:3], v[8:15] neg_lo:[1,0,0]
+v_wmma_i32_16x16x16_iu4 v[16:23], v[4:5], v[6:7], 64 clamp
 v_maxmin_i32 v1, v2, v3, v4
 v_maxmin_u32 v1, s2, 7, v4
 v_minmax_i32 v1, v2, -3, 0x12345

@@ -183,10 +183,10 @@ fn ds_condxchg32_rtn_b64_writes_each_dword_whose_bit_31_is_set() {
                 for l in 0..64 {
                     set_pair(w, 4, l, 0xabc);
                 }
-                for q in 0..4 {
+                for (q, d) in data.iter().enumerate() {
                     for l in [q, q + 32] {
                         w.set_vgpr(0, l, 8 * q as u32);
-                        set_pair(w, 2, l, data[q]);
+                        set_pair(w, 2, l, *d);
                     }
                 }
             },

@@ -108,21 +108,46 @@ pub const F64_EDGES: &[u64] = &[
     0x3ff0_0000_0000_0001,
 ];
 
-/// An f32 corpus value: an edge two times in three, else random bits.
+/// The f32 values the policies turn on, drawn more often than the other
+/// edges so that pairs of them (-0 against +0, a NaN against a number,
+/// 1 + 2^-24) meet within a few programs.
+const F32_HOT: &[u32] = &[
+    0x0000_0000,
+    0x8000_0000,
+    0x3f80_0000,
+    0x3380_0000,
+    0x7fc0_0000,
+    0x7f80_0001,
+    0x0000_0001,
+    0x7f80_0000,
+];
+
+/// The f64 values the policies turn on, as [`F32_HOT`].
+const F64_HOT: &[u64] = &[
+    0x0000_0000_0000_0000,
+    0x8000_0000_0000_0000,
+    0x3ff0_0000_0000_0000,
+    0x7ff8_0000_0000_0000,
+    0x7ff0_0000_0000_0001,
+    0x0000_0000_0000_0001,
+    0x7ff0_0000_0000_0000,
+];
+
+/// An f32 corpus value: a hot value, an edge or random bits, a third each.
 pub fn f32_value(rng: &mut ChaCha8Rng) -> u32 {
-    if rng.random_range(0..3u32) < 2 {
-        F32_EDGES[rng.random_range(0..F32_EDGES.len())]
-    } else {
-        rng.random()
+    match rng.random_range(0..3u32) {
+        0 => F32_HOT[rng.random_range(0..F32_HOT.len())],
+        1 => F32_EDGES[rng.random_range(0..F32_EDGES.len())],
+        _ => rng.random(),
     }
 }
 
 /// An f64 corpus value, as [`f32_value`].
 pub fn f64_value(rng: &mut ChaCha8Rng) -> u64 {
-    if rng.random_range(0..3u32) < 2 {
-        F64_EDGES[rng.random_range(0..F64_EDGES.len())]
-    } else {
-        rng.random()
+    match rng.random_range(0..3u32) {
+        0 => F64_HOT[rng.random_range(0..F64_HOT.len())],
+        1 => F64_EDGES[rng.random_range(0..F64_EDGES.len())],
+        _ => rng.random(),
     }
 }
 

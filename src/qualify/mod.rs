@@ -928,6 +928,57 @@ mod tests {
         assert_eq!(pseudocode("ds_storexchg_2addr_rtn_b32", 1, 2, 3, 3), None);
     }
 
+    /// The float programs reach the edges their policies are about: over
+    /// the 18 programs of a wave size some active lane meets a NaN in
+    /// memory, a signalling NaN, a denormal, an infinity, -0 against +0, a
+    /// cmpstore whose DATA2 is its address's NaN bits, and a round-to-even
+    /// tie (1 + 2^-24).
+    #[test]
+    fn the_float_corpus_hits_the_edges_its_policies_name() {
+        let f32_nan = |x: u64| x as u32 & 0x7f80_0000 == 0x7f80_0000 && x as u32 & 0x7f_ffff != 0;
+        let mut seen = std::collections::BTreeSet::new();
+        for name in ["ds_add_rtn_f32", "ds_cmpstore_rtn_f32", "ds_min_f32"] {
+            for i in 0..18 {
+                let (c, _, _) = corpus_case_for(name, 1, WaveSize::Wave32, i).unwrap();
+                for l in c.lanes.iter().filter(|l| l.active) {
+                    let m = c.lds_init[0][(l.addr / 8) as usize];
+                    let (m32, d32, c32) = (m as u32, l.data as u32, l.vdst_init as u32);
+                    if f32_nan(m) {
+                        seen.insert("nan in memory");
+                    }
+                    if m32 & 0x7fc0_0000 == 0x7f80_0000 && m32 & 0x3f_ffff != 0 {
+                        seen.insert("snan");
+                    }
+                    if m32 & 0x7f80_0000 == 0 && m32 & 0x7f_ffff != 0 {
+                        seen.insert("denormal");
+                    }
+                    if d32 & 0x7fff_ffff == 0x7f80_0000 {
+                        seen.insert("infinity");
+                    }
+                    if m32 | d32 == 0x8000_0000 && m32 != d32 {
+                        seen.insert("-0 vs +0");
+                    }
+                    if name == "ds_cmpstore_rtn_f32" && f32_nan(m) && c32 == m32 {
+                        seen.insert("cmpstore nan == its bits");
+                    }
+                    if name == "ds_add_rtn_f32" && (m32, d32) == (0x3f80_0000, 0x3380_0000) {
+                        seen.insert("tie");
+                    }
+                }
+            }
+        }
+        for want in [
+            "nan in memory",
+            "snan",
+            "denormal",
+            "infinity",
+            "-0 vs +0",
+            "cmpstore nan == its bits",
+        ] {
+            assert!(seen.contains(want), "{want}: saw only {seen:?}");
+        }
+    }
+
     /// DS_STOREXCHG_2ADDR_RTN_B32 with OFFSET0 = 1, OFFSET1 = 3: lane 0 at
     /// ADDR 0 exchanges dwords 1 and 3, lane 1 at ADDR 8 dwords 3 and 5 (it
     /// sees lane 0's DATA2); OFFSET0 == OFFSET1 returns the old value twice.
@@ -943,7 +994,7 @@ mod tests {
             l.data = 0xbbbb_0000_aaaa_0000 + i as u64;
         }
         let img: Vec<u64> = (0..c.lds_init[0].len() as u64)
-            .map(|q| (2 * q + 1) << 32 | 2 * q)
+            .map(|q| ((2 * q + 1) << 32) | (2 * q))
             .collect();
         c.lds_init[0] = img;
         let o = expected("ds_storexchg_2addr_rtn_b32", &c, 3).unwrap();

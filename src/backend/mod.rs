@@ -67,8 +67,7 @@ pub struct DeviceInfo {
     /// in WGP mode and CUs otherwise (ROCm/clr rocdevice.cpp
     /// `maxComputeUnits_`; the ceiling converts it to CUs); on the software
     /// device, the host threads its workgroups are spread over. The field
-    /// keeps its name for the record format; [`DeviceInfo::units_text`]
-    /// says what it counts.
+    /// keeps its name for the record format; reports say what it counts.
     pub compute_units: u32,
     /// Peak shader clock in kHz (hipDeviceAttributeClockRate's unit), if known.
     pub clock_khz: Option<u32>,

@@ -984,12 +984,33 @@ impl Stream {
     /// The worker thread: runs the stream's commands in order.
     fn run(&self, rt: &'static Runtime) {
         loop {
-            let cmd = {
+            let l = {
                 let mut st = lock(&self.state);
                 loop {
-                    if let Some(c) = st.queue.pop_front() {
-                        st.busy = true;
-                        break c;
+                    match st.queue.pop_front() {
+                        // A marker is reached once everything before it
+                        // has run: it completes here, under the stream's
+                        // lock and without making the stream busy, so a
+                        // caller woken by its event finds the stream idle
+                        // (hipStreamQuery hipSuccess) when nothing follows
+                        // it. (Marking it busy first let a query between
+                        // the event and the worker's next step see the
+                        // stream still busy: a race seen under load.)
+                        Some(Cmd::Marker(e, gen)) => {
+                            let mut ev = lock(&e.state);
+                            if ev.0 == EventState::Pending(gen) {
+                                ev.0 = EventState::Done(Instant::now());
+                            }
+                            e.cv.notify_all();
+                            drop(ev);
+                            self.cv.notify_all();
+                            continue;
+                        }
+                        Some(Cmd::Launch(l)) => {
+                            st.busy = true;
+                            break l;
+                        }
+                        None => {}
                     }
                     if st.destroyed {
                         return;
@@ -997,17 +1018,7 @@ impl Stream {
                     st = self.cv.wait(st).unwrap_or_else(|p| p.into_inner());
                 }
             };
-            let faulted = match cmd {
-                Cmd::Marker(e, gen) => {
-                    let mut st = lock(&e.state);
-                    if st.0 == EventState::Pending(gen) {
-                        st.0 = EventState::Done(Instant::now());
-                    }
-                    e.cv.notify_all();
-                    false
-                }
-                Cmd::Launch(l) => self.execute(rt, &l),
-            };
+            let faulted = self.execute(rt, &l);
             let mut st = lock(&self.state);
             st.busy = false;
             if faulted {

@@ -532,8 +532,12 @@ fn launches_are_asynchronous_and_events_time_them() {
         .metadata
         .clone()
         .unwrap();
-    // 1 << 17 dependent iterations: millions of interpreted instructions.
-    let iters = (1u32 << 17) - 1;
+    // 1 << 22 dependent iterations: tens of millions of interpreted
+    // instructions, a kernel of a few hundred ms, so that the queries below
+    // find it still running even when a loaded machine (CI, 2 cores)
+    // deschedules this thread for a while (1 << 17 ran in ~10 ms and the
+    // NOT_READY query below failed under load).
+    let iters = (1u32 << 22) - 1;
     let mut kernarg = build_kernarg(
         &meta,
         &[

@@ -11,6 +11,9 @@ pub const ENV_FAULT: &str = "DSXOR_HIPSIM_FAULT";
 pub const ENV_HANG: &str = "DSXOR_HIPSIM_HANG";
 pub const ENV_FAIL: &str = "DSXOR_HIPSIM_FAIL";
 pub const ENV_STALL: &str = "DSXOR_HIPSIM_STALL";
+/// `KERNEL:N`: the N-th launch of KERNEL in the process ends with a device
+/// fault (an illegal instruction), handled as `DSXOR_HIPSIM_ON_FAULT` says.
+pub const ENV_DEVICE_FAULT: &str = "DSXOR_HIPSIM_DEVICE_FAULT";
 pub const ENV_CUS: &str = "DSXOR_HIPSIM_CUS";
 pub const ENV_CLOCK_KHZ: &str = "DSXOR_HIPSIM_CLOCK_KHZ";
 pub const ENV_RUNTIME_VERSION: &str = "DSXOR_HIPSIM_RUNTIME_VERSION";
@@ -28,13 +31,14 @@ pub const ENV_WGP_MODE: &str = "GPU_ENABLE_WGP_MODE";
 pub const ENV_HSA_OVERRIDE: &str = "HSA_OVERRIDE_GFX_VERSION";
 
 /// Every variable, for documentation and error messages.
-pub const ALL_VARS: [&str; 10] = [
+pub const ALL_VARS: [&str; 11] = [
     ENV_DEVICES,
     ENV_ON_FAULT,
     ENV_FAULT,
     ENV_HANG,
     ENV_FAIL,
     ENV_STALL,
+    ENV_DEVICE_FAULT,
     ENV_CUS,
     ENV_CLOCK_KHZ,
     ENV_RUNTIME_VERSION,
@@ -79,6 +83,9 @@ pub struct Config {
     /// ROCm 5.4 on AMD's emulator rocjitsu was seen to be once the emulator
     /// had crashed.
     pub stall: Option<(String, u64)>,
+    /// [`ENV_DEVICE_FAULT`]: the n-th launch (1-based, counted per process)
+    /// of this kernel faults on the device.
+    pub device_fault: Option<(String, u64)>,
     /// Compute units per device (the WGP count reported is half of it).
     pub cus: u32,
     pub clock_khz: u32,
@@ -146,6 +153,10 @@ impl Config {
             None => None,
             Some(f) => Some(parse_nth_call(ENV_STALL, &f)?),
         };
+        let device_fault = match get(ENV_DEVICE_FAULT).filter(|f| !f.trim().is_empty()) {
+            None => None,
+            Some(f) => Some(parse_nth_launch(&f)?),
+        };
         let cus = match get(ENV_CUS) {
             None => DEFAULT_CUS,
             Some(s) => match s.trim().parse::<u32>() {
@@ -181,6 +192,7 @@ impl Config {
             hang,
             fail,
             stall,
+            device_fault,
             cus,
             clock_khz,
             runtime_version,
@@ -390,6 +402,18 @@ fn parse_nth_call(var: &str, s: &str) -> Result<(String, u64), String> {
     Ok((name.to_string(), n))
 }
 
+/// `KERNEL:N` of [`ENV_DEVICE_FAULT`]: a kernel name (any symbol) and N >= 1.
+fn parse_nth_launch(s: &str) -> Result<(String, u64), String> {
+    let bad = || format!("{ENV_DEVICE_FAULT}={s}: expected KERNEL:N (a kernel name, N >= 1)");
+    let (name, n) = s.trim().rsplit_once(':').ok_or_else(bad)?;
+    let n: u64 = n.trim().parse().map_err(|_| bad())?;
+    let name = name.trim();
+    if n == 0 || name.is_empty() {
+        return Err(bad());
+    }
+    Ok((name.to_string(), n))
+}
+
 /// `6.2.41134` or `60241134` → HIP_VERSION's integer.
 fn parse_version(s: &str) -> Option<i32> {
     let s = s.trim();
@@ -429,6 +453,18 @@ mod tests {
         assert_eq!((c.cus, c.clock_khz), (96, 2_500_000));
         assert_eq!(c.runtime_version, 60_241_134);
         assert!(c.wgp_mode);
+    }
+
+    /// DSXOR_HIPSIM_DEVICE_FAULT: KERNEL:N, any kernel name, N from 1.
+    #[test]
+    fn device_fault_names_a_kernel_and_a_launch() {
+        assert_eq!(cfg(&[]).unwrap().device_fault, None);
+        let c = cfg(&[(ENV_DEVICE_FAULT, "dsxor_conformance_off0:4")]).unwrap();
+        assert_eq!(c.device_fault, Some(("dsxor_conformance_off0".into(), 4)));
+        for bad in ["dsxor_conformance_off0", "k:0", ":3", "k:x", "k:-1"] {
+            let e = cfg(&[(ENV_DEVICE_FAULT, bad)]).unwrap_err();
+            assert!(e.contains("expected KERNEL:N"), "{bad}: {e}");
+        }
     }
 
     fn targets(c: &Config) -> Vec<String> {

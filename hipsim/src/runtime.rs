@@ -121,6 +121,8 @@ pub struct Runtime {
     sticky: AtomicU32,
     fail_calls: AtomicU64,
     stall_calls: AtomicU64,
+    /// Launches of `config.device_fault`'s kernel so far.
+    device_fault_launches: AtomicU64,
     next_handle: AtomicUsize,
     streams: Mutex<HashMap<usize, Arc<Stream>>>,
     events: Mutex<HashMap<usize, Arc<Event>>>,
@@ -186,6 +188,7 @@ impl Runtime {
             sticky: AtomicU32::new(0),
             fail_calls: AtomicU64::new(0),
             stall_calls: AtomicU64::new(0),
+            device_fault_launches: AtomicU64::new(0),
             next_handle: AtomicUsize::new(0x1000),
             streams: Mutex::new(HashMap::new()),
             events: Mutex::new(HashMap::new()),
@@ -222,6 +225,18 @@ impl Runtime {
                 self.stall_calls.fetch_add(1, Ordering::SeqCst) + 1 == *n
             }
             _ => false,
+        }
+    }
+
+    /// DSXOR_HIPSIM_DEVICE_FAULT: whether this launch of `kernel` is the
+    /// one to fault (launches counted per process, as the stream runs them).
+    fn device_faults(&self, kernel: &str) -> Option<u64> {
+        match &self.config.device_fault {
+            Some((name, n)) if name == kernel => {
+                let k = self.device_fault_launches.fetch_add(1, Ordering::SeqCst) + 1;
+                (k == *n).then_some(k)
+            }
+            _ => None,
         }
     }
 
@@ -692,23 +707,26 @@ impl Runtime {
                 E::hipErrorIllegalAddress,
                 "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory beyond the largest legal address. code: 0x29",
             ),
-            _ => (
-                E::hipErrorLaunchFailure,
-                "HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION: The agent attempted to execute an illegal shader instruction. code: 0x2a",
-            ),
+            _ => (E::hipErrorLaunchFailure, ILLEGAL_INSTRUCTION),
         };
+        self.fault_with(kernel, code, hsa, &e.to_string());
+    }
+
+    /// A device fault with HIP error `code` and HSA status text `hsa`;
+    /// `what` says what happened (on stderr).
+    fn fault_with(&self, kernel: &str, code: E, hsa: &str, what: &str) {
         match self.config.on_fault {
             OnFault::Abort => {
                 // ROCm 6.x: Device::callbackQueue prints the HSA status and
                 // calls abort() (rocclr/device/rocm/rocdevice.cpp).
                 eprintln!(
                     ":0:rocdevice.cpp: Callback: Queue aborting with error : {hsa} \
-                     [dsxor-hipsim, kernel `{kernel}`: {e}]"
+                     [dsxor-hipsim, kernel `{kernel}`: {what}]"
                 );
                 std::process::abort();
             }
             OnFault::Sticky => {
-                eprintln!("dsxor-hipsim: device fault in kernel `{kernel}`: {e}; every later call returns {}",
+                eprintln!("dsxor-hipsim: device fault in kernel `{kernel}`: {what}; every later call returns {}",
                     crate::errors::name(code).to_string_lossy());
                 let _ = self
                     .sticky
@@ -717,6 +735,10 @@ impl Runtime {
         }
     }
 }
+
+/// The HSA status of an illegal instruction (hsa.h
+/// `HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION`, its `hsa_status_string` text).
+const ILLEGAL_INSTRUCTION: &str = "HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION: The agent attempted to execute an illegal shader instruction. code: 0x2a";
 
 /// `gfx1100` → 11, `gfx90a` → 9.
 fn generation(processor: &str) -> Option<u32> {
@@ -1042,6 +1064,20 @@ impl Stream {
             loop {
                 std::thread::park();
             }
+        }
+        if let Some(k) = rt.device_faults(&c.name) {
+            // DSXOR_HIPSIM_DEVICE_FAULT: an illegal instruction, as a GPU
+            // reports one (the HSA status clr's callbackQueue prints).
+            rt.fault_with(
+                &c.name,
+                E::hipErrorLaunchFailure,
+                ILLEGAL_INSTRUCTION,
+                &format!(
+                    "launch {k} of the kernel in this process: a fault injected by {}",
+                    crate::config::ENV_DEVICE_FAULT
+                ),
+            );
+            return true;
         }
         let d = &rt.devices[self.device];
         let mut mem = GlobalMem::new();

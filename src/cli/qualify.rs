@@ -17,7 +17,8 @@ pub(crate) struct QualifyArgs {
     /// Seed of the programs' inputs (decimal or 0x-hex).
     #[arg(long, default_value = "1")]
     pub(crate) seed: String,
-    /// A launch not complete after this long fails the run (exit 3).
+    /// A launch not complete after this long is a timeout: a disagreement
+    /// (the program is recorded, the run goes on).
     #[arg(long, default_value = "10s")]
     pub(crate) timeout: String,
     /// Directory of the record (qualify-<UTC>-<backend>-<target>.json).
@@ -44,9 +45,11 @@ fn qualify_err(e: dsxor::qualify::QualifyError) -> Failure {
 /// Exit 0: the device, the software device and the pseudocode agreed on
 /// every program; 1: a disagreement (a finding about the software device or
 /// the GPU, listed in the record, not a ds_xor_rtn_b64 conformance
-/// failure); 2 bad input; 3 no device or a launch failed.
+/// failure; a program that faults or times out on either side is one);
+/// 2 bad input; 3 no device, or a launch failed for the environment (the
+/// record of what ran before is written, saying `aborted`).
 pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
-    use dsxor::backend::{emu::EmuBackend, hip::HipBackend, Backend, BackendError};
+    use dsxor::backend::{emu::EmuBackend, Backend, BackendError};
     use dsxor::case::WaveSize;
     use dsxor::codeobj::find_embedded;
 
@@ -93,14 +96,25 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
         threads: Some(1),
         ..Default::default()
     };
-    let mut device: Box<dyn Backend> = match args.backend.as_str() {
-        "hip" => Box::new(HipBackend::open(args.device).map_err(backend_err)?),
-        "emu" => Box::new(EmuBackend::new(emu_config()).map_err(backend_err)?),
+    // HIP runs in worker processes of this binary (suite::worker): on ROCm
+    // 6.x a device fault abort()s the process that saw it (ROCm/clr
+    // rocclr/device/rocm/rocdevice.cpp, callbackQueue), and current clr
+    // latches a sticky error every later call returns, so a program that
+    // faults must not take the run, or the programs after it, with it.
+    let mut device_kind = match args.backend.as_str() {
+        "hip" => open_hip(args.device, timeout)?,
+        "emu" => QualifyDevice::Here(Box::new(
+            EmuBackend::new(emu_config()).map_err(backend_err)?,
+        )),
         other => {
             return Err(bad_input(anyhow::anyhow!(
                 "--backend {other:?}: expected hip or emu"
             )))
         }
+    };
+    let device: &mut dyn Backend = match &mut device_kind {
+        QualifyDevice::Here(b) => b.as_mut(),
+        QualifyDevice::Workers(w) => w,
     };
     let mut emu = EmuBackend::new(emu_config()).map_err(backend_err)?;
     let target = device.info().target_id.clone();
@@ -135,30 +149,38 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
             ""
         }
     );
-    let mut record = dsxor::qualify::qualify(
-        device.as_mut(),
+    let mut record = dsxor::qualify::QualifyRecord::new(device.info(), emu.info(), seed);
+    let mut ran = dsxor::qualify::qualify_into(
+        &mut record,
+        device,
         &mut emu,
         &objects,
         &instructions,
-        seed,
         args.cases,
         timeout,
         &mut |r| print_row(36, &r.instruction, r.agreed, r.programs, r.qualified),
-    )
-    .map_err(qualify_err)?;
-    let (alu_results, alu_disagreements) = dsxor::qualify::alu::qualify_alu(
-        device.as_mut(),
-        &mut emu,
-        &objects,
-        &alu_names,
-        seed,
-        args.cases,
-        timeout,
-        &mut |r| print_row(36, &r.instruction, r.agreed, r.programs, r.qualified),
-    )
-    .map_err(qualify_err)?;
-    record.alu_instructions = alu_results;
-    record.alu_disagreements = alu_disagreements;
+    );
+    if ran.is_ok() {
+        ran = dsxor::qualify::alu::qualify_alu_into(
+            &mut record.alu_instructions,
+            &mut record.alu_disagreements,
+            device,
+            &mut emu,
+            &objects,
+            &alu_names,
+            seed,
+            args.cases,
+            timeout,
+            &mut |r| print_row(36, &r.instruction, r.agreed, r.programs, r.qualified),
+        );
+    }
+    if let QualifyDevice::Workers(w) = &device_kind {
+        record.worker_processes = Some(w.processes_started());
+    }
+    if let Err(e) = &ran {
+        // What ran is recorded below, then the run ends with the error.
+        record.aborted = Some(e.to_string());
+    }
     for d in &record.alu_disagreements {
         outln!(
             "disagreement: {} wave{} exec {:?}: {}\n{}",
@@ -208,11 +230,59 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
         record.alu_disagreements.len(),
         path.display()
     );
+    if let Err(e) = ran {
+        outln!(
+            "the run ended early; the record holds what ran before: {}",
+            path.display()
+        );
+        return Err(qualify_err(e));
+    }
     Ok(if record.all_agreed() {
         dsxor::exit::PASS
     } else {
         dsxor::exit::FAIL
     })
+}
+
+/// Where the HIP side of `qualify` runs.
+enum QualifyDevice {
+    /// In this process: the software device, or HIP when this binary cannot
+    /// start itself as a worker.
+    Here(Box<dyn dsxor::backend::Backend>),
+    /// In worker processes of this binary, one after another.
+    Workers(dsxor::suite::worker::WorkerDevice),
+}
+
+/// The HIP device `--device` names (or the first usable one), as worker
+/// processes of this binary; in this process if its path is unknown.
+fn open_hip(index: Option<u32>, timeout: std::time::Duration) -> Result<QualifyDevice, Failure> {
+    use dsxor::backend::hip::{choose_device, device_info, HipBackend};
+    use dsxor::suite::worker::{visible_entry, WorkerDevice, WorkerPlan, VISIBLE_DEVICES};
+    let report = dsxor::hip::probe().map_err(|e| environment(anyhow::anyhow!("{e}")))?;
+    let Ok(exe) = std::env::current_exe() else {
+        return HipBackend::from_report(&report, index)
+            .map(|b| QualifyDevice::Here(Box::new(b)))
+            .map_err(|e| {
+                if e.is_bad_input() {
+                    bad_input(e)
+                } else {
+                    environment(e)
+                }
+            });
+    };
+    let props = choose_device(&report, index).map_err(|e| environment(anyhow::anyhow!("{e}")))?;
+    let hip_visible = std::env::var(VISIBLE_DEVICES).ok();
+    let cuda_visible = std::env::var("CUDA_VISIBLE_DEVICES").ok();
+    Ok(QualifyDevice::Workers(WorkerDevice::new(WorkerPlan {
+        exe,
+        visible: visible_entry(props.index, hip_visible.as_deref(), cuda_visible.as_deref()),
+        info: device_info(&report, props),
+        // qualify sends its programs' objects with each launch.
+        objects: Vec::new(),
+        timeout,
+        label: format!("HIP device {}", props.index),
+        batch: 1,
+    })))
 }
 
 /// One instruction's line of qualify's table, its name padded to `width`.

@@ -95,7 +95,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{ExecPattern, QualifyError};
+use super::{summary, ExecPattern, QualifyError, SideRun, Unfinished};
 use crate::backend::{ArgValue, Backend, Dispatch};
 use crate::case::WaveSize;
 use crate::codeobj::CodeObject;
@@ -2274,13 +2274,23 @@ pub struct AluDisagreement {
     pub program: String,
     pub summary: String,
     pub input: AluState,
+    /// The device's block; empty (no lanes, every scalar 0) when it did not
+    /// complete the program (`device_unfinished`).
     pub device: AluState,
+    /// The software device's block; empty when `emu_unfinished`.
     pub emu: AluState,
     pub pseudocode: AluState,
+    /// The device faulted or timed out on the program: a finding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_unfinished: Option<Unfinished>,
+    /// The software device faulted or timed out on the program.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emu_unfinished: Option<Unfinished>,
 }
 
 /// Run `cases` programs per name of `names` and wave size of `objects` on
-/// both devices and the pseudocode.
+/// both devices and the pseudocode. A program that faults or times out on
+/// either side is a disagreement ([`Unfinished`]).
 #[allow(clippy::too_many_arguments)]
 pub fn qualify_alu(
     device: &mut dyn Backend,
@@ -2292,9 +2302,40 @@ pub fn qualify_alu(
     timeout: Duration,
     progress: &mut dyn FnMut(&AluResult),
 ) -> Result<(Vec<AluResult>, Vec<AluDisagreement>), QualifyError> {
-    let all = corpus_names();
     let mut results = Vec::new();
     let mut disagreements = Vec::new();
+    qualify_alu_into(
+        &mut results,
+        &mut disagreements,
+        device,
+        emu,
+        objects,
+        names,
+        seed,
+        cases,
+        timeout,
+        progress,
+    )?;
+    Ok((results, disagreements))
+}
+
+/// [`qualify_alu`] into `results` and `disagreements`: on an error, what ran
+/// before it is there (the name it stopped in with the programs that ran,
+/// not qualified).
+#[allow(clippy::too_many_arguments)]
+pub fn qualify_alu_into(
+    results: &mut Vec<AluResult>,
+    disagreements: &mut Vec<AluDisagreement>,
+    device: &mut dyn Backend,
+    emu: &mut dyn Backend,
+    objects: &[(WaveSize, &[u8])],
+    names: &[&str],
+    seed: u64,
+    cases: u64,
+    timeout: Duration,
+    progress: &mut dyn FnMut(&AluResult),
+) -> Result<(), QualifyError> {
+    let all = corpus_names();
     for name in names {
         if !all.contains(name) {
             return Err(QualifyError::Corpus(format!(
@@ -2314,61 +2355,112 @@ pub fn qualify_alu(
             agreed: 0,
             qualified: false,
         };
-        for (wave, code) in objects.iter().filter(|(w, _)| waves.contains(w)) {
-            let wave64 = *wave == WaveSize::Wave64;
-            for k in 0..cases {
-                let insts = program_for(name, wave64, seed, k)?;
-                let bytes = program(code, &insts, wave64)?;
-                let (mut input, exec) = input(seed, *wave, k);
-                replicate_wmma_inputs(&insts, &mut input);
-                let lanes = input.v.len();
-                let run = |b: &mut dyn Backend, side: &'static str| {
-                    let d = dispatch(&bytes, &input, timeout);
-                    let c = b
-                        .dispatch(&d)
-                        .map_err(|error| QualifyError::Device { side, error })?;
-                    read_back(&c.buffers, lanes)
-                        .map_err(|e| QualifyError::Corpus(format!("{side}: {e}")))
-                };
-                let on_device = run(device, "device")?;
-                let on_emu = run(emu, "emu")?;
-                let mut want = input.clone();
-                run_pseudocode(&insts, &mut want, wave64)
-                    .map_err(|e| QualifyError::Corpus(format!("pseudocode of {name}: {e}")))?;
-                want.exec &= wave_mask(lanes as u32);
-                r.programs += 1;
-                if on_device == want && on_emu == want {
-                    r.agreed += 1;
-                    continue;
-                }
-                let side = |o: &AluState| if *o == want { "agrees" } else { "differs" };
-                disagreements.push(AluDisagreement {
-                    instruction: name.to_string(),
-                    wave: *wave,
-                    exec,
-                    program: crate::isa::alu::listing(&insts, wave64),
-                    summary: format!(
-                        "device {} with the pseudocode, emu {}; device and emu {}",
-                        side(&on_device),
-                        side(&on_emu),
-                        if on_device == on_emu {
-                            "agree"
-                        } else {
-                            "differ"
-                        }
-                    ),
-                    input,
-                    device: on_device,
-                    emu: on_emu,
-                    pseudocode: want,
-                });
-            }
-        }
-        r.qualified = r.programs > 0 && r.agreed == r.programs;
+        let ran = run_alu_name(
+            name,
+            device,
+            emu,
+            objects,
+            &waves,
+            seed,
+            cases,
+            timeout,
+            &mut r,
+            disagreements,
+        );
+        r.qualified = ran.is_ok() && r.programs > 0 && r.agreed == r.programs;
         progress(&r);
         results.push(r);
+        ran?;
     }
-    Ok((results, disagreements))
+    Ok(())
+}
+
+/// The programs of one name, counted in `r`, their disagreements pushed on
+/// `disagreements` as they are found.
+#[allow(clippy::too_many_arguments)]
+fn run_alu_name(
+    name: &str,
+    device: &mut dyn Backend,
+    emu: &mut dyn Backend,
+    objects: &[(WaveSize, &[u8])],
+    waves: &[WaveSize],
+    seed: u64,
+    cases: u64,
+    timeout: Duration,
+    r: &mut AluResult,
+    disagreements: &mut Vec<AluDisagreement>,
+) -> Result<(), QualifyError> {
+    for (wave, code) in objects.iter().filter(|(w, _)| waves.contains(w)) {
+        let wave64 = *wave == WaveSize::Wave64;
+        for k in 0..cases {
+            let insts = program_for(name, wave64, seed, k)?;
+            let bytes = program(code, &insts, wave64)?;
+            let (mut input, exec) = input(seed, *wave, k);
+            replicate_wmma_inputs(&insts, &mut input);
+            let lanes = input.v.len();
+            // The block the program left, or the fault or timeout it ended
+            // with (a finding); anything else ends the run.
+            let run = |b: &mut dyn Backend,
+                       side: &'static str|
+             -> Result<SideRun<AluState>, QualifyError> {
+                let d = dispatch(&bytes, &input, timeout);
+                match b.dispatch(&d) {
+                    Ok(c) => read_back(&c.buffers, lanes)
+                        .map(Ok)
+                        .map_err(|e| QualifyError::Corpus(format!("{side}: {e}"))),
+                    Err(e) => Unfinished::from_backend(e)
+                        .map(Err)
+                        .map_err(|error| QualifyError::Device { side, error }),
+                }
+            };
+            let on_device = run(device, "device")?;
+            let on_emu = run(emu, "emu")?;
+            let mut want = input.clone();
+            run_pseudocode(&insts, &mut want, wave64)
+                .map_err(|e| QualifyError::Corpus(format!("pseudocode of {name}: {e}")))?;
+            want.exec &= wave_mask(lanes as u32);
+            r.programs += 1;
+            if on_device.as_ref() == Ok(&want) && on_emu.as_ref() == Ok(&want) {
+                r.agreed += 1;
+                continue;
+            }
+            let agrees = |o: &SideRun<AluState>| o.as_ref().map(|o| *o == want);
+            let summary = summary(agrees(&on_device), agrees(&on_emu), on_device == on_emu);
+            let (device, device_unfinished) = split(on_device);
+            let (emu, emu_unfinished) = split(on_emu);
+            disagreements.push(AluDisagreement {
+                instruction: name.to_string(),
+                wave: *wave,
+                exec,
+                program: crate::isa::alu::listing(&insts, wave64),
+                summary,
+                input,
+                device,
+                emu,
+                pseudocode: want,
+                device_unfinished,
+                emu_unfinished,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A side's block for the record: empty when the program did not complete.
+fn split(r: SideRun<AluState>) -> (AluState, Option<Unfinished>) {
+    match r {
+        Ok(s) => (s, None),
+        Err(u) => (
+            AluState {
+                v: Vec::new(),
+                s: [0; BLOCK],
+                vcc: 0,
+                exec: 0,
+                scc: false,
+            },
+            Some(u),
+        ),
+    }
 }
 
 /// The integer WMMAs, from the RDNA3 guide: the pseudocode

@@ -679,10 +679,94 @@ pub struct Disagreement {
     /// and whether `device` and `emu` agree.
     pub summary: String,
     pub case: Case,
+    /// The device's output; empty (no lanes, no LDS) when it did not
+    /// complete the program (`device_unfinished`).
     pub device: Observation,
+    /// The software device's output; empty when `emu_unfinished`.
     pub emu: Observation,
     pub pseudocode: Observation,
+    /// The device faulted or timed out on the program: a finding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_unfinished: Option<Unfinished>,
+    /// The software device faulted or timed out on the program.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emu_unfinished: Option<Unfinished>,
 }
+
+/// How one side of a program ended when it did not complete. On a
+/// qualification run that is a finding (one side faulting where the other
+/// completes, or both faulting), recorded as a disagreement with the other
+/// side's output and the pseudocode's; the run goes on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "outcome", rename_all = "lowercase")]
+pub enum Unfinished {
+    /// A wave fault (memory violation, illegal instruction), or the worker
+    /// process running the program killed by a signal (ROCm 6 aborts the
+    /// process on a device fault).
+    Fault { message: String },
+    /// The launch did not complete within `--timeout` (or its worker did not
+    /// answer within the timeout and a grace period, and was killed).
+    Timeout { message: String },
+}
+
+impl Unfinished {
+    /// The fault or timeout that ended a launch; any other error is not an
+    /// outcome of the program (environment, bad input) and is given back.
+    pub fn from_backend(e: BackendError) -> Result<Unfinished, BackendError> {
+        match e {
+            BackendError::Fault(m) => Ok(Unfinished::Fault { message: m }),
+            e @ BackendError::Timeout { .. } => Ok(Unfinished::Timeout {
+                message: e.to_string(),
+            }),
+            e => Err(e),
+        }
+    }
+
+    fn text(&self) -> String {
+        match self {
+            Unfinished::Fault { message } => format!("faulted ({message})"),
+            Unfinished::Timeout { message } => format!("timed out ({message})"),
+        }
+    }
+}
+
+/// A disagreement's summary: which sides differ from the pseudocode (or did
+/// not complete), and whether the device and the software device agree.
+/// `Ok(true)`: the side completed and agrees with the pseudocode.
+pub(crate) fn summary(
+    device: Result<bool, &Unfinished>,
+    emu: Result<bool, &Unfinished>,
+    same: bool,
+) -> String {
+    let word = |agrees: bool| if agrees { "agrees" } else { "differs" };
+    match (device, emu) {
+        (Ok(d), Ok(e)) => format!(
+            "device {} with the pseudocode, emu {}; device and emu {}",
+            word(d),
+            word(e),
+            if same { "agree" } else { "differ" }
+        ),
+        (d, e) => {
+            let side = |r: Result<bool, &Unfinished>| match r {
+                Ok(a) => format!("{} with the pseudocode", word(a)),
+                Err(u) => u.text(),
+            };
+            format!(
+                "device {}; emu {}; the program did not complete on {}",
+                side(d),
+                side(e),
+                match (d.is_err(), e.is_err()) {
+                    (true, true) => "either side",
+                    (true, false) => "the device",
+                    _ => "the software device",
+                }
+            )
+        }
+    }
+}
+
+/// One side's run of a program: its output, or how it did not complete.
+pub(crate) type SideRun<T> = Result<T, Unfinished>;
 
 /// What the record says of one instruction.
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
@@ -720,9 +804,40 @@ pub struct QualifyRecord {
     pub alu_instructions: Vec<alu::AluResult>,
     #[serde(default)]
     pub alu_disagreements: Vec<alu::AluDisagreement>,
+    /// The run ended early (no device any more, a launch that failed for the
+    /// environment, bad input): why. What ran before is recorded; the
+    /// instruction it stopped in has the programs that ran, not qualified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aborted: Option<String>,
+    /// The HIP device's programs ran in this many worker processes (a fresh
+    /// one after each fault or timeout); absent when they ran in the
+    /// process that wrote the record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker_processes: Option<u32>,
 }
 
 impl QualifyRecord {
+    /// A record of nothing run yet.
+    pub fn new(device: &DeviceInfo, emu: &DeviceInfo, seed: u64) -> QualifyRecord {
+        QualifyRecord {
+            format: QUALIFY_FORMAT.into(),
+            dsxor_version: env!("CARGO_PKG_VERSION").into(),
+            seed,
+            device: device.clone(),
+            emu: emu.clone(),
+            // Through the software HIP runtime the "device" is the software
+            // device too (issue 16: a test that the plumbing works, not a
+            // qualification).
+            plumbing_only: device.is_software_device(),
+            instructions: Vec::new(),
+            disagreements: Vec::new(),
+            alu_instructions: Vec::new(),
+            alu_disagreements: Vec::new(),
+            aborted: None,
+            worker_processes: None,
+        }
+    }
+
     pub fn all_agreed(&self) -> bool {
         self.disagreements.is_empty() && self.alu_disagreements.is_empty()
     }
@@ -744,7 +859,9 @@ fn float_denorm_mode_32(code: &[u8], kernel: &str) -> Result<u32, QualifyError> 
 /// Run `cases_per_wave` programs per instruction of `instructions` (names
 /// of [`DS_ATOMICS`]; all of it for the full corpus) and wave size in
 /// `objects` (the off0 conformance objects, by wave) on `device` and on
-/// `emu`.
+/// `emu`. A program that faults or times out on either side is a
+/// disagreement ([`Unfinished`]); an error of the environment or of the
+/// input ends the run ([`qualify_into`] keeps what ran before it).
 #[allow(clippy::too_many_arguments)]
 pub fn qualify(
     device: &mut dyn Backend,
@@ -756,14 +873,37 @@ pub fn qualify(
     timeout: Duration,
     progress: &mut dyn FnMut(&InstructionResult),
 ) -> Result<QualifyRecord, QualifyError> {
-    // Through the software HIP runtime the "device" is the software device
-    // too (issue 16: a test that the plumbing works, not a qualification).
-    let plumbing_only = device.info().is_software_device();
-    let kernel = kernel_name(0);
-    let names = instructions;
-    let mut instructions = Vec::new();
-    let mut disagreements = Vec::new();
-    for name in names {
+    let mut record = QualifyRecord::new(device.info(), emu.info(), seed);
+    qualify_into(
+        &mut record,
+        device,
+        emu,
+        objects,
+        instructions,
+        cases_per_wave,
+        timeout,
+        progress,
+    )?;
+    Ok(record)
+}
+
+/// [`qualify`] into `record` (its seed is the programs'): on an error, every
+/// instruction run before it is in `record`, and the one it stopped in
+/// with the programs that ran (not qualified), so a caller can still write
+/// what was found.
+#[allow(clippy::too_many_arguments)]
+pub fn qualify_into(
+    record: &mut QualifyRecord,
+    device: &mut dyn Backend,
+    emu: &mut dyn Backend,
+    objects: &[(WaveSize, &[u8])],
+    instructions: &[&str],
+    cases_per_wave: u64,
+    timeout: Duration,
+    progress: &mut dyn FnMut(&InstructionResult),
+) -> Result<(), QualifyError> {
+    let seed = record.seed;
+    for name in instructions {
         if shape(name).is_none() {
             return Err(QualifyError::Corpus(format!(
                 "{name} is not an instruction of the corpus"
@@ -780,82 +920,115 @@ pub fn qualify(
             agreed: 0,
             qualified: false,
         };
-        for (wave, code) in objects {
-            let denorm32 = float_denorm_mode_32(code, &kernel)?;
-            // One program per offset field (the two-address exchanges vary
-            // theirs with the case index; every other form has one).
-            let mut programs: Vec<(u16, Vec<u8>)> = Vec::new();
-            for i in 0..cases_per_wave {
-                let (case, exec, _) = corpus_case_for(name, seed, *wave, i)
-                    .ok_or_else(|| QualifyError::Corpus(format!("no corpus case for {name}")))?;
-                let bytes = match programs.iter().position(|(o, _)| *o == case.offset) {
-                    Some(k) => &programs[k].1,
-                    None => {
-                        programs.push((case.offset, program(code, name, case.offset)?));
-                        &programs[programs.len() - 1].1
-                    }
-                };
-                let run = |b: &mut dyn Backend, side| {
-                    let d = dispatch_for(&case, bytes, &kernel, timeout);
-                    b.dispatch(&d)
-                        .and_then(|c| observation(&case, &c))
-                        .map_err(|error| QualifyError::Device { side, error })
-                };
-                let on_device = run(device, "device")?;
-                let on_emu = run(emu, "emu")?;
-                let want = expected(name, &case, denorm32).ok_or_else(|| {
-                    QualifyError::Corpus(format!("no pseudocode answer for {name}"))
-                })?;
-                result.programs += 1;
-                if on_device == want && on_emu == want {
-                    result.agreed += 1;
-                    continue;
-                }
-                let mut hit = std::collections::HashSet::new();
-                let contended = !case
-                    .lanes
-                    .iter()
-                    .filter(|l| l.active)
-                    .all(|l| hit.insert(l.addr));
-                let side = |o: &Observation| if *o == want { "agrees" } else { "differs" };
-                disagreements.push(Disagreement {
-                    instruction: name.to_string(),
-                    wave: *wave,
-                    exec,
-                    contended,
-                    summary: format!(
-                        "device {} with the pseudocode, emu {}; device and emu {}",
-                        side(&on_device),
-                        side(&on_emu),
-                        if on_device == on_emu {
-                            "agree"
-                        } else {
-                            "differ"
-                        }
-                    ),
-                    case,
-                    device: on_device,
-                    emu: on_emu,
-                    pseudocode: want,
-                });
-            }
-        }
-        result.qualified = result.programs > 0 && result.agreed == result.programs;
+        let ran = run_instruction(
+            name,
+            device,
+            emu,
+            objects,
+            seed,
+            cases_per_wave,
+            timeout,
+            &mut result,
+            &mut record.disagreements,
+        );
+        result.qualified = ran.is_ok() && result.programs > 0 && result.agreed == result.programs;
         progress(&result);
-        instructions.push(result);
+        record.instructions.push(result);
+        ran?;
     }
-    Ok(QualifyRecord {
-        format: QUALIFY_FORMAT.into(),
-        dsxor_version: env!("CARGO_PKG_VERSION").into(),
-        seed,
-        device: device.info().clone(),
-        emu: emu.info().clone(),
-        plumbing_only,
-        instructions,
-        disagreements,
-        alu_instructions: Vec::new(),
-        alu_disagreements: Vec::new(),
-    })
+    Ok(())
+}
+
+/// The programs of one instruction, counted in `result`, their
+/// disagreements pushed on `disagreements` as they are found.
+#[allow(clippy::too_many_arguments)]
+fn run_instruction(
+    name: &str,
+    device: &mut dyn Backend,
+    emu: &mut dyn Backend,
+    objects: &[(WaveSize, &[u8])],
+    seed: u64,
+    cases_per_wave: u64,
+    timeout: Duration,
+    result: &mut InstructionResult,
+    disagreements: &mut Vec<Disagreement>,
+) -> Result<(), QualifyError> {
+    let kernel = kernel_name(0);
+    for (wave, code) in objects {
+        let denorm32 = float_denorm_mode_32(code, &kernel)?;
+        // One program per offset field (the two-address exchanges vary
+        // theirs with the case index; every other form has one).
+        let mut programs: Vec<(u16, Vec<u8>)> = Vec::new();
+        for i in 0..cases_per_wave {
+            let (case, exec, _) = corpus_case_for(name, seed, *wave, i)
+                .ok_or_else(|| QualifyError::Corpus(format!("no corpus case for {name}")))?;
+            let bytes = match programs.iter().position(|(o, _)| *o == case.offset) {
+                Some(k) => &programs[k].1,
+                None => {
+                    programs.push((case.offset, program(code, name, case.offset)?));
+                    &programs[programs.len() - 1].1
+                }
+            };
+            // The program's output, or the fault or timeout it ended with
+            // (a finding); anything else ends the run.
+            let run = |b: &mut dyn Backend, side| -> Result<SideRun<Observation>, QualifyError> {
+                let d = dispatch_for(&case, bytes, &kernel, timeout);
+                match b.dispatch(&d) {
+                    Ok(c) => observation(&case, &c).map(Ok),
+                    Err(e) => Unfinished::from_backend(e).map(Err),
+                }
+                .map_err(|error| QualifyError::Device { side, error })
+            };
+            let on_device = run(device, "device")?;
+            let on_emu = run(emu, "emu")?;
+            let want = expected(name, &case, denorm32)
+                .ok_or_else(|| QualifyError::Corpus(format!("no pseudocode answer for {name}")))?;
+            result.programs += 1;
+            if on_device.as_ref() == Ok(&want) && on_emu.as_ref() == Ok(&want) {
+                result.agreed += 1;
+                continue;
+            }
+            let mut hit = std::collections::HashSet::new();
+            let contended = !case
+                .lanes
+                .iter()
+                .filter(|l| l.active)
+                .all(|l| hit.insert(l.addr));
+            let agrees = |o: &SideRun<Observation>| o.as_ref().map(|o| *o == want);
+            let summary = summary(agrees(&on_device), agrees(&on_emu), on_device == on_emu);
+            let (device, device_unfinished) = split(on_device);
+            let (emu, emu_unfinished) = split(on_emu);
+            disagreements.push(Disagreement {
+                instruction: name.to_string(),
+                wave: *wave,
+                exec,
+                contended,
+                summary,
+                case,
+                device,
+                emu,
+                pseudocode: want,
+                device_unfinished,
+                emu_unfinished,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A side's output for the record: the observation (empty when the program
+/// did not complete) and how it did not complete.
+fn split(r: SideRun<Observation>) -> (Observation, Option<Unfinished>) {
+    match r {
+        Ok(o) => (o, None),
+        Err(u) => (
+            Observation {
+                ret: Vec::new(),
+                lds_final: Vec::new(),
+            },
+            Some(u),
+        ),
+    }
 }
 
 #[cfg(test)]

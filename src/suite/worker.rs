@@ -67,13 +67,14 @@ use crate::backend::conformance::{
     BatchOutcome, CaseDevice, ConformanceDevice, DeviceOutcome, KernelIdentity, KernelObject,
 };
 use crate::backend::hip::HipBackend;
-use crate::backend::{BackendError, DeviceInfo};
+use crate::backend::{ArgValue, Backend, BackendError, Completion, DeviceInfo, Dispatch};
 use crate::case::{Case, Geometry, LaneInput, Observation, Round, WaveSize};
 
 /// Every protocol line starts with this; the number is the protocol's
-/// version (2: buffers as base64, outcomes externally tagged). A line of
-/// another version is refused, not skipped (`foreign_version`).
-pub const LINE_TAG: &str = "dsxor-worker/2 ";
+/// version (2: buffers as base64, outcomes externally tagged; 3: raw
+/// launches, `Request::Dispatch`). A line of another version is refused,
+/// not skipped (`foreign_version`).
+pub const LINE_TAG: &str = "dsxor-worker/3 ";
 
 /// The start every version's lines share.
 const LINE_FAMILY: &str = "dsxor-worker/";
@@ -429,6 +430,296 @@ impl WireBatch {
     }
 }
 
+/// A kernel argument on the wire (`ArgValue`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum WireArg {
+    Buffer(u32),
+    U32(u32),
+    U64(u64),
+}
+
+impl WireArg {
+    pub fn from_arg(a: &ArgValue) -> WireArg {
+        match *a {
+            // Buffer indices index `Dispatch::buffers`, far below 2^32.
+            ArgValue::Buffer(i) => WireArg::Buffer(u32::try_from(i).unwrap_or(u32::MAX)),
+            ArgValue::U32(v) => WireArg::U32(v),
+            ArgValue::U64(v) => WireArg::U64(v),
+        }
+    }
+
+    pub fn to_arg(self) -> ArgValue {
+        match self {
+            WireArg::Buffer(i) => ArgValue::Buffer(i as usize),
+            WireArg::U32(v) => ArgValue::U32(v),
+            WireArg::U64(v) => ArgValue::U64(v),
+        }
+    }
+}
+
+/// Bytes of an object replaced from `offset` on (`WireCode::Patched`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct WireRun {
+    pub offset: u64,
+    /// The new bytes, base64.
+    pub bytes: String,
+}
+
+/// A launch's code object on the wire: its bytes, or an object this child
+/// was sent before (by SHA-256) with some byte runs replaced. `qualify`'s
+/// programs are one object each, but all of one instruction set share every
+/// byte but the program's (a re-encoded DS atomic: 8 bytes; an ALU program:
+/// at most the 128-byte slot), so the object crosses the pipe once per
+/// child and each program as its runs ([`CodeCache`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum WireCode {
+    /// base64 of the whole object; the child keeps it as a base.
+    Bytes(String),
+    Patched {
+        /// SHA-256 of the base, hex.
+        base: String,
+        runs: Vec<WireRun>,
+    },
+}
+
+/// One raw launch (`Dispatch`) on the wire.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct WireDispatch {
+    pub code: WireCode,
+    pub kernel: String,
+    pub groups: u32,
+    pub block: u32,
+    pub dynamic_lds: u32,
+    /// `Dispatch::buffers`, each base64.
+    pub buffers: Vec<String>,
+    pub args: Vec<WireArg>,
+    pub timeout_ms: u64,
+}
+
+/// A raw launch's outcome on the wire: the `Completion`, or the fault or
+/// timeout (`BackendError::Fault`, `::Timeout`) that ended it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum WireLaunch {
+    Completed {
+        /// `Completion::buffers`, each base64.
+        buffers: Vec<String>,
+        elapsed_ns: u64,
+    },
+    Fault {
+        message: String,
+    },
+    Timeout {
+        kernel: String,
+        limit_ms: u64,
+        pc: Option<u64>,
+    },
+}
+
+impl WireLaunch {
+    /// The launch's result as the backend gave it: its completion or the
+    /// fault or timeout that ended it; any other error is not an outcome of
+    /// the launch and comes back as it was (sent as `Response::Error`).
+    fn from_result(r: Result<Completion, BackendError>) -> Result<WireLaunch, BackendError> {
+        use base64::Engine;
+        Ok(match r {
+            Ok(c) => WireLaunch::Completed {
+                buffers: c.buffers.iter().map(|b| b64().encode(b)).collect(),
+                elapsed_ns: u64::try_from(c.elapsed.as_nanos()).unwrap_or(u64::MAX),
+            },
+            Err(BackendError::Fault(message)) => WireLaunch::Fault { message },
+            Err(BackendError::Timeout { kernel, limit, pc }) => WireLaunch::Timeout {
+                kernel,
+                limit_ms: u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
+                pc,
+            },
+            Err(e) => return Err(e),
+        })
+    }
+
+    /// Back to the backend's result; a completion must have `sizes`' buffers
+    /// (the dispatch's), else the answer is unreadable (`Err(text)`).
+    fn to_result(&self, sizes: &[usize]) -> Result<Result<Completion, BackendError>, String> {
+        use base64::Engine;
+        Ok(match self {
+            WireLaunch::Completed {
+                buffers,
+                elapsed_ns,
+            } => {
+                let buffers = buffers
+                    .iter()
+                    .enumerate()
+                    .map(|(i, b)| {
+                        b64()
+                            .decode(b)
+                            .map_err(|e| format!("buffer {i}: not base64: {e}"))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let got: Vec<usize> = buffers.iter().map(Vec::len).collect();
+                if got != sizes {
+                    return Err(format!(
+                        "buffers of {got:?} bytes, the dispatch had {sizes:?}"
+                    ));
+                }
+                Ok(Completion {
+                    buffers,
+                    elapsed: Duration::from_nanos(*elapsed_ns),
+                })
+            }
+            WireLaunch::Fault { message } => Err(BackendError::Fault(message.clone())),
+            WireLaunch::Timeout {
+                kernel,
+                limit_ms,
+                pc,
+            } => Err(BackendError::Timeout {
+                kernel: kernel.clone(),
+                limit: Duration::from_millis(*limit_ms),
+                pc: *pc,
+            }),
+        })
+    }
+}
+
+/// Code objects one child holds as bases for `WireCode::Patched`, most
+/// recently sent last. Both ends keep one, changed by the same rule (a
+/// `Bytes` object is added, the oldest beyond [`CODE_BASES`] dropped), so
+/// the parent's copy says exactly what the child holds.
+#[derive(Default)]
+pub struct CodeCache {
+    bases: VecDeque<([u8; 32], Vec<u8>)>,
+}
+
+/// Bases a child keeps: the DS corpus's objects (one per wave size) and the
+/// ALU harness's (one per wave size).
+pub const CODE_BASES: usize = 4;
+
+/// A program whose runs would take more than this fraction of its object
+/// is sent whole (and becomes a base).
+const PATCH_FRACTION: usize = 8;
+
+impl CodeCache {
+    fn key(bytes: &[u8]) -> [u8; 32] {
+        use sha2::Digest;
+        sha2::Sha256::digest(bytes).into()
+    }
+
+    fn add(&mut self, key: [u8; 32], bytes: Vec<u8>) {
+        self.bases.retain(|(k, _)| *k != key);
+        self.bases.push_back((key, bytes));
+        while self.bases.len() > CODE_BASES {
+            self.bases.pop_front();
+        }
+    }
+
+    /// The parent's side: `code` as the child will rebuild it, recording a
+    /// whole object as a base.
+    pub fn encode(&mut self, code: &[u8]) -> WireCode {
+        use base64::Engine;
+        let mut best: Option<(usize, Vec<WireRun>)> = None;
+        for (k, (_, base)) in self.bases.iter().enumerate() {
+            if base.len() != code.len() {
+                continue;
+            }
+            let runs = diff_runs(base, code);
+            let cost: usize = runs.iter().map(|(_, r)| r.len() + 16).sum();
+            if cost * PATCH_FRACTION <= code.len()
+                && best.as_ref().is_none_or(|(_, b)| {
+                    cost < b.iter().map(|r| r.bytes.len() + 16).sum::<usize>()
+                })
+            {
+                best = Some((
+                    k,
+                    runs.into_iter()
+                        .map(|(offset, r)| WireRun {
+                            offset: offset as u64,
+                            bytes: b64().encode(r),
+                        })
+                        .collect(),
+                ));
+            }
+        }
+        match best {
+            Some((k, runs)) => WireCode::Patched {
+                base: hex::encode(self.bases[k].0),
+                runs,
+            },
+            None => {
+                self.add(Self::key(code), code.to_vec());
+                WireCode::Bytes(b64().encode(code))
+            }
+        }
+    }
+
+    /// The child's side: the object `code` names.
+    pub fn decode(&mut self, code: &WireCode) -> Result<Vec<u8>, String> {
+        use base64::Engine;
+        match code {
+            WireCode::Bytes(text) => {
+                let bytes = b64()
+                    .decode(text)
+                    .map_err(|e| format!("code object: not base64: {e}"))?;
+                self.add(Self::key(&bytes), bytes.clone());
+                Ok(bytes)
+            }
+            WireCode::Patched { base, runs } => {
+                let Some((_, bytes)) = self.bases.iter().find(|(k, _)| hex::encode(k) == *base)
+                else {
+                    return Err(format!(
+                        "code object: base {base} was not sent to this process (it holds {})",
+                        self.bases.len()
+                    ));
+                };
+                let mut out = bytes.clone();
+                for r in runs {
+                    let new = b64()
+                        .decode(&r.bytes)
+                        .map_err(|e| format!("code object run at {}: not base64: {e}", r.offset))?;
+                    let at = usize::try_from(r.offset).unwrap_or(usize::MAX);
+                    let Some(dst) = at
+                        .checked_add(new.len())
+                        .and_then(|end| out.get_mut(at..end))
+                    else {
+                        return Err(format!(
+                            "code object run of {} bytes at {} is past the base's {} bytes",
+                            new.len(),
+                            r.offset,
+                            bytes.len()
+                        ));
+                    };
+                    dst.copy_from_slice(&new);
+                }
+                Ok(out)
+            }
+        }
+    }
+}
+
+/// The runs of `new` that differ from `old` (same length): (offset, bytes),
+/// runs less than 16 bytes apart merged (a run costs about that on the wire).
+fn diff_runs(old: &[u8], new: &[u8]) -> Vec<(usize, Vec<u8>)> {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < new.len() {
+        if old[i] == new[i] {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < new.len() && old[i] != new[i] {
+            i += 1;
+        }
+        match runs.last_mut() {
+            Some((_, end)) if start - *end < 16 => *end = i,
+            _ => runs.push((start, i)),
+        }
+    }
+    runs.into_iter()
+        .map(|(s, e)| (s, new[s..e].to_vec()))
+        .collect()
+}
+
 /// What the child needs to open its device exactly as the parent would.
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Setup {
@@ -445,6 +736,8 @@ pub enum Request {
     #[serde(rename = "run_batch")]
     RunBatch(Vec<WireCase>),
     Identity(Box<WireCase>),
+    /// One raw launch (`dsxor qualify`'s programs), answered with `Launch`.
+    Dispatch(Box<WireDispatch>),
 }
 
 /// `BackendError` on the wire.
@@ -491,6 +784,11 @@ pub enum Response {
         retire: bool,
     },
     Identity(KernelIdentity),
+    /// A raw launch's outcome; `retire` as for `Outcome`.
+    Launch {
+        outcome: WireLaunch,
+        retire: bool,
+    },
     Error(WireError),
 }
 
@@ -509,6 +807,7 @@ fn write_line<W: Write>(w: &mut W, value: &impl Serialize) -> std::io::Result<()
 /// a retiring answer too (the caller exits; the parent kills it anyway).
 pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
     let mut device: Option<ConformanceDevice<HipBackend>> = None;
+    let mut code = CodeCache::default();
     for line in input.lines() {
         let line = line?;
         if let Some(msg) = foreign_version(&line) {
@@ -529,10 +828,12 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
                 continue;
             }
         };
-        let response = respond(request, &mut device);
+        let response = respond(request, &mut device, &mut code);
         let retire = matches!(
             response,
-            Response::Outcome { retire: true, .. } | Response::Batch { retire: true, .. }
+            Response::Outcome { retire: true, .. }
+                | Response::Batch { retire: true, .. }
+                | Response::Launch { retire: true, .. }
         );
         write_line(&mut output, &response)?;
         if retire {
@@ -542,7 +843,11 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
     Ok(())
 }
 
-fn respond(request: Request, device: &mut Option<ConformanceDevice<HipBackend>>) -> Response {
+fn respond(
+    request: Request,
+    device: &mut Option<ConformanceDevice<HipBackend>>,
+    code: &mut CodeCache,
+) -> Response {
     let unreadable = |e: String| Response::Error(WireError::Invalid(format!("worker: {e}")));
     match (request, device.as_mut()) {
         (Request::Setup(setup), _) => match open_child(&setup) {
@@ -553,9 +858,52 @@ fn respond(request: Request, device: &mut Option<ConformanceDevice<HipBackend>>)
             }
             Err(e) => Response::Error(e),
         },
-        (Request::Run(_) | Request::RunBatch(_) | Request::Identity(_), None) => Response::Error(
-            WireError::Invalid("worker: a case arrived before the setup".into()),
-        ),
+        (
+            Request::Run(_) | Request::RunBatch(_) | Request::Identity(_) | Request::Dispatch(_),
+            None,
+        ) => Response::Error(WireError::Invalid(
+            "worker: a case arrived before the setup".into(),
+        )),
+        (Request::Dispatch(w), Some(d)) => {
+            use base64::Engine;
+            let bytes = match code.decode(&w.code) {
+                Ok(b) => b,
+                Err(e) => return unreadable(e),
+            };
+            let buffers = match w
+                .buffers
+                .iter()
+                .enumerate()
+                .map(|(i, b)| {
+                    b64()
+                        .decode(b)
+                        .map_err(|e| format!("buffer {i}: not base64: {e}"))
+                })
+                .collect::<Result<Vec<_>, _>>()
+            {
+                Ok(b) => b,
+                Err(e) => return unreadable(e),
+            };
+            let dispatch = Dispatch {
+                code_object: &bytes,
+                kernel: &w.kernel,
+                groups: w.groups,
+                block: w.block,
+                dynamic_lds: w.dynamic_lds,
+                buffers,
+                args: w.args.iter().map(|a| a.to_arg()).collect(),
+                timeout: Duration::from_millis(w.timeout_ms),
+            };
+            match WireLaunch::from_result(d.backend_mut().dispatch(&dispatch)) {
+                Ok(outcome) => Response::Launch {
+                    // A fault or a timeout: a sticky error or a kernel that
+                    // never ends; nothing more runs in this process.
+                    retire: !matches!(outcome, WireLaunch::Completed { .. }),
+                    outcome,
+                },
+                Err(e) => Response::Error(WireError::from_backend(e)),
+            }
+        }
         (Request::Run(case), Some(d)) => {
             let case = match case.to_case() {
                 Ok(c) => c,
@@ -701,6 +1049,8 @@ pub struct WorkerDevice {
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     /// Processes started so far.
     started: u32,
+    /// The code objects the current child holds (`Request::Dispatch`).
+    code: CodeCache,
 }
 
 /// Lines of a child's stderr kept for a fault message.
@@ -713,6 +1063,7 @@ impl WorkerDevice {
             running: None,
             stderr_tail: Arc::new(Mutex::new(VecDeque::new())),
             started: 0,
+            code: CodeCache::default(),
         }
     }
 
@@ -741,6 +1092,8 @@ impl WorkerDevice {
                 self.env_error(format!("cannot start {}: {e}", self.plan.exe.display()))
             })?;
         self.started += 1;
+        // A fresh process holds no code object yet.
+        self.code = CodeCache::default();
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -1125,6 +1478,93 @@ impl CaseDevice for WorkerDevice {
 
     fn kernel_objects(&self) -> &[KernelObject] {
         &self.plan.objects
+    }
+}
+
+/// Raw launches in worker processes (`dsxor qualify --backend hip`): each
+/// `Dispatch` is one `Request::Dispatch`, its code object sent once per
+/// child and then as the bytes that differ ([`CodeCache`]). The policy of
+/// the module docs, per launch: a fault or timeout the child answered is
+/// that launch's `BackendError::Fault`/`Timeout` and retires the child; a
+/// child killed by a signal while running it is a `Fault` naming the signal
+/// (ROCm 6's `abort()`); one that does not answer within the launch's
+/// timeout plus [`ANSWER_GRACE`] is killed and the launch is a `Timeout`;
+/// one that exits with a code is an environment error. The next launch
+/// starts a fresh child.
+impl Backend for WorkerDevice {
+    fn info(&self) -> &DeviceInfo {
+        &self.plan.info
+    }
+
+    fn dispatch(&mut self, d: &Dispatch<'_>) -> Result<Completion, BackendError> {
+        use base64::Engine;
+        if self.running.is_none() {
+            self.start()?;
+        }
+        let request = Request::Dispatch(Box::new(WireDispatch {
+            code: self.code.encode(d.code_object),
+            kernel: d.kernel.to_string(),
+            groups: d.groups,
+            block: d.block,
+            dynamic_lds: d.dynamic_lds,
+            buffers: d.buffers.iter().map(|b| b64().encode(b)).collect(),
+            args: d.args.iter().map(WireArg::from_arg).collect(),
+            timeout_ms: u64::try_from(d.timeout.as_millis()).unwrap_or(u64::MAX),
+        }));
+        let deadline = d.timeout.saturating_add(ANSWER_GRACE);
+        let answer = self.exchange(&request, deadline);
+        drop(request);
+        match answer {
+            Ok(Response::Launch { outcome, retire }) => {
+                if retire {
+                    // A sticky error or a kernel that never ends.
+                    self.stop();
+                }
+                let sizes: Vec<usize> = d.buffers.iter().map(Vec::len).collect();
+                outcome.to_result(&sizes).map_err(|e| {
+                    self.stop();
+                    self.env_error(format!("unreadable answer to a launch: {e}"))
+                })?
+            }
+            Ok(Response::Error(e)) => {
+                self.stop();
+                Err(e.into_backend())
+            }
+            Ok(other) => {
+                self.stop();
+                Err(self.env_error(format!("unexpected answer to a launch: {other:?}")))
+            }
+            Err(Exchange::Died(d @ Death::Signal(..))) => {
+                let said = self.tail();
+                Err(BackendError::Fault(format!(
+                    "the worker process running the launch was {d}{}: the HIP runtime ends the process on a device fault (ROCm/clr rocdevice.cpp callbackQueue calls abort())",
+                    if said.is_empty() { String::new() } else { format!(" after printing \"{said}\"") }
+                )))
+            }
+            // Policy (ANSWER_GRACE): the launch's work did not end; the
+            // worker is gone and the next launch gets a fresh one.
+            // (Its stderr, forwarded, says where it was stuck.)
+            Err(Exchange::Hung(limit)) => Err(BackendError::Timeout {
+                kernel: d.kernel.to_string(),
+                limit,
+                pc: None,
+            }),
+            Err(Exchange::Died(death)) => {
+                let said = self.tail();
+                Err(self.env_error(format!(
+                    "the worker process {death} while running a launch{}",
+                    if said.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (its last line: \"{said}\")")
+                    }
+                )))
+            }
+            Err(Exchange::Io(e)) => {
+                self.stop();
+                Err(self.env_error(e))
+            }
+        }
     }
 }
 

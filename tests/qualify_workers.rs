@@ -148,7 +148,10 @@ fn assert_one_device_fault(code: Option<i32>, text: &str, rec: &serde_json::Valu
         text.contains("2 of 3 instructions qualified, 1 disagreements"),
         "{text}"
     );
-    assert!(text.contains("disagreement: ds_add_rtn_u32 wave64"), "{text}");
+    assert!(
+        text.contains("disagreement: ds_add_rtn_u32 wave64"),
+        "{text}"
+    );
 }
 
 /// (b) ROCm 6: the device fault aborts the worker process (SIGABRT) in the
@@ -178,11 +181,8 @@ fn a_device_fault_that_aborts_the_worker_is_a_finding_and_the_run_goes_on() {
 /// is retired, the program is a finding, the run goes on.
 #[test]
 fn a_device_fault_that_sticks_is_a_finding_and_the_worker_is_replaced() {
-    let (code, text, rec, pids) = qualify(
-        &[FAULT_AT_4, ("DSXOR_HIPSIM_ON_FAULT", "sticky")],
-        DS,
-        &[],
-    );
+    let (code, text, rec, pids) =
+        qualify(&[FAULT_AT_4, ("DSXOR_HIPSIM_ON_FAULT", "sticky")], DS, &[]);
     assert_one_device_fault(code, &text, &rec);
     let message = rec["disagreements"][0]["device_unfinished"]["message"]
         .as_str()

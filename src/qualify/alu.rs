@@ -95,7 +95,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{summary, ExecPattern, QualifyError, SideRun, Unfinished};
+use super::{agrees, summary, ExecPattern, QualifyError, SideRun, Unfinished};
 use crate::backend::{ArgValue, Backend, Dispatch};
 use crate::case::WaveSize;
 use crate::codeobj::CodeObject;
@@ -2424,8 +2424,11 @@ fn run_alu_name(
                 r.agreed += 1;
                 continue;
             }
-            let agrees = |o: &SideRun<AluState>| o.as_ref().map(|o| *o == want);
-            let summary = summary(agrees(&on_device), agrees(&on_emu), on_device == on_emu);
+            let summary = summary(
+                agrees(&on_device, &want),
+                agrees(&on_emu, &want),
+                on_device == on_emu,
+            );
             let (device, device_unfinished) = split(on_device);
             let (emu, emu_unfinished) = split(on_emu);
             disagreements.push(AluDisagreement {

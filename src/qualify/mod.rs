@@ -768,6 +768,14 @@ pub(crate) fn summary(
 /// One side's run of a program: its output, or how it did not complete.
 pub(crate) type SideRun<T> = Result<T, Unfinished>;
 
+/// Whether a side completed with `want`, or how it did not complete.
+pub(crate) fn agrees<'a, T: PartialEq>(
+    o: &'a SideRun<T>,
+    want: &T,
+) -> Result<bool, &'a Unfinished> {
+    o.as_ref().map(|o| o == want)
+}
+
 /// What the record says of one instruction.
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InstructionResult {
@@ -994,8 +1002,11 @@ fn run_instruction(
                 .iter()
                 .filter(|l| l.active)
                 .all(|l| hit.insert(l.addr));
-            let agrees = |o: &SideRun<Observation>| o.as_ref().map(|o| *o == want);
-            let summary = summary(agrees(&on_device), agrees(&on_emu), on_device == on_emu);
+            let summary = summary(
+                agrees(&on_device, &want),
+                agrees(&on_emu, &want),
+                on_device == on_emu,
+            );
             let (device, device_unfinished) = split(on_device);
             let (emu, emu_unfinished) = split(on_emu);
             disagreements.push(Disagreement {

@@ -31,7 +31,13 @@
 //!   answered with a `BatchOutcome`: every case's outcome, or a fault or
 //!   timeout of the launch as a whole, which retires the child like a
 //!   case's; the parent then runs that batch's cases one per launch
-//!   (`run_cases`' attribution policy), in fresh children as needed.
+//!   (`run_cases`' attribution policy), in fresh children as needed;
+//! - or (`dsxor qualify`, through `impl Backend for WorkerDevice`) one
+//!   `Dispatch` per raw launch — code object, kernel, grid, block, dynamic
+//!   LDS, buffers, arguments, timeout — answered with a `Launch`: the
+//!   completion's buffers, or the fault or timeout that ended it. The code
+//!   object crosses once per child and then as the bytes a program changed
+//!   (`CodeCache`).
 //!
 //! A child that has not answered a case within the launch timeout plus
 //! `ANSWER_GRACE` is stuck in a blocking HIP call outside the launch
@@ -625,9 +631,9 @@ impl CodeCache {
             let runs = diff_runs(base, code);
             let cost: usize = runs.iter().map(|(_, r)| r.len() + 16).sum();
             if cost * PATCH_FRACTION <= code.len()
-                && best.as_ref().is_none_or(|(_, b)| {
-                    cost < b.iter().map(|r| r.bytes.len() + 16).sum::<usize>()
-                })
+                && best
+                    .as_ref()
+                    .is_none_or(|(_, b)| cost < b.iter().map(|r| r.bytes.len() + 16).sum::<usize>())
             {
                 best = Some((
                     k,
@@ -1714,6 +1720,114 @@ mod tests {
         let mut w = WireCase::from_case(&case);
         w.vdst_init = words_to_wire(&[1, 2]);
         assert!(w.to_case().unwrap_err().contains("64 addresses"));
+    }
+
+    /// A program's object crosses once per child, then as the runs that
+    /// differ from it; both ends' caches agree on what the child holds.
+    #[test]
+    fn code_objects_cross_once_then_as_their_changed_bytes() {
+        let base: Vec<u8> = (0..4096u32).map(|i| (i * 7 % 251) as u8).collect();
+        let mut parent = CodeCache::default();
+        let mut child = CodeCache::default();
+        let first = parent.encode(&base);
+        assert!(matches!(first, WireCode::Bytes(_)));
+        assert_eq!(child.decode(&first).unwrap(), base);
+        // A program: 8 bytes re-encoded, and 4 more 100 bytes on.
+        let mut program = base.clone();
+        program[1000..1008].copy_from_slice(&[0xde; 8]);
+        program[1100..1104].copy_from_slice(&[0xad; 4]);
+        let wire = parent.encode(&program);
+        match &wire {
+            WireCode::Patched { runs, .. } => {
+                assert_eq!(runs.len(), 2, "{runs:?}");
+                assert_eq!(runs[0].offset, 1000);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(child.decode(&wire).unwrap(), program);
+        // The base itself: no runs. An unrelated object: whole, a new base.
+        assert!(
+            matches!(parent.encode(&base), WireCode::Patched { ref runs, .. } if runs.is_empty())
+        );
+        let other: Vec<u8> = base.iter().map(|b| !b).collect();
+        let wire = parent.encode(&other);
+        assert!(matches!(wire, WireCode::Bytes(_)));
+        assert_eq!(child.decode(&wire).unwrap(), other);
+        // The oldest base is forgotten by both beyond CODE_BASES.
+        for k in 0..CODE_BASES as u8 {
+            let o = vec![k; 100];
+            assert_eq!(child.decode(&parent.encode(&o)).unwrap(), o);
+        }
+        let wire = parent.encode(&program);
+        assert!(matches!(wire, WireCode::Bytes(_)), "base forgotten");
+        assert_eq!(child.decode(&wire).unwrap(), program);
+        // A run past the base, or an unknown base, is refused.
+        let bad = WireCode::Patched {
+            base: hex::encode([0u8; 32]),
+            runs: vec![],
+        };
+        assert!(child.decode(&bad).unwrap_err().contains("was not sent"));
+        let key = hex::encode(CodeCache::key(&program));
+        let bad = WireCode::Patched {
+            base: key,
+            runs: vec![WireRun {
+                offset: 4095,
+                bytes: b64().encode([1, 2]),
+            }],
+        };
+        assert!(child.decode(&bad).unwrap_err().contains("past the base"));
+    }
+
+    #[test]
+    fn launches_cross_the_wire_exactly() {
+        use base64::Engine;
+        let c = Completion {
+            buffers: vec![vec![1, 2, 3], vec![], vec![0xff; 9]],
+            elapsed: Duration::from_nanos(1234),
+        };
+        let w = WireLaunch::from_result(Ok(c.clone())).unwrap();
+        let back = w.to_result(&[3, 0, 9]).unwrap().unwrap();
+        assert_eq!((back.buffers, back.elapsed), (c.buffers, c.elapsed));
+        assert!(w
+            .to_result(&[3, 0, 8])
+            .unwrap_err()
+            .contains("the dispatch had"));
+        let t = BackendError::Timeout {
+            kernel: "k".into(),
+            limit: Duration::from_millis(1500),
+            pc: Some(0x100),
+        };
+        let text = t.to_string();
+        let w = WireLaunch::from_result(Err(t)).unwrap();
+        assert_eq!(w.to_result(&[]).unwrap().unwrap_err().to_string(), text);
+        let w = WireLaunch::from_result(Err(BackendError::Fault("MEMVIOL".into()))).unwrap();
+        assert!(matches!(w.to_result(&[]).unwrap(), Err(BackendError::Fault(m)) if m == "MEMVIOL"));
+        // Not an outcome of the launch: given back.
+        assert!(matches!(
+            WireLaunch::from_result(Err(BackendError::Environment("gone".into()))),
+            Err(BackendError::Environment(_))
+        ));
+        // A launch before the setup is refused.
+        let d = Request::Dispatch(Box::new(WireDispatch {
+            code: WireCode::Bytes(b64().encode([0u8; 4])),
+            kernel: "k".into(),
+            groups: 1,
+            block: 32,
+            dynamic_lds: 0,
+            buffers: vec![],
+            args: vec![WireArg::from_arg(&ArgValue::Buffer(0))],
+            timeout_ms: 10,
+        }));
+        let input = format!("{LINE_TAG}{}\n", serde_json::to_string(&d).unwrap());
+        let mut out = Vec::new();
+        serve(input.as_bytes(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let r: Response =
+            serde_json::from_str(text.trim_end().strip_prefix(LINE_TAG).unwrap()).unwrap();
+        assert!(
+            matches!(r, Response::Error(WireError::Invalid(ref m)) if m.contains("before the setup")),
+            "{r:?}"
+        );
     }
 
     #[test]

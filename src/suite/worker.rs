@@ -760,6 +760,9 @@ impl WireError {
         match e {
             BackendError::Invalid(m) => WireError::Invalid(m),
             BackendError::Hazard(m) => WireError::Hazard(m),
+            // Its text only: `into_backend` makes it an environment error
+            // again (no "environment: environment:").
+            BackendError::Environment(m) => WireError::Environment(m),
             other => WireError::Environment(other.to_string()),
         }
     }

@@ -114,7 +114,7 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
     };
     let device: &mut dyn Backend = match &mut device_kind {
         QualifyDevice::Here(b) => b.as_mut(),
-        QualifyDevice::Workers(w) => w,
+        QualifyDevice::Workers(w) => w.as_mut(),
     };
     let mut emu = EmuBackend::new(emu_config()).map_err(backend_err)?;
     let target = device.info().target_id.clone();
@@ -250,7 +250,7 @@ enum QualifyDevice {
     /// start itself as a worker.
     Here(Box<dyn dsxor::backend::Backend>),
     /// In worker processes of this binary, one after another.
-    Workers(dsxor::suite::worker::WorkerDevice),
+    Workers(Box<dsxor::suite::worker::WorkerDevice>),
 }
 
 /// The HIP device `--device` names (or the first usable one), as worker
@@ -273,16 +273,18 @@ fn open_hip(index: Option<u32>, timeout: std::time::Duration) -> Result<QualifyD
     let props = choose_device(&report, index).map_err(|e| environment(anyhow::anyhow!("{e}")))?;
     let hip_visible = std::env::var(VISIBLE_DEVICES).ok();
     let cuda_visible = std::env::var("CUDA_VISIBLE_DEVICES").ok();
-    Ok(QualifyDevice::Workers(WorkerDevice::new(WorkerPlan {
-        exe,
-        visible: visible_entry(props.index, hip_visible.as_deref(), cuda_visible.as_deref()),
-        info: device_info(&report, props),
-        // qualify sends its programs' objects with each launch.
-        objects: Vec::new(),
-        timeout,
-        label: format!("HIP device {}", props.index),
-        batch: 1,
-    })))
+    Ok(QualifyDevice::Workers(Box::new(WorkerDevice::new(
+        WorkerPlan {
+            exe,
+            visible: visible_entry(props.index, hip_visible.as_deref(), cuda_visible.as_deref()),
+            info: device_info(&report, props),
+            // qualify sends its programs' objects with each launch.
+            objects: Vec::new(),
+            timeout,
+            label: format!("HIP device {}", props.index),
+            batch: 1,
+        },
+    ))))
 }
 
 /// One instruction's line of qualify's table, its name padded to `width`.

@@ -1729,6 +1729,7 @@ mod tests {
     /// differ from it; both ends' caches agree on what the child holds.
     #[test]
     fn code_objects_cross_once_then_as_their_changed_bytes() {
+        use base64::Engine;
         let base: Vec<u8> = (0..4096u32).map(|i| (i * 7 % 251) as u8).collect();
         let mut parent = CodeCache::default();
         let mut child = CodeCache::default();

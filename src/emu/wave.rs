@@ -3093,7 +3093,7 @@ mod tests {
                 Src::V(rng.random_range(0..8)),
                 Src::S(2 * rng.random_range(0..4)),
             ];
-            let before = w.v.clone();
+            let before = w.v.to_vec();
             let exec = w.exec();
             let mask = w.read_mask(src[2]);
             let vdst = rng.random_range(0..10);

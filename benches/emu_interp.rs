@@ -9,6 +9,7 @@
 //! `emu_interp <loop>: N ns per wave-instruction (CPU time, M instructions)`
 //! measured on the calling thread's CPU time (`/proc/thread-self/schedstat`),
 //! so a loaded machine does not inflate it, and criterion's wall-clock timing.
+//! `DSXOR_EMU_INTERP_ONLY=valu` (or `salu`, `mem`) runs one loop only.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -180,6 +181,10 @@ fn bench(c: &mut Criterion) {
         ("salu", salu_body()),
         ("mem", mem_body()),
     ] {
+        // DSXOR_EMU_INTERP_ONLY=<loop>: measure one loop (for a profiler).
+        if std::env::var("DSXOR_EMU_INTERP_ONLY").is_ok_and(|o| o != name) {
+            continue;
+        }
         let mut mem = GlobalMem::new();
         let buf = mem.map("buf", &vec![0u8; 4096]);
         let s = Setup {

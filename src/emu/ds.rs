@@ -116,9 +116,38 @@ impl Lds {
             *b = v;
         }
     }
+    /// The little-endian dword at `a`, when all of it is in range.
+    #[inline(always)]
+    fn dword(&self, a: u64) -> Option<u32> {
+        let s = self.bytes.get(a as usize..a as usize + 4)?;
+        Some(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+    }
+    /// [`Lds::read`] of a dword.
+    #[inline(always)]
+    pub fn read_dword(&self, a: u64) -> u32 {
+        match self.dword(a) {
+            Some(v) => v,
+            None => self.read(a, 4) as u32,
+        }
+    }
+    /// [`Lds::write`] of a dword.
+    #[inline(always)]
+    pub fn write_dword(&mut self, a: u64, v: u32) {
+        match self.bytes.get_mut(a as usize..a as usize + 4) {
+            Some(s) => s.copy_from_slice(&v.to_le_bytes()),
+            None => self.write(a, 4, v as u64),
+        }
+    }
     /// Little-endian read of `n` ≤ 8 bytes; bytes out of range read 0.
     #[inline]
     pub fn read(&self, a: u64, n: usize) -> u64 {
+        // Dwords and qwords (nearly every access) as fixed-size loads, not a
+        // copy of a variable length.
+        if n == 4 {
+            if let Some(s) = self.dword(a) {
+                return s as u64;
+            }
+        }
         if let Some(s) = self.bytes.get(a as usize..a as usize + n) {
             // Whole in range: one little-endian load of n bytes.
             let mut b = [0u8; 8];
@@ -134,6 +163,12 @@ impl Lds {
     /// Little-endian write of `n` ≤ 8 bytes; bytes out of range are dropped.
     #[inline]
     pub fn write(&mut self, a: u64, n: usize, v: u64) {
+        if n == 4 {
+            if let Some(s) = self.bytes.get_mut(a as usize..a as usize + 4) {
+                s.copy_from_slice(&(v as u32).to_le_bytes());
+                return;
+            }
+        }
         if let Some(s) = self.bytes.get_mut(a as usize..a as usize + n) {
             s.copy_from_slice(&v.to_le_bytes()[..n]);
             return;
@@ -532,7 +567,15 @@ pub fn exec_ds<W: DsWave>(
             for l in lanes_in_order(exec, lanes, rng) {
                 let l = l as usize;
                 let a = w.vgpr(d.addr as usize, l) as u64 + offset16;
-                store_bytes(w, lds, a, d.data0, bytes as usize, l);
+                if bytes % 4 == 0 {
+                    // Whole dwords (b32..b128): store_bytes's dword steps,
+                    // each a fixed-size store.
+                    for j in 0..bytes as usize / 4 {
+                        lds.write_dword(a + 4 * j as u64, w.vgpr(d.data0 as usize + j, l));
+                    }
+                } else {
+                    store_bytes(w, lds, a, d.data0, bytes as usize, l);
+                }
             }
             Ok(())
         }
@@ -567,7 +610,16 @@ pub fn exec_ds<W: DsWave>(
                     continue;
                 }
                 let a = w.vgpr(d.addr as usize, l) as u64 + offset16;
-                load_bytes(w, lds, a, d.vdst, bytes as usize, signed, l);
+                if bytes % 4 == 0 && !signed {
+                    // Whole dwords: load_bytes's dword steps, each a
+                    // fixed-size load.
+                    for j in 0..bytes as usize / 4 {
+                        let v = lds.read_dword(a + 4 * j as u64);
+                        w.set_vgpr(d.vdst as usize + j, l, v);
+                    }
+                } else {
+                    load_bytes(w, lds, a, d.vdst, bytes as usize, signed, l);
+                }
             }
             Ok(())
         }

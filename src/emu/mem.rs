@@ -160,7 +160,22 @@ impl GlobalMem {
         Err(OutOfBounds { addr, len })
     }
 
-    /// Aligned dword read (the common global access): one region lookup, one word.
+    /// The words of the region holding all of `[lo, end)` and that region's
+    /// base address, trying region `*hint` first (see `find_hinted`). The
+    /// interpreter's fast path: one lookup for every lane of an
+    /// instruction whose addresses fall in one buffer.
+    #[inline]
+    pub fn words_holding(
+        &self,
+        hint: &mut usize,
+        lo: u64,
+        end: u64,
+    ) -> Option<(u64, &[AtomicU32])> {
+        let len = end.checked_sub(lo)?;
+        let (r, _) = self.find_hinted(hint, lo, len).ok()?;
+        Some((r.base, &r.words[..]))
+    }
+
     /// The region holding `[addr, addr + len)`, trying region `*hint`
     /// first (the lanes of one instruction mostly hit one buffer) and
     /// leaving the found index there.

@@ -20,6 +20,7 @@ use super::hwreg::{self, HwRegs};
 use super::mem::GlobalMem;
 use super::WaveError;
 use rand_chacha::ChaCha8Rng;
+use std::sync::atomic::Ordering::Relaxed;
 
 /// VGPRs per lane held for every wave: the 8-bit VGPR field plus room for a
 /// 128-bit operand starting at v255, so no register index can fall outside.
@@ -27,7 +28,29 @@ pub const VGPRS: usize = 260;
 /// The VGPR file of one wave: register r, lane l at `r * 64 + l`. A fixed
 /// size, so an index made from an 8-bit register number and a lane below
 /// 64 (plus a lane step) is provably inside and needs no bounds check.
-pub type Vgprs = [u32; VGPRS * 64];
+///
+/// Aligned to a cache line: a row is 256 bytes, so every 8-lane step of the
+/// row loops (32 bytes at a multiple of 32 from a row's start) stays inside
+/// one cache line (at the allocator's 16-byte alignment, half of them may
+/// straddle two: a split load or store each).
+#[derive(PartialEq, Eq)]
+#[repr(C, align(64))]
+pub struct Vgprs(pub [u32; VGPRS * 64]);
+
+impl std::ops::Deref for Vgprs {
+    type Target = [u32; VGPRS * 64];
+    #[inline(always)]
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Vgprs {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
 /// SGPR file size: the 8-bit operand code space, plus one so the high half
 /// of a pair starting at any code is inside (a 64-bit read of a register
 /// number needs no bounds check).
@@ -355,9 +378,7 @@ impl Wave {
         Wave {
             s: Box::new([0; SGPRS]),
             scc: false,
-            // Zeroed on the heap (calloc), not built on the stack.
-            v: Box::<Vgprs>::try_from(vec![0; VGPRS * 64].into_boxed_slice())
-                .unwrap_or_else(|_| Box::new([0; VGPRS * 64])),
+            v: Box::new(Vgprs([0; VGPRS * 64])),
             pc: 0,
             lanes: if wave64 { 64 } else { 32 },
             status: Status::Running,
@@ -778,10 +799,12 @@ impl Wave {
         self.vwrite(r.wrapping_add(1), &hi, mask);
     }
 
+    #[inline]
     pub fn vgpr(&self, r: usize, lane: usize) -> u32 {
         self.v.get(r * 64 + lane).copied().unwrap_or(0)
     }
 
+    #[inline]
     pub fn set_vgpr(&mut self, r: usize, lane: usize, val: u32) {
         if let Some(x) = self.v.get_mut(r * 64 + lane) {
             *x = val;
@@ -1100,6 +1123,90 @@ impl Wave {
             }
         }
         Ok(None)
+    }
+
+    /// The common global access, whole dwords (b32..b128) with every
+    /// active lane's address dword-aligned and inside one buffer: the
+    /// addresses are worked out first, the buffer is found once for all of
+    /// them, and the lanes then move words with no per-lane lookup. False,
+    /// with nothing done, for anything else (the per-lane path of
+    /// [`Wave::flat`] then does the access and reports the first faulting
+    /// lane), so the result is the same either way.
+    #[inline]
+    fn flat_words(&mut self, f: &Flat, mem: &GlobalMem) -> bool {
+        let k = match f.kind {
+            FlatKind::Load { bytes, signed }
+                if bytes % 4 == 0 && bytes <= 16 && (bytes == 4 || !signed) =>
+            {
+                bytes as usize / 4
+            }
+            FlatKind::Store { bytes } if bytes % 4 == 0 && bytes <= 16 => bytes as usize / 4,
+            _ => return false,
+        };
+        let exec = self.exec();
+        if exec == 0 {
+            return false;
+        }
+        let off = f.offset as i64 as u64;
+        let va = f.vaddr as usize * 64;
+        let mut addr = [0u64; 64];
+        match f.saddr {
+            Some(s) => {
+                let b = self.s64(Src::S(s)).wrapping_add(off);
+                if let Some(lo) = self.v.get(va..va + 64) {
+                    for (a, &x) in addr.iter_mut().zip(lo) {
+                        *a = b.wrapping_add(x as u64);
+                    }
+                }
+            }
+            None => {
+                if let (Some(lo), Some(hi)) =
+                    (self.v.get(va..va + 64), self.v.get(va + 64..va + 128))
+                {
+                    for ((a, &x), &y) in addr.iter_mut().zip(lo).zip(hi) {
+                        *a = (x as u64 | (y as u64) << 32).wrapping_add(off);
+                    }
+                }
+            }
+        }
+        let (mut lo, mut hi, mut bits) = (u64::MAX, 0u64, 0u64);
+        for (l, &a) in addr.iter().enumerate() {
+            if exec >> l & 1 != 0 {
+                lo = lo.min(a);
+                hi = hi.max(a);
+                bits |= a;
+            }
+        }
+        let Some(end) = hi.checked_add(4 * k as u64) else {
+            return false;
+        };
+        let mut hint = 0;
+        let Some((base, words)) = mem.words_holding(&mut hint, lo, end) else {
+            return false;
+        };
+        if (bits | base) & 3 != 0 {
+            return false;
+        }
+        let is_load = matches!(f.kind, FlatKind::Load { .. });
+        let mut m = exec;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize & 63;
+            m &= m - 1;
+            let w0 = ((addr[l] - base) / 4) as usize;
+            let Some(ws) = words.get(w0..w0 + k) else {
+                continue;
+            };
+            for (j, w) in ws.iter().enumerate() {
+                if is_load {
+                    if let Some(d) = self.v.get_mut((f.vdst as usize + j) * 64 + l) {
+                        *d = w.load(Relaxed);
+                    }
+                } else {
+                    w.store(self.vgpr(f.vdata as usize + j, l), Relaxed);
+                }
+            }
+        }
+        true
     }
 
     /// Whether a conditional branch on `cond` is taken.
@@ -1923,6 +2030,9 @@ impl Wave {
     }
 
     fn flat(&mut self, f: &Flat, mem: &GlobalMem, pc: u64) -> Result<(), WaveError> {
+        if self.flat_words(f, mem) {
+            return Ok(());
+        }
         let exec = self.exec();
         let n = self.lanes as usize;
         let mut hint = 0usize;
@@ -2983,7 +3093,7 @@ mod tests {
                 Src::V(rng.random_range(0..8)),
                 Src::S(2 * rng.random_range(0..4)),
             ];
-            let before = w.v.clone();
+            let before = w.v.to_vec();
             let exec = w.exec();
             let mask = w.read_mask(src[2]);
             let vdst = rng.random_range(0..10);

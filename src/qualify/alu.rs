@@ -1204,6 +1204,15 @@ pub fn program_for(
     // scalar values, SGPRs or a literal, per VALU instruction; llvm-mc:
     // "violates constant bus restrictions"): VALU sources past two
     // distinct scalar values become VGPRs.
+    // The 64-bit shifts take one scalar operand at most (LLVM
+    // AMDGPUAsmParser::getConstantBusLimit: "64-bit shift instructions can
+    // use only one scalar value input" on gfx10+; llvm-mc-22 refuses
+    // `v_lshrrev_b64 v[16:17], s34, s[34:35]`).
+    let bus = if matches!(name, "v_lshlrev_b64" | "v_lshrrev_b64" | "v_ashrrev_i64") {
+        1
+    } else {
+        2
+    };
     if name.starts_with("v_") {
         let mut scalars: Vec<Opnd> = Vec::new();
         if let Some(m @ (Opnd::S(_) | Opnd::Vcc)) = srcs
@@ -1228,8 +1237,8 @@ pub fn program_for(
             if let Opnd::S(_) | Opnd::Vcc | Opnd::Lit(_) = *s {
                 // No literal in src2 (llvm-mc refuses some, e.g.
                 // v_alignbit_b32's).
-                if !scalars.contains(s) || (k >= 2 && matches!(s, Opnd::Lit(_))) {
-                    if scalars.len() >= 2 || (k >= 2 && matches!(s, Opnd::Lit(_))) {
+                if !scalars.contains(s) || bus == 1 || (k >= 2 && matches!(s, Opnd::Lit(_))) {
+                    if scalars.len() >= bus || (k >= 2 && matches!(s, Opnd::Lit(_))) {
                         *s = if matches!(op.srcs.get(k), Some(Kind::Any64)) {
                             vpair(&mut rng)
                         } else {

@@ -2029,9 +2029,7 @@ fn lanes_and_swap(m: &mut Machine, i: &AluInst, base: &str) -> Option<Result<(),
                 let d = Machine::vidx(dst_v(i.dst)?, "destination")?;
                 for l in 0..m.lanes {
                     if m.active(l) {
-                        let tmp = m.st.v[l][d];
-                        m.st.v[l][d] = m.st.v[l][s];
-                        m.st.v[l][s] = tmp;
+                        m.st.v[l].swap(d, s);
                     }
                 }
                 Ok(())

@@ -391,3 +391,159 @@ fn the_software_device_agrees_with_the_pseudocode_on_every_alu_program() {
         assert!(r.qualified, "{}", r.instruction);
     }
 }
+
+// ---------------------------------------------------------------------------
+// The inventory: every integer SALU/VALU/VOPD instruction the software
+// device decodes is in the ALU corpus or in the named exclusion list.
+// ---------------------------------------------------------------------------
+
+/// Every mnemonic the software device's decoder (`emu::decode::decode_one`,
+/// the table the interpreter runs from) gives a SOP1/SOP2/SOPC/SOPK/SOPP,
+/// VOP1/VOP2/VOPC/VOP3/VOP3P or VOPD word: every opcode of each format,
+/// under several operand templates (VGPRs, SGPRs, an SGPR destination for
+/// the VOP3 forms that write one, a literal after the word), so an opcode
+/// whose decoding depends on its operands is still found. Words the
+/// decoder does not model (`Inst::Unsupported`) are not instructions of
+/// the device and are left out.
+fn decoded_alu_mnemonics() -> std::collections::BTreeSet<String> {
+    use dsxor::emu::decode::{decode_one, Inst};
+    let mut out = std::collections::BTreeSet::new();
+    let lit = 0x1234_5678u32;
+    let mut add = |w: &[u32]| {
+        let (inst, _) = decode_one(w);
+        match inst {
+            Inst::Unsupported(_) => {}
+            Inst::Vopd { x, y } => {
+                out.insert(x.op.name().to_string());
+                out.insert(y.op.name().to_string());
+            }
+            other => {
+                out.insert(other.mnemonic());
+            }
+        }
+    };
+    // Scalar source codes: s34, s36, M0 and an inline constant.
+    let ssrc = [34u32, 36, 125, 129];
+    for op in 0..128u32 {
+        for &(a, b) in &[(ssrc[0], ssrc[1]), (ssrc[3], ssrc[0])] {
+            // SOP2: 10 op[29:23] sdst[22:16] ssrc1[15:8] ssrc0[7:0].
+            add(&[0x8000_0000 | op << 23 | 32 << 16 | b << 8 | a, lit]);
+            // SOPC: 101111110 op[22:16] ssrc1 ssrc0.
+            add(&[0xbf00_0000 | op << 16 | b << 8 | a, lit]);
+        }
+        // SOPP: 101111111 op[22:16] simm16.
+        add(&[0xbf80_0000 | op << 16, lit]);
+    }
+    for op in 0..256u32 {
+        for s in ssrc {
+            // SOP1: 101111101 sdst[22:16] op[15:8] ssrc0[7:0].
+            add(&[0xbe80_0000 | 32 << 16 | op << 8 | s, lit]);
+        }
+    }
+    for op in 0..32u32 {
+        // SOPK: 1011 op[27:23] sdst[22:16] simm16 (s_setreg_imm32_b32's
+        // literal after it). HWREG(MODE) = id 1 in the simm16.
+        add(&[0xb000_0000 | op << 23 | 32 << 16 | 0x0801, lit]);
+    }
+    // VGPR codes: v16, v17, v18; an SGPR s34; an inline constant.
+    let (v16, v17, v18, s34, c1) = (256 + 16u32, 256 + 17u32, 256 + 18u32, 34u32, 129u32);
+    for op in 0..256u32 {
+        for src0 in [v17, s34, c1] {
+            // VOP1: 0111111 vdst[24:17] op[16:9] src0[8:0].
+            add(&[0x7e00_0000 | 16 << 17 | op << 9 | src0, lit]);
+            // VOPC: 0111110 op[24:17] vsrc1[16:9] src0[8:0].
+            add(&[0x7c00_0000 | op << 17 | 18 << 9 | src0, lit]);
+        }
+    }
+    for op in 0..64u32 {
+        for src0 in [v17, s34] {
+            // VOP2: 0 op[30:25] vdst[24:17] vsrc1[16:9] src0[8:0].
+            add(&[op << 25 | 16 << 17 | 18 << 9 | src0, lit]);
+        }
+    }
+    for op in 0..1024u32 {
+        for (vdst, s) in [
+            (16u32, [v16, v17, v18]),
+            (16, [s34, v17, v18]),
+            (16, [v16, s34, c1]),
+            // An SGPR destination (v_readlane, v_readfirstlane, compares).
+            (32, [v16, s34, v18]),
+            (32, [v16, c1, v18]),
+            // v_writelane: S0 a scalar, S1 the lane select.
+            (16, [s34, c1, v18]),
+        ] {
+            // VOP3: 110101 op[25:16] ... vdst[7:0]; word 1 sources.
+            let w0 = 0xd400_0000 | op << 16 | vdst;
+            let w1 = s[2] << 18 | s[1] << 9 | s[0];
+            add(&[w0, w1, lit]);
+            // VOP3SD (carry outs): sdst s36 in 14:8.
+            add(&[w0 | 36 << 8, w1, lit]);
+        }
+    }
+    for op in 0..128u32 {
+        // VOP3P: 11001100 op[22:16] clamp op_sel_hi[2] op_sel neg_hi vdst;
+        // word 1: neg_lo op_sel_hi[1:0] src2 src1 src0 (op_sel_hi all set,
+        // the default).
+        for (vdst, s) in [(16u32, [v16, v17, v18]), (16, [v16, v16, v16 + 4])] {
+            add(&[
+                0xcc00_0000 | op << 16 | 1 << 14 | vdst,
+                3 << 27 | s[2] << 18 | s[1] << 9 | s[0],
+                lit,
+            ]);
+        }
+    }
+    for opx in 0..16u32 {
+        for opy in 0..32u32 {
+            // VOPD: 110010 opx[25:22] opy[21:17] vsrc1x src0x; word 1:
+            // vdstx[31:24] vdsty>>1[23:17] vsrc1y src0y (banks apart).
+            add(&[
+                0xc800_0000 | opx << 22 | opy << 17 | 16 << 9 | v17,
+                20 << 24 | (21 >> 1) << 17 | 19 << 9 | v18,
+                lit,
+            ]);
+        }
+    }
+    out
+}
+
+/// The teeth of the inventory: an integer instruction the software device
+/// decodes that is neither in the corpus nor excluded with a reason fails
+/// here, by name; so does an exclusion of something the device does not
+/// decode, or of something the corpus runs.
+#[test]
+fn every_alu_instruction_the_software_device_decodes_is_in_the_corpus_or_excluded() {
+    use dsxor::qualify::alu::{CORPUS_OPS, NOT_IN_CORPUS};
+    let decoded = decoded_alu_mnemonics();
+    assert!(decoded.len() > 300, "the sweep found {}", decoded.len());
+    let excluded: std::collections::BTreeMap<&str, &str> = NOT_IN_CORPUS.iter().copied().collect();
+    assert_eq!(excluded.len(), NOT_IN_CORPUS.len(), "an exclusion twice");
+    let corpus: std::collections::BTreeSet<&str> = CORPUS_OPS.iter().copied().collect();
+    let missing: Vec<&String> = decoded
+        .iter()
+        .filter(|n| !corpus.contains(n.as_str()) && !excluded.contains_key(n.as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{} instruction(s) the software device decodes are neither in qualify::alu::CORPUS_OPS \
+         nor in qualify::alu::NOT_IN_CORPUS with a reason: {missing:?}",
+        missing.len()
+    );
+    let both: Vec<&&str> = corpus
+        .iter()
+        .filter(|n| excluded.contains_key(**n))
+        .collect();
+    assert!(both.is_empty(), "in the corpus and excluded: {both:?}");
+    let stale: Vec<&&str> = excluded.keys().filter(|n| !decoded.contains(**n)).collect();
+    assert!(
+        stale.is_empty(),
+        "excluded but not decoded by the software device: {stale:?}"
+    );
+    let unknown: Vec<&&str> = corpus.iter().filter(|n| !decoded.contains(**n)).collect();
+    assert!(
+        unknown.is_empty(),
+        "in the corpus but not decoded by the software device: {unknown:?}"
+    );
+    for (name, why) in NOT_IN_CORPUS {
+        assert!(why.len() > 10, "{name}: no reason given");
+    }
+}

@@ -1,6 +1,6 @@
 //! Integer SALU, VALU and VOPD encodings of gfx11 (RDNA3), for the
-//! programs `dsxor qualify` runs (issue 16): SOP1, SOP2, SOPC, VOP1, VOP2,
-//! VOPC, VOP3 (and VOP3SD, whose 14:8 field is a scalar destination) and
+//! programs `dsxor qualify` runs (issue 16): SOP1, SOP2, SOPC, SOPK, VOP1,
+//! VOP2, VOPC, VOP3 (and VOP3SD, whose 14:8 field is a scalar destination) and
 //! VOPD, each instruction built from its operands and printed in LLVM's
 //! syntax.
 //!
@@ -16,6 +16,7 @@
 //! | SOP2 | `10` op\[29:23\] sdst\[22:16\] ssrc1\[15:8\] ssrc0\[7:0\] |
 //! | SOP1 | `101111101` sdst\[22:16\] op\[15:8\] ssrc0\[7:0\] |
 //! | SOPC | `101111110` op\[22:16\] ssrc1\[15:8\] ssrc0\[7:0\] |
+//! | SOPK | `1011` op\[27:23\] sdst\[22:16\] simm16\[15:0\] |
 //! | VOP1 | `0111111` vdst\[24:17\] op\[16:9\] src0\[8:0\] |
 //! | VOP2 | `0` op\[30:25\] vdst\[24:17\] vsrc1\[16:9\] src0\[8:0\] |
 //! | VOPC | `0111110` op\[24:17\] vsrc1\[16:9\] src0\[8:0\] |
@@ -61,6 +62,8 @@ pub enum Format {
     Sop1,
     Sop2,
     Sopc,
+    /// SOPK: an SGPR and a 16-bit immediate ([`Kind::Imm16`]).
+    Sopk,
     Vop1,
     Vop2,
     Vopc,
@@ -102,6 +105,9 @@ pub enum Kind {
     /// A 16-bit source: a VGPR half, or an SGPR, integer inline constant
     /// or literal (its low 16 bits).
     Any16,
+    /// SOPK's 16-bit immediate (SIMM16), given as [`Opnd::Lit`] `0..=0xffff`
+    /// and printed in hex as LLVM prints it.
+    Imm16,
     /// A WMMA's D: 8 VGPRs in wave32, 4 in wave64 (LLVM
     /// VOP3PInstructions.td `VOPProfileWMMA`: `VDst_256` / `VDst_128`).
     Acc,
@@ -184,6 +190,10 @@ const HHM: &[Kind] = &[Any16, Any16, Mask];
 const V1H: &[Kind] = &[V16];
 const VSS: &[Kind] = &[V32, S32, S32];
 const V1: &[Kind] = &[V32];
+const K1: &[Kind] = &[Imm16];
+const SK: &[Kind] = &[S32, Imm16];
+const VS: &[Kind] = &[V32, S32];
+const A64A64: &[Kind] = &[Any64, Any64];
 const QSAD: &[Kind] = &[Any64, Any32, Any64];
 const MQSAD: &[Kind] = &[Any64, Any32, V128];
 const WMMA8: &[Kind] = &[V128, V128, AccSrc];
@@ -477,6 +487,242 @@ pub const ALU_OPS: &[AluOp] = &[
     op("v_cmpx_gt_u16_e64", Vop3, 0xbc, None, HH),
     op("v_cmpx_ne_u16_e64", Vop3, 0xbd, None, HH),
     op("v_cmpx_ge_u16_e64", Vop3, 0xbe, None, HH),
+    // SOP2 (more).
+    op("s_lshl3_add_u32", Sop2, 0x10, S32, SS),
+    op("s_nand_b64", Sop2, 0x1d, S64, S64S64),
+    op("s_nor_b32", Sop2, 0x1e, S32, SS),
+    op("s_nor_b64", Sop2, 0x1f, S64, S64S64),
+    op("s_xnor_b64", Sop2, 0x21, S64, S64S64),
+    op("s_and_not1_b64", Sop2, 0x23, S64, S64S64),
+    op("s_or_not1_b32", Sop2, 0x24, S32, SS),
+    op("s_or_not1_b64", Sop2, 0x25, S64, S64S64),
+    op("s_bfm_b64", Sop2, 0x2b, S64, SS),
+    // SOP1 (more).
+    op("s_mov_b64", Sop1, 0x01, S64, S64ONE),
+    op("s_cmov_b64", Sop1, 0x03, S64, S64ONE),
+    op("s_clz_i32_u64", Sop1, 0x0b, S32, S64ONE),
+    op("s_cls_i32_i64", Sop1, 0x0d, S32, S64ONE),
+    op("s_bitset0_b64", Sop1, 0x11, S64, S1),
+    op("s_bitset1_b64", Sop1, 0x13, S64, S1),
+    op("s_bcnt0_i32_b64", Sop1, 0x17, S32, S64ONE),
+    op("s_bcnt1_i32_b64", Sop1, 0x19, S32, S64ONE),
+    op("s_quadmask_b64", Sop1, 0x1b, S64, S64ONE),
+    op("s_wqm_b64", Sop1, 0x1d, S64, S64ONE),
+    op("s_not_b64", Sop1, 0x1f, S64, S64ONE),
+    // SOP1 saveexec / wrexec (EXEC read and written: RDNA3 guide, e.g.
+    // S_AND_SAVEEXEC_B32 "saveexec = EXEC.u32; EXEC.u32 = (S0.u32 & EXEC.u32);
+    // D0.u32 = saveexec.u32; SCC = EXEC.u32 != 0U").
+    op("s_and_saveexec_b32", Sop1, 0x20, S32, S1),
+    op("s_and_saveexec_b64", Sop1, 0x21, S64, S64ONE),
+    op("s_or_saveexec_b32", Sop1, 0x22, S32, S1),
+    op("s_or_saveexec_b64", Sop1, 0x23, S64, S64ONE),
+    op("s_xor_saveexec_b32", Sop1, 0x24, S32, S1),
+    op("s_xor_saveexec_b64", Sop1, 0x25, S64, S64ONE),
+    op("s_nand_saveexec_b32", Sop1, 0x26, S32, S1),
+    op("s_nand_saveexec_b64", Sop1, 0x27, S64, S64ONE),
+    op("s_nor_saveexec_b32", Sop1, 0x28, S32, S1),
+    op("s_nor_saveexec_b64", Sop1, 0x29, S64, S64ONE),
+    op("s_xnor_saveexec_b32", Sop1, 0x2a, S32, S1),
+    op("s_xnor_saveexec_b64", Sop1, 0x2b, S64, S64ONE),
+    op("s_and_not0_saveexec_b32", Sop1, 0x2c, S32, S1),
+    op("s_and_not0_saveexec_b64", Sop1, 0x2d, S64, S64ONE),
+    op("s_or_not0_saveexec_b32", Sop1, 0x2e, S32, S1),
+    op("s_or_not0_saveexec_b64", Sop1, 0x2f, S64, S64ONE),
+    op("s_and_not1_saveexec_b32", Sop1, 0x30, S32, S1),
+    op("s_and_not1_saveexec_b64", Sop1, 0x31, S64, S64ONE),
+    op("s_or_not1_saveexec_b32", Sop1, 0x32, S32, S1),
+    op("s_or_not1_saveexec_b64", Sop1, 0x33, S64, S64ONE),
+    op("s_and_not0_wrexec_b32", Sop1, 0x34, S32, S1),
+    op("s_and_not0_wrexec_b64", Sop1, 0x35, S64, S64ONE),
+    op("s_and_not1_wrexec_b32", Sop1, 0x36, S32, S1),
+    op("s_and_not1_wrexec_b64", Sop1, 0x37, S64, S64ONE),
+    // SOPC (more).
+    op("s_cmp_lg_i32", Sopc, 0x01, None, SS),
+    op("s_cmp_gt_i32", Sopc, 0x02, None, SS),
+    op("s_cmp_le_i32", Sopc, 0x05, None, SS),
+    op("s_cmp_eq_u32", Sopc, 0x06, None, SS),
+    op("s_cmp_ge_u32", Sopc, 0x09, None, SS),
+    op("s_cmp_lt_u32", Sopc, 0x0a, None, SS),
+    op("s_bitcmp0_b32", Sopc, 0x0c, None, SS),
+    op("s_bitcmp1_b64", Sopc, 0x0f, None, S64S),
+    op("s_cmp_eq_u64", Sopc, 0x10, None, S64S64),
+    // SOPK: the SGPR is the destination (and, for cmovk/addk/mulk, a
+    // source too), or for s_cmpk_* the first source; SIMM16 the other.
+    op("s_movk_i32", Sopk, 0x00, S32, K1),
+    op("s_cmovk_i32", Sopk, 0x02, S32, K1),
+    op("s_cmpk_eq_i32", Sopk, 0x03, None, SK),
+    op("s_cmpk_lg_i32", Sopk, 0x04, None, SK),
+    op("s_cmpk_gt_i32", Sopk, 0x05, None, SK),
+    op("s_cmpk_ge_i32", Sopk, 0x06, None, SK),
+    op("s_cmpk_lt_i32", Sopk, 0x07, None, SK),
+    op("s_cmpk_le_i32", Sopk, 0x08, None, SK),
+    op("s_cmpk_eq_u32", Sopk, 0x09, None, SK),
+    op("s_cmpk_lg_u32", Sopk, 0x0a, None, SK),
+    op("s_cmpk_gt_u32", Sopk, 0x0b, None, SK),
+    op("s_cmpk_ge_u32", Sopk, 0x0c, None, SK),
+    op("s_cmpk_lt_u32", Sopk, 0x0d, None, SK),
+    op("s_cmpk_le_u32", Sopk, 0x0e, None, SK),
+    op("s_addk_i32", Sopk, 0x0f, S32, K1),
+    op("s_mulk_i32", Sopk, 0x10, S32, K1),
+    // VOP1 / VOP2 (more), and the VOP3 (e64) forms of VOP1 (0x180 + op)
+    // and VOP2 (0x100 + op).
+    op("v_readfirstlane_b32", Vop1, 0x02, S32, V1),
+    op("v_swap_b32", Vop1, 0x65, V32, V1),
+    op("v_mul_hi_i32_i24_e32", Vop2, 0x0a, V32, AV),
+    with_sdst(op("v_subrev_co_ci_u32_e32", Vop2, 0x22, V32, AVC), Vcc),
+    op("v_mov_b32_e64", Vop3, 0x181, V32, A1),
+    op("v_not_b32_e64", Vop3, 0x1b7, V32, A1),
+    op("v_bfrev_b32_e64", Vop3, 0x1b8, V32, A1),
+    op("v_clz_i32_u32_e64", Vop3, 0x1b9, V32, A1),
+    op("v_ctz_i32_b32_e64", Vop3, 0x1ba, V32, A1),
+    op("v_cls_i32_e64", Vop3, 0x1bb, V32, A1),
+    op("v_mul_i32_i24_e64", Vop3, 0x109, V32, AA),
+    op("v_mul_hi_i32_i24_e64", Vop3, 0x10a, V32, AA),
+    op("v_mul_u32_u24_e64", Vop3, 0x10b, V32, AA),
+    op("v_mul_hi_u32_u24_e64", Vop3, 0x10c, V32, AA),
+    op("v_min_i32_e64", Vop3, 0x111, V32, AA),
+    op("v_max_i32_e64", Vop3, 0x112, V32, AA),
+    op("v_min_u32_e64", Vop3, 0x113, V32, AA),
+    op("v_max_u32_e64", Vop3, 0x114, V32, AA),
+    op("v_lshlrev_b32_e64", Vop3, 0x118, V32, AA),
+    op("v_lshrrev_b32_e64", Vop3, 0x119, V32, AA),
+    op("v_ashrrev_i32_e64", Vop3, 0x11a, V32, AA),
+    op("v_and_b32_e64", Vop3, 0x11b, V32, AA),
+    op("v_or_b32_e64", Vop3, 0x11c, V32, AA),
+    op("v_xor_b32_e64", Vop3, 0x11d, V32, AA),
+    op("v_xnor_b32_e64", Vop3, 0x11e, V32, AA),
+    op("v_add_nc_u32_e64", Vop3, 0x125, V32, AA),
+    op("v_sub_nc_u32_e64", Vop3, 0x126, V32, AA),
+    op("v_subrev_nc_u32_e64", Vop3, 0x127, V32, AA),
+    with_sdst(op("v_sub_co_ci_u32_e64", Vop3, 0x121, V32, AAM), Mask),
+    with_sdst(op("v_subrev_co_ci_u32_e64", Vop3, 0x122, V32, AAM), Mask),
+    // VOP3 (more); v_readlane_b32 writes an SGPR (in the vdst field),
+    // v_writelane_b32 reads S0 and the lane select from scalars.
+    op("v_alignbyte_b32", Vop3, 0x217, V32, AAA),
+    op("v_max3_u32", Vop3, 0x21e, V32, AAA),
+    op("v_xad_u32", Vop3, 0x245, V32, AAA),
+    op("v_bfm_b32", Vop3, 0x31d, V32, AA),
+    op("v_bcnt_u32_b32", Vop3, 0x31e, V32, AA),
+    op("v_sub_nc_i32", Vop3, 0x325, V32, AA),
+    op("v_add_nc_i32", Vop3, 0x326, V32, AA),
+    op("v_lshrrev_b64", Vop3, 0x33d, V64, AA64),
+    op("v_readlane_b32", Vop3, 0x360, S32, VS),
+    op("v_writelane_b32", Vop3, 0x361, V32, SS),
+    with_sdst(op("v_subrev_co_u32", Vop3, 0x302, V32, AA), Mask),
+    // VOPC: every integer 32/64-bit compare, e32 (VCC) and e64 (an SGPR
+    // mask), v_cmpx (EXEC) in both; opcodes 0x40 + 8 * type + cond,
+    // v_cmpx + 0x80 (LLVM VOPCInstructions.td).
+    op("v_cmp_f_i32_e32", Vopc, 0x40, Vcc, AV),
+    op("v_cmp_f_i32_e64", Vop3, 0x40, Mask, AA),
+    op("v_cmpx_f_i32_e32", Vopc, 0xc0, None, AV),
+    op("v_cmpx_f_i32_e64", Vop3, 0xc0, None, AA),
+    op("v_cmpx_lt_i32_e32", Vopc, 0xc1, None, AV),
+    op("v_cmpx_lt_i32_e64", Vop3, 0xc1, None, AA),
+    op("v_cmp_eq_i32_e64", Vop3, 0x42, Mask, AA),
+    op("v_cmpx_eq_i32_e32", Vopc, 0xc2, None, AV),
+    op("v_cmpx_eq_i32_e64", Vop3, 0xc2, None, AA),
+    op("v_cmp_le_i32_e64", Vop3, 0x43, Mask, AA),
+    op("v_cmpx_le_i32_e32", Vopc, 0xc3, None, AV),
+    op("v_cmpx_le_i32_e64", Vop3, 0xc3, None, AA),
+    op("v_cmp_gt_i32_e64", Vop3, 0x44, Mask, AA),
+    op("v_cmpx_gt_i32_e32", Vopc, 0xc4, None, AV),
+    op("v_cmpx_gt_i32_e64", Vop3, 0xc4, None, AA),
+    op("v_cmp_ne_i32_e64", Vop3, 0x45, Mask, AA),
+    op("v_cmpx_ne_i32_e32", Vopc, 0xc5, None, AV),
+    op("v_cmpx_ne_i32_e64", Vop3, 0xc5, None, AA),
+    op("v_cmp_ge_i32_e64", Vop3, 0x46, Mask, AA),
+    op("v_cmpx_ge_i32_e32", Vopc, 0xc6, None, AV),
+    op("v_cmpx_ge_i32_e64", Vop3, 0xc6, None, AA),
+    op("v_cmp_t_i32_e32", Vopc, 0x47, Vcc, AV),
+    op("v_cmp_t_i32_e64", Vop3, 0x47, Mask, AA),
+    op("v_cmpx_t_i32_e32", Vopc, 0xc7, None, AV),
+    op("v_cmpx_t_i32_e64", Vop3, 0xc7, None, AA),
+    op("v_cmp_f_u32_e32", Vopc, 0x48, Vcc, AV),
+    op("v_cmp_f_u32_e64", Vop3, 0x48, Mask, AA),
+    op("v_cmpx_f_u32_e32", Vopc, 0xc8, None, AV),
+    op("v_cmpx_f_u32_e64", Vop3, 0xc8, None, AA),
+    op("v_cmp_lt_u32_e64", Vop3, 0x49, Mask, AA),
+    op("v_cmpx_lt_u32_e32", Vopc, 0xc9, None, AV),
+    op("v_cmpx_lt_u32_e64", Vop3, 0xc9, None, AA),
+    op("v_cmp_eq_u32_e64", Vop3, 0x4a, Mask, AA),
+    op("v_cmpx_eq_u32_e32", Vopc, 0xca, None, AV),
+    op("v_cmpx_eq_u32_e64", Vop3, 0xca, None, AA),
+    op("v_cmp_le_u32_e64", Vop3, 0x4b, Mask, AA),
+    op("v_cmpx_le_u32_e32", Vopc, 0xcb, None, AV),
+    op("v_cmpx_le_u32_e64", Vop3, 0xcb, None, AA),
+    op("v_cmpx_gt_u32_e64", Vop3, 0xcc, None, AA),
+    op("v_cmp_ne_u32_e64", Vop3, 0x4d, Mask, AA),
+    op("v_cmpx_ne_u32_e32", Vopc, 0xcd, None, AV),
+    op("v_cmpx_ne_u32_e64", Vop3, 0xcd, None, AA),
+    op("v_cmp_ge_u32_e64", Vop3, 0x4e, Mask, AA),
+    op("v_cmpx_ge_u32_e32", Vopc, 0xce, None, AV),
+    op("v_cmpx_ge_u32_e64", Vop3, 0xce, None, AA),
+    op("v_cmp_t_u32_e32", Vopc, 0x4f, Vcc, AV),
+    op("v_cmp_t_u32_e64", Vop3, 0x4f, Mask, AA),
+    op("v_cmpx_t_u32_e32", Vopc, 0xcf, None, AV),
+    op("v_cmpx_t_u32_e64", Vop3, 0xcf, None, AA),
+    op("v_cmp_f_i64_e32", Vopc, 0x50, Vcc, A64V),
+    op("v_cmp_f_i64_e64", Vop3, 0x50, Mask, A64A64),
+    op("v_cmpx_f_i64_e32", Vopc, 0xd0, None, A64V),
+    op("v_cmpx_f_i64_e64", Vop3, 0xd0, None, A64A64),
+    op("v_cmp_lt_i64_e64", Vop3, 0x51, Mask, A64A64),
+    op("v_cmpx_lt_i64_e32", Vopc, 0xd1, None, A64V),
+    op("v_cmpx_lt_i64_e64", Vop3, 0xd1, None, A64A64),
+    op("v_cmp_eq_i64_e32", Vopc, 0x52, Vcc, A64V),
+    op("v_cmp_eq_i64_e64", Vop3, 0x52, Mask, A64A64),
+    op("v_cmpx_eq_i64_e32", Vopc, 0xd2, None, A64V),
+    op("v_cmpx_eq_i64_e64", Vop3, 0xd2, None, A64A64),
+    op("v_cmp_le_i64_e32", Vopc, 0x53, Vcc, A64V),
+    op("v_cmp_le_i64_e64", Vop3, 0x53, Mask, A64A64),
+    op("v_cmpx_le_i64_e32", Vopc, 0xd3, None, A64V),
+    op("v_cmpx_le_i64_e64", Vop3, 0xd3, None, A64A64),
+    op("v_cmp_gt_i64_e32", Vopc, 0x54, Vcc, A64V),
+    op("v_cmp_gt_i64_e64", Vop3, 0x54, Mask, A64A64),
+    op("v_cmpx_gt_i64_e32", Vopc, 0xd4, None, A64V),
+    op("v_cmpx_gt_i64_e64", Vop3, 0xd4, None, A64A64),
+    op("v_cmp_ne_i64_e32", Vopc, 0x55, Vcc, A64V),
+    op("v_cmp_ne_i64_e64", Vop3, 0x55, Mask, A64A64),
+    op("v_cmpx_ne_i64_e32", Vopc, 0xd5, None, A64V),
+    op("v_cmpx_ne_i64_e64", Vop3, 0xd5, None, A64A64),
+    op("v_cmp_ge_i64_e32", Vopc, 0x56, Vcc, A64V),
+    op("v_cmp_ge_i64_e64", Vop3, 0x56, Mask, A64A64),
+    op("v_cmpx_ge_i64_e32", Vopc, 0xd6, None, A64V),
+    op("v_cmpx_ge_i64_e64", Vop3, 0xd6, None, A64A64),
+    op("v_cmp_t_i64_e32", Vopc, 0x57, Vcc, A64V),
+    op("v_cmp_t_i64_e64", Vop3, 0x57, Mask, A64A64),
+    op("v_cmpx_t_i64_e32", Vopc, 0xd7, None, A64V),
+    op("v_cmpx_t_i64_e64", Vop3, 0xd7, None, A64A64),
+    op("v_cmp_f_u64_e32", Vopc, 0x58, Vcc, A64V),
+    op("v_cmp_f_u64_e64", Vop3, 0x58, Mask, A64A64),
+    op("v_cmpx_f_u64_e32", Vopc, 0xd8, None, A64V),
+    op("v_cmpx_f_u64_e64", Vop3, 0xd8, None, A64A64),
+    op("v_cmp_lt_u64_e32", Vopc, 0x59, Vcc, A64V),
+    op("v_cmp_lt_u64_e64", Vop3, 0x59, Mask, A64A64),
+    op("v_cmpx_lt_u64_e32", Vopc, 0xd9, None, A64V),
+    op("v_cmpx_lt_u64_e64", Vop3, 0xd9, None, A64A64),
+    op("v_cmp_eq_u64_e64", Vop3, 0x5a, Mask, A64A64),
+    op("v_cmpx_eq_u64_e32", Vopc, 0xda, None, A64V),
+    op("v_cmpx_eq_u64_e64", Vop3, 0xda, None, A64A64),
+    op("v_cmp_le_u64_e32", Vopc, 0x5b, Vcc, A64V),
+    op("v_cmp_le_u64_e64", Vop3, 0x5b, Mask, A64A64),
+    op("v_cmpx_le_u64_e32", Vopc, 0xdb, None, A64V),
+    op("v_cmpx_le_u64_e64", Vop3, 0xdb, None, A64A64),
+    op("v_cmp_gt_u64_e32", Vopc, 0x5c, Vcc, A64V),
+    op("v_cmp_gt_u64_e64", Vop3, 0x5c, Mask, A64A64),
+    op("v_cmpx_gt_u64_e32", Vopc, 0xdc, None, A64V),
+    op("v_cmpx_gt_u64_e64", Vop3, 0xdc, None, A64A64),
+    op("v_cmp_ne_u64_e32", Vopc, 0x5d, Vcc, A64V),
+    op("v_cmp_ne_u64_e64", Vop3, 0x5d, Mask, A64A64),
+    op("v_cmpx_ne_u64_e32", Vopc, 0xdd, None, A64V),
+    op("v_cmpx_ne_u64_e64", Vop3, 0xdd, None, A64A64),
+    op("v_cmp_ge_u64_e32", Vopc, 0x5e, Vcc, A64V),
+    op("v_cmp_ge_u64_e64", Vop3, 0x5e, Mask, A64A64),
+    op("v_cmpx_ge_u64_e32", Vopc, 0xde, None, A64V),
+    op("v_cmpx_ge_u64_e64", Vop3, 0xde, None, A64A64),
+    op("v_cmp_t_u64_e32", Vopc, 0x5f, Vcc, A64V),
+    op("v_cmp_t_u64_e64", Vop3, 0x5f, Mask, A64A64),
+    op("v_cmpx_t_u64_e32", Vopc, 0xdf, None, A64V),
+    op("v_cmpx_t_u64_e64", Vop3, 0xdf, None, A64A64),
 ];
 
 /// The VOPD halves (`VOPDInstructions.td`): X opcodes are 4 bits, Y
@@ -826,6 +1072,25 @@ impl AluInst {
         if (op.sdst == Mask) != self.sdst.is_some() {
             return Err(rule("scalar destination missing or not expected"));
         }
+        if op.format == Sopk {
+            // The SGPR is the destination (s_movk_i32, s_cmovk_i32,
+            // s_addk_i32, s_mulk_i32, which also read it) or, for
+            // s_cmpk_*, the first source; SIMM16 fills bits 15:0.
+            let (reg, imm) = match (self.dst, self.srcs.as_slice()) {
+                (Some(d), [Opnd::Lit(v)]) => (d, *v),
+                (Option::None, [r, Opnd::Lit(v)]) => (*r, *v),
+                _ => return Err(rule("SOPK takes an SGPR and a 16-bit immediate")),
+            };
+            let Opnd::S(r) = reg else {
+                return Err(rule("the SOPK register is not an SGPR"));
+            };
+            if r > 105 || imm > 0xffff || self.mods != Mods::default() {
+                return Err(rule("SOPK: an SGPR s0..s105 and an immediate 0..=0xffff"));
+            }
+            return Ok(vec![
+                0xb000_0000 | (op.opcode as u32) << 23 | (r as u32) << 16 | imm,
+            ]);
+        }
         if self.is16() && self.mods.clamp && !(op.clamp && op.format == Vop3) {
             return Err(rule("clamp on an instruction without it"));
         }
@@ -979,6 +1244,7 @@ impl AluInst {
                 ]
             }
             Vopd => return Err(rule("a VOPD half is encoded with Inst::Dual")),
+            Sopk => return Err(rule("SOPK is encoded above")),
         };
         if let Some(l) = lit {
             words.push(l);

@@ -77,17 +77,32 @@
 //! (wmma-exec-all-lanes, wmma-clamp-saturates, wmma-unreplicated-error,
 //! wmma-overlap-error).
 //!
+//! SOPK runs with its SIMM16 drawn at the 16-bit boundaries (the
+//! register operand from the block); the saveexec/wrexec family runs as is
+//! (the harness captures EXEC after the slot and restores it before storing
+//! the block), `_b32` forms in wave32 and `_b64` forms in wave64
+//! ([`wave32_only`], [`wave64_only`]); v_readlane/v_writelane take an SGPR
+//! or inline-constant lane select, v_readfirstlane meets every EXEC shape
+//! (EXEC = 0 reads lane 0). The VOP3 (`_e64`) forms of the VOP1/VOP2/VOPC
+//! integer ops run beside their `_e32` forms, every integer 32/64-bit
+//! v_cmp/v_cmpx condition (`f` and `t` included) in both.
+//!
 //! Not in the corpus (honestly: not qualified): float and DPP/SDWA
-//! operations; the modifiers abs, neg and omod, clamp elsewhere, OPSEL on
-//! 32-bit operands, and float inline constants in 16-bit operands; SOPK (the
-//! immediate is the operand; the harness block has no slot for it), the
-//! saveexec/wrexec family (they change EXEC, under which the harness stores
-//! its block back), v_readlane/v_writelane/v_readfirstlane (scalar
-//! destinations and lane selects the VOP3 encoder does not take),
-//! s_getreg/s_setreg (device state), the M0-relative moves (M0 is not in
-//! the block, and their indexes would leave it), and the VOPD
-//! float halves. Whatever is not in [`CORPUS_OPS`] or
-//! [`CHAINS`] is not qualified; the record lists exactly what ran.
+//! operations (the software device decodes none); the modifiers abs, neg
+//! and omod, clamp elsewhere, OPSEL on 32-bit operands, and float inline
+//! constants in 16-bit operands; the VOPD float halves; and each integer
+//! instruction the software device decodes that is listed in
+//! [`NOT_IN_CORPUS`] with its reason: program flow (branches, calls,
+//! s_setpc/s_swappc, s_endpgm: the slot is straight-line code), s_getpc
+//! (the code's address differs by nature), traps and halts (the software
+//! device faults), waits, hints and s_nop/v_nop (no effect on the block),
+//! s_round_mode/s_denorm_mode (float MODE state), s_getreg/s_setreg (MODE
+//! starts from the descriptor on the software device and from firmware
+//! defaults on a GPU; HW_ID and the cycle counter differ by nature), and
+//! the M0-relative moves (M0 is not in the harness's block).
+//! tests/qualify.rs fails when the software device decodes an integer
+//! instruction that is in neither list. Whatever is not in [`CORPUS_OPS`]
+//! or [`CHAINS`] is not qualified; the record lists exactly what ran.
 
 use std::time::Duration;
 
@@ -422,6 +437,329 @@ pub const CORPUS_OPS: &[&str] = &[
     "v_dual_add_nc_u32",
     "v_dual_lshlrev_b32",
     "v_dual_and_b32",
+    "s_lshl3_add_u32",
+    "s_nand_b64",
+    "s_nor_b32",
+    "s_nor_b64",
+    "s_xnor_b64",
+    "s_and_not1_b64",
+    "s_or_not1_b32",
+    "s_or_not1_b64",
+    "s_bfm_b64",
+    "s_mov_b64",
+    "s_cmov_b64",
+    "s_clz_i32_u64",
+    "s_cls_i32_i64",
+    "s_bitset0_b64",
+    "s_bitset1_b64",
+    "s_bcnt0_i32_b64",
+    "s_bcnt1_i32_b64",
+    "s_quadmask_b64",
+    "s_wqm_b64",
+    "s_not_b64",
+    "s_and_saveexec_b32",
+    "s_and_saveexec_b64",
+    "s_or_saveexec_b32",
+    "s_or_saveexec_b64",
+    "s_xor_saveexec_b32",
+    "s_xor_saveexec_b64",
+    "s_nand_saveexec_b32",
+    "s_nand_saveexec_b64",
+    "s_nor_saveexec_b32",
+    "s_nor_saveexec_b64",
+    "s_xnor_saveexec_b32",
+    "s_xnor_saveexec_b64",
+    "s_and_not0_saveexec_b32",
+    "s_and_not0_saveexec_b64",
+    "s_or_not0_saveexec_b32",
+    "s_or_not0_saveexec_b64",
+    "s_and_not1_saveexec_b32",
+    "s_and_not1_saveexec_b64",
+    "s_or_not1_saveexec_b32",
+    "s_or_not1_saveexec_b64",
+    "s_and_not0_wrexec_b32",
+    "s_and_not0_wrexec_b64",
+    "s_and_not1_wrexec_b32",
+    "s_and_not1_wrexec_b64",
+    "s_cmp_lg_i32",
+    "s_cmp_gt_i32",
+    "s_cmp_le_i32",
+    "s_cmp_eq_u32",
+    "s_cmp_ge_u32",
+    "s_cmp_lt_u32",
+    "s_bitcmp0_b32",
+    "s_bitcmp1_b64",
+    "s_cmp_eq_u64",
+    "s_movk_i32",
+    "s_cmovk_i32",
+    "s_cmpk_eq_i32",
+    "s_cmpk_lg_i32",
+    "s_cmpk_gt_i32",
+    "s_cmpk_ge_i32",
+    "s_cmpk_lt_i32",
+    "s_cmpk_le_i32",
+    "s_cmpk_eq_u32",
+    "s_cmpk_lg_u32",
+    "s_cmpk_gt_u32",
+    "s_cmpk_ge_u32",
+    "s_cmpk_lt_u32",
+    "s_cmpk_le_u32",
+    "s_addk_i32",
+    "s_mulk_i32",
+    "v_readfirstlane_b32",
+    "v_swap_b32",
+    "v_mul_hi_i32_i24_e32",
+    "v_subrev_co_ci_u32_e32",
+    "v_mov_b32_e64",
+    "v_not_b32_e64",
+    "v_bfrev_b32_e64",
+    "v_clz_i32_u32_e64",
+    "v_ctz_i32_b32_e64",
+    "v_cls_i32_e64",
+    "v_mul_i32_i24_e64",
+    "v_mul_hi_i32_i24_e64",
+    "v_mul_u32_u24_e64",
+    "v_mul_hi_u32_u24_e64",
+    "v_min_i32_e64",
+    "v_max_i32_e64",
+    "v_min_u32_e64",
+    "v_max_u32_e64",
+    "v_lshlrev_b32_e64",
+    "v_lshrrev_b32_e64",
+    "v_ashrrev_i32_e64",
+    "v_and_b32_e64",
+    "v_or_b32_e64",
+    "v_xor_b32_e64",
+    "v_xnor_b32_e64",
+    "v_add_nc_u32_e64",
+    "v_sub_nc_u32_e64",
+    "v_subrev_nc_u32_e64",
+    "v_sub_co_ci_u32_e64",
+    "v_subrev_co_ci_u32_e64",
+    "v_alignbyte_b32",
+    "v_max3_u32",
+    "v_xad_u32",
+    "v_bfm_b32",
+    "v_bcnt_u32_b32",
+    "v_sub_nc_i32",
+    "v_add_nc_i32",
+    "v_lshrrev_b64",
+    "v_readlane_b32",
+    "v_writelane_b32",
+    "v_subrev_co_u32",
+    "v_cmp_f_i32_e32",
+    "v_cmp_f_i32_e64",
+    "v_cmpx_f_i32_e32",
+    "v_cmpx_f_i32_e64",
+    "v_cmpx_lt_i32_e32",
+    "v_cmpx_lt_i32_e64",
+    "v_cmp_eq_i32_e64",
+    "v_cmpx_eq_i32_e32",
+    "v_cmpx_eq_i32_e64",
+    "v_cmp_le_i32_e64",
+    "v_cmpx_le_i32_e32",
+    "v_cmpx_le_i32_e64",
+    "v_cmp_gt_i32_e64",
+    "v_cmpx_gt_i32_e32",
+    "v_cmpx_gt_i32_e64",
+    "v_cmp_ne_i32_e64",
+    "v_cmpx_ne_i32_e32",
+    "v_cmpx_ne_i32_e64",
+    "v_cmp_ge_i32_e64",
+    "v_cmpx_ge_i32_e32",
+    "v_cmpx_ge_i32_e64",
+    "v_cmp_t_i32_e32",
+    "v_cmp_t_i32_e64",
+    "v_cmpx_t_i32_e32",
+    "v_cmpx_t_i32_e64",
+    "v_cmp_f_u32_e32",
+    "v_cmp_f_u32_e64",
+    "v_cmpx_f_u32_e32",
+    "v_cmpx_f_u32_e64",
+    "v_cmp_lt_u32_e64",
+    "v_cmpx_lt_u32_e32",
+    "v_cmpx_lt_u32_e64",
+    "v_cmp_eq_u32_e64",
+    "v_cmpx_eq_u32_e32",
+    "v_cmpx_eq_u32_e64",
+    "v_cmp_le_u32_e64",
+    "v_cmpx_le_u32_e32",
+    "v_cmpx_le_u32_e64",
+    "v_cmpx_gt_u32_e64",
+    "v_cmp_ne_u32_e64",
+    "v_cmpx_ne_u32_e32",
+    "v_cmpx_ne_u32_e64",
+    "v_cmp_ge_u32_e64",
+    "v_cmpx_ge_u32_e32",
+    "v_cmpx_ge_u32_e64",
+    "v_cmp_t_u32_e32",
+    "v_cmp_t_u32_e64",
+    "v_cmpx_t_u32_e32",
+    "v_cmpx_t_u32_e64",
+    "v_cmp_f_i64_e32",
+    "v_cmp_f_i64_e64",
+    "v_cmpx_f_i64_e32",
+    "v_cmpx_f_i64_e64",
+    "v_cmp_lt_i64_e64",
+    "v_cmpx_lt_i64_e32",
+    "v_cmpx_lt_i64_e64",
+    "v_cmp_eq_i64_e32",
+    "v_cmp_eq_i64_e64",
+    "v_cmpx_eq_i64_e32",
+    "v_cmpx_eq_i64_e64",
+    "v_cmp_le_i64_e32",
+    "v_cmp_le_i64_e64",
+    "v_cmpx_le_i64_e32",
+    "v_cmpx_le_i64_e64",
+    "v_cmp_gt_i64_e32",
+    "v_cmp_gt_i64_e64",
+    "v_cmpx_gt_i64_e32",
+    "v_cmpx_gt_i64_e64",
+    "v_cmp_ne_i64_e32",
+    "v_cmp_ne_i64_e64",
+    "v_cmpx_ne_i64_e32",
+    "v_cmpx_ne_i64_e64",
+    "v_cmp_ge_i64_e32",
+    "v_cmp_ge_i64_e64",
+    "v_cmpx_ge_i64_e32",
+    "v_cmpx_ge_i64_e64",
+    "v_cmp_t_i64_e32",
+    "v_cmp_t_i64_e64",
+    "v_cmpx_t_i64_e32",
+    "v_cmpx_t_i64_e64",
+    "v_cmp_f_u64_e32",
+    "v_cmp_f_u64_e64",
+    "v_cmpx_f_u64_e32",
+    "v_cmpx_f_u64_e64",
+    "v_cmp_lt_u64_e32",
+    "v_cmp_lt_u64_e64",
+    "v_cmpx_lt_u64_e32",
+    "v_cmpx_lt_u64_e64",
+    "v_cmp_eq_u64_e64",
+    "v_cmpx_eq_u64_e32",
+    "v_cmpx_eq_u64_e64",
+    "v_cmp_le_u64_e32",
+    "v_cmp_le_u64_e64",
+    "v_cmpx_le_u64_e32",
+    "v_cmpx_le_u64_e64",
+    "v_cmp_gt_u64_e32",
+    "v_cmp_gt_u64_e64",
+    "v_cmpx_gt_u64_e32",
+    "v_cmpx_gt_u64_e64",
+    "v_cmp_ne_u64_e32",
+    "v_cmp_ne_u64_e64",
+    "v_cmpx_ne_u64_e32",
+    "v_cmpx_ne_u64_e64",
+    "v_cmp_ge_u64_e32",
+    "v_cmp_ge_u64_e64",
+    "v_cmpx_ge_u64_e32",
+    "v_cmpx_ge_u64_e64",
+    "v_cmp_t_u64_e32",
+    "v_cmp_t_u64_e64",
+    "v_cmpx_t_u64_e32",
+    "v_cmpx_t_u64_e64",
+];
+
+const WHY_FLOW: &str = "program flow: the slot is straight-line code between two labels and the harness stores the block after it; a branch, call or end of program would leave the slot";
+const WHY_HINT: &str = "a scheduling, wait or performance hint with no effect on the register block (the software device completes memory at issue and runs it as a no-op)";
+const WHY_STOPS: &str = "stops the wave (a trap, a halt or code-end padding): the software device faults on it, so there is no register block to compare";
+const WHY_HWREG: &str = "reads or writes a hardware register: MODE starts from the kernel descriptor on the software device and from the firmware's defaults on a GPU, HW_ID/SHADER_CYCLES differ by nature, and none of them is in the harness's block; not made deterministic here";
+const WHY_M0: &str = "M0-relative: M0 is not in the harness's register block (kernels/dsxor.hip), so its index cannot be set or kept inside the block; needs a harness with M0 as an input and regenerated prebuilt objects";
+
+/// What the software device decodes that the corpus does not run, each
+/// with the reason (tests/qualify.rs checks that every integer SALU, VALU
+/// and VOPD instruction `emu` decodes is in [`CORPUS_OPS`] or here).
+pub const NOT_IN_CORPUS: &[(&str, &str)] = &[
+    ("s_branch", WHY_FLOW),
+    ("s_cbranch_scc0", WHY_FLOW),
+    ("s_cbranch_scc1", WHY_FLOW),
+    ("s_cbranch_vccz", WHY_FLOW),
+    ("s_cbranch_vccnz", WHY_FLOW),
+    ("s_cbranch_execz", WHY_FLOW),
+    ("s_cbranch_execnz", WHY_FLOW),
+    ("s_cbranch_cdbgsys", WHY_FLOW),
+    ("s_cbranch_cdbguser", WHY_FLOW),
+    ("s_cbranch_cdbgsys_or_user", WHY_FLOW),
+    ("s_cbranch_cdbgsys_and_user", WHY_FLOW),
+    ("s_call_b64", WHY_FLOW),
+    ("s_setpc_b64", WHY_FLOW),
+    ("s_swappc_b64", WHY_FLOW),
+    ("s_endpgm", WHY_FLOW),
+    ("s_endpgm_saved", WHY_FLOW),
+    (
+        "s_getpc_b64",
+        "reads the program counter, which is where the loader put the code object: differs between the GPU and the software device by nature",
+    ),
+    (
+        "s_endpgm_ordered_ps_done",
+        "pixel-shader only; the software device faults on it (no compute meaning)",
+    ),
+    ("s_trap", WHY_STOPS),
+    ("s_setkill", WHY_STOPS),
+    ("s_sethalt", WHY_STOPS),
+    ("s_code_end", WHY_STOPS),
+    ("s_sendmsghalt", WHY_STOPS),
+    (
+        "s_sendmsg",
+        "sends a message to the dispatcher/firmware: no effect on the register block the harness can observe",
+    ),
+    (
+        "s_barrier",
+        "workgroup synchronization: no effect on the register block of the one-wave harness",
+    ),
+    ("s_nop", WHY_HINT),
+    ("s_sleep", WHY_HINT),
+    ("s_set_inst_prefetch_distance", WHY_HINT),
+    ("s_clause", WHY_HINT),
+    ("s_delay_alu", WHY_HINT),
+    ("s_waitcnt_depctr", WHY_HINT),
+    ("s_waitcnt", WHY_HINT),
+    ("s_wait_idle", WHY_HINT),
+    ("s_wait_event", WHY_HINT),
+    ("s_waitcnt_vscnt", WHY_HINT),
+    ("s_waitcnt_vmcnt", WHY_HINT),
+    ("s_waitcnt_expcnt", WHY_HINT),
+    ("s_waitcnt_lgkmcnt", WHY_HINT),
+    ("s_setprio", WHY_HINT),
+    ("s_incperflevel", WHY_HINT),
+    ("s_decperflevel", WHY_HINT),
+    ("s_ttracedata", WHY_HINT),
+    ("s_ttracedata_imm", WHY_HINT),
+    ("s_icache_inv", WHY_HINT),
+    ("s_wakeup", WHY_HINT),
+    ("s_version", WHY_HINT),
+    ("v_nop", WHY_HINT),
+    (
+        "v_readfirstlane_b32_e64",
+        "llvm-mc-22 refuses it for gfx1100 (\"e64 variant of this instruction is not \
+         supported\"), so no encoding of it can be checked against the oracle; the e32 \
+         form v_readfirstlane_b32 is in the corpus",
+    ),
+    (
+        "s_round_mode",
+        "sets MODE's float rounding bits: float state, which the integer corpus does not observe (MODE is not in the block)",
+    ),
+    (
+        "s_denorm_mode",
+        "sets MODE's float denormal bits: float state, which the integer corpus does not observe (MODE is not in the block)",
+    ),
+    ("s_getreg_b32", WHY_HWREG),
+    ("s_setreg_b32", WHY_HWREG),
+    ("s_setreg_imm32_b32", WHY_HWREG),
+    ("s_movrels_b32", WHY_M0),
+    ("s_movrels_b64", WHY_M0),
+    ("s_movreld_b32", WHY_M0),
+    ("s_movreld_b64", WHY_M0),
+    ("s_movrelsd_2_b32", WHY_M0),
+    ("v_movrels_b32_e32", WHY_M0),
+    ("v_movrels_b32_e64", WHY_M0),
+    ("v_movreld_b32_e32", WHY_M0),
+    ("v_movreld_b32_e64", WHY_M0),
+    ("v_movrelsd_b32_e32", WHY_M0),
+    ("v_movrelsd_b32_e64", WHY_M0),
+    ("v_movrelsd_2_b32_e32", WHY_M0),
+    ("v_movrelsd_2_b32_e64", WHY_M0),
+    ("v_swaprel_b32", WHY_M0),
 ];
 
 /// Multi-instruction programs: a result feeding the next instruction.
@@ -437,17 +775,27 @@ pub fn corpus_names() -> Vec<&'static str> {
     CORPUS_OPS.iter().chain(CHAINS).copied().collect()
 }
 
-/// Whether `name` only runs in wave32 (VOPD).
+/// Whether `name` only runs in wave32: VOPD, and the 32-bit
+/// saveexec/wrexec forms (wave32's EXEC is EXEC_LO, RDNA3 guide "Wave32
+/// and wave64"; LLVM selects the `_b32` forms for wave32 and the `_b64`
+/// ones for wave64).
 pub fn wave32_only(name: &str) -> bool {
-    name.starts_with("v_dual_")
+    name.starts_with("v_dual_") || (exec_mask_op(name) && name.ends_with("_b32"))
+}
+
+/// The SALU ops that read and write EXEC as a lane mask: the saveexec and
+/// wrexec families.
+fn exec_mask_op(name: &str) -> bool {
+    name.starts_with("s_") && (name.contains("_saveexec_") || name.contains("_wrexec_"))
 }
 
 /// Whether `name` only runs in wave64 here: the integer WMMAs. In wave32
 /// their D alone is 8 VGPRs, the whole block v16..v23, and D may not
 /// overlap A or B (LLVM VOP3PInstructions.td: "Matrices A and B cannot
 /// overlap with D"), so no wave32 WMMA fits the harness; in wave64 D is 4.
+/// The 64-bit saveexec/wrexec forms run in wave64 only (see [`wave32_only`]).
 pub fn wave64_only(name: &str) -> bool {
-    name.starts_with("v_wmma_")
+    name.starts_with("v_wmma_") || (exec_mask_op(name) && name.ends_with("_b64"))
 }
 
 /// Values at the boundaries integer ops care about: 0, ±1, the signed
@@ -551,6 +899,18 @@ fn lit16(rng: &mut ChaCha8Rng) -> Opnd {
     Opnd::Lit(v)
 }
 
+/// A SOPK immediate: the signed/unsigned 16-bit boundaries, small values
+/// (which the inputs' small values meet, so `s_cmpk_eq` is sometimes
+/// true), or random.
+fn imm16(rng: &mut ChaCha8Rng) -> Opnd {
+    const E: [u32; 8] = [0, 1, 0x7fff, 0x8000, 0x8001, 0xffff, 0xfffe, 0x00ff];
+    Opnd::Lit(match rng.random_range(0..3u32) {
+        0 => E[rng.random_range(0..E.len())],
+        1 => rng.random_range(0..40u32),
+        _ => rng.random_range(0..0x1_0000u32),
+    })
+}
+
 fn mask(rng: &mut ChaCha8Rng, wave64: bool) -> Opnd {
     match rng.random_range(0..3u32) {
         0 => Opnd::Vcc,
@@ -612,6 +972,8 @@ fn source(
             _ => int(rng),
         },
         Mask => mask(rng, wave64),
+        // SOPK's SIMM16.
+        Imm16 => imm16(rng),
         // The WMMAs' C / D (their programs come from `wmma_program`).
         Acc | AccSrc => Opnd::V(V_BASE + 4),
         None | Vcc => Opnd::Vcc,
@@ -756,7 +1118,7 @@ pub fn program_for(
         }
         return Ok(vec![Inst::Dual(x, y)]);
     }
-    if wave64_only(name) {
+    if name.starts_with("v_wmma_") {
         if !wave64 {
             return Err(bad("runs in wave64 only (see wave64_only)".into()));
         }
@@ -784,6 +1146,21 @@ pub fn program_for(
         .filter(|k| **k != Kind::Vcc)
         .map(|k| source(&mut rng, *k, wave64, &mut lit_ok))
         .collect();
+    // SOPK's register operand (s_cmpk_*'s first source) is an SGPR.
+    if op.format == crate::isa::alu::Format::Sopk {
+        for (k, kind) in op.srcs.iter().enumerate() {
+            if *kind == Kind::S32 {
+                srcs[k] = sreg(&mut rng);
+            }
+        }
+    }
+    // The lane select of v_readlane/v_writelane: an SGPR or an inline
+    // constant (its low 5 or 6 bits pick the lane).
+    if matches!(name, "v_readlane_b32" | "v_writelane_b32") {
+        if let Some(Opnd::Lit(_)) = srcs.get(1) {
+            srcs[1] = sreg(&mut rng);
+        }
+    }
     // Bit-field extracts: offsets and widths that end past bit 31 half the
     // time (a past emulator bug lived there).
     match name {
@@ -827,6 +1204,15 @@ pub fn program_for(
     // scalar values, SGPRs or a literal, per VALU instruction; llvm-mc:
     // "violates constant bus restrictions"): VALU sources past two
     // distinct scalar values become VGPRs.
+    // The 64-bit shifts take one scalar operand at most (LLVM
+    // AMDGPUAsmParser::getConstantBusLimit: "64-bit shift instructions can
+    // use only one scalar value input" on gfx10+; llvm-mc-22 refuses
+    // `v_lshrrev_b64 v[16:17], s34, s[34:35]`).
+    let bus = if matches!(name, "v_lshlrev_b64" | "v_lshrrev_b64" | "v_ashrrev_i64") {
+        1
+    } else {
+        2
+    };
     if name.starts_with("v_") {
         let mut scalars: Vec<Opnd> = Vec::new();
         if let Some(m @ (Opnd::S(_) | Opnd::Vcc)) = srcs
@@ -851,8 +1237,8 @@ pub fn program_for(
             if let Opnd::S(_) | Opnd::Vcc | Opnd::Lit(_) = *s {
                 // No literal in src2 (llvm-mc refuses some, e.g.
                 // v_alignbit_b32's).
-                if !scalars.contains(s) || (k >= 2 && matches!(s, Opnd::Lit(_))) {
-                    if scalars.len() >= 2 || (k >= 2 && matches!(s, Opnd::Lit(_))) {
+                if !scalars.contains(s) || bus == 1 || (k >= 2 && matches!(s, Opnd::Lit(_))) {
+                    if scalars.len() >= bus || (k >= 2 && matches!(s, Opnd::Lit(_))) {
                         *s = if matches!(op.srcs.get(k), Some(Kind::Any64)) {
                             vpair(&mut rng)
                         } else {
@@ -953,7 +1339,7 @@ fn wmma_program(name: &str, rng: &mut ChaCha8Rng) -> Result<Vec<Inst>, crate::is
 pub fn replicate_wmma_inputs(insts: &[Inst], st: &mut AluState) {
     for inst in insts {
         let Inst::One(i) = inst else { continue };
-        if !wave64_only(i.op.name) {
+        if !i.op.name.starts_with("v_wmma_") {
             continue;
         }
         let regs = if i.op.name.ends_with("iu8") { 4 } else { 2 };
@@ -1280,14 +1666,19 @@ fn one(m: &mut Machine, i: &AluInst) -> Result<(), String> {
     if is_16bit(i) {
         return valu16(m, i, base);
     }
+    if let Some(r) = lanes_and_swap(m, i, base) {
+        return r;
+    }
     let exec = m.exec();
     // Lane-mask inputs (VCC of e32 forms, the mask/carry source of e64 forms).
     let mask_in = match (base, i.op.format) {
         (
-            "v_cndmask_b32" | "v_add_co_ci_u32" | "v_sub_co_ci_u32",
+            "v_cndmask_b32" | "v_add_co_ci_u32" | "v_sub_co_ci_u32" | "v_subrev_co_ci_u32",
             crate::isa::alu::Format::Vop2,
         ) => m.rmask(Opnd::Vcc)?,
-        ("v_cndmask_b32" | "v_add_co_ci_u32", _) => m.rmask(src(2)?)?,
+        ("v_cndmask_b32" | "v_add_co_ci_u32" | "v_sub_co_ci_u32" | "v_subrev_co_ci_u32", _) => {
+            m.rmask(src(2)?)?
+        }
         _ => 0,
     };
     let mut carry_out = 0u64;
@@ -1477,6 +1868,44 @@ fn one(m: &mut Machine, i: &AluInst) -> Result<(), String> {
                 carry_out |= ((y > x) as u64) << l;
                 x.wrapping_sub(y)
             }
+            // V_SUBREV_CO_CI_U32: "tmp = S1.u32 - S0.u32 - VCC.u64[laneId].u32;
+            // VCC.u64[laneId] = 64'U(S0.u32) + VCC.u64[laneId].u64 >
+            // 64'U(S1.u32) ? 1'1U : 1'0U; D0.u32 = tmp.u32".
+            "v_subrev_co_ci_u32" => {
+                let (x, y) = (a(0)?, a(1)?);
+                carry_out |= ((x as u64 + ci > y as u64) as u64) << l;
+                y.wrapping_sub(x).wrapping_sub(ci as u32)
+            }
+            // V_SUBREV_CO_U32: "tmp = S1.u32 - S0.u32; VCC.u64[laneId] = S0.u32 >
+            // S1.u32 ? 1'1U : 1'0U; D0.u32 = tmp.u32".
+            "v_subrev_co_u32" => {
+                let (x, y) = (a(0)?, a(1)?);
+                carry_out |= ((x > y) as u64) << l;
+                y.wrapping_sub(x)
+            }
+            // V_MUL_HI_I32_I24: "D0.i32 = 32'I((64'I(S0.i24) * 64'I(S1.i24)) >> 32U)".
+            "v_mul_hi_i32_i24" => ((i24(a(0)?) * i24(a(1)?)) >> 32) as u32,
+            // V_ALIGNBYTE_B32: "D0.u32 = 32'U(({ S0.u32, S1.u32 } >> (S2.u32[1 :
+            // 0].u32 * 8U)) & 0xffffffffLL)".
+            "v_alignbyte_b32" => {
+                ((((a(0)? as u64) << 32) | a(1)? as u64) >> ((a(2)? & 3) * 8)) as u32
+            }
+            // V_MAX3_U32: "D0.u32 = v_max_u32(v_max_u32(S0.u32, S1.u32), S2.u32)".
+            "v_max3_u32" => a(0)?.max(a(1)?).max(a(2)?),
+            // V_XAD_U32: "D0.u32 = (S0.u32 ^ S1.u32) + S2.u32".
+            "v_xad_u32" => (a(0)? ^ a(1)?).wrapping_add(a(2)?),
+            // V_BFM_B32: "D0.u32 = (((1U << S0[4 : 0].u32) - 1U) << S1[4 : 0].u32)".
+            "v_bfm_b32" => (ones(a(0)? & 31) as u32) << (a(1)? & 31),
+            // V_BCNT_U32_B32: "tmp = S1.u32; for i in 0 : 31 do tmp += S0[i].u32
+            // endfor; D0.u32 = tmp".
+            "v_bcnt_u32_b32" => {
+                let x = a(0)?;
+                (0..32).fold(a(1)?, |t, k| t.wrapping_add(x >> k & 1))
+            }
+            // V_ADD_NC_I32: "D0.i32 = S0.i32 + S1.i32"; V_SUB_NC_I32: "D0.i32 =
+            // S0.i32 - S1.i32" (no clamp in the corpus: the 32-bit result wraps).
+            "v_add_nc_i32" => a(0)?.wrapping_add(a(1)?),
+            "v_sub_nc_i32" => a(0)?.wrapping_sub(a(1)?),
             // V_MUL_LO_U32: D0.u32 = S0.u32 * S1.u32.
             "v_mul_lo_u32" => a(0)?.wrapping_mul(a(1)?),
             // V_MUL_HI_U32: D0.u32 = 32'U((64'U(S0.u32) * 64'U(S1.u32)) >> 32U).
@@ -1484,7 +1913,8 @@ fn one(m: &mut Machine, i: &AluInst) -> Result<(), String> {
             // V_MUL_HI_I32: D0.i32 = 32'I((64'I(S0.i32) * 64'I(S1.i32)) >> 32U).
             "v_mul_hi_i32" => ((a(0)? as i32 as i64 * a(1)? as i32 as i64) >> 32) as u32,
             // 64-bit results.
-            "v_mad_u64_u32" | "v_mad_i64_i32" | "v_lshlrev_b64" | "v_ashrrev_i64" => {
+            "v_mad_u64_u32" | "v_mad_i64_i32" | "v_lshlrev_b64" | "v_lshrrev_b64"
+            | "v_ashrrev_i64" => {
                 let r64: u64 = match base {
                     // V_MAD_U64_U32: "{ D1.u1, D0.u64 } = 65'B(65'U(S0.u32) *
                     // 65'U(S1.u32) + 65'U(S2.u64))".
@@ -1503,6 +1933,8 @@ fn one(m: &mut Machine, i: &AluInst) -> Result<(), String> {
                     }
                     // V_LSHLREV_B64: D0.u64 = (S1.u64 << S0[5 : 0].u32).
                     "v_lshlrev_b64" => m.r64(src(1)?, l)? << (a(0)? & 63),
+                    // V_LSHRREV_B64: D0.u64 = (S1.u64 >> S0[5 : 0].u32).
+                    "v_lshrrev_b64" => m.r64(src(1)?, l)? >> (a(0)? & 63),
                     // V_ASHRREV_I64: D0.i64 = (S1.i64 >> S0[5 : 0].u32).
                     _ => ((m.r64(src(1)?, l)? as i64) >> (a(0)? & 63)) as u64,
                 };
@@ -1531,6 +1963,8 @@ fn one(m: &mut Machine, i: &AluInst) -> Result<(), String> {
             | "v_sub_co_ci_u32"
             | "v_add_co_u32"
             | "v_sub_co_u32"
+            | "v_subrev_co_ci_u32"
+            | "v_subrev_co_u32"
             | "v_mad_u64_u32"
             | "v_mad_i64_i32"
     );
@@ -1539,6 +1973,74 @@ fn one(m: &mut Machine, i: &AluInst) -> Result<(), String> {
         m.wmask(to, carry_out & exec)?;
     }
     Ok(())
+}
+
+/// The VALU instructions that reach across lanes or write two registers:
+/// v_readlane_b32, v_writelane_b32, v_readfirstlane_b32 (none of them
+/// looks at EXEC for the lane it reads or writes), and v_swap_b32.
+fn lanes_and_swap(m: &mut Machine, i: &AluInst, base: &str) -> Option<Result<(), String>> {
+    let run = |m: &mut Machine| -> Result<(), String> {
+        let src = |k: usize| -> Result<Opnd, String> {
+            i.srcs
+                .get(k)
+                .copied()
+                .ok_or_else(|| format!("{base}: source {k} missing"))
+        };
+        let vgpr = |o: Opnd| match o {
+            Opnd::V(n) => Machine::vidx(n, "source"),
+            other => Err(format!("{base}: {other:?} is not a VGPR")),
+        };
+        // "if WAVE32 then lane = S1.u32[4 : 0].u32 else lane = S1.u32[5 :
+        // 0].u32 endif".
+        let lane_mask = m.lanes as u32 - 1;
+        match base {
+            // V_READLANE_B32: "... D0.b32 = VGPR[lane][SRC0.u32]".
+            "v_readlane_b32" => {
+                let lane = (m.r32(src(1)?, 0)? & lane_mask) as usize;
+                let v = m.st.v[lane][vgpr(src(0)?)?];
+                m.ws32(i.dst, v)
+            }
+            // V_WRITELANE_B32: "... VGPR[lane][VDST.u32] = S0.b32".
+            "v_writelane_b32" => {
+                let lane = (m.r32(src(1)?, 0)? & lane_mask) as usize;
+                let v = m.r32(src(0)?, 0)?;
+                let d = Machine::vidx(dst_v(i.dst)?, "destination")?;
+                m.st.v[lane][d] = v;
+                Ok(())
+            }
+            // V_READFIRSTLANE_B32: "if EXEC == 0x0LL then lane = 0U // Force
+            // lane 0 if all lanes are disabled else lane =
+            // 32'U(s_ff1_i32_b64(EXEC)) // Lowest active lane endif; D0.b32 =
+            // VGPR[lane][SRC0.u32]" (wave32: EXEC_LO, s_ff1_i32_b32).
+            "v_readfirstlane_b32" => {
+                let e = m.exec();
+                let lane = if e == 0 {
+                    0
+                } else {
+                    e.trailing_zeros() as usize
+                };
+                let v = m.st.v[lane][vgpr(src(0)?)?];
+                m.ws32(i.dst, v)
+            }
+            // V_SWAP_B32: "tmp = D0.b32; D0.b32 = S0.b32; S0.b32 = tmp" in
+            // each active lane.
+            _ => {
+                let s = vgpr(src(0)?)?;
+                let d = Machine::vidx(dst_v(i.dst)?, "destination")?;
+                for l in 0..m.lanes {
+                    if m.active(l) {
+                        m.st.v[l].swap(d, s);
+                    }
+                }
+                Ok(())
+            }
+        }
+    };
+    matches!(
+        base,
+        "v_readlane_b32" | "v_writelane_b32" | "v_readfirstlane_b32" | "v_swap_b32"
+    )
+    .then(|| run(m))
 }
 
 /// Whether `i` is one of the 16-bit integer VALU instructions (an operand
@@ -1840,6 +2342,9 @@ fn vopc(m: &mut Machine, i: &AluInst, name: &str) -> Result<(), String> {
         };
         use std::cmp::Ordering::*;
         let t = match cond {
+            // V_CMP_F_*: "D0.u64[laneId] = 1'0U"; V_CMP_T_*: "= 1'1U".
+            "f" => false,
+            "t" => true,
             "lt" => ord == Less,
             "eq" => ord == Equal,
             "le" => ord != Greater,
@@ -1874,8 +2379,19 @@ fn salu(m: &mut Machine, i: &AluInst, name: &str) -> Result<(), String> {
     }
     let nz = |x: u32| R::W32(x, Some(x != 0));
     let nz64 = |x: u64| R::W64(x, Some(x != 0));
-    // The destination's value before the instruction (S_CMOV, S_BITSET).
+    // The destination's value before the instruction (S_CMOV, S_BITSET,
+    // SOPK's S_CMOVK/S_ADDK/S_MULK).
     let old_dst = || -> Result<u32, String> { m.r32(i.dst.ok_or("missing destination")?, 0) };
+    let old_dst64 = || -> Result<u64, String> { m.r64(i.dst.ok_or("missing destination")?, 0) };
+    // SOPK's SIMM16 (its last operand).
+    let simm16 = || -> Result<u16, String> {
+        match i.srcs.last() {
+            Some(Opnd::Lit(v)) => Ok(*v as u16),
+            other => Err(format!("{name}: SIMM16 is {other:?}")),
+        }
+    };
+    // What EXEC becomes (the saveexec/wrexec family), applied after.
+    let mut exec_after: Option<u64> = None;
     let r = match name {
         // S_ADD_U32: "tmp = 64'U(S0.u32) + 64'U(S1.u32); SCC = tmp >=
         // 0x100000000ULL ? 1'1U : 1'0U; D0.u32 = tmp.u32".
@@ -1932,11 +2448,12 @@ fn salu(m: &mut Machine, i: &AluInst, name: &str) -> Result<(), String> {
         "s_ashr_i64" => nz64(((s64(0)? as i64) >> (s(1)? & 63)) as u64),
         // S_LSHL2_ADD_U32: "tmp = (64'U(S0.u32) << 2U) + 64'U(S1.u32); SCC =
         // tmp >= 0x100000000ULL ? 1'1U : 1'0U; D0.u32 = tmp.u32".
-        // S_LSHL1_ADD_U32 / S_LSHL4_ADD_U32: the same with << 1U / << 4U.
-        "s_lshl1_add_u32" | "s_lshl2_add_u32" | "s_lshl4_add_u32" => {
+        // S_LSHL1/3/4_ADD_U32: the same with << 1U / << 3U / << 4U.
+        "s_lshl1_add_u32" | "s_lshl2_add_u32" | "s_lshl3_add_u32" | "s_lshl4_add_u32" => {
             let sh = match name {
                 "s_lshl1_add_u32" => 1,
                 "s_lshl2_add_u32" => 2,
+                "s_lshl3_add_u32" => 3,
                 _ => 4,
             };
             let t = ((s(0)? as u64) << sh) + s(1)? as u64;
@@ -2085,7 +2602,169 @@ fn salu(m: &mut Machine, i: &AluInst, name: &str) -> Result<(), String> {
                 .map(|i| ((x >> (i & 60) & 0xf != 0) as u32) << i)
                 .sum())
         }
+        // S_NAND_B64: "D0.u64 = ~(S0.u64 & S1.u64); SCC = D0.u64 != 0ULL";
+        // S_NOR_B32: "D0.u32 = ~(S0.u32 | S1.u32)"; S_NOR_B64, S_XNOR_B64 alike.
+        "s_nand_b64" => nz64(!(s64(0)? & s64(1)?)),
+        "s_nor_b32" => nz(!(s(0)? | s(1)?)),
+        "s_nor_b64" => nz64(!(s64(0)? | s64(1)?)),
+        "s_xnor_b64" => nz64(!(s64(0)? ^ s64(1)?)),
+        // S_AND_NOT1_B64: "D0.u64 = (S0.u64 & ~S1.u64)"; S_OR_NOT1_B32:
+        // "D0.u32 = (S0.u32 | ~S1.u32)"; S_OR_NOT1_B64 alike; SCC = D0 != 0.
+        "s_and_not1_b64" => nz64(s64(0)? & !s64(1)?),
+        "s_or_not1_b32" => nz(s(0)? | !s(1)?),
+        "s_or_not1_b64" => nz64(s64(0)? | !s64(1)?),
+        // S_BFM_B64: "D0.u64 = (((1ULL << S0[5 : 0].u32) - 1ULL) << S1[5 :
+        // 0].u32)" (SCC unchanged).
+        "s_bfm_b64" => R::W64(ones(s(0)? & 63) << (s(1)? & 63), None),
+        // S_MOV_B64: "D0.b64 = S0.b64"; S_CMOV_B64: "if SCC then D0.b64 =
+        // S0.b64 endif".
+        "s_mov_b64" => R::W64(s64(0)?, None),
+        "s_cmov_b64" => R::W64(if scc == 1 { s64(0)? } else { old_dst64()? }, None),
+        // S_CLZ_I32_U64: "tmp = -1; for i in 0 : 63 do if S0.u64[63 - i] ==
+        // 1'1U then tmp = i; break ... D0.i32 = tmp".
+        "s_clz_i32_u64" => R::W32(first_one((0..64).map(|k| 63 - k), s64(0)?), None),
+        // S_CLS_I32_I64: "tmp = -1; for i in 1 : 63 do if S0.u64[63 - i] !=
+        // S0.u64[63] then tmp = i; break ... D0.i32 = tmp".
+        "s_cls_i32_i64" => {
+            let x = s64(0)?;
+            R::W32(
+                (1..64)
+                    .find(|k| (x >> (63 - k)) & 1 != x >> 63)
+                    .unwrap_or(u32::MAX),
+                None,
+            )
+        }
+        // S_BITSET0_B64: "D0.u64[S0.u32[5 : 0]] = 1'0U"; _BITSET1: 1'1U.
+        "s_bitset0_b64" => R::W64(old_dst64()? & !(1u64 << (s(0)? & 63)), None),
+        "s_bitset1_b64" => R::W64(old_dst64()? | 1u64 << (s(0)? & 63), None),
+        // S_BCNT0_I32_B64: "tmp = 0; for i in 0 : 63 do tmp += S0.u64[i] ==
+        // 1'0U ? 1 : 0 endfor; D0.i32 = tmp; SCC = D0.u64 != 0ULL";
+        // S_BCNT1_I32_B64: "... == 1'1U ? 1 : 0".
+        "s_bcnt0_i32_b64" => nz((0..64)
+            .map(|b| s64(0).map(|x| 1 - (x >> b & 1) as u32))
+            .sum::<Result<u32, _>>()?),
+        "s_bcnt1_i32_b64" => nz((0..64)
+            .map(|b| s64(0).map(|x| (x >> b & 1) as u32))
+            .sum::<Result<u32, _>>()?),
+        // S_QUADMASK_B64: "for i in 0 : 15 do tmp[i] = S0.u64[i * 4 +: 4] !=
+        // 0ULL endfor; D0.u64 = tmp; SCC = D0.u64 != 0ULL".
+        "s_quadmask_b64" => {
+            let x = s64(0)?;
+            nz64(
+                (0..16)
+                    .map(|i| ((x >> (4 * i) & 0xf != 0) as u64) << i)
+                    .sum(),
+            )
+        }
+        // S_WQM_B64: "for i in 6'0U : 6'63U do tmp[i] = S0.u64[i & 6'60U +:
+        // 6'4U] != 0ULL endfor; D0.u64 = tmp; SCC = D0.u64 != 0ULL".
+        "s_wqm_b64" => {
+            let x = s64(0)?;
+            nz64(
+                (0..64)
+                    .map(|i| ((x >> (i & 60) & 0xf != 0) as u64) << i)
+                    .sum(),
+            )
+        }
+        // S_NOT_B64: "D0.u64 = ~S0.u64; SCC = D0.u64 != 0ULL".
+        "s_not_b64" => nz64(!s64(0)?),
+        // The saveexec family, e.g. S_AND_SAVEEXEC_B32: "saveexec = EXEC.u32;
+        // EXEC.u32 = (S0.u32 & EXEC.u32); D0.u32 = saveexec.u32; SCC =
+        // EXEC.u32 != 0U"; _OR_ "(S0 | EXEC)", _XOR_ "(S0 ^ EXEC)", _NAND_
+        // "~(S0 & EXEC)", _NOR_ "~(S0 | EXEC)", _XNOR_ "~(S0 ^ EXEC)",
+        // _AND_NOT0_ "(~S0 & EXEC)", _OR_NOT0_ "(~S0 | EXEC)", _AND_NOT1_
+        // "(S0 & ~EXEC)", _OR_NOT1_ "(S0 | ~EXEC)"; _B64 on EXEC.u64. The
+        // wrexec forms, S_AND_NOT0_WREXEC_B32: "EXEC.u32 = (~S0.u32 &
+        // EXEC.u32); D0.u32 = EXEC.u32; SCC = EXEC.u32 != 0U"; _AND_NOT1_
+        // "(S0.u32 & ~EXEC.u32)". A _B32 form leaves EXEC_HI alone.
+        _ if name.contains("_saveexec_b") || name.contains("_wrexec_b") => {
+            let wide = name.ends_with("_b64");
+            let width = if wide { u64::MAX } else { 0xffff_ffff };
+            let e = m.st.exec & width;
+            let x = if wide { s64(0)? } else { s(0)? as u64 };
+            let kind = name
+                .trim_start_matches("s_")
+                .split("_saveexec")
+                .next()
+                .and_then(|k| k.split("_wrexec").next())
+                .unwrap_or("");
+            let new = width
+                & match kind {
+                    "and" => x & e,
+                    "or" => x | e,
+                    "xor" => x ^ e,
+                    "nand" => !(x & e),
+                    "nor" => !(x | e),
+                    "xnor" => !(x ^ e),
+                    "and_not0" => !x & e,
+                    "or_not0" => !x | e,
+                    "and_not1" => x & !e,
+                    "or_not1" => x | !e,
+                    other => return Err(format!("no pseudocode for {other} saveexec")),
+                };
+            exec_after = Some((m.st.exec & !width) | new);
+            let d = if name.contains("_wrexec_") { new } else { e };
+            if wide {
+                R::W64(d, Some(new != 0))
+            } else {
+                R::W32(d as u32, Some(new != 0))
+            }
+        }
+        // SOPK. S_MOVK_I32: "D0.i32 = 32'I(signext(SIMM16.i16))";
+        // S_CMOVK_I32: "if SCC then D0.i32 = 32'I(signext(SIMM16.i16))
+        // endif".
+        "s_movk_i32" => R::W32(simm16()? as i16 as u32, None),
+        "s_cmovk_i32" => R::W32(
+            if scc == 1 {
+                simm16()? as i16 as u32
+            } else {
+                old_dst()?
+            },
+            None,
+        ),
+        // S_CMPK_EQ_I32: "SCC = 64'I(S0.i32) == signext(SIMM16.i16)" (LG
+        // !=, GT >, GE >=, LT <, LE <=); S_CMPK_EQ_U32: "SCC = S0.u32 ==
+        // 32'U(SIMM16.u16)" (the immediate zero-extended).
+        _ if name.starts_with("s_cmpk_") => {
+            let (x, k) = if name.ends_with("_i32") {
+                (s(0)? as i32 as i64, simm16()? as i16 as i64)
+            } else {
+                (s(0)? as i64, simm16()? as i64)
+            };
+            R::Scc(match &name[7..9] {
+                "eq" => x == k,
+                "lg" => x != k,
+                "gt" => x > k,
+                "ge" => x >= k,
+                "lt" => x < k,
+                "le" => x <= k,
+                other => return Err(format!("s_cmpk condition {other}")),
+            })
+        }
+        // S_ADDK_I32: "tmp = D0.i32; D0.i32 = 32'I(64'I(D0.i32) +
+        // signext(SIMM16.i16)); SCC = ((tmp[31] == SIMM16.i16[15]) &&
+        // (tmp[31] != D0.i32[31]))".
+        "s_addk_i32" => {
+            let (t, k) = (old_dst()?, simm16()?);
+            let d = t.wrapping_add(k as i16 as u32);
+            R::W32(d, Some(t >> 31 == (k >> 15) as u32 && t >> 31 != d >> 31))
+        }
+        // S_MULK_I32: "D0.i32 = 32'I(64'I(D0.i32) * signext(SIMM16.i16))"
+        // (SCC unchanged).
+        "s_mulk_i32" => R::W32(old_dst()?.wrapping_mul(simm16()? as i16 as u32), None),
         // SOPC: "SCC = S0.i32 == S1.i32" etc.
+        "s_cmp_lg_i32" => R::Scc(s(0)? != s(1)?),
+        "s_cmp_gt_i32" => R::Scc((s(0)? as i32) > (s(1)? as i32)),
+        "s_cmp_le_i32" => R::Scc((s(0)? as i32) <= (s(1)? as i32)),
+        "s_cmp_eq_u32" => R::Scc(s(0)? == s(1)?),
+        "s_cmp_ge_u32" => R::Scc(s(0)? >= s(1)?),
+        "s_cmp_lt_u32" => R::Scc(s(0)? < s(1)?),
+        // S_BITCMP0_B32: "SCC = S0.u32[S1.u32[4 : 0]] == 1'0U".
+        "s_bitcmp0_b32" => R::Scc(s(0)? >> (s(1)? & 31) & 1 == 0),
+        // S_BITCMP1_B64: "SCC = S0.u64[S1.u32[5 : 0]] == 1'1U".
+        "s_bitcmp1_b64" => R::Scc(s64(0)? >> (s(1)? & 63) & 1 == 1),
+        // S_CMP_EQ_U64: "SCC = S0.u64 == S1.u64".
+        "s_cmp_eq_u64" => R::Scc(s64(0)? == s64(1)?),
         "s_cmp_eq_i32" => R::Scc(s(0)? == s(1)?),
         "s_cmp_lt_i32" => R::Scc((s(0)? as i32) < (s(1)? as i32)),
         "s_cmp_gt_u32" => R::Scc(s(0)? > s(1)?),
@@ -2117,6 +2796,9 @@ fn salu(m: &mut Machine, i: &AluInst, name: &str) -> Result<(), String> {
             }
         }
         R::Scc(c) => m.st.scc = c,
+    }
+    if let Some(e) = exec_after {
+        m.st.exec = e;
     }
     Ok(())
 }

@@ -153,7 +153,7 @@ impl Case {
 }
 
 /// What a backend observed for one case.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Observation {
     /// Per round, then per lane (same order as `Case::lanes`), VDST after
     /// that round's instruction: `ret[r * lanes + i]`. One round: per lane.

@@ -110,7 +110,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{agrees, summary, ExecPattern, QualifyError, SideRun, Unfinished};
+use super::{agrees, split, summary, ExecPattern, QualifyError, SideRun, Unfinished};
 use crate::backend::{ArgValue, Backend, Dispatch};
 use crate::case::WaveSize;
 use crate::codeobj::CodeObject;
@@ -148,7 +148,7 @@ pub const POLICY_CLAMP_SATURATES: &str = "int-clamp-saturates";
 pub const POLICY_CVT_PK_SATURATES: &str = "cvt-pk-saturates";
 
 /// The register block of one wave, before or after a program.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AluState {
     /// Per lane, v16..v23.
     pub v: Vec<[u32; BLOCK]>,
@@ -3129,23 +3129,6 @@ fn run_alu_name(
         }
     }
     Ok(())
-}
-
-/// A side's block for the record: empty when the program did not complete.
-fn split(r: SideRun<AluState>) -> (AluState, Option<Unfinished>) {
-    match r {
-        Ok(s) => (s, None),
-        Err(u) => (
-            AluState {
-                v: Vec::new(),
-                s: [0; BLOCK],
-                vcc: 0,
-                exec: 0,
-                scc: false,
-            },
-            Some(u),
-        ),
-    }
 }
 
 /// The integer WMMAs, from the RDNA3 guide: the pseudocode

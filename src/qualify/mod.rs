@@ -1027,18 +1027,13 @@ fn run_instruction(
     Ok(())
 }
 
-/// A side's output for the record: the observation (empty when the program
-/// did not complete) and how it did not complete.
-fn split(r: SideRun<Observation>) -> (Observation, Option<Unfinished>) {
+/// A side's output for the record: what it left (empty, `T::default()`,
+/// when the program did not complete) and how it did not complete. Both
+/// corpora (DS observations, ALU register blocks) record their sides so.
+pub(crate) fn split<T: Default>(r: SideRun<T>) -> (T, Option<Unfinished>) {
     match r {
         Ok(o) => (o, None),
-        Err(u) => (
-            Observation {
-                ret: Vec::new(),
-                lds_final: Vec::new(),
-            },
-            Some(u),
-        ),
+        Err(u) => (T::default(), Some(u)),
     }
 }
 

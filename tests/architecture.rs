@@ -240,6 +240,56 @@ fn top_level_modules_import_no_cycle() {
     );
 }
 
+/// The edges between the files of the module in `dir` (path `m`, as
+/// `suite/worker`) into `edges`, keyed `m/file`, and those of every module
+/// directory below it. A file is a `NAME.rs` or a directory `NAME/` with a
+/// `mod.rs` (its files, seen from outside, are one file: what it uses
+/// through `crate::m::` anywhere inside, and through `super::` in its
+/// `mod.rs`).
+fn file_edges(
+    dir: &Path,
+    m: &str,
+    edges: &mut std::collections::BTreeMap<String, BTreeSet<String>>,
+) {
+    let mut files: std::collections::BTreeMap<String, Vec<(std::path::PathBuf, bool)>> =
+        std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(dir).expect("read dir") {
+        let p = entry.expect("dir entry").path();
+        let name = p.file_stem().unwrap().to_string_lossy().to_string();
+        if p.is_dir() && p.join("mod.rs").exists() {
+            // Its mod.rs sees this module as `super::`; its other files
+            // name this module's files through `crate::m::` only.
+            let code = rs_files(&p)
+                .into_iter()
+                .map(|f| {
+                    let top = f == p.join("mod.rs");
+                    (f, top)
+                })
+                .collect();
+            files.insert(name.clone(), code);
+            file_edges(&p, &format!("{m}/{name}"), edges);
+        } else if p.extension().is_some_and(|e| e == "rs") && name != "mod" {
+            files.insert(name, vec![(p, true)]);
+        }
+    }
+    let through = format!("crate::{}::", m.replace('/', "::"));
+    for (f, sources) in &files {
+        let mut to = BTreeSet::new();
+        for (path, sees_super) in sources {
+            let code = code_of(path);
+            if *sees_super {
+                to.extend(uses_through(&code, "super::"));
+            }
+            to.extend(uses_through(&code, &through));
+        }
+        to.retain(|t| files.contains_key(t) && t != f);
+        edges.insert(
+            format!("{m}/{f}"),
+            to.into_iter().map(|t| format!("{m}/{t}")).collect(),
+        );
+    }
+}
+
 #[test]
 fn files_within_a_module_import_no_new_cycle() {
     // Known back edges, each closing a cycle that still wants a split:
@@ -260,29 +310,19 @@ fn files_within_a_module_import_no_new_cycle() {
         std::collections::BTreeMap::new();
     for m in src_modules() {
         let dir = root().join("src").join(&m);
-        if !dir.is_dir() {
-            continue;
-        }
-        let files: BTreeSet<String> = rs_files(&dir)
-            .iter()
-            .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().to_string()))
-            .filter(|s| s != "mod")
-            .collect();
-        for f in &files {
-            let code = code_of(&dir.join(format!("{f}.rs")));
-            let mut to = uses_through(&code, "super::");
-            to.extend(uses_through(&code, &format!("crate::{m}::")));
-            to.retain(|t| files.contains(t) && t != f);
-            edges.insert(
-                format!("{m}/{f}"),
-                to.into_iter().map(|t| format!("{m}/{t}")).collect(),
-            );
+        if dir.is_dir() {
+            file_edges(&dir, &m, &mut edges);
         }
     }
     assert!(
         edges["emu/wave"].contains("emu/ds"),
         "the scan misses wave's use of ds: {:?}",
         edges["emu/wave"]
+    );
+    assert!(
+        edges["suite/worker/parent"].contains("suite/worker/wire"),
+        "the scan misses the files of a module directory: {:?}",
+        edges.get("suite/worker/parent")
     );
     for (from, to) in &known {
         assert!(

@@ -79,6 +79,8 @@ macro_rules! ops {
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub enum $name { $($v),* }
         impl $name {
+            /// Every opcode of the family, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$v),*];
             pub fn name(self) -> &'static str { match self { $($name::$v => $s),* } }
         }
     };

@@ -1095,7 +1095,7 @@ impl Wave {
                 sdst,
                 src,
                 ..
-            } => self.valu(*op, *vdst, *sdst, src)?,
+            } => self.valu(*op, *vdst, *sdst, src, Wave::pc_addr(prog, i))?,
             Inst::Vopc {
                 cmp,
                 cmpx,
@@ -1383,7 +1383,9 @@ impl Wave {
                     }
                 }
             }
-            _ => {}
+            // `sop1_data` names every opcode and declines only the three
+            // above, so nothing comes here unless an arm is missing.
+            other => return Err(no_semantics(Wave::pc_addr(prog, i), other.name())),
         }
         Ok(())
     }
@@ -1752,18 +1754,25 @@ impl Wave {
         }
     }
 
-    fn valu(&mut self, op: VOp, vdst: u8, sdst: u8, src: &[Src; 3]) -> Result<(), WaveError> {
+    fn valu(
+        &mut self,
+        op: VOp,
+        vdst: u8,
+        sdst: u8,
+        src: &[Src; 3],
+        pc: u64,
+    ) -> Result<(), WaveError> {
         if self.valu_map(op, vdst, src) {
             return Ok(());
         }
-        self.valu_other(op, vdst, sdst, src)
+        self.valu_other(op, vdst, sdst, src, pc)
     }
 
     /// The pure per-lane VALU operations (`vdst = f(src...)` in the lanes of
     /// EXEC): one lane loop over the wave's own lane count (32 or 64),
     /// sources borrowed in place or broadcast. False, with nothing done,
     /// for any other opcode. A new per-lane opcode is one arm here (and one
-    /// name in `valu_handler`'s list to get its own pre-resolved handler).
+    /// name in `op_for_isa`'s list to get its own pre-resolved handler).
     #[inline(always)]
     fn valu_map<S: Operand>(&mut self, op: VOp, vdst: u8, src: &[S; 3]) -> bool {
         use VOp::*;
@@ -1885,12 +1894,29 @@ impl Wave {
                     self.cndmask::<64, S>(vdst, src, exec)
                 }
             }
-            _ => return false,
+            // Not per-lane maps: `valu_other`'s. Listed by name, not `_`,
+            // so that a new opcode does not compile until it is given an
+            // arm here or there.
+            Nop | SwapB32 | ReadfirstlaneB32 | ReadlaneB32 | WritelaneB32 | MbcntLoU32B32
+            | MbcntHiU32B32 | LshlrevB64 | LshrrevB64 | AshrrevI64 | AddCoU32 | SubCoU32
+            | SubrevCoU32 | AddCoCiU32 | SubCoCiU32 | SubrevCoCiU32 | MadU64U32 | MadI64I32 => {
+                return false
+            }
         }
         true
     }
 
-    fn valu_other(&mut self, op: VOp, vdst: u8, sdst: u8, src: &[Src; 3]) -> Result<(), WaveError> {
+    /// The VALU opcodes that are not per-lane maps: lane reads and writes,
+    /// 64-bit results, carry-outs. Stops with [`no_semantics`] on an opcode
+    /// it has no arm for.
+    fn valu_other(
+        &mut self,
+        op: VOp,
+        vdst: u8,
+        sdst: u8,
+        src: &[Src; 3],
+        pc: u64,
+    ) -> Result<(), WaveError> {
         use VOp::*;
         let exec = self.exec();
         let n = self.lanes as usize;
@@ -2024,7 +2050,10 @@ impl Wave {
                 self.vwrite64(vdst, &r, exec);
                 self.write_mask(sdst, cout & exec);
             }
-            _ => {}
+            // `valu_map`'s match names every opcode, so only its own lane
+            // maps come here, and it has done them; anything else is an
+            // opcode listed there as `valu_other`'s without an arm above.
+            other => return Err(no_semantics(pc, other.name())),
         }
         Ok(())
     }
@@ -2662,6 +2691,16 @@ pub fn op_for_isa(inst: &Inst, avx2: bool) -> Option<Op> {
     })
 }
 
+/// The stop for a decoded instruction the interpreter has no semantics
+/// for: an error naming its mnemonic, never a silent no-op (the software
+/// device refuses what it does not model).
+fn no_semantics(pc: u64, mnemonic: &str) -> WaveError {
+    WaveError::Unsupported {
+        pc,
+        detail: format!("{mnemonic}: decoded, but the software device has no semantics for it"),
+    }
+}
+
 fn cmp_apply(cond: u8, o: std::cmp::Ordering) -> bool {
     use std::cmp::Ordering::*;
     match cond {
@@ -3118,6 +3157,47 @@ mod tests {
                 .collect();
             assert_eq!(got, want, "case {k}: {src:?} -> v{vdst}");
         }
+    }
+
+    /// Every VALU opcode the decoder can produce has semantics: run on a
+    /// wave, none stops with the "no semantics" error.
+    #[test]
+    fn every_valu_opcode_has_semantics() {
+        for (k, &op) in VOp::ALL.iter().enumerate() {
+            let mut w = random_wave(k % 2 == 1, k as u64);
+            let src = [Src::V(1), Src::V(2), Src::S(4)];
+            if let Err(e) = w.valu(op, 8, 10, &src, 0x100) {
+                panic!("{}: {e}", op.name());
+            }
+        }
+    }
+
+    /// The planted case: an opcode that reaches `valu_other` without an
+    /// arm there (v_xad_u32 is `valu_map`'s) stops the wave with an error
+    /// that names it, and changes nothing.
+    #[test]
+    fn an_opcode_without_semantics_stops_with_its_name() {
+        let mut w = random_wave(false, 3);
+        let (v, s) = (w.v.to_vec(), w.s.clone());
+        let err = w
+            .valu_other(
+                VOp::XadU32,
+                8,
+                10,
+                &[Src::V(1), Src::V(2), Src::V(3)],
+                0x1234,
+            )
+            .expect_err("v_xad_u32 has no arm in valu_other");
+        let text = err.to_string();
+        assert!(
+            matches!(err, WaveError::Unsupported { pc: 0x1234, .. }),
+            "{text}"
+        );
+        assert!(
+            text.contains("v_xad_u32") && text.contains("no semantics"),
+            "{text}"
+        );
+        assert!(w.v.to_vec() == v && w.s == s, "the stop changed registers");
     }
 
     #[test]

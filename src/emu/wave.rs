@@ -137,7 +137,7 @@ pub struct Env<'a> {
 }
 
 /// A source operand as the per-opcode semantics read it: the decoded
-/// [`Src`] (generic path) or its decode-time resolution [`Opnd`] (the
+/// [`Src`] (generic path) or its decode-time resolution [`ResolvedSrc`] (the
 /// block loop's handlers). Both read the same value for every operand
 /// (`handlers_agree_with_the_generic_path` checks it).
 pub trait Operand: Copy {
@@ -172,10 +172,10 @@ impl Operand for Src {
 /// constant, literal) for each of the two widths it can be read at, so a
 /// handler reads it with one flag test instead of a `match` on [`Src`].
 /// src_scc, src_vccz and src_execz (which change as the wave runs) have no
-/// `Opnd`: instructions naming them run through the generic path.
+/// `ResolvedSrc`: instructions naming them run through the generic path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Opnd {
-    /// VGPR number, or [`Opnd::NO_VGPR`].
+pub struct ResolvedSrc {
+    /// VGPR number, or [`ResolvedSrc::NO_VGPR`].
     pub vgpr: u16,
     /// SGPR read when `fixed32`/`fixed64` is false.
     pub sgpr: u8,
@@ -185,13 +185,13 @@ pub struct Opnd {
     pub imm64: u64,
 }
 
-impl Opnd {
+impl ResolvedSrc {
     pub const NO_VGPR: u16 = u16::MAX;
-    pub const ZERO: Opnd = Opnd::imm(0, 0);
+    pub const ZERO: ResolvedSrc = ResolvedSrc::imm(0, 0);
 
-    pub const fn imm(v32: u32, v64: u64) -> Opnd {
-        Opnd {
-            vgpr: Opnd::NO_VGPR,
+    pub const fn imm(v32: u32, v64: u64) -> ResolvedSrc {
+        ResolvedSrc {
+            vgpr: ResolvedSrc::NO_VGPR,
             sgpr: 0,
             fixed32: true,
             fixed64: true,
@@ -203,39 +203,39 @@ impl Opnd {
     /// `src` resolved, with exactly the values [`Wave::s32`] and
     /// [`Wave::s64`] give it; None for operands that change as the wave runs
     /// other than through a register (src_scc, src_vccz, src_execz).
-    pub fn of(src: Src) -> Option<Opnd> {
+    pub fn of(src: Src) -> Option<ResolvedSrc> {
         Some(match src {
             // A 64-bit `null` reads 0; a 32-bit one reads the register.
-            Src::S(NULL) => Opnd {
+            Src::S(NULL) => ResolvedSrc {
                 sgpr: NULL,
                 fixed32: false,
-                ..Opnd::imm(0, 0)
+                ..ResolvedSrc::imm(0, 0)
             },
-            Src::S(r) => Opnd {
+            Src::S(r) => ResolvedSrc {
                 sgpr: r,
                 fixed32: false,
                 fixed64: false,
-                ..Opnd::imm(0, 0)
+                ..ResolvedSrc::imm(0, 0)
             },
             // A VGPR read as a scalar reads 0 (s32's policy; the decoder
             // never puts one there).
-            Src::V(r) => Opnd {
+            Src::V(r) => ResolvedSrc {
                 vgpr: r as u16,
-                ..Opnd::imm(0, 0)
+                ..ResolvedSrc::imm(0, 0)
             },
-            Src::Const(c) => Opnd::imm(inline_const32(c), inline_const64(c)),
-            Src::Lit(v) => Opnd::imm(v, v as u64),
+            Src::Const(c) => ResolvedSrc::imm(inline_const32(c), inline_const64(c)),
+            Src::Lit(v) => ResolvedSrc::imm(v, v as u64),
             Src::Scc | Src::Vccz | Src::Execz => return None,
         })
     }
 }
 
-/// An [`Opnd`] whose kind is fixed at compile time: `FIXED` when the value
-/// is the encoding's (`Opnd::fixed32`, which implies `fixed64`), else an
+/// An [`ResolvedSrc`] whose kind is fixed at compile time: `FIXED` when the value
+/// is the encoding's (`ResolvedSrc::fixed32`, which implies `fixed64`), else an
 /// SGPR. Scalar handlers are instantiated per operand kind with it, so
 /// reading an operand is one load with no test.
 #[derive(Clone, Copy)]
-pub struct Spec<const FIXED: bool>(pub Opnd);
+pub struct Spec<const FIXED: bool>(pub ResolvedSrc);
 
 impl<const FIXED: bool> Operand for Spec<FIXED> {
     #[inline(always)]
@@ -264,7 +264,7 @@ impl<const FIXED: bool> Operand for Spec<FIXED> {
     }
 }
 
-impl Operand for Opnd {
+impl Operand for ResolvedSrc {
     #[inline(always)]
     fn r32(self, w: &Wave) -> u32 {
         if self.fixed32 {
@@ -284,7 +284,7 @@ impl Operand for Opnd {
     }
     #[inline(always)]
     fn vreg(self) -> Option<u8> {
-        (self.vgpr != Opnd::NO_VGPR).then_some(self.vgpr as u8)
+        (self.vgpr != ResolvedSrc::NO_VGPR).then_some(self.vgpr as u8)
     }
 }
 
@@ -2141,9 +2141,9 @@ impl Wave {
 
 /// An instruction pre-resolved for the block loop of [`Wave::run`]: the
 /// handler of its opcode and its operands resolved at decode time (see
-/// [`Opnd`]), made once per code object by [`op_for`] and kept in
+/// [`ResolvedSrc`]), made once per code object by [`op_for`] and kept in
 /// [`Decoded::ops`]. Each handler is the per-opcode semantics (`sop2`,
-/// `valu_map`, ...) instantiated with its opcode fixed and with [`Opnd`]
+/// `valu_map`, ...) instantiated with its opcode fixed and with [`ResolvedSrc`]
 /// operands, so neither the opcode nor the operand kinds are matched again
 /// when it runs. A handler always completes, never fails and never moves
 /// the program counter: anything else (branches, memory, DS, program flow,
@@ -2154,7 +2154,7 @@ pub struct Op {
     pub f: OpFn,
     /// Destination register (SGPR or VGPR number).
     pub d: u8,
-    pub src: [Opnd; 3],
+    pub src: [ResolvedSrc; 3],
     /// The fields of the forms whose handler reads them as decoded.
     pub ext: Ext,
 }
@@ -2198,8 +2198,16 @@ pub enum Exit {
 /// The compare of an [`Exit::CmpBranch`], operands resolved.
 #[derive(Clone, Copy, Debug)]
 pub enum FusedCmp {
-    Sopc { op: Sopc, a: Opnd, b: Opnd },
-    Sopk { op: Sopk, sdst: u8, simm16: u16 },
+    Sopc {
+        op: Sopc,
+        a: ResolvedSrc,
+        b: ResolvedSrc,
+    },
+    Sopk {
+        op: Sopk,
+        sdst: u8,
+        simm16: u16,
+    },
 }
 
 /// The exit of every instruction of `insts` (see [`Exit`]).
@@ -2224,7 +2232,7 @@ pub fn exits_for(insts: &[Inst]) -> Vec<Exit> {
                 _ => return Exit::Generic,
             };
             let cmp = match insts[k] {
-                Inst::Sopc { op, s0, s1 } => match (Opnd::of(s0), Opnd::of(s1)) {
+                Inst::Sopc { op, s0, s1 } => match (ResolvedSrc::of(s0), ResolvedSrc::of(s1)) {
                     (Some(a), Some(b)) => FusedCmp::Sopc { op, a, b },
                     _ => return Exit::Generic,
                 },
@@ -2265,7 +2273,7 @@ pub fn no_op() -> Op {
     Op {
         f: unused,
         d: 0,
-        src: [Opnd::ZERO; 3],
+        src: [ResolvedSrc::ZERO; 3],
         ext: Ext::None,
     }
 }
@@ -2358,10 +2366,10 @@ fn avx2() -> bool {
 /// compares both with the generic path).
 pub fn op_for_isa(inst: &Inst, avx2: bool) -> Option<Op> {
     let avx2 = avx2 && self::avx2();
-    let z = Opnd::ZERO;
+    let z = ResolvedSrc::ZERO;
     let (f, d, src) = match inst {
         Inst::Sop2 { op, sdst, s0, s1 } => {
-            let (a0, a1) = (Opnd::of(*s0)?, Opnd::of(*s1)?);
+            let (a0, a1) = (ResolvedSrc::of(*s0)?, ResolvedSrc::of(*s1)?);
             (
                 per_op!(
                     *op,
@@ -2428,7 +2436,7 @@ pub fn op_for_isa(inst: &Inst, avx2: bool) -> Option<Op> {
             )
         }
         Inst::Sop1 { op, sdst, s0 } => {
-            let a0 = Opnd::of(*s0)?;
+            let a0 = ResolvedSrc::of(*s0)?;
             (
                 per_op!(
                     *op,
@@ -2532,10 +2540,10 @@ pub fn op_for_isa(inst: &Inst, avx2: bool) -> Option<Op> {
                 |w, p, OP, _a, _b| w.sopk(OP, p.d, p.src[0].imm32 as u16)
             ),
             *sdst,
-            [Opnd::imm(*simm16 as u32, *simm16 as u64), z, z],
+            [ResolvedSrc::imm(*simm16 as u32, *simm16 as u64), z, z],
         ),
         Inst::Sopc { op, s0, s1 } => {
-            let (a0, a1) = (Opnd::of(*s0)?, Opnd::of(*s1)?);
+            let (a0, a1) = (ResolvedSrc::of(*s0)?, ResolvedSrc::of(*s1)?);
             (
                 per_op!(
                     *op,
@@ -2632,7 +2640,11 @@ pub fn op_for_isa(inst: &Inst, avx2: bool) -> Option<Op> {
                 }
             ),
             *vdst,
-            [Opnd::of(src[0])?, Opnd::of(src[1])?, Opnd::of(src[2])?],
+            [
+                ResolvedSrc::of(src[0])?,
+                ResolvedSrc::of(src[1])?,
+                ResolvedSrc::of(src[2])?,
+            ],
         ),
         &Inst::Vopc {
             cmp,

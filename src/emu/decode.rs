@@ -443,6 +443,8 @@ ops!(
     AddNcI32 = "v_add_nc_i32", SubNcI32 = "v_sub_nc_i32", SadU8 = "v_sad_u8",
     SadHiU8 = "v_sad_hi_u8", SadU16 = "v_sad_u16", SadU32 = "v_sad_u32", MsadU8 = "v_msad_u8",
     LerpU8 = "v_lerp_u8", SwapB32 = "v_swap_b32",
+    CvtF32Ubyte0 = "v_cvt_f32_ubyte0", CvtF32Ubyte1 = "v_cvt_f32_ubyte1",
+    CvtF32Ubyte2 = "v_cvt_f32_ubyte2", CvtF32Ubyte3 = "v_cvt_f32_ubyte3",
 });
 
 impl VOp {

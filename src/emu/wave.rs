@@ -1886,6 +1886,12 @@ impl Wave {
             Med3I32 => map3!(|x: u32, y: u32, z: u32| med3(x as i32, y as i32, z as i32) as u32),
             Med3U32 => map3!(|x: u32, y: u32, z: u32| med3(x, y, z)),
             MovB32 => map2!(|x: u32, _| x),
+            // V_CVT_F32_UBYTEn: "D0.f32 = 32'F(S0[8n + 7 : 8n].u32)" (RDNA3
+            // guide, VOP1): every byte value is an exact f32.
+            CvtF32Ubyte0 => map2!(|x: u32, _| (x as u8 as f32).to_bits()),
+            CvtF32Ubyte1 => map2!(|x: u32, _| ((x >> 8) as u8 as f32).to_bits()),
+            CvtF32Ubyte2 => map2!(|x: u32, _| ((x >> 16) as u8 as f32).to_bits()),
+            CvtF32Ubyte3 => map2!(|x: u32, _| ((x >> 24) as u8 as f32).to_bits()),
             // V_CNDMASK_B32: D = VCC/S2 lane bit ? S1 : S0.
             CndmaskB32 => {
                 if self.lanes == 32 {

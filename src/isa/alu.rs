@@ -589,6 +589,15 @@ pub const ALU_OPS: &[AluOp] = &[
     op("v_movrels_b32_e64", Vop3, 0x1c3, V32, V1),
     op("v_movrelsd_b32_e64", Vop3, 0x1c4, V32, V1),
     op("v_movrelsd_2_b32_e64", Vop3, 0x1c8, V32, V1),
+    // V_CVT_F32_UBYTE0..3: one byte of S0, as an f32 (exact: 0..255).
+    op("v_cvt_f32_ubyte0_e32", Vop1, 0x11, V32, A1),
+    op("v_cvt_f32_ubyte1_e32", Vop1, 0x12, V32, A1),
+    op("v_cvt_f32_ubyte2_e32", Vop1, 0x13, V32, A1),
+    op("v_cvt_f32_ubyte3_e32", Vop1, 0x14, V32, A1),
+    op("v_cvt_f32_ubyte0_e64", Vop3, 0x191, V32, A1),
+    op("v_cvt_f32_ubyte1_e64", Vop3, 0x192, V32, A1),
+    op("v_cvt_f32_ubyte2_e64", Vop3, 0x193, V32, A1),
+    op("v_cvt_f32_ubyte3_e64", Vop3, 0x194, V32, A1),
     // VOP1 / VOP2 (more), and the VOP3 (e64) forms of VOP1 (0x180 + op)
     // and VOP2 (0x100 + op).
     op("v_readfirstlane_b32", Vop1, 0x02, S32, V1),

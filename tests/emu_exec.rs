@@ -953,6 +953,37 @@ const VALU_CASES: &[(&str, u32, u32, u32, u32)] = &[
     ("v_mul_hi_u32 v3, v0, v1", 0xffff_ffff, 2, 0, 1),
     ("v_mul_hi_i32 v3, v0, v1", 0xffff_ffff, 5, 0, 0xffff_ffff),
     ("v_xad_u32 v3, v0, v1, v2", 0xf, 0xff, 1, 0xf1),
+    // V_CVT_F32_UBYTEn: D0.f32 = 32'F(S0[8n + 7 : 8n].u32): 255.0 is
+    // 0x437f0000, 1.0 0x3f800000, 128.0 0x43000000.
+    (
+        "v_cvt_f32_ubyte0_e32 v3, v0",
+        0x8001_02ff,
+        0,
+        0,
+        0x437f_0000,
+    ),
+    (
+        "v_cvt_f32_ubyte1_e32 v3, v0",
+        0x8001_02ff,
+        0,
+        0,
+        0x4000_0000,
+    ),
+    (
+        "v_cvt_f32_ubyte2_e64 v3, v0",
+        0x8001_02ff,
+        0,
+        0,
+        0x3f80_0000,
+    ),
+    (
+        "v_cvt_f32_ubyte3_e32 v3, v0",
+        0x8001_02ff,
+        0,
+        0,
+        0x4300_0000,
+    ),
+    ("v_cvt_f32_ubyte0_e32 v3, v0", 0, 0, 0, 0),
     ("v_add3_u32 v3, v0, v1, v2", 0xffff_ffff, 1, 5, 5),
     ("v_lshl_or_b32 v3, v0, v1, v2", 1, 33, 1, 3),
     ("v_lshl_add_u32 v3, v0, v1, v2", 0x8000_0001, 1, 1, 3),

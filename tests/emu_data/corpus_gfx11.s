@@ -245,6 +245,10 @@ v_or3_b32 v1, v2, v3, v4
 v_xor3_b32 v1, v2, v3, v4
 v_add3_u32 v1, v2, v3, v4
 v_xad_u32 v1, v2, v3, v4
+v_cvt_f32_ubyte0 v1, v2
+v_cvt_f32_ubyte1 v1, s2
+v_cvt_f32_ubyte2_e64 v1, v2
+v_cvt_f32_ubyte3 v1, 0x12345678
 v_bfe_u32 v1, v2, v3, v4
 v_bfe_i32 v1, v2, v3, v4
 v_bfi_b32 v1, v2, v3, v4

@@ -269,7 +269,7 @@ impl Facts {
 /// are generated again (a case is a function of its plan position) when
 /// their launch comes. Policy: a default-suite window of 256 cases held
 /// 45 MB at most (24,000 cases, seed 1), which alone broke the 64 MiB
-/// budget of issue 12; 8 MiB keeps about a third of an average window and
+/// budget a process has (performance.md, "Memory"); 8 MiB keeps about a third of an average window and
 /// bounds the rest whatever the case mix. Measured in
 /// docs/src/internals/performance.md, "Memory".
 pub const WINDOW_HELD_BYTES: usize = 8 << 20;

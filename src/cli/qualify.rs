@@ -1,4 +1,4 @@
-//! `dsxor qualify`: the software device held against a GPU (issue 16).
+//! `dsxor qualify`: the software device held against a GPU.
 
 use super::*;
 

@@ -72,11 +72,6 @@ impl Lds {
         })
     }
 
-    /// Bytes the dispatch asked for.
-    pub fn requested_bytes(&self) -> u32 {
-        self.requested
-    }
-
     /// Bytes in range: the request rounded up to the granule.
     pub fn allocated_bytes(&self) -> u64 {
         self.allocated as u64 * 8
@@ -107,15 +102,6 @@ impl Lds {
             Access::InRange((address >> 3) as usize)
         } else {
             Access::OutOfRange
-        }
-    }
-
-    /// A 64-bit load: the qword, or 0 out of range; `None` if misaligned.
-    pub fn read_b64(&self, address: u64) -> Option<u64> {
-        match self.access_b64(address) {
-            Access::InRange(q) => self.qwords.get(q).copied(),
-            Access::OutOfRange => Some(0),
-            Access::Misaligned => None,
         }
     }
 

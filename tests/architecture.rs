@@ -146,7 +146,7 @@ impl Refs<'_> {
     /// or `None` for a path that does not start inside the crate.
     fn resolve(&self, segments: &[String]) -> Option<Vec<String>> {
         let first = segments.first()?;
-        let mut abs: Vec<String> = match first.as_str() {
+        let abs: Vec<String> = match first.as_str() {
             "crate" => segments[1..].to_vec(),
             "dsxor" if self.binary => segments[1..].to_vec(),
             "self" => [self.here, &segments[1..]].concat(),

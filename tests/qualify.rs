@@ -13,7 +13,22 @@ use dsxor::backend::emu::EmuBackend;
 use dsxor::case::WaveSize;
 use dsxor::codeobj::find_embedded;
 use dsxor::emu::{EmuConfig, Fault};
-use dsxor::qualify::{qualify, DS_ATOMICS};
+use dsxor::qualify::{qualify, Options, DS_ATOMICS};
+
+/// The options of a qualification run on `objects`.
+fn opts<'a>(
+    objects: &'a [(WaveSize, &'a [u8])],
+    seed: u64,
+    cases_per_wave: u64,
+    timeout: Duration,
+) -> Options<'a> {
+    Options {
+        objects,
+        seed,
+        cases_per_wave,
+        timeout,
+    }
+}
 
 fn objects() -> Vec<(WaveSize, &'static [u8])> {
     [WaveSize::Wave32, WaveSize::Wave64]
@@ -54,11 +69,8 @@ fn the_software_device_agrees_with_the_pseudocode_on_every_ds_atomic() {
     let rec = qualify(
         &mut emu(None),
         &mut emu(None),
-        &objects(),
         DS_ATOMICS,
-        5,
-        6,
-        Duration::from_secs(10),
+        &opts(&objects(), 5, 6, Duration::from_secs(10)),
         &mut |r| noted.push(r.instruction.clone()),
     )
     .expect("runs");
@@ -96,11 +108,8 @@ fn the_software_device_agrees_with_the_pseudocode_on_the_newer_atomics() {
     let rec = qualify(
         &mut emu(None),
         &mut emu(None),
-        &objects(),
         &newer,
-        11,
-        18,
-        Duration::from_secs(10),
+        &opts(&objects(), 11, 18, Duration::from_secs(10)),
         &mut |_| {},
     )
     .expect("runs");
@@ -133,11 +142,8 @@ fn a_wrong_device_is_reported_with_the_program_and_three_answers() {
     let rec = qualify(
         &mut emu(Some(Fault::LostUpdate)),
         &mut emu(None),
-        &objects(),
         &some,
-        5,
-        6,
-        Duration::from_secs(10),
+        &opts(&objects(), 5, 6, Duration::from_secs(10)),
         &mut |_| {},
     )
     .expect("runs");
@@ -364,11 +370,8 @@ fn the_software_device_agrees_with_the_pseudocode_on_every_alu_program() {
     let (results, ds) = qualify_alu(
         &mut emu(None),
         &mut emu(None),
-        &objects(),
         &names,
-        7,
-        6,
-        Duration::from_secs(10),
+        &opts(&objects(), 7, 6, Duration::from_secs(10)),
         &mut |_| {},
     )
     .expect("runs");

@@ -1,6 +1,6 @@
 //! Print decoded instructions in LLVM's AMDGPU assembler syntax, so the
 //! decoder's every field can be compared with `llvm-objdump -d` and
-//! `llvm-mc -show-encoding` (tests/emu_decode.rs). Also used in error
+//! `llvm-mc -show-encoding` (tests/it/emu_decode_llvm.rs). Also used in error
 //! messages.
 
 use super::decode::{

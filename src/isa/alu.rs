@@ -10,7 +10,7 @@
 //! `VOP1Instructions.td`, `VOP2Instructions.td`, `VOP3Instructions.td`,
 //! `VOPCInstructions.td`, `VOPDInstructions.td` for GFX11); the table was
 //! read from `llvm-mc-22 -mcpu=gfx1100 -show-encoding`, and
-//! `tests/isa_llvm_mc.rs` assembles every op's text with llvm-mc and
+//! `tests/it/host_isa_llvm.rs` assembles every op's text with llvm-mc and
 //! compares its bytes with [`Inst::encode`]'s, in both wave sizes. Layouts:
 //!
 //! | format | word 0 |
@@ -203,7 +203,7 @@ const WMMA4: &[Kind] = &[V64, V64, AccSrc];
 
 /// Every instruction dsxor can encode here, by LLVM mnemonic. Opcodes from
 /// `llvm-mc-22 -mcpu=gfx1100 -show-encoding` (checked by
-/// `tests/isa_llvm_mc.rs`).
+/// `tests/it/host_isa_llvm.rs`).
 pub const ALU_OPS: &[AluOp] = &[
     // SOP2.
     op("s_add_u32", Sop2, 0x00, S32, SS),

@@ -46,7 +46,7 @@
 //! VDST and second DATA pair the shipped kernel's operands (one VDST pair,
 //! one DATA pair, read back as one qword per lane) cannot carry — they need
 //! a harness kernel of their own; the software device runs them
-//! (tests/emu_ds_atomics.rs). Nor the GWS, append/consume, ordered-count,
+//! (tests/it/emu_ds_atomics_llvm.rs). Nor the GWS, append/consume, ordered-count,
 //! `ds_add_gs_reg`/`ds_sub_gs_reg` and `ds_bvh_stack` forms, which are not
 //! LDS read-modify-writes of the lane's address.
 //!

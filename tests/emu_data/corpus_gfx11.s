@@ -1,4 +1,4 @@
-// Corpus for tests/emu_decode.rs: one line per instruction form the software
+// Corpus for tests/it/emu_decode_llvm.rs: one line per instruction form the software
 // device supports (gfx1100, wave32), in LLVM's assembler syntax. The test
 // assembles it with llvm-mc and checks that emu's decoder names every
 // encoding as llvm-mc does. Operands are arbitrary.

@@ -240,6 +240,10 @@ pub const CORPUS_OPS: &[&str] = &[
     "v_clz_i32_u32_e32",
     "v_ctz_i32_b32_e32",
     "v_cls_i32_e32",
+    "v_cvt_f32_ubyte0_e32",
+    "v_cvt_f32_ubyte1_e32",
+    "v_cvt_f32_ubyte2_e32",
+    "v_cvt_f32_ubyte3_e32",
     "v_cndmask_b32_e32",
     "v_mul_i32_i24_e32",
     "v_mul_u32_u24_e32",
@@ -516,6 +520,10 @@ pub const CORPUS_OPS: &[&str] = &[
     "v_clz_i32_u32_e64",
     "v_ctz_i32_b32_e64",
     "v_cls_i32_e64",
+    "v_cvt_f32_ubyte0_e64",
+    "v_cvt_f32_ubyte1_e64",
+    "v_cvt_f32_ubyte2_e64",
+    "v_cvt_f32_ubyte3_e64",
     "v_mul_i32_i24_e64",
     "v_mul_hi_i32_i24_e64",
     "v_mul_u32_u24_e64",
@@ -1707,6 +1715,12 @@ fn one(m: &mut Machine, i: &AluInst) -> Result<(), String> {
             // V_CLS_I32: "D0.i32 = -1; for i in 1 : 31 do if S0.i32[31 - i]
             // != S0.i32[31] then D0.i32 = i; break".
             "v_cls_i32" => cls_i32(a(0)?),
+            // V_CVT_F32_UBYTE0..3: "D0.f32 = 32'F(S0[7 : 0].u32)" (S0[15 :
+            // 8], S0[23 : 16], S0[31 : 24] for 1..3); a byte is exact in f32.
+            "v_cvt_f32_ubyte0" => ubyte_f32(a(0)?, 0),
+            "v_cvt_f32_ubyte1" => ubyte_f32(a(0)?, 1),
+            "v_cvt_f32_ubyte2" => ubyte_f32(a(0)?, 2),
+            "v_cvt_f32_ubyte3" => ubyte_f32(a(0)?, 3),
             // VOP2. V_CNDMASK_B32: D0.u32 = VCC.u64[laneId] ? S1.u32 : S0.u32
             // (the e64 form's mask is S2).
             "v_cndmask_b32" => {
@@ -2262,6 +2276,11 @@ fn first_one(order: impl Iterator<Item = u32>, x: impl Into<u64>) -> u32 {
 
 /// V_CLS_I32 / S_CLS_I32: "tmp = -1; for i in 1 : 31 do if S0.u32[31 - i]
 /// != S0.u32[31] then tmp = i; break".
+/// `32'F(S0[8k + 7 : 8k].u32)`: byte `k` of `x`, as an f32's bits.
+fn ubyte_f32(x: u32, k: u32) -> u32 {
+    (((x >> (8 * k)) & 0xff) as f32).to_bits()
+}
+
 fn cls_i32(x: u32) -> u32 {
     (1..32)
         .find(|k| (x >> (31 - k)) & 1 != x >> 31)

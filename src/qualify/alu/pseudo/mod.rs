@@ -231,6 +231,11 @@ fn first_one(order: impl Iterator<Item = u32>, x: impl Into<u64>) -> u32 {
         .map_or(u32::MAX, |(k, _)| k as u32)
 }
 
+/// `32'F(S0[8k + 7 : 8k].u32)`: byte `k` of `x`, as an f32's bits.
+fn ubyte_f32(x: u32, k: u32) -> u32 {
+    (((x >> (8 * k)) & 0xff) as f32).to_bits()
+}
+
 /// V_CLS_I32 / S_CLS_I32: "tmp = -1; for i in 1 : 31 do if S0.u32[31 - i]
 /// != S0.u32[31] then tmp = i; break".
 fn cls_i32(x: u32) -> u32 {

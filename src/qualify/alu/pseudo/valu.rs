@@ -2,7 +2,8 @@
 //! the ops that reach across lanes or write two registers.
 
 use super::{
-    bfe_i, bfe_u, byte_permute, cls_i32, dst_v, first_one, med3, ones, sad_u8, sext, Machine,
+    bfe_i, bfe_u, byte_permute, cls_i32, dst_v, first_one, med3, ones, sad_u8, sext, ubyte_f32,
+    Machine,
 };
 use crate::isa::alu::{AluInst, Opnd, VopdHalf};
 
@@ -96,6 +97,12 @@ pub(super) fn valu32(m: &mut Machine, i: &AluInst, base: &str) -> Result<(), Str
             // V_CLS_I32: "D0.i32 = -1; for i in 1 : 31 do if S0.i32[31 - i]
             // != S0.i32[31] then D0.i32 = i; break".
             "v_cls_i32" => cls_i32(a(0)?),
+            // V_CVT_F32_UBYTE0..3: "D0.f32 = 32'F(S0[7 : 0].u32)" (S0[15 :
+            // 8], S0[23 : 16], S0[31 : 24] for 1..3); a byte is exact in f32.
+            "v_cvt_f32_ubyte0" => ubyte_f32(a(0)?, 0),
+            "v_cvt_f32_ubyte1" => ubyte_f32(a(0)?, 1),
+            "v_cvt_f32_ubyte2" => ubyte_f32(a(0)?, 2),
+            "v_cvt_f32_ubyte3" => ubyte_f32(a(0)?, 3),
             // VOP2. V_CNDMASK_B32: D0.u32 = VCC.u64[laneId] ? S1.u32 : S0.u32
             // (the e64 form's mask is S2).
             "v_cndmask_b32" => {

@@ -220,9 +220,11 @@ fn a_fifo_with_a_reader_gets_the_file_and_without_one_is_refused() {
         fifo.to_str().unwrap(),
     ]);
     assert_eq!(code(&o), 1, "{}", text(&o));
+    // Checked before joining the reader: a FIFO replaced by a file would
+    // leave it blocked in open(2) for ever.
+    assert_eq!(kind(&fifo), "fifo", "merge replaced the FIFO: {}", text(&o));
     let got = reader.join().unwrap();
     assert!(got.contains("\"dsxor-results/1\""), "{got}");
-    assert_eq!(kind(&fifo), "fifo");
     // No reader: refused at once (exit 2; merge's shards hold failures,
     // which decide: 1), not a hang, and still a FIFO.
     for (name, args) in writers(dir.path(), &fifo) {

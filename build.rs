@@ -19,6 +19,10 @@
 //! - `DSXOR_REGENERATE_PREBUILT=1`: after compiling, copy the objects into
 //!   `kernels/prebuilt/` and rewrite its manifest (`kernels/regenerate.sh`).
 
+// The clang device-compile line, shared with the integration tests.
+#[path = "build/hip_device.rs"]
+mod hip_device;
+
 // ---- hip: bindings hook (HIP helper; feature `bindgen` only) ----
 #[cfg(feature = "bindgen")]
 #[path = "build/hip_bindgen.rs"]
@@ -35,7 +39,7 @@ use sha2::{Digest, Sha256};
 
 /// (target id, wave size). gfx1100 wave32 is HIP's default there; wave64 on
 /// gfx10+/gfx11/gfx12 needs `-mwavefrontsize64`; gfx9 (gfx90a, gfx942) is
-/// wave64 only (AMDGPUUsage.rst, "Processors": wavefrontsize64 feature).
+/// wave64 only (`hip_device::wave_size_arg`).
 const OBJECTS: &[(&str, u32)] = &[
     ("gfx1100", 32),
     ("gfx1100", 64),
@@ -53,7 +57,8 @@ fn object_file_name(target: &str, wave: u32) -> String {
     format!("dsxor-{target}-w{wave}.co")
 }
 
-/// The compiler arguments for one object, minus the output path. The same
+/// The compiler arguments for one object, minus the output path
+/// (`hip_device::device_object_args` and the shipped kernels' own flags). The same
 /// list is written to the manifest, so the staleness test rebuilds with
 /// exactly these.
 ///
@@ -62,23 +67,11 @@ fn object_file_name(target: &str, wave: u32) -> String {
 /// `-mcode-object-version=5` is pinned so every compiler gives the same
 /// hidden-argument layout (AMDGPUUsage.rst, "Code Object V5 Metadata").
 fn compile_args(target: &str, wave: u32) -> Vec<String> {
-    let mut args: Vec<String> = [
-        "-x",
-        "hip",
-        "--cuda-device-only",
-        &format!("--offload-arch={target}"),
-        "-nogpulib",
-        "-nogpuinc",
-        "-O2",
-        "--no-gpu-bundle-output",
-        "-mcode-object-version=5",
-        "-cuid=dsxor",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    if wave == 64 && target.starts_with("gfx1") {
-        args.push("-mwavefrontsize64".to_string());
+    let mut args = hip_device::device_object_args(target, "-O2");
+    args.push("-mcode-object-version=5".to_string());
+    args.push("-cuid=dsxor".to_string());
+    if let Some(flag) = hip_device::wave_size_arg(target, wave) {
+        args.push(flag.to_string());
     }
     args.push(SOURCE.to_string());
     args
@@ -260,16 +253,8 @@ fn probe_clang(path: &Path, dir: &Path) -> Option<Clang> {
         .trim()
         .to_string();
     let mut child = Command::new(path)
-        .args([
-            "-x",
-            "hip",
-            "--cuda-device-only",
-            "--offload-arch=gfx1100",
-            "-nogpulib",
-            "-nogpuinc",
-            "-fsyntax-only",
-            "-",
-        ])
+        .args(hip_device::device_object_args("gfx1100", "-O2"))
+        .args(["-fsyntax-only", "-"])
         .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())

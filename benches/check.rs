@@ -1,5 +1,5 @@
-//! CPU benchmark of the checker (issue 7: ≥ 20 M lanes per second on
-//! heavily contended addresses). One element = one lane judged; figures are per
+//! CPU benchmark of the checker (the project's bar: ≥ 20 M lanes per
+//! second on heavily contended addresses). One element = one lane judged; figures are per
 //! CPU-second of the benchmark thread (`Melem/cpu-s`). Run:
 //! `cargo bench --bench check`.
 

@@ -1,5 +1,5 @@
-//! CPU benchmark of the model (issue 7: ≥ 500 M `ds_xor_rtn_b64`
-//! lane-operations per second per core). Criterion reports millions of
+//! CPU benchmark of the model (the project's bar: ≥ 500 M
+//! `ds_xor_rtn_b64` lane-operations per second per core). Criterion reports millions of
 //! elements per CPU-second of the benchmark thread (`Melem/cpu-s`), one
 //! element = one lane's atomic. Run: `cargo bench --bench model`.
 

@@ -302,7 +302,7 @@ DSXOR_GLOBAL void dsxor_throughput_indep(const uint32_t *addr,
 }
 
 // ---------------------------------------------------------------------------
-// ALU qualification harness (gfx11 only; `dsxor qualify`, issue 16)
+// ALU qualification harness (gfx11 only; `dsxor qualify`)
 //
 //   dsxor_alu_harness(vin, sin, vout, sout)
 //

@@ -1,12 +1,43 @@
 //! Plain data shared along the pipeline: one conformance case (what a
 //! backend is asked to run) and one observation (what it saw).
 //!
-//! This module carries no semantics at all — no expectation, no judgement —
-//! so that `backend` (which must not see `model`) and `gen`/`check` can share
+//! This module carries no semantics — no expectation, no judgement — so
+//! that `backend` (which must not see `model`) and `gen`/`check` can share
 //! it without breaking the independence rule (ARCHITECTURE.md). (`Case`
-//! could live in `gen`, but `backend` may not import `gen`, hence this module.)
+//! could live in `gen`, but `backend` may not import `gen`, hence this
+//! module.) The one piece of ISA arithmetic here is [`calc_ds_addr`], the
+//! address a lane's ADDR and the instruction's offset form: every reader of
+//! a case needs it (`model` to evaluate it, `check` and `gen` to see which
+//! lanes contend or fault, `backend` to see which cases may share a
+//! launch), and `emu`, which never sees a case, computes its own from the
+//! ISA's pseudocode.
 
 use serde::{Deserialize, Serialize};
+
+/// CalcDsAddr for single-address DS instructions on gfx11:
+/// `LDS_BASE + VGPR[ADDR] + {offset1, offset0}`, relative to the
+/// workgroup's allocation (LDS_BASE is the allocation's hidden base, so the
+/// group sees its LDS from 0).
+///
+/// Sources: RDNA3 ISA guide, "Data Share Operations" (DS address is
+/// LDS_BASE plus ADDR plus the instruction offset; for single-address ops OFFSET1:OFFSET0 form
+/// one 16-bit offset — LLVM `DSInstructions.td`, `offset` operand, and MC
+/// test `ds_xor_rtn_b64 v[5:6], v1, v[2:3] offset:65535` encoding
+/// `[0xff,0xff,0xac,0xd9,...]`; llvm-mc-22 encodes `offset:264` as
+/// `[0x08,0x01,...]`: offset0 low, offset1 high). M0 plays no part: LLVM `GCNSubtarget.h`,
+/// `ldsRequiresM0Init()` is `getGeneration() < GFX9`.
+///
+/// ASSUMPTION: the sum is exact (no 32-bit wrap); an ADDR near 2^32 plus an
+/// offset is simply out of range.
+pub fn calc_ds_addr(addr: u32, offset0: u8, offset1: u8) -> u64 {
+    u64::from(addr) + u64::from(u16::from_le_bytes([offset0, offset1]))
+}
+
+/// [`calc_ds_addr`] with the 16-bit `{offset1, offset0}` already combined.
+#[inline(always)]
+pub fn calc_ds_addr16(addr: u32, offset: u16) -> u64 {
+    u64::from(addr) + u64::from(offset)
+}
 
 /// Wave size: gfx1100 runs wave32 (HIP's default) and wave64
 /// (`-mwavefrontsize64`), per the RDNA3 ISA guide §"Wave32 and Wave64".

@@ -167,7 +167,7 @@ pub struct HipBackend {
 /// `dsxor run` patches a fresh random offset into a code object for about
 /// one case in 45, and each was loaded and kept for good, so a worker
 /// process grew with `--cases` (through the software HIP runtime, about
-/// 0.4 MB a module: 246 MB at 24,000 cases; issue 12). The conformance
+/// 0.4 MB a module: 246 MB at 24,000 cases, against a 64 MiB budget). The conformance
 /// device keeps `conformance::PATCHED_CACHE` (16) patched objects besides
 /// the two shipped ones, so 32 never unloads one it still uses; one
 /// evicted is loaded again when needed (one `hipModuleLoadData`).

@@ -82,10 +82,62 @@ pub struct DeviceInfo {
 }
 
 impl DeviceInfo {
+    /// What `compute_units` counts: on HIP, WGPs on gfx10 and later unless
+    /// the runtime left WGP mode, CUs otherwise (`hip::multiprocessor_unit`,
+    /// with its ROCm/clr sources); `None` for the software device, whose
+    /// count is host threads.
+    pub fn multiprocessor_unit(&self) -> Option<ComputeUnit> {
+        if self.backend != BackendKind::Hip {
+            return None;
+        }
+        let processor = self.target_id.split(':').next().unwrap_or(&self.target_id);
+        Some(crate::hip::multiprocessor_unit(
+            processor,
+            std::env::var(crate::hip::ENV_WGP_MODE).ok().as_deref(),
+        ))
+    }
+
+    /// The shader clock and DPM level the amdgpu driver shows for this
+    /// device now (sysfs, by PCI bus id); `None` without a HIP device or
+    /// where sysfs has no such entry.
+    pub fn clock_state(&self) -> Option<ClockState> {
+        if self.backend != BackendKind::Hip {
+            return None;
+        }
+        self.pci_bus_id
+            .as_deref()
+            .and_then(crate::hip::host::clock_state)
+    }
+
     /// The device is dsxor's software device: directly (`emu`) or through
     /// the software HIP runtime (its name ends with [`HIPSIM_NAME_SUFFIX`]).
     pub fn is_software_device(&self) -> bool {
         self.backend == BackendKind::Emu || self.name.ends_with(HIPSIM_NAME_SUFFIX)
+    }
+}
+
+/// The units a device's multiprocessor count is in, and the amdgpu clock
+/// state: types of the HIP layer that [`DeviceInfo`] hands to its users.
+pub use crate::hip::host::ClockState;
+pub use crate::hip::ComputeUnit;
+
+/// What the host says about the GPU driver beneath any backend, for the
+/// records of a run: set once per run, whatever the device.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HostDriver {
+    /// `HSA_OVERRIDE_GFX_VERSION` as set: under it, ROCr reports the
+    /// override's target, not the silicon's.
+    pub hsa_override_gfx_version: Option<String>,
+    /// The amdgpu kernel driver's version (sysfs), when present.
+    pub amdgpu_driver_version: Option<String>,
+}
+
+impl HostDriver {
+    pub fn read() -> HostDriver {
+        HostDriver {
+            hsa_override_gfx_version: crate::hip::host::hsa_override_gfx_version(),
+            amdgpu_driver_version: crate::hip::host::amdgpu_driver_version(),
+        }
     }
 }
 

@@ -46,7 +46,7 @@ pub struct DeviceView {
 
 impl DeviceView {
     /// A software HIP runtime's device (dsxor's simulator names its
-    /// devices "simulated", issue 10), not silicon.
+    /// devices "simulated"), not silicon.
     pub fn simulated(&self) -> bool {
         self.name.to_lowercase().contains("simulated")
     }

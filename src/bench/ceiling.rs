@@ -31,7 +31,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::DeviceInfo;
+use crate::backend::{ComputeUnit, DeviceInfo};
 
 /// LDS integer atomic units per WGP (RDNA3 ISA guide §1.2.2.1).
 pub const LDS_ATOMIC_UNITS_PER_WGP: u32 = 64;
@@ -106,18 +106,13 @@ pub fn for_device(info: &DeviceInfo) -> Result<Ceiling, NoCeiling> {
     if info.compute_units == 0 {
         return Err(NoCeiling::NoComputeUnits(info.name.clone()));
     }
-    // HIP counts WGPs on gfx10+ in WGP mode (`hip::multiprocessor_unit`,
-    // with its ROCm/clr sources); the per-CU rate needs CUs.
-    let processor = info.target_id.split(':').next().unwrap_or(&info.target_id);
-    let unit = crate::hip::multiprocessor_unit(
-        processor,
-        std::env::var(crate::hip::ENV_WGP_MODE).ok().as_deref(),
-    );
+    // HIP counts WGPs on gfx10+ in WGP mode; the per-CU rate needs CUs.
+    let unit = info.multiprocessor_unit().unwrap_or(ComputeUnit::Cu);
     Ok(from_multiprocessors(info.compute_units, unit, clock_khz))
 }
 
 /// The ceiling for `count` multiprocessors of `unit` at `clock_khz`.
-pub fn from_multiprocessors(count: u32, unit: crate::hip::ComputeUnit, clock_khz: u32) -> Ceiling {
+pub fn from_multiprocessors(count: u32, unit: ComputeUnit, clock_khz: u32) -> Ceiling {
     let cus = count.saturating_mul(unit.cus());
     let mut c = compute(cus, clock_khz);
     if unit.cus() != 1 {

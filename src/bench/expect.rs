@@ -1,7 +1,7 @@
 //! What a throughput launch must leave behind, from the throughput kernels'
-//! closed form (BRIEF.md "Throughput kernel ABI", and the DATA rule of
-//! `_indep` stated in kernels/dsxor.hip), so that a fast wrong answer never
-//! counts.
+//! closed form (their ABI: docs/src/internals/kernel-abi.md, "Throughput
+//! kernels"; the DATA rule of `_indep` stated in kernels/dsxor.hip), so
+//! that a fast wrong answer never counts.
 //!
 //! With `dep_mask = 0` a lane with DATA `d` issues rounds of fixed values:
 //! `_dep` one instruction per round xoring `d`; `_indep` four, xoring `d`

@@ -1,9 +1,9 @@
 //! `bench`: throughput runs of `ds_xor_rtn_b64` over any
 //! [`Backend`](crate::backend::Backend), and their statistics.
 //!
-//! A bench launches the throughput kernels (BRIEF.md "Throughput kernel
-//! ABI") over access patterns ([`pattern`]), dependent and independent
-//! chains, wave32 and wave64, and an occupancy sweep ([`plan`]); times
+//! A bench launches the throughput kernels (docs/src/internals/kernel-abi.md,
+//! "Throughput kernels") over access patterns ([`pattern`]), dependent and
+//! independent chains, wave32 and wave64, and an occupancy sweep ([`plan`]); times
 //! warmed-up repetitions ([`stats`]); checks every launch's outputs against
 //! the ABI's closed form ([`expect`]) so that a fast wrong answer never
 //! counts; and relates the rate to a ceiling derived from the device's own

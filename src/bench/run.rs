@@ -151,6 +151,7 @@ fn environment(
     objects: &[KernelObject<'_>],
     provenance: &Provenance,
 ) -> Environment {
+    let host = crate::backend::HostDriver::read();
     Environment {
         device: info.clone(),
         selection: provenance.selection.clone(),
@@ -162,7 +163,9 @@ fn environment(
                 sha256: hex::encode(Sha256::digest(o.bytes)),
                 origin: o.origin.clone(),
                 compiler: o.compiler.clone(),
-                target: crate::codeobj::target_of(o.bytes),
+                // The embedded table's target is the object's own (build.rs
+                // compiles each for exactly that --offload-arch).
+                target: Some(o.target.clone()),
             })
             .collect(),
         host_os: std::env::consts::OS.to_string(),
@@ -171,8 +174,8 @@ fn environment(
             .map(|n| n.get())
             .unwrap_or(1),
         devices: Vec::new(),
-        hsa_override_gfx_version: crate::hip::host::hsa_override_gfx_version(),
-        amdgpu_driver_version: crate::hip::host::amdgpu_driver_version(),
+        hsa_override_gfx_version: host.hsa_override_gfx_version,
+        amdgpu_driver_version: host.amdgpu_driver_version,
     }
 }
 
@@ -184,11 +187,7 @@ fn clock_state(info: &DeviceInfo) -> std::collections::BTreeMap<String, serde_js
     if info.backend != BackendKind::Hip {
         return extra;
     }
-    let value = match info
-        .pci_bus_id
-        .as_deref()
-        .and_then(crate::hip::host::clock_state)
-    {
+    let value = match info.clock_state() {
         Some(c) => serde_json::to_value(c).unwrap_or(serde_json::Value::Null),
         None => serde_json::json!({
             "unavailable": format!(

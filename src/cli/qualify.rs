@@ -1,4 +1,4 @@
-//! `dsxor qualify`: the software device held against a GPU (issue 16).
+//! `dsxor qualify`: the software device held against a GPU.
 
 use super::*;
 
@@ -151,27 +151,29 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
         }
     );
     let mut record = dsxor::qualify::QualifyRecord::new(device.info(), emu.info(), seed);
+    let opts = dsxor::qualify::Options {
+        objects: &objects,
+        seed,
+        cases_per_wave: args.cases,
+        timeout,
+    };
     let mut ran = dsxor::qualify::qualify_into(
+        &dsxor::qualify::DsCorpus,
         &mut record,
         device,
         &mut emu,
-        &objects,
         &instructions,
-        args.cases,
-        timeout,
+        &opts,
         &mut |r| print_row(36, &r.instruction, r.agreed, r.programs, r.qualified),
     );
     if ran.is_ok() {
-        ran = dsxor::qualify::alu::qualify_alu_into(
-            &mut record.alu_instructions,
-            &mut record.alu_disagreements,
+        ran = dsxor::qualify::qualify_into(
+            &dsxor::qualify::alu::AluCorpus,
+            &mut record,
             device,
             &mut emu,
-            &objects,
             &alu_names,
-            seed,
-            args.cases,
-            timeout,
+            &opts,
             &mut |r| print_row(36, &r.instruction, r.agreed, r.programs, r.qualified),
         );
     }

@@ -4,8 +4,8 @@
 //! (llvm/lib/Target/AMDGPU/SOPInstructions.td, VOP1/VOP2/VOP3/VOPC/VOPD
 //! Instructions.td, DSInstructions.td, FLATInstructions.td, SMInstructions.td),
 //! each checked here with `llvm-mc-22 -mcpu=gfx1100 -show-encoding` on the
-//! corpus in tests/data/emu_corpus_gfx11.s (and `llvm-objdump-22 -d` in
-//! tests/emu_decode.rs). Anything not in these tables decodes to
+//! corpus in tests/emu_data/corpus_gfx11.s (and `llvm-objdump-22 -d` in
+//! tests/it/emu_decode_llvm.rs). Anything not in these tables decodes to
 //! [`Inst::Unsupported`], which is an error when executed and is counted by
 //! the coverage test — never skipped.
 

@@ -1,6 +1,6 @@
 //! Print decoded instructions in LLVM's AMDGPU assembler syntax, so the
 //! decoder's every field can be compared with `llvm-objdump -d` and
-//! `llvm-mc -show-encoding` (tests/emu_decode.rs). Also used in error
+//! `llvm-mc -show-encoding` (tests/it/emu_decode_llvm.rs). Also used in error
 //! messages.
 
 use super::decode::{
@@ -188,9 +188,8 @@ fn valu(op: VOp, enc: VEnc, vdst: u8, sdst: u8, s: &[Src; 3], wave64: bool) -> S
         Nop => name,
         ReadfirstlaneB32 => format!("{name} {}, {}", sreg(sdst, 1, false), a(0)),
         ReadlaneB32 => format!("{name} {}, {}, {}", sreg(vdst, 1, false), a(0), a(1)),
-        MovB32 | NotB32 | BfrevB32 | ClzI32U32 | CtzI32B32 | ClsI32 | SwapB32 => {
-            format!("{name} {}, {}", v(vdst), a(0))
-        }
+        // One source (the table's operand count).
+        _ if op.arity() == 1 => format!("{name} {}, {}", v(vdst), a(0)),
         CndmaskB32 => {
             let m = match s[2] {
                 Src::S(r) => mask(r, wave64),

@@ -67,7 +67,7 @@ pub const SHADER_CYCLES: u16 = 29;
 /// software device does not have (no trap handler, no debugger, no
 /// graphics). The bit positions of SCC (0), EXECZ (9) and VCCZ (10) are the
 /// RDNA ISA guides' STATUS table (the guide's text is not in the sources
-/// dsxor can search; `tests/emu_exec.rs` holds the emulator to them and a
+/// dsxor can search; `tests/it/emu_exec_llvm.rs` holds the emulator to them and a
 /// GPU run of the register's reads would settle any doubt).
 pub const POLICY_STATUS_OTHER_BITS_ZERO: &str = "status-other-bits-zero";
 

@@ -253,19 +253,6 @@ impl GlobalMem {
         self.write(addr, &b[..4 * data.len()])
     }
 
-    #[inline]
-    pub fn read_u32(&self, addr: u64) -> Result<u32, OutOfBounds> {
-        let (r, off) = self.find(addr, 4)?;
-        if off % 4 == 0 {
-            if let Some(w) = r.words.get((off / 4) as usize) {
-                return Ok(w.load(Relaxed));
-            }
-        }
-        let mut b = [0u8; 4];
-        self.read(addr, &mut b)?;
-        Ok(u32::from_le_bytes(b))
-    }
-
     /// Read `buf.len()` bytes at `addr`.
     pub fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), OutOfBounds> {
         let (r, off) = self.find(addr, buf.len() as u64)?;

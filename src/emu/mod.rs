@@ -1,13 +1,18 @@
 //! `emu`: the software device — an RDNA3 (gfx11) wave interpreter that runs
 //! the same compiled code object a GPU would.
 //!
-//! - `decode`: `.text` → a compact instruction form, decoded once.
+//! - `decode`: `.text` → a compact instruction form, decoded once; the
+//!   ALU opcodes come from `isa::alu`'s table, the DS ones from `isa`'s.
+//! - `disasm`: the decoded form printed as llvm-objdump prints it.
 //! - `wave`: one wave's registers and the scalar/vector/memory interpreter.
 //! - `valu16`: the 16-bit integer VALU (true16 halves) from the pseudocode.
 //! - `vext`: the packed (VOP3P) integer, dot-product, lane-permute,
 //!   M0-relative and quad-SAD VALU instructions, from the ISA pseudocode.
+//! - `wmma`: the integer WMMAs (`vext` hands them over).
 //! - `ds`: LDS instructions from the ISA pseudocode (never `model`).
 //! - `fault`: fault injection into DS atomics (classes, rates, conditions).
+//! - `hazard`: reads of memory results before their `s_waitcnt`.
+//! - `hwreg`: the hardware registers `s_getreg`/`s_setreg` reach.
 //! - `mem`: bounds-checked global memory at fake device addresses.
 //! - this file: configuration, the initial wave state of the
 //!   AMDHSA ABI, workgroups with `s_barrier`, the seeded scheduler and the

@@ -137,7 +137,7 @@ pub struct Env<'a> {
 }
 
 /// A source operand as the per-opcode semantics read it: the decoded
-/// [`Src`] (generic path) or its decode-time resolution [`Opnd`] (the
+/// [`Src`] (generic path) or its decode-time resolution [`ResolvedSrc`] (the
 /// block loop's handlers). Both read the same value for every operand
 /// (`handlers_agree_with_the_generic_path` checks it).
 pub trait Operand: Copy {
@@ -172,10 +172,10 @@ impl Operand for Src {
 /// constant, literal) for each of the two widths it can be read at, so a
 /// handler reads it with one flag test instead of a `match` on [`Src`].
 /// src_scc, src_vccz and src_execz (which change as the wave runs) have no
-/// `Opnd`: instructions naming them run through the generic path.
+/// `ResolvedSrc`: instructions naming them run through the generic path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Opnd {
-    /// VGPR number, or [`Opnd::NO_VGPR`].
+pub struct ResolvedSrc {
+    /// VGPR number, or [`ResolvedSrc::NO_VGPR`].
     pub vgpr: u16,
     /// SGPR read when `fixed32`/`fixed64` is false.
     pub sgpr: u8,
@@ -185,13 +185,13 @@ pub struct Opnd {
     pub imm64: u64,
 }
 
-impl Opnd {
+impl ResolvedSrc {
     pub const NO_VGPR: u16 = u16::MAX;
-    pub const ZERO: Opnd = Opnd::imm(0, 0);
+    pub const ZERO: ResolvedSrc = ResolvedSrc::imm(0, 0);
 
-    pub const fn imm(v32: u32, v64: u64) -> Opnd {
-        Opnd {
-            vgpr: Opnd::NO_VGPR,
+    pub const fn imm(v32: u32, v64: u64) -> ResolvedSrc {
+        ResolvedSrc {
+            vgpr: ResolvedSrc::NO_VGPR,
             sgpr: 0,
             fixed32: true,
             fixed64: true,
@@ -203,39 +203,39 @@ impl Opnd {
     /// `src` resolved, with exactly the values [`Wave::s32`] and
     /// [`Wave::s64`] give it; None for operands that change as the wave runs
     /// other than through a register (src_scc, src_vccz, src_execz).
-    pub fn of(src: Src) -> Option<Opnd> {
+    pub fn of(src: Src) -> Option<ResolvedSrc> {
         Some(match src {
             // A 64-bit `null` reads 0; a 32-bit one reads the register.
-            Src::S(NULL) => Opnd {
+            Src::S(NULL) => ResolvedSrc {
                 sgpr: NULL,
                 fixed32: false,
-                ..Opnd::imm(0, 0)
+                ..ResolvedSrc::imm(0, 0)
             },
-            Src::S(r) => Opnd {
+            Src::S(r) => ResolvedSrc {
                 sgpr: r,
                 fixed32: false,
                 fixed64: false,
-                ..Opnd::imm(0, 0)
+                ..ResolvedSrc::imm(0, 0)
             },
             // A VGPR read as a scalar reads 0 (s32's policy; the decoder
             // never puts one there).
-            Src::V(r) => Opnd {
+            Src::V(r) => ResolvedSrc {
                 vgpr: r as u16,
-                ..Opnd::imm(0, 0)
+                ..ResolvedSrc::imm(0, 0)
             },
-            Src::Const(c) => Opnd::imm(inline_const32(c), inline_const64(c)),
-            Src::Lit(v) => Opnd::imm(v, v as u64),
+            Src::Const(c) => ResolvedSrc::imm(inline_const32(c), inline_const64(c)),
+            Src::Lit(v) => ResolvedSrc::imm(v, v as u64),
             Src::Scc | Src::Vccz | Src::Execz => return None,
         })
     }
 }
 
-/// An [`Opnd`] whose kind is fixed at compile time: `FIXED` when the value
-/// is the encoding's (`Opnd::fixed32`, which implies `fixed64`), else an
+/// An [`ResolvedSrc`] whose kind is fixed at compile time: `FIXED` when the value
+/// is the encoding's (`ResolvedSrc::fixed32`, which implies `fixed64`), else an
 /// SGPR. Scalar handlers are instantiated per operand kind with it, so
 /// reading an operand is one load with no test.
 #[derive(Clone, Copy)]
-pub struct Spec<const FIXED: bool>(pub Opnd);
+pub struct Spec<const FIXED: bool>(pub ResolvedSrc);
 
 impl<const FIXED: bool> Operand for Spec<FIXED> {
     #[inline(always)]
@@ -264,7 +264,7 @@ impl<const FIXED: bool> Operand for Spec<FIXED> {
     }
 }
 
-impl Operand for Opnd {
+impl Operand for ResolvedSrc {
     #[inline(always)]
     fn r32(self, w: &Wave) -> u32 {
         if self.fixed32 {
@@ -284,7 +284,7 @@ impl Operand for Opnd {
     }
     #[inline(always)]
     fn vreg(self) -> Option<u8> {
-        (self.vgpr != Opnd::NO_VGPR).then_some(self.vgpr as u8)
+        (self.vgpr != ResolvedSrc::NO_VGPR).then_some(self.vgpr as u8)
     }
 }
 
@@ -1095,7 +1095,9 @@ impl Wave {
                 sdst,
                 src,
                 ..
-            } => self.valu(*op, *vdst, *sdst, src)?,
+            } => self
+                .valu(*op, *vdst, *sdst, src)
+                .map_err(|e| no_semantics(Wave::pc_addr(prog, i), e.0))?,
             Inst::Vopc {
                 cmp,
                 cmpx,
@@ -1383,7 +1385,9 @@ impl Wave {
                     }
                 }
             }
-            _ => {}
+            // `sop1_data` names every opcode and declines only the three
+            // above, so nothing comes here unless an arm is missing.
+            other => return Err(no_semantics(Wave::pc_addr(prog, i), other.name())),
         }
         Ok(())
     }
@@ -1752,7 +1756,7 @@ impl Wave {
         }
     }
 
-    fn valu(&mut self, op: VOp, vdst: u8, sdst: u8, src: &[Src; 3]) -> Result<(), WaveError> {
+    fn valu(&mut self, op: VOp, vdst: u8, sdst: u8, src: &[Src; 3]) -> Result<(), NoSemantics> {
         if self.valu_map(op, vdst, src) {
             return Ok(());
         }
@@ -1763,7 +1767,7 @@ impl Wave {
     /// EXEC): one lane loop over the wave's own lane count (32 or 64),
     /// sources borrowed in place or broadcast. False, with nothing done,
     /// for any other opcode. A new per-lane opcode is one arm here (and one
-    /// name in `valu_handler`'s list to get its own pre-resolved handler).
+    /// name in `op_for_isa`'s list to get its own pre-resolved handler).
     #[inline(always)]
     fn valu_map<S: Operand>(&mut self, op: VOp, vdst: u8, src: &[S; 3]) -> bool {
         use VOp::*;
@@ -1877,6 +1881,12 @@ impl Wave {
             Med3I32 => map3!(|x: u32, y: u32, z: u32| med3(x as i32, y as i32, z as i32) as u32),
             Med3U32 => map3!(|x: u32, y: u32, z: u32| med3(x, y, z)),
             MovB32 => map2!(|x: u32, _| x),
+            // V_CVT_F32_UBYTEn: "D0.f32 = 32'F(S0[8n + 7 : 8n].u32)" (RDNA3
+            // guide, VOP1): every byte value is an exact f32.
+            CvtF32Ubyte0 => map2!(|x: u32, _| (x as u8 as f32).to_bits()),
+            CvtF32Ubyte1 => map2!(|x: u32, _| ((x >> 8) as u8 as f32).to_bits()),
+            CvtF32Ubyte2 => map2!(|x: u32, _| ((x >> 16) as u8 as f32).to_bits()),
+            CvtF32Ubyte3 => map2!(|x: u32, _| ((x >> 24) as u8 as f32).to_bits()),
             // V_CNDMASK_B32: D = VCC/S2 lane bit ? S1 : S0.
             CndmaskB32 => {
                 if self.lanes == 32 {
@@ -1885,12 +1895,28 @@ impl Wave {
                     self.cndmask::<64, S>(vdst, src, exec)
                 }
             }
-            _ => return false,
+            // Not per-lane maps: `valu_other`'s. Listed by name, not `_`,
+            // so that a new opcode does not compile until it is given an
+            // arm here or there.
+            Nop | SwapB32 | ReadfirstlaneB32 | ReadlaneB32 | WritelaneB32 | MbcntLoU32B32
+            | MbcntHiU32B32 | LshlrevB64 | LshrrevB64 | AshrrevI64 | AddCoU32 | SubCoU32
+            | SubrevCoU32 | AddCoCiU32 | SubCoCiU32 | SubrevCoCiU32 | MadU64U32 | MadI64I32 => {
+                return false
+            }
         }
         true
     }
 
-    fn valu_other(&mut self, op: VOp, vdst: u8, sdst: u8, src: &[Src; 3]) -> Result<(), WaveError> {
+    /// The VALU opcodes that are not per-lane maps: lane reads and writes,
+    /// 64-bit results, carry-outs. Stops with [`no_semantics`] on an opcode
+    /// it has no arm for.
+    fn valu_other(
+        &mut self,
+        op: VOp,
+        vdst: u8,
+        sdst: u8,
+        src: &[Src; 3],
+    ) -> Result<(), NoSemantics> {
         use VOp::*;
         let exec = self.exec();
         let n = self.lanes as usize;
@@ -2024,7 +2050,10 @@ impl Wave {
                 self.vwrite64(vdst, &r, exec);
                 self.write_mask(sdst, cout & exec);
             }
-            _ => {}
+            // `valu_map`'s match names every opcode, so only its own lane
+            // maps come here, and it has done them; anything else is an
+            // opcode listed there as `valu_other`'s without an arm above.
+            other => return Err(NoSemantics(other.name())),
         }
         Ok(())
     }
@@ -2112,9 +2141,9 @@ impl Wave {
 
 /// An instruction pre-resolved for the block loop of [`Wave::run`]: the
 /// handler of its opcode and its operands resolved at decode time (see
-/// [`Opnd`]), made once per code object by [`op_for`] and kept in
+/// [`ResolvedSrc`]), made once per code object by [`op_for`] and kept in
 /// [`Decoded::ops`]. Each handler is the per-opcode semantics (`sop2`,
-/// `valu_map`, ...) instantiated with its opcode fixed and with [`Opnd`]
+/// `valu_map`, ...) instantiated with its opcode fixed and with [`ResolvedSrc`]
 /// operands, so neither the opcode nor the operand kinds are matched again
 /// when it runs. A handler always completes, never fails and never moves
 /// the program counter: anything else (branches, memory, DS, program flow,
@@ -2125,7 +2154,7 @@ pub struct Op {
     pub f: OpFn,
     /// Destination register (SGPR or VGPR number).
     pub d: u8,
-    pub src: [Opnd; 3],
+    pub src: [ResolvedSrc; 3],
     /// The fields of the forms whose handler reads them as decoded.
     pub ext: Ext,
 }
@@ -2169,8 +2198,16 @@ pub enum Exit {
 /// The compare of an [`Exit::CmpBranch`], operands resolved.
 #[derive(Clone, Copy, Debug)]
 pub enum FusedCmp {
-    Sopc { op: Sopc, a: Opnd, b: Opnd },
-    Sopk { op: Sopk, sdst: u8, simm16: u16 },
+    Sopc {
+        op: Sopc,
+        a: ResolvedSrc,
+        b: ResolvedSrc,
+    },
+    Sopk {
+        op: Sopk,
+        sdst: u8,
+        simm16: u16,
+    },
 }
 
 /// The exit of every instruction of `insts` (see [`Exit`]).
@@ -2195,7 +2232,7 @@ pub fn exits_for(insts: &[Inst]) -> Vec<Exit> {
                 _ => return Exit::Generic,
             };
             let cmp = match insts[k] {
-                Inst::Sopc { op, s0, s1 } => match (Opnd::of(s0), Opnd::of(s1)) {
+                Inst::Sopc { op, s0, s1 } => match (ResolvedSrc::of(s0), ResolvedSrc::of(s1)) {
                     (Some(a), Some(b)) => FusedCmp::Sopc { op, a, b },
                     _ => return Exit::Generic,
                 },
@@ -2236,7 +2273,7 @@ pub fn no_op() -> Op {
     Op {
         f: unused,
         d: 0,
-        src: [Opnd::ZERO; 3],
+        src: [ResolvedSrc::ZERO; 3],
         ext: Ext::None,
     }
 }
@@ -2329,10 +2366,10 @@ fn avx2() -> bool {
 /// compares both with the generic path).
 pub fn op_for_isa(inst: &Inst, avx2: bool) -> Option<Op> {
     let avx2 = avx2 && self::avx2();
-    let z = Opnd::ZERO;
+    let z = ResolvedSrc::ZERO;
     let (f, d, src) = match inst {
         Inst::Sop2 { op, sdst, s0, s1 } => {
-            let (a0, a1) = (Opnd::of(*s0)?, Opnd::of(*s1)?);
+            let (a0, a1) = (ResolvedSrc::of(*s0)?, ResolvedSrc::of(*s1)?);
             (
                 per_op!(
                     *op,
@@ -2399,7 +2436,7 @@ pub fn op_for_isa(inst: &Inst, avx2: bool) -> Option<Op> {
             )
         }
         Inst::Sop1 { op, sdst, s0 } => {
-            let a0 = Opnd::of(*s0)?;
+            let a0 = ResolvedSrc::of(*s0)?;
             (
                 per_op!(
                     *op,
@@ -2503,10 +2540,10 @@ pub fn op_for_isa(inst: &Inst, avx2: bool) -> Option<Op> {
                 |w, p, OP, _a, _b| w.sopk(OP, p.d, p.src[0].imm32 as u16)
             ),
             *sdst,
-            [Opnd::imm(*simm16 as u32, *simm16 as u64), z, z],
+            [ResolvedSrc::imm(*simm16 as u32, *simm16 as u64), z, z],
         ),
         Inst::Sopc { op, s0, s1 } => {
-            let (a0, a1) = (Opnd::of(*s0)?, Opnd::of(*s1)?);
+            let (a0, a1) = (ResolvedSrc::of(*s0)?, ResolvedSrc::of(*s1)?);
             (
                 per_op!(
                     *op,
@@ -2603,7 +2640,11 @@ pub fn op_for_isa(inst: &Inst, avx2: bool) -> Option<Op> {
                 }
             ),
             *vdst,
-            [Opnd::of(src[0])?, Opnd::of(src[1])?, Opnd::of(src[2])?],
+            [
+                ResolvedSrc::of(src[0])?,
+                ResolvedSrc::of(src[1])?,
+                ResolvedSrc::of(src[2])?,
+            ],
         ),
         &Inst::Vopc {
             cmp,
@@ -2660,6 +2701,22 @@ pub fn op_for_isa(inst: &Inst, avx2: bool) -> Option<Op> {
         src,
         ext: Ext::None,
     })
+}
+
+/// A decoded opcode that reached a semantic function with no arm for it
+/// (its mnemonic); the caller, which knows the pc, makes it
+/// [`no_semantics`]'s error.
+#[derive(Debug, PartialEq, Eq)]
+struct NoSemantics(&'static str);
+
+/// The stop for a decoded instruction the interpreter has no semantics
+/// for: an error naming its mnemonic, never a silent no-op (the software
+/// device refuses what it does not model).
+fn no_semantics(pc: u64, mnemonic: &str) -> WaveError {
+    WaveError::Unsupported {
+        pc,
+        detail: format!("{mnemonic}: decoded, but the software device has no semantics for it"),
+    }
 }
 
 fn cmp_apply(cond: u8, o: std::cmp::Ordering) -> bool {
@@ -3118,6 +3175,44 @@ mod tests {
                 .collect();
             assert_eq!(got, want, "case {k}: {src:?} -> v{vdst}");
         }
+    }
+
+    /// Every VALU opcode the decoder can produce has semantics: run on a
+    /// wave, none stops with the "no semantics" error.
+    #[test]
+    fn every_valu_opcode_has_semantics() {
+        for (k, &op) in VOp::ALL.iter().enumerate() {
+            let mut w = random_wave(k % 2 == 1, k as u64);
+            let src = [Src::V(1), Src::V(2), Src::S(4)];
+            if let Err(e) = w.valu(op, 8, 10, &src) {
+                panic!("{}: {e:?}", op.name());
+            }
+        }
+    }
+
+    /// The planted case: an opcode that reaches `valu_other` without an
+    /// arm there (v_xad_u32 is `valu_map`'s) stops the wave with an error
+    /// that names it, and changes nothing.
+    #[test]
+    fn an_opcode_without_semantics_stops_with_its_name() {
+        let mut w = random_wave(false, 3);
+        let (v, s) = (w.v.to_vec(), w.s.clone());
+        let err = w
+            .valu_other(VOp::XadU32, 8, 10, &[Src::V(1), Src::V(2), Src::V(3)])
+            .expect_err("v_xad_u32 has no arm in valu_other");
+        assert_eq!(err, NoSemantics("v_xad_u32"));
+        // The error the wave stops with, at the pc exec_generic gives it.
+        let stop = no_semantics(0x1234, err.0);
+        let text = stop.to_string();
+        assert!(
+            matches!(stop, WaveError::Unsupported { pc: 0x1234, .. }),
+            "{text}"
+        );
+        assert!(
+            text.contains("v_xad_u32") && text.contains("no semantics"),
+            "{text}"
+        );
+        assert!(w.v.to_vec() == v && w.s == s, "the stop changed registers");
     }
 
     #[test]

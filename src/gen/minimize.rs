@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::case::calc_ds_addr16;
 use crate::case::{Case, Geometry, Round};
-use crate::model::calc_ds_addr16;
 
 /// What minimization did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -22,7 +22,8 @@ pub const LDS_MAX_BYTES: u32 = 65536;
 pub const LDS_SLACK_GRANULE: u32 = 512;
 
 /// Offsets for which the kernels ship a compiled variant
-/// (`dsxor_conformance_off<N>`, BRIEF/kernels ABI); others are patched.
+/// (`dsxor_conformance_off<N>`, docs/src/internals/kernel-abi.md); others
+/// are patched.
 pub const SHIPPED_OFFSETS: [u16; 4] = [0, 8, 4096, 65528];
 
 /// A named family of cases.

@@ -123,7 +123,7 @@ pub const ENV_WGP_MODE: &str = "GPU_ENABLE_WGP_MODE";
 /// sets `enableWgpMode_ = GPU_ENABLE_WGP_MODE` for gfxip major >= 10, and
 /// rocdevice.cpp halves HSA's CU count into `maxComputeUnits_` when it is on
 /// (hipDeviceAttributeMultiprocessorCount reads `maxComputeUnits_`).
-/// Confirmed on ROCm 5.4.2 with AMD's emulator (tests/rocjitsu.rs): an
+/// Confirmed on ROCm 5.4.2 with AMD's emulator (tests/it/rocjitsu.rs): an
 /// emulated 96-CU W7900 reports 48, or 96 with `GPU_ENABLE_WGP_MODE=0`.
 /// The value is read as rocclr reads a boolean flag (rocclr/utils/flags.cpp,
 /// `Flag::setValue`, `Tbool`: `strcmp(value, "true") == 0 || atoi(value) != 0`):

@@ -41,11 +41,11 @@ impl fmt::Display for HipStatus {
 }
 
 // Status codes dsxor tests for by value, taken from the generated bindings
-// (bindgen's `hipError_t` from hip_runtime_api.h; tests/hip_bindings.rs
+// (bindgen's `hipError_t` from hip_runtime_api.h; tests/it/rocm_hip_bindings.rs
 // fails when src/hip/sys.rs drifts from the header), never typed by hand.
 
 /// `hipErrorNoDevice`: what `hipGetDeviceCount` returns with no GPU
-/// (observed here with libamdhip64 5.2; tests/hip_runtime.rs).
+/// (observed here with libamdhip64 5.2; tests/it/rocm_hip_runtime.rs).
 pub const HIP_ERROR_NO_DEVICE: u32 = super::sys::hipError_t::hipErrorNoDevice.0;
 /// `hipErrorNotReady`: `hipStreamQuery` on a stream with work pending
 /// (hip_runtime_api.h: "not actually an error").

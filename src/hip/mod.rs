@@ -34,7 +34,7 @@ pub use resources::{DeviceBuffer, Event, Function, Module, Stream, StreamState};
 /// `hipModuleLaunchKernel`'s `extra` array. hip/hip_runtime_api.h defines
 /// them as `((void*)0x01)`, `0x02`, `0x03` (not CUDA's values); bindgen
 /// cannot translate a pointer cast, so they are spelled here and
-/// tests/hip_bindings.rs checks them against the installed header.
+/// tests/it/rocm_hip_bindings.rs checks them against the installed header.
 pub const HIP_LAUNCH_PARAM_BUFFER_POINTER: usize = 0x01;
 pub const HIP_LAUNCH_PARAM_BUFFER_SIZE: usize = 0x02;
 pub const HIP_LAUNCH_PARAM_END: usize = 0x03;

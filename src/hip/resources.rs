@@ -78,29 +78,6 @@ impl DeviceBuffer {
         let rc = unsafe { f(dst.as_mut_ptr() as *mut c_void, self.ptr, dst.len()) };
         self.hip.check("hipMemcpyDtoH", rc, doing)
     }
-
-    /// Typed copy in: `u32`/`u64` slices as little-endian bytes (the GPU's order).
-    pub fn copy_from_host_u64(&mut self, src: &[u64]) -> Result<(), HipError> {
-        let bytes: Vec<u8> = src.iter().flat_map(|v| v.to_le_bytes()).collect();
-        self.copy_from_host(&bytes)
-    }
-
-    /// Typed copy out of `n` little-endian `u64`s.
-    pub fn copy_to_host_u64(&self, n: usize) -> Result<Vec<u64>, HipError> {
-        let bytes = n
-            .checked_mul(8)
-            .ok_or_else(|| HipError::Invalid(format!("{n} qwords do not fit in memory")))?;
-        let mut buf = vec![0u8; bytes];
-        self.copy_to_host(&mut buf)?;
-        Ok(buf
-            .chunks_exact(8)
-            .map(|c| {
-                let mut q = [0u8; 8];
-                q.copy_from_slice(c);
-                u64::from_le_bytes(q)
-            })
-            .collect())
-    }
 }
 
 impl Drop for DeviceBuffer {

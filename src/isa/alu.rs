@@ -1,14 +1,16 @@
-//! Integer SALU, VALU and VOPD encodings of gfx11 (RDNA3), for the
-//! programs `dsxor qualify` runs (issue 16): SOP1, SOP2, SOPC, SOPK, VOP1,
-//! VOP2, VOPC, VOP3 (and VOP3SD, whose 14:8 field is a scalar destination) and
-//! VOPD, each instruction built from its operands and printed in LLVM's
-//! syntax.
+//! Integer SALU, VALU and VOPD encodings of gfx11 (RDNA3): SOP1, SOP2,
+//! SOPC, SOPK, VOP1, VOP2, VOPC, VOP3 (and VOP3SD, whose 14:8 field is a
+//! scalar destination) and VOPD, each instruction built from its operands
+//! and printed in LLVM's syntax, for the programs `dsxor qualify` runs.
+//! [`ALU_OPS`] is also the software device's opcode table: `emu::decode`
+//! derives its opcode maps, operand counts and VOP3SD forms from it, so a
+//! mnemonic's format and opcode are written here once.
 //!
 //! The opcodes and bit layouts are LLVM's (`SOPInstructions.td`,
 //! `VOP1Instructions.td`, `VOP2Instructions.td`, `VOP3Instructions.td`,
 //! `VOPCInstructions.td`, `VOPDInstructions.td` for GFX11); the table was
 //! read from `llvm-mc-22 -mcpu=gfx1100 -show-encoding`, and
-//! `tests/isa_llvm_mc.rs` assembles every op's text with llvm-mc and
+//! `tests/it/host_isa_llvm.rs` assembles every op's text with llvm-mc and
 //! compares its bytes with [`Inst::encode`]'s, in both wave sizes. Layouts:
 //!
 //! | format | word 0 |
@@ -201,7 +203,7 @@ const WMMA4: &[Kind] = &[V64, V64, AccSrc];
 
 /// Every instruction dsxor can encode here, by LLVM mnemonic. Opcodes from
 /// `llvm-mc-22 -mcpu=gfx1100 -show-encoding` (checked by
-/// `tests/isa_llvm_mc.rs`).
+/// `tests/it/host_isa_llvm.rs`).
 pub const ALU_OPS: &[AluOp] = &[
     // SOP2.
     op("s_add_u32", Sop2, 0x00, S32, SS),
@@ -564,6 +566,38 @@ pub const ALU_OPS: &[AluOp] = &[
     op("s_cmpk_le_u32", Sopk, 0x0e, None, SK),
     op("s_addk_i32", Sopk, 0x0f, S32, K1),
     op("s_mulk_i32", Sopk, 0x10, S32, K1),
+    // SOPK/SOP1 forms the software device decodes that have no program of
+    // qualify's corpus: s_version (its SIMM16 only), the split waitcnts
+    // (an SGPR, usually null, and SIMM16), and the program-counter moves.
+    op("s_version", Sopk, 0x01, None, K1),
+    op("s_waitcnt_vscnt", Sopk, 0x18, None, SK),
+    op("s_waitcnt_vmcnt", Sopk, 0x19, None, SK),
+    op("s_waitcnt_expcnt", Sopk, 0x1a, None, SK),
+    op("s_waitcnt_lgkmcnt", Sopk, 0x1b, None, SK),
+    op("s_getpc_b64", Sop1, 0x47, S64, &[]),
+    op("s_setpc_b64", Sop1, 0x48, None, S64ONE),
+    op("s_swappc_b64", Sop1, 0x49, S64, S64ONE),
+    // v_nop, and the M0-relative VGPR moves (VOP1; the VOP3 form is
+    // 0x180 + the VOP1 opcode, none for v_swaprel_b32).
+    op("v_nop", Vop1, 0x00, None, &[]),
+    op("v_movreld_b32_e32", Vop1, 0x42, V32, A1),
+    op("v_movrels_b32_e32", Vop1, 0x43, V32, V1),
+    op("v_movrelsd_b32_e32", Vop1, 0x44, V32, V1),
+    op("v_movrelsd_2_b32_e32", Vop1, 0x48, V32, V1),
+    op("v_swaprel_b32", Vop1, 0x68, V32, V1),
+    op("v_movreld_b32_e64", Vop3, 0x1c2, V32, A1),
+    op("v_movrels_b32_e64", Vop3, 0x1c3, V32, V1),
+    op("v_movrelsd_b32_e64", Vop3, 0x1c4, V32, V1),
+    op("v_movrelsd_2_b32_e64", Vop3, 0x1c8, V32, V1),
+    // V_CVT_F32_UBYTE0..3: one byte of S0, as an f32 (exact: 0..255).
+    op("v_cvt_f32_ubyte0_e32", Vop1, 0x11, V32, A1),
+    op("v_cvt_f32_ubyte1_e32", Vop1, 0x12, V32, A1),
+    op("v_cvt_f32_ubyte2_e32", Vop1, 0x13, V32, A1),
+    op("v_cvt_f32_ubyte3_e32", Vop1, 0x14, V32, A1),
+    op("v_cvt_f32_ubyte0_e64", Vop3, 0x191, V32, A1),
+    op("v_cvt_f32_ubyte1_e64", Vop3, 0x192, V32, A1),
+    op("v_cvt_f32_ubyte2_e64", Vop3, 0x193, V32, A1),
+    op("v_cvt_f32_ubyte3_e64", Vop3, 0x194, V32, A1),
     // VOP1 / VOP2 (more), and the VOP3 (e64) forms of VOP1 (0x180 + op)
     // and VOP2 (0x100 + op).
     op("v_readfirstlane_b32", Vop1, 0x02, S32, V1),

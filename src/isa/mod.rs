@@ -5,7 +5,7 @@
 //! `llvm/lib/Target/AMDGPU/DSInstructions.td`, syntax and verdicts from the
 //! MC tests (`llvm/test/MC/AMDGPU/ds.s`, `gfx90a_ldst_acc.s`,
 //! `gfx10_asm_ds.s`, `gfx11_asm_ds.s`, `gfx12_asm_ds.s`), all checked here
-//! against `llvm-mc-22` (`tests/isa_llvm_mc.rs`).
+//! against `llvm-mc-22` (`tests/it/host_isa_llvm.rs`).
 //!
 //! * [`target`] maps a target name (`gfx1100`) to a [`Target`] and its
 //!   [`Family`] (which encoding layout, which opcode table, which rules).

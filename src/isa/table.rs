@@ -9,7 +9,7 @@
 //! `llvm-mc-22 --disassemble` (each field set to a distinct register, with and
 //! without gds/acc; each tuple operand also probed at an odd register and
 //! kept even-only when llvm-mc cannot reassemble what it printed), and
-//! `tests/isa_llvm_mc.rs` re-checks every row against
+//! `tests/it/host_isa_llvm.rs` re-checks every row against
 //! llvm-mc on each run, so a table that drifts from LLVM fails CI.
 //!
 //! Generated; edit the generator (see `src/isa/tablegen.py`), not the rows.

@@ -11,7 +11,7 @@ mnemonic, operand order, widths, offset syntax, gds and AGPR behaviour.
 
 Usage: python3 src/isa/tablegen.py   (rewrites src/isa/table.rs)
 Needs llvm-mc-22 on PATH (or LLVM_MC=path).
-tests/isa_llvm_mc.rs re-checks every row against llvm-mc on each run.
+tests/it/host_isa_llvm.rs re-checks every row against llvm-mc on each run.
 """
 import json, os, re, subprocess, sys
 
@@ -164,7 +164,7 @@ HEADER = r'''//! DS opcode tables, one per encoding family, as LLVM 22 names and
 //! `llvm-mc-22 --disassemble` (each field set to a distinct register, with and
 //! without gds/acc; each tuple operand also probed at an odd register and
 //! kept even-only when llvm-mc cannot reassemble what it printed), and
-//! `tests/isa_llvm_mc.rs` re-checks every row against
+//! `tests/it/host_isa_llvm.rs` re-checks every row against
 //! llvm-mc on each run, so a table that drifts from LLVM fails CI.
 //!
 //! Generated; edit the generator (see `src/isa/tablegen.py`), not the rows.

@@ -2,7 +2,7 @@
 //!
 //! Each vector is `(target, canonical text, bytes)` as LLVM's test file
 //! states it; the file is named above each group. The live comparison with
-//! llvm-mc-22 on thousands of random instructions is `tests/isa_llvm_mc.rs`.
+//! llvm-mc-22 on thousands of random instructions is `tests/it/host_isa_llvm.rs`.
 
 use super::*;
 

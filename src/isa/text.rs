@@ -1,7 +1,7 @@
 //! Text ⇄ bits in LLVM's AMDGPU assembly syntax.
 //!
 //! Printing and parsing cover every opcode of every family's table. Both
-//! follow llvm-mc-22 (checked in `tests/isa_llvm_mc.rs`).
+//! follow llvm-mc-22 (checked in `tests/it/host_isa_llvm.rs`).
 //!
 //! Named policies, where dsxor deliberately differs from llvm-mc:
 //!

@@ -1,32 +1,9 @@
-//! One workgroup's LDS allocation and the DS address calculation.
+//! One workgroup's LDS allocation (the DS address calculation it is
+//! indexed by, CalcDsAddr, is `case::calc_ds_addr`: every reader of a case
+//! needs it).
 
 use super::policy::{Policy, LDS_MAX_BYTES_PER_GROUP};
 use super::ModelError;
-
-/// CalcDsAddr for single-address DS instructions on gfx11:
-/// `LDS_BASE + VGPR[ADDR] + {offset1, offset0}`, relative to the
-/// workgroup's allocation (LDS_BASE is the allocation's hidden base, so the
-/// group sees its LDS from 0).
-///
-/// Sources: RDNA3 ISA guide, "Data Share Operations" (DS address is
-/// LDS_BASE plus ADDR plus the instruction offset; for single-address ops OFFSET1:OFFSET0 form
-/// one 16-bit offset — LLVM `DSInstructions.td`, `offset` operand, and MC
-/// test `ds_xor_rtn_b64 v[5:6], v1, v[2:3] offset:65535` encoding
-/// `[0xff,0xff,0xac,0xd9,...]`; llvm-mc-22 encodes `offset:264` as
-/// `[0x08,0x01,...]`: offset0 low, offset1 high). M0 plays no part: LLVM `GCNSubtarget.h`,
-/// `ldsRequiresM0Init()` is `getGeneration() < GFX9`.
-///
-/// ASSUMPTION: the sum is exact (no 32-bit wrap); an ADDR near 2^32 plus an
-/// offset is simply out of range.
-pub fn calc_ds_addr(addr: u32, offset0: u8, offset1: u8) -> u64 {
-    u64::from(addr) + u64::from(u16::from_le_bytes([offset0, offset1]))
-}
-
-/// [`calc_ds_addr`] with the 16-bit `{offset1, offset0}` already combined.
-#[inline(always)]
-pub fn calc_ds_addr16(addr: u32, offset: u16) -> u64 {
-    u64::from(addr) + u64::from(offset)
-}
 
 /// What a 64-bit access to an effective address resolves to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,11 +72,6 @@ impl Lds {
         })
     }
 
-    /// Bytes the dispatch asked for.
-    pub fn requested_bytes(&self) -> u32 {
-        self.requested
-    }
-
     /// Bytes in range: the request rounded up to the granule.
     pub fn allocated_bytes(&self) -> u64 {
         self.allocated as u64 * 8
@@ -130,15 +102,6 @@ impl Lds {
             Access::InRange((address >> 3) as usize)
         } else {
             Access::OutOfRange
-        }
-    }
-
-    /// A 64-bit load: the qword, or 0 out of range; `None` if misaligned.
-    pub fn read_b64(&self, address: u64) -> Option<u64> {
-        match self.access_b64(address) {
-            Access::InRange(q) => self.qwords.get(q).copied(),
-            Access::OutOfRange => Some(0),
-            Access::Misaligned => None,
         }
     }
 

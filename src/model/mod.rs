@@ -26,7 +26,8 @@
 mod lds;
 pub mod policy;
 
-pub use lds::{calc_ds_addr, calc_ds_addr16, Access, Lds};
+pub use crate::case::{calc_ds_addr, calc_ds_addr16};
+pub use lds::{Access, Lds};
 pub use policy::{OutOfRangeReturn, Policy};
 
 use crate::case::{Case, LaneInput, WaveSize};

@@ -1,4 +1,4 @@
-//! Qualifying the software device against a GPU (issue 16): the same
+//! Qualifying the software device against a GPU: the same
 //! programs on both, every disagreement reported with the program, both
 //! outputs and the ISA pseudocode's answer, and a record of which
 //! instructions the software device is qualified for on which device and
@@ -46,7 +46,7 @@
 //! VDST and second DATA pair the shipped kernel's operands (one VDST pair,
 //! one DATA pair, read back as one qword per lane) cannot carry — they need
 //! a harness kernel of their own; the software device runs them
-//! (tests/emu_ds_atomics.rs). Nor the GWS, append/consume, ordered-count,
+//! (tests/it/emu_ds_atomics_llvm.rs). Nor the GWS, append/consume, ordered-count,
 //! `ds_add_gs_reg`/`ds_sub_gs_reg` and `ds_bvh_stack` forms, which are not
 //! LDS read-modify-writes of the lane's address.
 //!
@@ -66,7 +66,10 @@
 //! the record says which cases were contended.
 
 pub mod alu;
+pub mod driver;
 pub mod float;
+
+pub use driver::{qualify_into, Corpus, Options};
 
 use std::time::Duration;
 
@@ -75,10 +78,11 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::conformance::{dispatch_for, kernel_name, observation};
-use crate::backend::{Backend, BackendError, DeviceInfo};
+use crate::backend::{Backend, BackendError, Completion, DeviceInfo, Dispatch};
 use crate::case::{Case, Geometry, LaneInput, Observation, WaveSize};
 use crate::codeobj::{patch::find_ds_xor_site, CodeObject};
 use crate::isa::{self, DsInst, Family};
+use driver::{Answers, Tally, Target};
 
 /// Record format name.
 pub const QUALIFY_FORMAT: &str = "dsxor-qualify/1";
@@ -834,8 +838,8 @@ impl QualifyRecord {
             device: device.clone(),
             emu: emu.clone(),
             // Through the software HIP runtime the "device" is the software
-            // device too (issue 16: a test that the plumbing works, not a
-            // qualification).
+            // device too: a test that the plumbing works, not a
+            // qualification.
             plumbing_only: device.is_software_device(),
             instructions: Vec::new(),
             disagreements: Vec::new(),
@@ -864,54 +868,40 @@ fn float_denorm_mode_32(code: &[u8], kernel: &str) -> Result<u32, QualifyError> 
     Ok(k.descriptor.compute_pgm_rsrc1 >> 16 & 3)
 }
 
-/// Run `cases_per_wave` programs per instruction of `instructions` (names
-/// of [`DS_ATOMICS`]; all of it for the full corpus) and wave size in
-/// `objects` (the off0 conformance objects, by wave) on `device` and on
-/// `emu`. A program that faults or times out on either side is a
-/// disagreement ([`Unfinished`]); an error of the environment or of the
-/// input ends the run ([`qualify_into`] keeps what ran before it).
-#[allow(clippy::too_many_arguments)]
-pub fn qualify(
-    device: &mut dyn Backend,
-    emu: &mut dyn Backend,
-    objects: &[(WaveSize, &[u8])],
-    instructions: &[&str],
-    seed: u64,
-    cases_per_wave: u64,
-    timeout: Duration,
-    progress: &mut dyn FnMut(&InstructionResult),
-) -> Result<QualifyRecord, QualifyError> {
-    let mut record = QualifyRecord::new(device.info(), emu.info(), seed);
-    qualify_into(
-        &mut record,
-        device,
-        emu,
-        objects,
-        instructions,
-        cases_per_wave,
-        timeout,
-        progress,
-    )?;
-    Ok(record)
+/// The DS corpus: each of [`DS_ATOMICS`] in the shipped off0 conformance
+/// kernel, its one atomic re-encoded by `isa` ([`program`]), on the cases
+/// of [`corpus_case_for`]; its output the observation.
+pub struct DsCorpus;
+
+/// What the DS programs of one instruction on one wave size share: the
+/// kernel, its denormal mode, and the programs made so far, one per offset
+/// field (the two-address exchanges vary theirs with the case index; every
+/// other form has one).
+pub struct DsWave {
+    kernel: String,
+    denorm32: u32,
+    programs: Vec<(u16, Vec<u8>)>,
 }
 
-/// [`qualify`] into `record` (its seed is the programs'): on an error, every
-/// instruction run before it is in `record`, and the one it stopped in
-/// with the programs that ran (not qualified), so a caller can still write
-/// what was found.
-#[allow(clippy::too_many_arguments)]
-pub fn qualify_into(
-    record: &mut QualifyRecord,
-    device: &mut dyn Backend,
-    emu: &mut dyn Backend,
-    objects: &[(WaveSize, &[u8])],
-    instructions: &[&str],
-    cases_per_wave: u64,
-    timeout: Duration,
-    progress: &mut dyn FnMut(&InstructionResult),
-) -> Result<(), QualifyError> {
-    let seed = record.seed;
-    for name in instructions {
+/// One DS program: its case and EXEC shape (its code is the wave's program
+/// for the case's offset).
+pub struct DsProgram {
+    case: Case,
+    exec: ExecPattern,
+}
+
+impl Corpus for DsCorpus {
+    type Row = InstructionResult;
+    type Disagreement = Disagreement;
+    type Output = Observation;
+    type Wave = DsWave;
+    type Program = DsProgram;
+
+    fn row(
+        &self,
+        name: &str,
+        objects: &[(WaveSize, &[u8])],
+    ) -> Result<InstructionResult, QualifyError> {
         if shape(name).is_none() {
             return Err(QualifyError::Corpus(format!(
                 "{name} is not an instruction of the corpus"
@@ -920,111 +910,132 @@ pub fn qualify_into(
         let op = isa::op_by_name(Family::Gfx11, name)
             .ok_or_else(|| QualifyError::Corpus(format!("{name} is not in the gfx11 table")))?
             .op;
-        let mut result = InstructionResult {
+        Ok(InstructionResult {
             instruction: name.to_string(),
             op,
             waves: objects.iter().map(|(w, _)| *w).collect(),
             programs: 0,
             agreed: 0,
             qualified: false,
-        };
-        let ran = run_instruction(
-            name,
-            device,
-            emu,
-            objects,
-            seed,
-            cases_per_wave,
-            timeout,
-            &mut result,
-            &mut record.disagreements,
-        );
-        result.qualified = ran.is_ok() && result.programs > 0 && result.agreed == result.programs;
-        progress(&result);
-        record.instructions.push(result);
-        ran?;
+        })
     }
-    Ok(())
-}
 
-/// The programs of one instruction, counted in `result`, their
-/// disagreements pushed on `disagreements` as they are found.
-#[allow(clippy::too_many_arguments)]
-fn run_instruction(
-    name: &str,
-    device: &mut dyn Backend,
-    emu: &mut dyn Backend,
-    objects: &[(WaveSize, &[u8])],
-    seed: u64,
-    cases_per_wave: u64,
-    timeout: Duration,
-    result: &mut InstructionResult,
-    disagreements: &mut Vec<Disagreement>,
-) -> Result<(), QualifyError> {
-    let kernel = kernel_name(0);
-    for (wave, code) in objects {
-        let denorm32 = float_denorm_mode_32(code, &kernel)?;
-        // One program per offset field (the two-address exchanges vary
-        // theirs with the case index; every other form has one).
-        let mut programs: Vec<(u16, Vec<u8>)> = Vec::new();
-        for i in 0..cases_per_wave {
-            let (case, exec, _) = corpus_case_for(name, seed, *wave, i)
-                .ok_or_else(|| QualifyError::Corpus(format!("no corpus case for {name}")))?;
-            let bytes = match programs.iter().position(|(o, _)| *o == case.offset) {
-                Some(k) => &programs[k].1,
-                None => {
-                    programs.push((case.offset, program(code, name, case.offset)?));
-                    &programs[programs.len() - 1].1
-                }
-            };
-            // The program's output, or the fault or timeout it ended with
-            // (a finding); anything else ends the run.
-            let run = |b: &mut dyn Backend, side| -> Result<SideRun<Observation>, QualifyError> {
-                let d = dispatch_for(&case, bytes, &kernel, timeout);
-                match b.dispatch(&d) {
-                    Ok(c) => observation(&case, &c).map(Ok),
-                    Err(e) => Unfinished::from_backend(e).map(Err),
-                }
-                .map_err(|error| QualifyError::Device { side, error })
-            };
-            let on_device = run(device, "device")?;
-            let on_emu = run(emu, "emu")?;
-            let want = expected(name, &case, denorm32)
-                .ok_or_else(|| QualifyError::Corpus(format!("no pseudocode answer for {name}")))?;
-            result.programs += 1;
-            if on_device.as_ref() == Ok(&want) && on_emu.as_ref() == Ok(&want) {
-                result.agreed += 1;
-                continue;
-            }
-            let mut hit = std::collections::HashSet::new();
-            let contended = !case
-                .lanes
-                .iter()
-                .filter(|l| l.active)
-                .all(|l| hit.insert(l.addr));
-            let summary = summary(
-                agrees(&on_device, &want),
-                agrees(&on_emu, &want),
-                on_device == on_emu,
-            );
-            let (device, device_unfinished) = split(on_device);
-            let (emu, emu_unfinished) = split(on_emu);
-            disagreements.push(Disagreement {
-                instruction: name.to_string(),
-                wave: *wave,
-                exec,
-                contended,
-                summary,
-                case,
-                device,
-                emu,
-                pseudocode: want,
-                device_unfinished,
-                emu_unfinished,
-            });
+    fn waves(row: &InstructionResult) -> &[WaveSize] {
+        &row.waves
+    }
+
+    fn tally(row: &mut InstructionResult) -> Tally<'_> {
+        Tally {
+            programs: &mut row.programs,
+            agreed: &mut row.agreed,
+            qualified: &mut row.qualified,
         }
     }
-    Ok(())
+
+    fn found(record: &mut QualifyRecord) -> (&mut Vec<InstructionResult>, &mut Vec<Disagreement>) {
+        (&mut record.instructions, &mut record.disagreements)
+    }
+
+    fn wave(&self, at: &Target<'_>) -> Result<DsWave, QualifyError> {
+        let kernel = kernel_name(0);
+        Ok(DsWave {
+            denorm32: float_denorm_mode_32(at.code, &kernel)?,
+            kernel,
+            programs: Vec::new(),
+        })
+    }
+
+    fn program(
+        &self,
+        at: &Target<'_>,
+        w: &mut DsWave,
+        seed: u64,
+        index: u64,
+    ) -> Result<DsProgram, QualifyError> {
+        let (case, exec, _) = corpus_case_for(at.name, seed, at.wave, index)
+            .ok_or_else(|| QualifyError::Corpus(format!("no corpus case for {}", at.name)))?;
+        if !w.programs.iter().any(|(o, _)| *o == case.offset) {
+            w.programs
+                .push((case.offset, program(at.code, at.name, case.offset)?));
+        }
+        Ok(DsProgram { case, exec })
+    }
+
+    fn dispatch<'p>(&self, w: &'p DsWave, p: &'p DsProgram, timeout: Duration) -> Dispatch<'p> {
+        let code = w
+            .programs
+            .iter()
+            .find(|(o, _)| *o == p.case.offset)
+            .map_or(&[][..], |(_, b)| b.as_slice());
+        dispatch_for(&p.case, code, &w.kernel, timeout)
+    }
+
+    fn read(
+        &self,
+        p: &DsProgram,
+        done: &Completion,
+        side: &'static str,
+    ) -> Result<Observation, QualifyError> {
+        observation(&p.case, done).map_err(|error| QualifyError::Device { side, error })
+    }
+
+    fn expected(
+        &self,
+        at: &Target<'_>,
+        w: &DsWave,
+        p: &DsProgram,
+    ) -> Result<Observation, QualifyError> {
+        expected(at.name, &p.case, w.denorm32)
+            .ok_or_else(|| QualifyError::Corpus(format!("no pseudocode answer for {}", at.name)))
+    }
+
+    fn disagreement(&self, at: &Target<'_>, p: DsProgram, a: Answers<Observation>) -> Disagreement {
+        let mut hit = std::collections::HashSet::new();
+        let contended = !p
+            .case
+            .lanes
+            .iter()
+            .filter(|l| l.active)
+            .all(|l| hit.insert(l.addr));
+        Disagreement {
+            instruction: at.name.to_string(),
+            wave: at.wave,
+            exec: p.exec,
+            contended,
+            summary: a.summary,
+            case: p.case,
+            device: a.device,
+            emu: a.emu,
+            pseudocode: a.pseudocode,
+            device_unfinished: a.device_unfinished,
+            emu_unfinished: a.emu_unfinished,
+        }
+    }
+}
+
+/// Run `instructions` of the DS corpus (names of [`DS_ATOMICS`]; all of it
+/// for the full corpus) on `device` and on `emu` into a new record
+/// ([`qualify_into`] with [`DsCorpus`]). A program that faults or times out
+/// on either side is a disagreement ([`Unfinished`]); an error of the
+/// environment or of the input ends the run.
+pub fn qualify(
+    device: &mut dyn Backend,
+    emu: &mut dyn Backend,
+    instructions: &[&str],
+    opts: &Options<'_>,
+    progress: &mut dyn FnMut(&InstructionResult),
+) -> Result<QualifyRecord, QualifyError> {
+    let mut record = QualifyRecord::new(device.info(), emu.info(), opts.seed);
+    qualify_into(
+        &DsCorpus,
+        &mut record,
+        device,
+        emu,
+        instructions,
+        opts,
+        progress,
+    )?;
+    Ok(record)
 }
 
 /// A side's output for the record: what it left (empty, `T::default()`,

@@ -45,10 +45,6 @@ impl Progress {
         }
     }
 
-    pub fn is_interactive(&self) -> bool {
-        self.bar.is_some()
-    }
-
     /// One case finished.
     pub fn case_done(&mut self, cell: &str, passed: bool) {
         self.done += 1;

@@ -147,6 +147,7 @@ fn host() -> (String, String, usize) {
 
 pub fn environment(device: &dyn CaseDevice, selection: &str) -> Environment {
     let (host_os, host_arch, host_cpus) = host();
+    let driver = crate::backend::HostDriver::read();
     Environment {
         device: device.info().clone(),
         selection: selection.to_string(),
@@ -166,8 +167,8 @@ pub fn environment(device: &dyn CaseDevice, selection: &str) -> Environment {
         host_arch,
         host_cpus,
         devices: Vec::new(),
-        hsa_override_gfx_version: crate::hip::host::hsa_override_gfx_version(),
-        amdgpu_driver_version: crate::hip::host::amdgpu_driver_version(),
+        hsa_override_gfx_version: driver.hsa_override_gfx_version,
+        amdgpu_driver_version: driver.amdgpu_driver_version,
     }
 }
 
@@ -278,7 +279,7 @@ impl Facts {
 /// are generated again (a case is a function of its plan position) when
 /// their launch comes. Policy: a default-suite window of 256 cases held
 /// 45 MB at most (24,000 cases, seed 1), which alone broke the 64 MiB
-/// budget of issue 12; 8 MiB keeps about a third of an average window and
+/// budget a process has (performance.md, "Memory"); 8 MiB keeps about a third of an average window and
 /// bounds the rest whatever the case mix. Measured in
 /// docs/src/internals/performance.md, "Memory".
 pub const WINDOW_HELD_BYTES: usize = 8 << 20;
@@ -780,6 +781,7 @@ pub fn write_unstarted(
 ) -> Result<RunOutcome, RunError> {
     let now = SystemTime::now();
     let (host_os, host_arch, host_cpus) = host();
+    let driver = crate::backend::HostDriver::read();
     let env = Environment {
         device: info,
         selection: opts.selection.clone(),
@@ -788,8 +790,8 @@ pub fn write_unstarted(
         host_arch,
         host_cpus,
         devices: Vec::new(),
-        hsa_override_gfx_version: crate::hip::host::hsa_override_gfx_version(),
-        amdgpu_driver_version: crate::hip::host::amdgpu_driver_version(),
+        hsa_override_gfx_version: driver.hsa_override_gfx_version,
+        amdgpu_driver_version: driver.amdgpu_driver_version,
     };
     let mut writer = ResultsWriter::create_with(
         &opts.out_dir,

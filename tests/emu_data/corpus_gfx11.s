@@ -1,4 +1,4 @@
-// Corpus for tests/emu_decode.rs: one line per instruction form the software
+// Corpus for tests/it/emu_decode_llvm.rs: one line per instruction form the software
 // device supports (gfx1100, wave32), in LLVM's assembler syntax. The test
 // assembles it with llvm-mc and checks that emu's decoder names every
 // encoding as llvm-mc does. Operands are arbitrary.
@@ -245,6 +245,10 @@ v_or3_b32 v1, v2, v3, v4
 v_xor3_b32 v1, v2, v3, v4
 v_add3_u32 v1, v2, v3, v4
 v_xad_u32 v1, v2, v3, v4
+v_cvt_f32_ubyte0 v1, v2
+v_cvt_f32_ubyte1 v1, s2
+v_cvt_f32_ubyte2_e64 v1, v2
+v_cvt_f32_ubyte3 v1, 0x12345678
 v_bfe_u32 v1, v2, v3, v4
 v_bfe_i32 v1, v2, v3, v4
 v_bfi_b32 v1, v2, v3, v4

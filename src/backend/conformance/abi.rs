@@ -1,0 +1,402 @@
+//! The kernel ABI of the conformance kernels, host side: a case (or a
+//! batch of cases) as the buffers and arguments of one launch, and the
+//! observations in a completed launch's buffers. The ABI itself (argument
+//! order, kernarg layout, what the kernels do with each buffer) is the
+//! book's page `docs/src/internals/kernel-abi.md`:
+//!
+//! ```text
+//! dsxor_conformance_off<N>(const uint32_t* addr, const uint64_t* data,
+//!     const uint32_t* active, const uint64_t* lds_init, uint64_t* ret,
+//!     uint64_t* lds_out, uint32_t lds_qwords)
+//! ```
+//! 1-D grid of `groups` workgroups of `waves_per_group * wave_size`
+//! work-items, dynamic LDS = `lds_qwords * 8` bytes. `ret` carries VDST's
+//! initial value in and VDST out; `lds_out` is poisoned before the launch so
+//! that an image the kernel never wrote cannot pass for one it did.
+
+use std::time::Duration;
+
+use crate::backend::{ArgValue, BackendError, Completion, Dispatch};
+use crate::case::{Case, Observation};
+
+/// Buffer order of the ABI.
+pub const BUF_ADDR: usize = 0;
+pub const BUF_DATA: usize = 1;
+pub const BUF_ACTIVE: usize = 2;
+pub const BUF_LDS_INIT: usize = 3;
+pub const BUF_RET: usize = 4;
+pub const BUF_LDS_OUT: usize = 5;
+
+/// Kernel symbol prefix; the shipped variants append their offset.
+pub const KERNEL_PREFIX: &str = "dsxor_conformance_off";
+
+/// The same for the kernels that run several rounds per launch
+/// (kernels/dsxor.hip "Conformance kernels with rounds"): `data` and `ret`
+/// hold `rounds` qwords per lane, lane-major, and an eighth argument
+/// `rounds` follows `lds_qwords`.
+pub const ROUNDS_KERNEL_PREFIX: &str = "dsxor_conformance_rounds_off";
+
+/// What `lds_out` holds before the launch: qword `i` of the buffer is
+/// `LDS_OUT_POISON ^ i`, so a missing write is visible and never equal to a
+/// neighbour's poison.
+pub const LDS_OUT_POISON: u64 = 0xbad0_1d5b_bad0_1d5b;
+
+/// The symbol of the shipped kernel for an offset.
+pub fn kernel_name(offset: u16) -> String {
+    format!("{KERNEL_PREFIX}{offset}")
+}
+
+/// The kernel that runs a case of `rounds` rounds at `offset`: one round
+/// keeps the one-round kernel it always ran on.
+pub fn kernel_name_for(offset: u16, rounds: usize) -> String {
+    if rounds > 1 {
+        format!("{ROUNDS_KERNEL_PREFIX}{offset}")
+    } else {
+        kernel_name(offset)
+    }
+}
+
+#[cfg(test)]
+/// Little-endian bytes of `values`, written straight into one allocation
+/// (an iterator of `to_le_bytes` arrays flattened costs several times more).
+fn u64s(values: impl ExactSizeIterator<Item = u64>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(values.len() * 8);
+    for v in values {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out
+}
+
+/// The LDS images of every group, `q` qwords each, back to back.
+fn lds_images(case: &Case, groups: usize, q: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(groups * q * 8);
+    for g in 0..groups {
+        // Missing qwords (a malformed case) read as 0 rather than panic;
+        // `model::validate_case` rejects such cases before they get here.
+        let img = case.lds_init.get(g).map_or(&[][..], Vec::as_slice);
+        let have = img.len().min(q);
+        for v in &img[..have] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.resize(out.len() + (q - have) * 8, 0);
+    }
+    out
+}
+
+/// The launch of `kernel` (from `code_object`) that runs `case`.
+pub fn dispatch_for<'a>(
+    case: &Case,
+    code_object: &'a [u8],
+    kernel: &'a str,
+    timeout: Duration,
+) -> Dispatch<'a> {
+    let q = case.lds_qwords();
+    let mut buffers = vec![Vec::new(); 6];
+    append_case(&mut buffers, case, q);
+    Dispatch {
+        code_object,
+        kernel,
+        groups: case.geometry.groups,
+        block: case.geometry.lanes_per_group(),
+        dynamic_lds: case.lds_bytes,
+        buffers,
+        args: conformance_args(q, case.rounds()),
+        timeout,
+    }
+}
+
+/// The scalar and buffer arguments of the ABI.
+fn conformance_args(q: usize, rounds: usize) -> Vec<ArgValue> {
+    let mut args = vec![
+        ArgValue::Buffer(BUF_ADDR),
+        ArgValue::Buffer(BUF_DATA),
+        ArgValue::Buffer(BUF_ACTIVE),
+        ArgValue::Buffer(BUF_LDS_INIT),
+        ArgValue::Buffer(BUF_RET),
+        ArgValue::Buffer(BUF_LDS_OUT),
+        ArgValue::U32(q as u32),
+    ];
+    if rounds > 1 {
+        args.push(ArgValue::U32(rounds as u32));
+    }
+    args
+}
+
+/// Append `case`'s slices to the six ABI buffers of a launch whose LDS
+/// images are `q` qwords per workgroup (`q` at least the case's own: a
+/// batched launch's images are as large as its largest case's). The
+/// kernels index every buffer by the launch-wide lane `group * block + tid`
+/// and the LDS images by `group * lds_qwords`, so a case appended after
+/// others simply owns the next workgroups, with no kernel change. Its
+/// `lds_out` poison is numbered as in a launch of its own
+/// (`LDS_OUT_POISON ^ (g * own_q + i)`), so an image the kernel never
+/// wrote reads back exactly as it would alone.
+fn append_case(buffers: &mut [Vec<u8>], case: &Case, q: usize) {
+    let own_q = case.lds_qwords();
+    let groups = case.geometry.groups as usize;
+    let rounds = case.rounds();
+    let n = case.lanes.len();
+    fn put32(b: &mut Vec<u8>, v: u32) {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    fn put64(b: &mut Vec<u8>, v: u64) {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    buffers[BUF_ADDR].reserve(n * 4);
+    buffers[BUF_ACTIVE].reserve(n * 4);
+    buffers[BUF_DATA].reserve(n * rounds * 8);
+    buffers[BUF_RET].reserve(n * rounds * 8);
+    for l in &case.lanes {
+        put32(&mut buffers[BUF_ADDR], l.addr);
+        put32(&mut buffers[BUF_ACTIVE], u32::from(l.active));
+    }
+    if rounds == 1 {
+        for l in &case.lanes {
+            put64(&mut buffers[BUF_DATA], l.data);
+            put64(&mut buffers[BUF_RET], l.vdst_init);
+        }
+    } else {
+        // Lane-major: lane i's round r at i * rounds + r.
+        for i in 0..n {
+            for r in 0..rounds {
+                let (d, v) = case.round_input(r, i).unwrap_or((0, 0));
+                put64(&mut buffers[BUF_DATA], d);
+                put64(&mut buffers[BUF_RET], v);
+            }
+        }
+    }
+    let images = lds_images(case, groups, q);
+    buffers[BUF_LDS_INIT].extend_from_slice(&images);
+    let out = &mut buffers[BUF_LDS_OUT];
+    out.reserve(groups * q * 8);
+    for g in 0..groups {
+        for i in 0..q {
+            // The padding past the case's own image (never read back)
+            // continues the numbering, so no two poison qwords are equal.
+            let k = if i < own_q {
+                g * own_q + i
+            } else {
+                groups * own_q + g * q + i
+            };
+            put64(out, LDS_OUT_POISON ^ k as u64);
+        }
+    }
+}
+
+#[cfg(test)]
+fn read_u64s(bytes: &[u8]) -> Vec<u64> {
+    bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+        .collect()
+}
+
+/// The observation in a completed launch's buffers.
+pub fn observation(case: &Case, completion: &Completion) -> Result<Observation, BackendError> {
+    let n = case.lanes.len();
+    let q = case.lds_qwords();
+    let groups = case.geometry.groups as usize;
+    let rounds = case.rounds();
+    check_lengths(&completion.buffers, n * rounds, groups * q)?;
+    Ok(observation_at(case, &completion.buffers, 0, 0, q))
+}
+
+/// The launch returned `ret` and `lds_out` of the sizes it was given.
+fn check_lengths(buffers: &[Vec<u8>], ret: usize, lds: usize) -> Result<(), BackendError> {
+    for (i, want, what) in [(BUF_RET, ret, "ret"), (BUF_LDS_OUT, lds, "lds_out")] {
+        let b = buffers.get(i).ok_or_else(|| {
+            BackendError::Invalid(format!("the backend returned no `{what}` buffer (#{i})"))
+        })?;
+        if b.len() != want * 8 {
+            return Err(BackendError::Invalid(format!(
+                "the backend returned {} bytes for `{what}`, the launch had {}",
+                b.len(),
+                want * 8
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The qword at `index` of a buffer whose length `check_lengths` checked.
+fn qword(b: &[u8], index: usize) -> u64 {
+    b.get(index * 8..index * 8 + 8)
+        .and_then(|c| c.try_into().ok())
+        .map_or(0, u64::from_le_bytes)
+}
+
+/// `case`'s observation in a launch's buffers, the case owning the lanes
+/// from `lane_base` and the workgroups from `group_base`, whose LDS images
+/// are `q` qwords each (`append_case`'s layout).
+fn observation_at(
+    case: &Case,
+    buffers: &[Vec<u8>],
+    lane_base: usize,
+    group_base: usize,
+    q: usize,
+) -> Observation {
+    let n = case.lanes.len();
+    let own_q = case.lds_qwords();
+    let groups = case.geometry.groups as usize;
+    let rounds = case.rounds();
+    let ret_buf = buffers.get(BUF_RET).map_or(&[][..], Vec::as_slice);
+    let lds_buf = buffers.get(BUF_LDS_OUT).map_or(&[][..], Vec::as_slice);
+    // The buffer is lane-major; `Observation::ret` is round-major.
+    let mut ret = vec![0; n * rounds];
+    for i in 0..n {
+        for r in 0..rounds {
+            ret[r * n + i] = qword(ret_buf, (lane_base + i) * rounds + r);
+        }
+    }
+    let lds_final = (0..groups)
+        .map(|g| {
+            (0..own_q)
+                .map(|i| qword(lds_buf, (group_base + g) * q + i))
+                .collect()
+        })
+        .collect();
+    Observation { ret, lds_final }
+}
+
+/// The one launch that runs `cases` (equal [`BatchKey`]s, in this order):
+/// each case its own workgroups and buffer slices, every LDS image the
+/// size of the largest, dynamic LDS that of the largest case. The launch's
+/// watchdog allows `timeout` per case: a device that runs workgroups one
+/// after another (an emulator) takes that much longer for a batch.
+pub fn dispatch_for_batch<'a>(
+    cases: &[&Case],
+    code_object: &'a [u8],
+    kernel: &'a str,
+    timeout: Duration,
+) -> Dispatch<'a> {
+    let lds_bytes = cases.iter().map(|c| c.lds_bytes).max().unwrap_or(0);
+    let q = lds_bytes as usize / 8;
+    let mut buffers = vec![Vec::new(); 6];
+    for c in cases {
+        append_case(&mut buffers, c, q);
+    }
+    let first = cases.first();
+    Dispatch {
+        code_object,
+        kernel,
+        groups: cases.iter().map(|c| c.geometry.groups).sum(),
+        block: first.map_or(0, |c| c.geometry.lanes_per_group()),
+        dynamic_lds: lds_bytes,
+        buffers,
+        args: conformance_args(q, first.map_or(1, |c| c.rounds())),
+        timeout: timeout.saturating_mul(cases.len().max(1) as u32),
+    }
+}
+
+/// Every case's observation in a batched launch's buffers.
+pub fn observations(
+    cases: &[&Case],
+    completion: &Completion,
+) -> Result<Vec<Observation>, BackendError> {
+    let q = cases.iter().map(|c| c.lds_qwords()).max().unwrap_or(0);
+    let lanes: usize = cases.iter().map(|c| c.lanes.len() * c.rounds()).sum();
+    let groups: usize = cases.iter().map(|c| c.geometry.groups as usize).sum();
+    check_lengths(&completion.buffers, lanes, groups * q)?;
+    let (mut lane_base, mut group_base) = (0, 0);
+    Ok(cases
+        .iter()
+        .map(|c| {
+            let o = observation_at(c, &completion.buffers, lane_base, group_base, q);
+            lane_base += c.lanes.len();
+            group_base += c.geometry.groups as usize;
+            o
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::conformance::test_case as case;
+
+    #[test]
+    fn buffers_follow_the_abi() {
+        let c = case();
+        let d = dispatch_for(&c, b"obj", "k", Duration::from_secs(1));
+        assert_eq!((d.groups, d.block, d.dynamic_lds), (2, 32, 16));
+        assert_eq!(d.buffers[BUF_ADDR].len(), 64 * 4);
+        assert_eq!(&d.buffers[BUF_ADDR][4..8], &8u32.to_le_bytes());
+        assert_eq!(&d.buffers[BUF_DATA][8..16], &(1u64 << 32).to_le_bytes());
+        assert_eq!(&d.buffers[BUF_ACTIVE][4..8], &0u32.to_le_bytes());
+        assert_eq!(read_u64s(&d.buffers[BUF_LDS_INIT]), vec![1, 2, 3, 4]);
+        assert_eq!(read_u64s(&d.buffers[BUF_RET])[3], 0xffff_0003);
+        let poison = read_u64s(&d.buffers[BUF_LDS_OUT]);
+        assert_eq!(poison.len(), 4);
+        assert!(poison.windows(2).all(|w| w[0] != w[1]));
+        assert_eq!(d.args.last(), Some(&ArgValue::U32(2)));
+        assert_eq!(kernel_name(4096), "dsxor_conformance_off4096");
+    }
+
+    #[test]
+    fn observation_reads_back_and_rejects_short_buffers() {
+        let c = case();
+        let d = dispatch_for(&c, b"obj", "k", Duration::from_secs(1));
+        let mut buffers = d.buffers.clone();
+        buffers[BUF_LDS_OUT] = u64s([9, 8, 7, 6].into_iter());
+        let done = Completion {
+            buffers: buffers.clone(),
+            elapsed: Duration::ZERO,
+        };
+        let o = observation(&c, &done).unwrap();
+        assert_eq!(o.lds_final, vec![vec![9, 8], vec![7, 6]]);
+        assert_eq!(o.ret.len(), 64);
+        buffers[BUF_RET].pop();
+        let short = Completion {
+            buffers,
+            elapsed: Duration::ZERO,
+        };
+        assert!(matches!(
+            observation(&c, &short),
+            Err(BackendError::Invalid(_))
+        ));
+    }
+
+    /// Each case of a batch owns its workgroups and slices; its poison is
+    /// numbered as alone; LDS images are as large as the largest.
+    #[test]
+    fn batched_buffers_follow_the_abi_per_case() {
+        let mut big = case();
+        big.lds_bytes = 32;
+        big.lds_init = vec![vec![5, 6, 7, 8], vec![9, 10, 11, 12]];
+        let small = case();
+        let d = dispatch_for_batch(&[&small, &big], b"obj", "k", Duration::from_secs(1));
+        assert_eq!((d.groups, d.block, d.dynamic_lds), (4, 32, 32));
+        assert_eq!(d.timeout, Duration::from_secs(2));
+        assert_eq!(d.args[6], ArgValue::U32(4));
+        assert_eq!(
+            read_u64s(&d.buffers[BUF_LDS_INIT]),
+            vec![1, 2, 0, 0, 3, 4, 0, 0, 5, 6, 7, 8, 9, 10, 11, 12]
+        );
+        let poison = read_u64s(&d.buffers[BUF_LDS_OUT]);
+        let alone =
+            read_u64s(&dispatch_for(&small, b"o", "k", Duration::ZERO).buffers[BUF_LDS_OUT]);
+        assert_eq!(&poison[..2], &alone[..2]);
+        assert_eq!(&poison[4..6], &alone[2..4]);
+        let big_alone =
+            read_u64s(&dispatch_for(&big, b"o", "k", Duration::ZERO).buffers[BUF_LDS_OUT]);
+        assert_eq!(&poison[8..], &big_alone[..]);
+        assert_eq!(
+            &d.buffers[BUF_ADDR][64 * 4 + 4..64 * 4 + 8],
+            &8u32.to_le_bytes()
+        );
+        // Read back: each case its own slices.
+        let mut buffers = d.buffers.clone();
+        buffers[BUF_LDS_OUT] = u64s((0..16u32).map(u64::from));
+        let done = Completion {
+            buffers,
+            elapsed: Duration::ZERO,
+        };
+        let o = observations(&[&small, &big], &done).unwrap();
+        assert_eq!(o[0].lds_final, vec![vec![0, 1], vec![4, 5]]);
+        assert_eq!(
+            o[1].lds_final,
+            vec![vec![8, 9, 10, 11], vec![12, 13, 14, 15]]
+        );
+        assert_eq!(o[1].ret[3], 0xffff_0003);
+    }
+}

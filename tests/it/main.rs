@@ -62,6 +62,7 @@ mod emu_wmma_llvm;
 mod gpu_cli;
 mod gpu_hip_backend;
 mod gpu_hipsim_api;
+mod gpu_hostile_exit_codes;
 mod gpu_launch_llvm;
 mod gpu_qualify_workers;
 mod gpu_run;

@@ -5,31 +5,14 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
-
 use common::{code, dsxor, results_json, text};
-
-/// The embedded gfx1100 wave32 object with every conformance kernel's
-/// `ds_xor_rtn_b64` turned into `ds_or_rtn_b64` (same operands; the opcode
-/// from dsxor's LLVM-derived table).
-fn or_mutant(dir: &Path) -> PathBuf {
-    use dsxor::isa::{op_by_name, DsInst, Family};
-    let or = op_by_name(Family::Gfx11, "ds_or_rtn_b64")
-        .expect("ds_or_rtn_b64 in the table")
-        .op;
-    common::edit_conformance_sites(dir, "or-mutant.co", |bytes, off| {
-        let word = u64::from_le_bytes(bytes[off..off + 8].try_into().unwrap());
-        let mut inst = DsInst::decode(Family::Gfx11, word).unwrap();
-        inst.op = or;
-        let new = inst.encode(Family::Gfx11).unwrap();
-        bytes[off..off + 8].copy_from_slice(&new.to_le_bytes());
-    })
-}
 
 #[test]
 fn a_mutant_is_judged_on_every_offset_of_the_suite() {
     let dir = tempfile::tempdir().unwrap();
-    let co = or_mutant(dir.path());
+    // Every conformance kernel issues ds_or_rtn_b64 where its
+    // ds_xor_rtn_b64 should be.
+    let co = crate::gpu_cli::patched_object(dir.path());
     let out = dir.path().join("out");
     let o = dsxor(&[
         "run",

@@ -47,7 +47,7 @@ pub fn read_bounded_bytes(path: &Path, limit: u64, what: &str) -> std::io::Resul
             ),
         )
     };
-    let file = std::fs::File::open(path)?;
+    let file = open_for_reading(path)?;
     let len = file.metadata()?.len();
     if len > limit {
         return Err(too_big(len));
@@ -60,6 +60,34 @@ pub fn read_bounded_bytes(path: &Path, limit: u64, what: &str) -> std::io::Resul
         return Err(too_big(data.len() as u64));
     }
     Ok(data)
+}
+
+/// Open `path` for reading without waiting for a writer: a FIFO with none
+/// would otherwise block open(2) forever (fifo(7)). O_NONBLOCK is cleared
+/// once open, so reading a FIFO with a writer waits for its data, and one
+/// with no writer reads as empty (end of file), which every reader then
+/// refuses as malformed.
+pub fn open_for_reading(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    clear_nonblock(&file)?;
+    Ok(file)
+}
+
+/// Clear O_NONBLOCK on an open file (fcntl(2) F_GETFL/F_SETFL).
+pub fn clear_nonblock(f: &std::fs::File) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let fd = f.as_raw_fd();
+    // SAFETY: fcntl on a descriptor `f` owns and keeps open for the call;
+    // F_GETFL/F_SETFL change only its status flags.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// A JSON document walked only to refuse an object with a repeated key.
@@ -127,7 +155,7 @@ pub struct Lines {
 impl Lines {
     pub fn open(path: &Path, limit: u64) -> std::io::Result<Lines> {
         Ok(Lines {
-            reader: std::io::BufReader::new(std::fs::File::open(path)?),
+            reader: std::io::BufReader::new(open_for_reading(path)?),
             limit,
             buf: Vec::new(),
             number: 0,

@@ -100,7 +100,31 @@ pub struct Config {
 impl Config {
     /// From the process environment.
     pub fn from_env() -> Result<Config, String> {
-        Config::from_lookup(|k| std::env::var(k).ok())
+        // `env::var(..).ok()` reads a value that is not UTF-8 as unset: a
+        // damaged DSXOR_HIPSIM_DEVICES silently became the default device.
+        // Every variable the configuration reads must be text, or it is refused.
+        Config::from_lookup_checked(|k| match std::env::var(k) {
+            Ok(v) => Ok(Some(v)),
+            Err(std::env::VarError::NotPresent) => Ok(None),
+            Err(std::env::VarError::NotUnicode(v)) => Err(format!("{k}={v:?} is not UTF-8 text")),
+        })
+    }
+
+    /// [`Config::from_lookup`] over a lookup that can refuse a variable.
+    fn from_lookup_checked(
+        get: impl Fn(&str) -> Result<Option<String>, String>,
+    ) -> Result<Config, String> {
+        let refused = std::cell::RefCell::new(None);
+        let config = Config::from_lookup(|k| {
+            get(k).unwrap_or_else(|e| {
+                refused.borrow_mut().get_or_insert(e);
+                None
+            })
+        });
+        match refused.into_inner() {
+            Some(e) => Err(e),
+            None => config,
+        }
     }
 
     /// From any lookup (tests pass a map).
@@ -543,6 +567,19 @@ mod tests {
             assert_eq!(rocclr_bool(v), want, "{v:?}");
             assert_eq!(cfg(&[(ENV_WGP_MODE, v)]).unwrap().wgp_mode, want, "{v:?}");
         }
+    }
+
+    #[test]
+    fn a_variable_that_is_not_text_is_refused() {
+        let e = Config::from_lookup_checked(|k| {
+            if k == ENV_DEVICES {
+                Err(format!("{k}=\"\\xFF\" is not UTF-8 text"))
+            } else {
+                Ok(None)
+            }
+        })
+        .unwrap_err();
+        assert!(e.contains(ENV_DEVICES), "{e}");
     }
 
     #[test]

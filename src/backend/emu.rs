@@ -201,12 +201,12 @@ fn map_err(e: EmuError, kernel: &str, d: &Dispatch<'_>) -> BackendError {
             limit: d.timeout,
             pc: Some(pc),
         },
-        EmuError::Unsupported { .. } => BackendError::Environment(e.to_string()),
+        EmuError::Unsupported { .. } => BackendError::Unsupported(e.to_string()),
         EmuError::InvalidLaunch { .. } => BackendError::Invalid(e.to_string()),
         EmuError::Wave {
             error: WaveError::Unsupported { .. },
             ..
-        } => BackendError::Environment(e.to_string()),
+        } => BackendError::Unsupported(e.to_string()),
         // A hazard is a defect of the kernel (the input), not of the device
         // nor a conformance failure: its own variant, exit 2.
         EmuError::Wave {

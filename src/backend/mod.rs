@@ -202,6 +202,12 @@ pub enum BackendError {
     /// results say `aborted` with this text (docs: reference/exit-codes.md).
     #[error("hazard: {0}")]
     Hazard(String),
+    /// The software device cannot run an instruction of the kernel. Whose
+    /// trouble that is depends on whose code object it is (exit 3 for
+    /// dsxor's own, 2 for a user's; `backend::conformance` decides); alone
+    /// it counts as the environment.
+    #[error("unsupported instruction: {0}")]
+    Unsupported(String),
 }
 
 impl BackendError {

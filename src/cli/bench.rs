@@ -50,9 +50,9 @@ pub(crate) struct BenchArgs {
     #[arg(long, visible_alias = "waves", value_enum, value_delimiter = ',', default_values_t = [WaveArg::W32, WaveArg::W64])]
     pub(crate) wave: Vec<WaveArg>,
     /// A launch still running after this long is a timeout (e.g. 120s, 2m;
-    /// a bare number is seconds).
-    #[arg(long, default_value = "120s")]
-    pub(crate) timeout: String,
+    /// a bare number is seconds); 100ms to 1 day.
+    #[arg(long, default_value = "120s", value_parser = timeout_value)]
+    pub(crate) timeout: std::time::Duration,
     /// Software device only: inject a named misbehaviour (to see the check
     /// refuse the rate of a wrong result).
     #[arg(long, value_name = "NAME")]
@@ -78,10 +78,7 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
     }
     let choice: BackendChoice = args.backend.into();
     let waves: Vec<WaveSize> = args.wave.iter().map(|&w| w.into()).collect();
-    let timeout = parse_duration("timeout", &args.timeout)?;
-    if timeout.is_zero() {
-        return Err(bad_input(anyhow::anyhow!("--timeout must be more than 0")));
-    }
+    let timeout = args.timeout;
     let fault = match &args.fault {
         Some(name) => Some(name.parse::<dsxor::emu::FaultSpec>().map_err(bad_input)?),
         None => None,

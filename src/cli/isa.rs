@@ -49,8 +49,19 @@ pub(crate) fn isa_lines(
                 limit >> 20
             )));
         }
-        let line = std::str::from_utf8(&buf)
-            .map_err(|e| bad_input(anyhow::anyhow!("standard input line {}: {e}", n + 1)))?;
+        // A binary line is refused like any other bad line, and the lines
+        // after it still answered.
+        let line = match std::str::from_utf8(&buf) {
+            Ok(line) => line,
+            Err(e) => {
+                items += 1;
+                refused += 1;
+                eprintln!("dsxor: line {}: not UTF-8 text: {e}", n + 1);
+                writeln!(out, "; refused: not UTF-8 text ({e})")
+                    .map_err(|e| environment(anyhow::anyhow!("writing standard output: {e}")))?;
+                continue;
+            }
+        };
         let trimmed = line.trim();
         let reply = if trimmed.is_empty()
             || trimmed.starts_with(';')

@@ -37,6 +37,17 @@ pub(crate) fn environment(error: impl Into<anyhow::Error>) -> Failure {
     }
 }
 
+/// A whole-file write that failed: the path refused by the output-path
+/// policy is the user's (2), a write failing on an accepted path the
+/// machine's (3, a full disk).
+pub(crate) fn unwritten(e: dsxor::report::results::ResultsError) -> Failure {
+    if e.is_refusal() {
+        bad_input(e)
+    } else {
+        environment(e)
+    }
+}
+
 /// A command's outcome: Ok(exit code 0 or 1) or a failure with its code.
 pub(crate) type Outcome = Result<u8, Failure>;
 
@@ -130,9 +141,9 @@ pub(crate) struct DeviceArgs {
     #[arg(long)]
     pub(crate) interleave_seed: Option<u64>,
     /// A launch not complete after this long is a timeout verdict (e.g. 10s,
-    /// 500ms; a bare number is seconds).
-    #[arg(long, default_value = "10s")]
-    pub(crate) timeout: String,
+    /// 500ms; a bare number is seconds); 100ms to 1 day.
+    #[arg(long, default_value = "10s", value_parser = timeout_value)]
+    pub(crate) timeout: std::time::Duration,
     /// What an out-of-range returning atomic must return (an assumption).
     #[arg(long, value_enum, default_value_t = OutOfRangeArg::Zero)]
     pub(crate) out_of_range_return: OutOfRangeArg,
@@ -148,12 +159,35 @@ pub(crate) struct DeviceArgs {
 
 /// A duration flag: humantime (`10s`, `500ms`, `2m`), or a bare number of
 /// seconds (what `bench --timeout` took before it was spelled as `run`'s).
-pub(crate) fn parse_duration(flag: &str, text: &str) -> Result<std::time::Duration, Failure> {
+pub(crate) fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
     if let Ok(secs) = text.trim().parse::<u64>() {
         return Ok(std::time::Duration::from_secs(secs));
     }
-    humantime::parse_duration(text)
-        .map_err(|e| bad_input(anyhow::anyhow!("--{flag} {text:?}: {e} (e.g. 10s, 500ms)")))
+    humantime::parse_duration(text).map_err(|e| format!("{e} (e.g. 10s, 500ms)"))
+}
+
+/// Policy: the longest value of any duration flag, one day. No launch or
+/// minimization of a case is meant to take longer, and deadlines are
+/// `Instant::now() + duration`, which overflows (a panic) for values near
+/// `u64::MAX` seconds: those are refused at parse time, exit 2.
+pub(crate) const MAX_DURATION: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+/// A duration in `[min, MAX_DURATION]`.
+fn duration_in(text: &str, min: std::time::Duration) -> Result<std::time::Duration, String> {
+    let d = parse_duration(text)?;
+    if d > MAX_DURATION {
+        return Err(format!(
+            "over the one-day limit ({} s)",
+            MAX_DURATION.as_secs()
+        ));
+    }
+    if d < min {
+        return Err(format!(
+            "below the {} ms floor, every launch would be judged a timeout",
+            min.as_millis()
+        ));
+    }
+    Ok(d)
 }
 
 /// The shortest `--timeout` accepted. Policy (no source fixes it): a
@@ -163,15 +197,35 @@ pub(crate) fn parse_duration(flag: &str, text: &str) -> Result<std::time::Durati
 /// *conformance failures* (`--timeout 0s`/`1ns` did, for every case).
 pub(crate) const MIN_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(100);
 
-pub(crate) fn parse_timeout(text: &str) -> Result<std::time::Duration, Failure> {
-    let t = parse_duration("timeout", text)?;
-    if t < MIN_TIMEOUT {
-        return Err(bad_input(anyhow::anyhow!(
-            "--timeout {text:?}: below the {} ms floor, every launch would be judged a timeout",
-            MIN_TIMEOUT.as_millis()
-        )));
+/// clap value parser of every `--timeout`: [`MIN_TIMEOUT`, `MAX_DURATION`].
+pub(crate) fn timeout_value(text: &str) -> Result<std::time::Duration, String> {
+    duration_in(text, MIN_TIMEOUT)
+}
+
+/// clap value parser of `--minimize-budget`: [0, `MAX_DURATION`] (0: keep
+/// a failing case as found).
+pub(crate) fn budget_value(text: &str) -> Result<std::time::Duration, String> {
+    duration_in(text, std::time::Duration::ZERO)
+}
+
+/// Policy: the most `--jobs` (software devices or HIP worker processes side
+/// by side). Software-device jobs are capped at the host's cores anyway;
+/// HIP jobs share the visible devices round robin, and 256 covers a node of
+/// 8 GPUs at 32 workers each; more only costs processes and memory.
+pub(crate) const MAX_JOBS: usize = 256;
+
+/// clap value parser of every `--jobs`: 1 to [`MAX_JOBS`].
+pub(crate) fn jobs_value(text: &str) -> Result<usize, String> {
+    count_in(text, 1, MAX_JOBS)
+}
+
+/// A whole number in `[min, max]`, clap's message style.
+pub(crate) fn count_in(text: &str, min: usize, max: usize) -> Result<usize, String> {
+    let n: usize = text.trim().parse().map_err(|e| format!("{e}"))?;
+    if !(min..=max).contains(&n) {
+        return Err(format!("{n} is not in {min}..={max}"));
     }
-    Ok(t)
+    Ok(n)
 }
 
 pub(crate) fn parse_seed(text: &str) -> Result<u64, Failure> {
@@ -196,9 +250,12 @@ pub(crate) fn policy(
     out_of_range_return: OutOfRangeArg,
     lds_granule: u32,
 ) -> Result<dsxor::model::Policy, Failure> {
-    if !lds_granule.is_power_of_two() {
+    // Policy: a granule above the 64 KiB a gfx11 workgroup can allocate
+    // (RDNA3 ISA guide, "Local Data Share": 64 KB per workgroup) rounds
+    // every allocation to more LDS than exists; refused like a non-power.
+    if !lds_granule.is_power_of_two() || lds_granule > 65536 {
         return Err(bad_input(anyhow::anyhow!(
-            "--lds-granule {lds_granule}: expected a power of two"
+            "--lds-granule {lds_granule}: expected a power of two up to 65536 (64 KiB)"
         )));
     }
     Ok(dsxor::model::Policy {
@@ -223,7 +280,7 @@ pub(crate) fn device_request(
         code_object: dev.code_object.clone(),
         fault,
         interleave_seed: dev.interleave_seed,
-        timeout: parse_timeout(&dev.timeout)?,
+        timeout: dev.timeout,
         lds_granule: dev.lds_granule,
         // HIP cases run in worker processes of this binary (suite::worker).
         worker_exe: std::env::current_exe().ok(),
@@ -405,18 +462,17 @@ mod tests {
     #[test]
     fn durations_take_units_or_bare_seconds() {
         use std::time::Duration;
+        assert_eq!(parse_duration("10s").ok(), Some(Duration::from_secs(10)));
         assert_eq!(
-            parse_duration("timeout", "10s").ok(),
-            Some(Duration::from_secs(10))
-        );
-        assert_eq!(
-            parse_duration("timeout", "500ms").ok(),
+            parse_duration("500ms").ok(),
             Some(Duration::from_millis(500))
         );
-        assert_eq!(
-            parse_duration("timeout", "120").ok(),
-            Some(Duration::from_secs(120))
-        );
-        assert!(parse_duration("timeout", "soon").is_err());
+        assert_eq!(parse_duration("120").ok(), Some(Duration::from_secs(120)));
+        assert!(parse_duration("soon").is_err());
+        assert!(timeout_value("18446744073709551615").is_err());
+        assert!(timeout_value("99ms").is_err());
+        assert_eq!(timeout_value("1day").ok(), Some(MAX_DURATION));
+        assert!(budget_value("1day 1s").is_err());
+        assert_eq!(budget_value("0s").ok(), Some(Duration::ZERO));
     }
 }

@@ -30,15 +30,16 @@ pub(crate) struct MutateArgs {
     /// Do not rerun survivors at higher rates for their detection floor.
     #[arg(long)]
     pub(crate) no_floor: bool,
-    /// Software devices side by side (default: the host's cores).
-    #[arg(long)]
+    /// Software devices side by side (default: the host's cores); 1 to 256.
+    #[arg(long, value_parser = jobs_value)]
     pub(crate) jobs: Option<usize>,
     /// Directory for mutate-<UTC>.json, .md and .svg.
     #[arg(long, default_value = "results")]
     pub(crate) out: std::path::PathBuf,
-    /// A launch not complete after this long is a timeout verdict (a kill).
-    #[arg(long, default_value = "10s")]
-    pub(crate) timeout: String,
+    /// A launch not complete after this long is a timeout verdict (a kill);
+    /// 100ms to 1 day.
+    #[arg(long, default_value = "10s", value_parser = timeout_value)]
+    pub(crate) timeout: std::time::Duration,
     /// Run nothing: read this dsxor-mutate/1 record, print the mix its kill
     /// rates suggest and write its Markdown and SVG again into OUT.
     #[arg(long, value_name = "FILE")]
@@ -60,12 +61,14 @@ pub(crate) fn cmd_mutate(args: MutateArgs) -> Outcome {
         .map(|w| parse_wave(w))
         .collect::<Result<Vec<_>, _>>()
         .map_err(bad_input)?;
-    if args.jobs == Some(0) {
-        return Err(bad_input(anyhow::anyhow!("--jobs 0: expected at least 1")));
-    }
-    if let Some(b) = args.budgets.iter().find(|b| !(b.is_finite() && **b > 0.0)) {
+    let most = MAX_DURATION.as_secs_f64();
+    if let Some(b) = args
+        .budgets
+        .iter()
+        .find(|b| !(b.is_finite() && **b > 0.0 && **b <= most))
+    {
         return Err(bad_input(anyhow::anyhow!(
-            "--budgets: {b} is not a positive number of seconds"
+            "--budgets: {b} is not a number of seconds in (0, {most}] (one day at most)"
         )));
     }
     if args.budgets.is_empty() || args.max_cases == 0 {
@@ -118,7 +121,7 @@ pub(crate) fn cmd_mutate(args: MutateArgs) -> Outcome {
                 .unwrap_or(1)
         }),
         policy: dsxor::model::Policy::default(),
-        timeout: parse_duration("timeout", &args.timeout)?,
+        timeout: args.timeout,
     };
     eprintln!(
         "dsxor mutate: {} mutants, up to {} case-s or {} cases each, {} job(s)",
@@ -187,8 +190,7 @@ fn write_record(
             continue;
         }
         let path = out.join(format!("{stem}.{ext}"));
-        std::fs::write(&path, body)
-            .map_err(|e| bad_input(anyhow::anyhow!("writing {}: {e}", path.display())))?;
+        dsxor::report::results::write_text_atomic(&path, body).map_err(unwritten)?;
         outln!("wrote {}", path.display());
     }
     Ok(dsxor::exit::PASS)

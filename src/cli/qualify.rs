@@ -19,8 +19,9 @@ pub(crate) struct QualifyArgs {
     pub(crate) seed: String,
     /// A launch not complete after this long is a timeout: a disagreement
     /// (the program is recorded, the run goes on).
-    #[arg(long, default_value = "10s")]
-    pub(crate) timeout: String,
+    /// 100ms to 1 day.
+    #[arg(long, default_value = "10s", value_parser = timeout_value)]
+    pub(crate) timeout: std::time::Duration,
     /// Directory of the record (qualify-<UTC>-<backend>-<target>.json).
     #[arg(long, default_value = "results")]
     pub(crate) out: std::path::PathBuf,
@@ -54,7 +55,7 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
     use dsxor::codeobj::find_embedded;
 
     let seed = parse_seed(&args.seed)?;
-    let timeout = parse_duration("timeout", &args.timeout)?;
+    let timeout = args.timeout;
     if args.cases == 0 {
         return Err(bad_input(anyhow::anyhow!("--cases 0: expected at least 1")));
     }
@@ -217,7 +218,7 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
         record.device.backend.name(),
         target
     ));
-    dsxor::report::results::write_atomic(&path, &record).map_err(environment)?;
+    dsxor::report::results::write_atomic(&path, &record).map_err(unwritten)?;
     let qualified = record.instructions.iter().filter(|i| i.qualified).count();
     let alu_qualified = record
         .alu_instructions

@@ -73,10 +73,10 @@ pub(crate) fn report_input(path: &std::path::Path) -> Result<ReportInput, Failur
     }
 }
 
-/// Write `text` to `path`, or say why not (exit 3).
+/// Write `text` to `path`, or say why not (exit 2 refused, 3 not written).
 pub(crate) fn write_report_file(path: &std::path::Path, text: &str) -> Result<(), Failure> {
     // Atomically: a full disk leaves the old file or none, never an empty one.
-    dsxor::report::results::write_text_atomic(path, text).map_err(environment)?;
+    dsxor::report::results::write_text_atomic(path, text).map_err(unwritten)?;
     eprintln!("dsxor: wrote {}", path.display());
     Ok(())
 }

@@ -40,7 +40,7 @@ pub(crate) fn cmd_repro(args: ReproArgs) -> Outcome {
         // A bad path is the user's (2); a write failing on a good one (a
         // full disk) is the machine's (3).
         dsxor::report::results::check_writable(None, Some(path)).map_err(bad_input)?;
-        dsxor::report::results::write_text_atomic(path, &text).map_err(environment)?;
+        dsxor::report::results::write_text_atomic(path, &text).map_err(unwritten)?;
         outln!(
             "exported group {} as dsxor-observation/1: {}",
             args.group,

@@ -52,9 +52,10 @@ pub(crate) struct RunArgs {
     /// Opt-in probes that can fault real hardware (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub(crate) probe: Vec<ProbeArg>,
-    /// Time allowed to minimize each failing case (0s: keep it as found).
-    #[arg(long, default_value = "20s")]
-    pub(crate) minimize_budget: String,
+    /// Time allowed to minimize each failing case (0s: keep it as found;
+    /// at most 1 day). A signal (TERM, HUP, INT) cuts it short.
+    #[arg(long, default_value = "20s", value_parser = budget_value)]
+    pub(crate) minimize_budget: std::time::Duration,
     /// At most this many repro files: the first failure of each kind in each
     /// (pattern, wave) cell is minimized; later ones point to it.
     #[arg(long, default_value_t = 20)]
@@ -62,15 +63,16 @@ pub(crate) struct RunArgs {
     /// Run cases on this many devices side by side: software devices
     /// (default: the host's cores) or HIP worker processes (default: one
     /// per visible device of the selected device's target; more than the
-    /// devices share them round robin). Records stay in case order.
-    #[arg(long)]
+    /// devices share them round robin). Records stay in case order. 1 to 256.
+    #[arg(long, value_parser = jobs_value)]
     pub(crate) jobs: Option<usize>,
     /// HIP: put up to this many compatible cases (same kernel, wave size,
     /// waves per group, rounds and LDS size class) in one launch, each in
     /// workgroups of its own; 1 is one case per launch. A batch that faults
     /// or times out is run again one case per launch. The software device
-    /// always runs one case per launch.
-    #[arg(long, default_value_t = dsxor::backend::conformance::DEFAULT_BATCH)]
+    /// always runs one case per launch. 1 to 256 (the cases a batch is
+    /// drawn from).
+    #[arg(long, default_value_t = dsxor::backend::conformance::DEFAULT_BATCH, value_parser = batch_value)]
     pub(crate) batch: usize,
 }
 
@@ -122,7 +124,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         None => rand::random::<u64>(),
     };
     let policy = policy_of(&args.dev)?;
-    let minimize_time = parse_duration("minimize-budget", &args.minimize_budget)?;
+    let minimize_time = args.minimize_budget;
     use dsxor::gen::odds;
     if !(args.confidence > 0.0 && args.confidence < 1.0) {
         return Err(bad_input(odds::OddsError::Confidence(args.confidence)));
@@ -131,14 +133,6 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         Some(r) => Some(odds::events_needed(r, args.confidence).map_err(bad_input)?),
         None => None,
     };
-    if args.jobs == Some(0) {
-        return Err(bad_input(anyhow::anyhow!("--jobs 0: expected at least 1")));
-    }
-    if args.batch == 0 {
-        return Err(bad_input(anyhow::anyhow!(
-            "--batch 0: expected at least 1 (1 runs one case per launch)"
-        )));
-    }
     let mut req = device_request(&args.dev, waves)?;
     req.batch = args.batch;
     dsxor::report::results::check_writable(Some(&args.out), args.junit.as_deref())
@@ -223,6 +217,13 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
                     "--rate: the selected patterns have no contended lane-op; no run length shows such a fault"
                 ))
             })?;
+            if cases == u64::MAX {
+                return Err(bad_input(anyhow::anyhow!(
+                    "--rate {:e}: the claim needs {events} contended lane-ops, more cases than a \
+                     run can count at this selection's mean; choose a larger rate",
+                    args.rate.unwrap_or(1.0)
+                )));
+            }
             eprintln!(
                 "dsxor: sized to the claim: a fault hitting {} contended lane-ops shows with \
                  probability {} in {events} of them: about {cases} cases of this selection",
@@ -311,6 +312,10 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         .map_err(|e| {
             let code = if e.failures_found() > 0 {
                 dsxor::exit::FAIL
+            } else if e.is_refusal() {
+                // A path refused only when written (a FIFO whose reader
+                // went away): still the user's path.
+                dsxor::exit::USAGE
             } else {
                 dsxor::exit::ENVIRONMENT
             };
@@ -338,6 +343,13 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         run_json(&out, claim.as_deref(), args.junit.as_deref());
     }
     Ok(out.exit_code)
+}
+
+/// clap value parser of `--batch`: 1 (one case per launch) to
+/// `BATCH_WINDOW`, the run of consecutive cases a batch is drawn from (a
+/// larger value would batch no more).
+fn batch_value(text: &str) -> Result<usize, String> {
+    count_in(text, 1, dsxor::backend::conformance::BATCH_WINDOW)
 }
 
 /// `run --json`: the run's verdict, exit code, files and counts.

@@ -67,8 +67,22 @@ pub fn parse_entries(data: &[u8]) -> Result<Vec<BundleEntry>, CodeObjectError> {
         let id = b.slice(off + 24, id_len, &format!("id of {what}"))?;
         off = off + 24 + id_len;
         b.slice(offset, size, &format!("contents of {what}"))?;
+        // Ids are target triples and ids, ASCII text (ClangOffloadBundler.rst,
+        // "Bundle Entry ID"): anything else is a damaged bundle, said so
+        // rather than read as some other entry.
+        let id = std::str::from_utf8(id)
+            .map_err(|e| CodeObjectError::Bundle(format!("the id of {what} is not text: {e}")))?;
+        // clang-offload-bundler refuses to write two entries of one id
+        // ("Duplicate targets are not allowed", clang/test/Driver/
+        // clang-offload-bundler.c); which of two a runtime loads is
+        // unspecified, so dsxor refuses to choose too, in every command.
+        if entries.iter().any(|e: &BundleEntry| e.id == id) {
+            return Err(CodeObjectError::Bundle(format!(
+                "two entries have the id `{id}` (a bundle holds one entry per target)"
+            )));
+        }
         entries.push(BundleEntry {
-            id: String::from_utf8_lossy(id).into_owned(),
+            id: id.to_string(),
             offset,
             size,
         });

@@ -8,7 +8,8 @@
 //! - `kernarg::build_kernarg` lays out a kernarg segment from a kernel's
 //!   metadata as the HIP runtime does.
 //! - `patch::patch_ds_offset` rewrites OFFSET0/OFFSET1 of a kernel's one
-//!   `ds_xor_rtn_b64`.
+//!   `ds_xor_rtn_b64`; `patch::patch_site_offset` those of whatever DS
+//!   instruction sits at the kernel's site label (a deliberate mutant).
 //! - `embedded()` lists the objects build.rs embedded.
 
 pub mod bundle;
@@ -29,7 +30,7 @@ pub use ds::DsInstruction;
 pub use embedded::{embedded, find_embedded, EmbeddedObject, Origin};
 pub use kernarg::{build_kernarg, Kernarg, LaunchDims};
 pub use metadata::{KernelArg, KernelMetadata, Metadata, ValueKind};
-pub use patch::{find_ds_xor_site, patch_ds_offset};
+pub use patch::{find_ds_xor_site, patch_ds_offset, patch_site_offset};
 pub use target::{generic_family, Feature, TargetId};
 
 use elf::{Bytes, ElfHeader, Section, Symbol};

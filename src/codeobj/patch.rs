@@ -99,6 +99,41 @@ pub fn patch_ds_offset(
     kernel: &str,
     new_offset: u16,
 ) -> Result<Vec<u8>, CodeObjectError> {
+    let co = elf_to_patch(bytes, kernel)?;
+    let vaddr = find_ds_xor_site(&co, kernel)?;
+    patch_at(&co, bytes, kernel, vaddr, new_offset)
+}
+
+/// A copy of the code object `bytes` (plain ELF) whose `kernel` issues the
+/// DS instruction at its `<kernel>.ds_xor_site` label, whatever it is, with
+/// `{offset1, offset0} = new_offset`: for a deliberate mutant
+/// (`--allow-mutant`, a `ds_or_rtn_b64` where the `ds_xor_rtn_b64` should
+/// be), so that it is judged at every offset of the suite. The label is
+/// required (without it there is no telling which instruction is the site).
+pub fn patch_site_offset(
+    bytes: &[u8],
+    kernel: &str,
+    new_offset: u16,
+) -> Result<Vec<u8>, CodeObjectError> {
+    let co = elf_to_patch(bytes, kernel)?;
+    let label = site_symbol(kernel);
+    let site = co
+        .symbol_vaddr(&label)
+        .ok_or_else(|| CodeObjectError::Patch {
+            kernel: kernel.to_string(),
+            why: format!("it has no {label} label to find its site by"),
+        })?;
+    if let (None, found) = what_is_at(&co, site) {
+        return Err(CodeObjectError::Patch {
+            kernel: kernel.to_string(),
+            why: format!("its label {label} ({site:#x}) holds {found}"),
+        });
+    }
+    patch_at(&co, bytes, kernel, site, new_offset)
+}
+
+/// `bytes` parsed, refused unless a plain ELF.
+fn elf_to_patch(bytes: &[u8], kernel: &str) -> Result<CodeObject, CodeObjectError> {
     let co = CodeObject::parse(bytes)?;
     if co.container != Container::Elf {
         return Err(CodeObjectError::Patch {
@@ -107,7 +142,18 @@ pub fn patch_ds_offset(
                 .into(),
         });
     }
-    let vaddr = find_ds_xor_site(&co, kernel)?;
+    Ok(co)
+}
+
+/// A copy of `bytes` with the DS instruction at `vaddr` re-encoded with
+/// `new_offset`.
+fn patch_at(
+    co: &CodeObject,
+    bytes: &[u8],
+    kernel: &str,
+    vaddr: u64,
+    new_offset: u16,
+) -> Result<Vec<u8>, CodeObjectError> {
     let off = co.file_offset(vaddr, 8)? as usize;
     let mut out = bytes.to_vec();
     let slot = out

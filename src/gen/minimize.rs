@@ -47,9 +47,17 @@ impl Default for Budget {
 
 /// Shrink `case`, which fails, while `still_fails` says the candidate fails
 /// (the caller decides what "the same failure" means).
-pub fn minimize(
+pub fn minimize(case: &Case, budget: Budget, still_fails: impl FnMut(&Case) -> bool) -> Minimized {
+    minimize_until(case, budget, || false, still_fails)
+}
+
+/// [`minimize`], also ended before any try at which `stop` says so (the
+/// best case so far kept, `budget_exhausted` set): a signal asking the run
+/// to stop must not wait out the rest of the time budget.
+pub fn minimize_until(
     case: &Case,
     budget: Budget,
+    stop: impl Fn() -> bool,
     mut still_fails: impl FnMut(&Case) -> bool,
 ) -> Minimized {
     let start = Instant::now();
@@ -71,7 +79,7 @@ pub fn minimize(
                 let Some(candidate) = candidates.into_iter().skip(skip).find(|c| c != &best) else {
                     break;
                 };
-                if start.elapsed() >= budget.time || stats.tries >= budget.max_tries {
+                if start.elapsed() >= budget.time || stats.tries >= budget.max_tries || stop() {
                     stats.budget_exhausted = true;
                     break 'fixpoint;
                 }

@@ -16,7 +16,25 @@ pub enum OddsError {
     Confidence(f64),
     #[error("--rate {0}: expected a probability in (0, 1]")]
     Rate(f64),
+    /// The run the claim needs has more events, or cases, than a run can
+    /// count (its counters are u64): refused rather than started with a
+    /// saturated target whose printed claim would be false.
+    #[error(
+        "--rate {rate:e} at --confidence {confidence}: the claim needs about {needed:.3e} {unit}, \
+         more than a run can count ({max:.3e}); choose a larger rate"
+    )]
+    Uncountable {
+        rate: f64,
+        confidence: f64,
+        needed: f64,
+        unit: &'static str,
+        max: f64,
+    },
 }
+
+/// 2^64 as a double: the first count a u64 cannot hold (`u64::MAX as f64`
+/// rounds up to it).
+const COUNT_LIMIT: f64 = 18_446_744_073_709_551_616.0;
 
 fn check(c: f64, r: f64) -> Result<(), OddsError> {
     if !(c > 0.0 && c < 1.0) {
@@ -32,7 +50,17 @@ fn check(c: f64, r: f64) -> Result<(), OddsError> {
 /// ⌈−ln(1 − c) / r⌉ (the rule of the issue and of MC Mutants).
 pub fn events_needed(r: f64, c: f64) -> Result<u64, OddsError> {
     check(c, r)?;
-    Ok((-(1.0 - c).ln() / r).ceil() as u64)
+    let needed = (-(1.0 - c).ln() / r).ceil();
+    if needed >= COUNT_LIMIT {
+        return Err(OddsError::Uncountable {
+            rate: r,
+            confidence: c,
+            needed,
+            unit: "contended lane-ops",
+            max: COUNT_LIMIT,
+        });
+    }
+    Ok(needed as u64)
 }
 
 /// Probability that `n` events show a fault of rate `r`: 1 − (1 − r)^n.
@@ -98,7 +126,15 @@ pub fn cases_for_events(sample: &crate::gen::SuiteSpec, events: u64) -> Option<u
         return None;
     }
     let mean = total as f64 / plan.len() as f64;
-    Some(((events as f64 / mean).ceil() as u64).max(1))
+    // At least one contended lane-op per case on average for any selection
+    // with one at all is not guaranteed: saturate rather than wrap (the
+    // caller refuses a count this large before it runs).
+    let cases = (events as f64 / mean).ceil();
+    Some(if cases >= COUNT_LIMIT {
+        u64::MAX
+    } else {
+        (cases as u64).max(1)
+    })
 }
 
 /// "1 in 10^5" style text for a rate.
@@ -150,6 +186,15 @@ mod tests {
         assert!(events_needed(0.1, 1.0).is_err());
         assert!(events_needed(0.1, 0.0).is_err());
         assert!(events_needed(1.5, 0.5).is_err());
+        // 6.9e300 lane-ops: refused, not saturated at u64::MAX.
+        match events_needed(1e-300, 0.999) {
+            Err(OddsError::Uncountable { needed, .. }) => {
+                assert!((needed / 6.907755e300 - 1.0).abs() < 1e-6, "{needed}")
+            }
+            other => panic!("{other:?}"),
+        }
+        // The largest countable claim still sizes.
+        assert!(events_needed(1e-18, 0.999).is_ok());
     }
 
     #[test]

@@ -86,17 +86,17 @@ fn list(attempts: &[LoadAttempt]) -> String {
 }
 
 impl HipError {
-    /// The error on one line (the load error lists its attempts inline),
-    /// for one-line notices such as backend selection's.
+    /// The error on one short line, for one-line notices such as backend
+    /// selection's and `info`'s device line: the load error counts its
+    /// attempts instead of listing them (the list, ten paths and their
+    /// reasons, is a thousand characters; `dsxor info` prints it once, one
+    /// attempt a line).
     pub fn one_line(&self) -> String {
         match self {
             HipError::LibraryNotFound { attempts } => format!(
-                "libamdhip64 could not be loaded (tried {})",
-                attempts
-                    .iter()
-                    .map(|a| a.to_string())
-                    .collect::<Vec<_>>()
-                    .join("; ")
+                "libamdhip64 could not be loaded ({} candidates tried; `dsxor info` lists each \
+                 and why)",
+                attempts.len()
             ),
             other => other.to_string(),
         }

@@ -202,6 +202,15 @@ fn write_error(e: crate::report::results::ResultsError) -> RecordError {
             path,
             cause: std::io::Error::other(why),
         },
+        ResultsError::Output(crate::report::output::OutputError::Io { path, cause }) => {
+            RecordError::Write { path, cause }
+        }
+        ResultsError::Output(crate::report::output::OutputError::Refused { path, why }) => {
+            RecordError::Write {
+                path,
+                cause: std::io::Error::other(why),
+            }
+        }
     }
 }
 

@@ -6,5 +6,6 @@ pub mod bench_record;
 pub mod console;
 pub mod junit;
 pub mod markdown;
+pub mod output;
 pub mod results;
 pub mod svg;

@@ -5,8 +5,9 @@
 //! - `.cases.jsonl`: one JSON line per finished case, appended and flushed
 //!   as the run goes, so a crash or kill keeps every finished case (a reader
 //!   ignores a last line that has no newline);
-//! - `.json`: the final report, written to a temporary file in the same
-//!   directory and renamed into place, so it is either complete or absent.
+//! - `.json`: the final report, written by the output-path policy
+//!   (`report::output`): to a temporary file in the same directory, renamed
+//!   into place, so it is either complete or absent.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
@@ -44,6 +45,20 @@ pub enum ResultsError {
     },
     #[error("{path} is not a dsxor results file: {why}")]
     Malformed { path: PathBuf, why: String },
+    /// An output path refused or not written (`report::output`).
+    #[error(transparent)]
+    Output(#[from] super::output::OutputError),
+}
+
+impl ResultsError {
+    /// The user's path was refused (exit 2), as opposed to a write that
+    /// failed on an accepted one (exit 3).
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            ResultsError::Output(super::output::OutputError::Refused { .. })
+        )
+    }
 }
 
 /// One code object a run used.
@@ -657,77 +672,28 @@ pub fn write_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), ResultsE
     write_text_atomic(path, &text)
 }
 
-/// Write `text` to `path` through a temporary file in the same directory
-/// (`tempfile`, unique name) persisted by rename: readers see the old file
-/// or the whole new one, never a torn or empty one; on any error the
-/// temporary file is removed.
+/// Write `text` to `path` by the output-path policy (`report::output`):
+/// a file is replaced atomically, a device or FIFO written in place, a
+/// directory refused.
 pub fn write_text_atomic(path: &Path, text: &str) -> Result<(), ResultsError> {
-    let err = |source| ResultsError::Write {
-        path: path.to_path_buf(),
-        cause: source,
-    };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{file_name}."))
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(err)?;
-    tmp.write_all(text.as_bytes())
-        .and_then(|_| tmp.as_file().sync_all())
-        .map_err(err)?;
-    tmp.persist(path).map_err(|e| err(e.error))?;
-    Ok(())
+    Ok(super::output::write(path, text.as_bytes())?)
 }
 
-/// Write `text` as a new file in `dir` named `<stem>.<ext>`, or
-/// `<stem>-2.<ext>`, `-3`… when that name is taken (two runs started in
-/// the same second): written to a temporary file first and persisted
-/// without replacing anything, so no record is ever lost to another and
-/// none is left torn or empty. Returns the path written.
+/// Write `text` as a new file in `dir` named `<stem>.<ext>` (or `-2`, `-3`…
+/// when taken), never replacing one (`report::output::write_new`).
 pub fn write_new_file(
     dir: &Path,
     stem: &str,
     ext: &str,
     text: &str,
 ) -> Result<PathBuf, ResultsError> {
-    let first = dir.join(format!("{stem}.{ext}"));
-    let err = |path: &Path, cause| ResultsError::Write {
-        path: path.to_path_buf(),
-        cause,
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{stem}."))
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|e| err(&first, e))?;
-    tmp.write_all(text.as_bytes())
-        .and_then(|_| tmp.as_file().sync_all())
-        .map_err(|e| err(&first, e))?;
-    for n in 1u32.. {
-        let path = if n == 1 {
-            first.clone()
-        } else {
-            dir.join(format!("{stem}-{n}.{ext}"))
-        };
-        match tmp.persist_noclobber(&path) {
-            Ok(_) => return Ok(path),
-            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => tmp = e.file,
-            Err(e) => return Err(err(&path, e.error)),
-        }
-    }
-    Err(err(&first, std::io::Error::other("no free file name")))
+    Ok(super::output::write_new(dir, stem, ext, text.as_bytes())?)
 }
 
 /// Fail now, before any case runs, if `dir` cannot take files (it is
-/// created if missing) or `file`'s directory cannot: a run must not do all
-/// its work and then lose it to a bad path.
+/// created if missing) or `file` cannot be written by the output-path
+/// policy (`report::output::check`): a run must not do all its work and
+/// then lose it to a bad path.
 pub fn check_writable(dir: Option<&Path>, file: Option<&Path>) -> Result<(), ResultsError> {
     if let Some(dir) = dir {
         fs::create_dir_all(dir).map_err(|source| ResultsError::CreateDir {
@@ -740,18 +706,7 @@ pub fn check_writable(dir: Option<&Path>, file: Option<&Path>) -> Result<(), Res
         })?;
     }
     if let Some(file) = file {
-        let err = |source| ResultsError::Write {
-            path: file.to_path_buf(),
-            cause: source,
-        };
-        if file.is_dir() {
-            return Err(err(std::io::Error::other("it is a directory")));
-        }
-        let parent = match file.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        tempfile::tempfile_in(parent).map_err(err)?;
+        super::output::check(file)?;
     }
     Ok(())
 }

@@ -14,7 +14,7 @@ use crate::backend::conformance::{
 use crate::backend::BackendError;
 use crate::case::{Case, WaveSize};
 use crate::exit;
-use crate::gen::minimize::{minimize, Budget, MinimizeStats};
+use crate::gen::minimize::{minimize_until, Budget, MinimizeStats};
 use crate::gen::{case_digest, Generated, Pattern, SuiteSpec};
 use crate::report::console::{summary_table, Progress};
 use crate::report::junit::write_junit;
@@ -82,6 +82,14 @@ impl RunError {
         match self {
             RunError::Unwritten { failed, .. } => *failed,
             _ => 0,
+        }
+    }
+
+    /// An output path refused by the output-path policy (the user's, 2).
+    pub fn is_refusal(&self) -> bool {
+        match self {
+            RunError::Results(e) | RunError::Unwritten { error: e, .. } => e.is_refusal(),
+            RunError::Repro(_) => false,
         }
     }
 }
@@ -190,8 +198,9 @@ pub fn shrink(
     let kind = RefCell::new(judgement.kind.clone());
     let env_error: RefCell<Option<BackendError>> = RefCell::new(None);
     let last: RefCell<Option<(DeviceOutcome, Judgement)>> = RefCell::new(None);
-    let m = minimize(case, budget, |candidate| {
-        if env_error.borrow().is_some() || super::stop::requested().is_some() {
+    let stopping = || super::stop::requested().is_some();
+    let m = minimize_until(case, budget, stopping, |candidate| {
+        if env_error.borrow().is_some() {
             return false;
         }
         match device.run_case(candidate) {

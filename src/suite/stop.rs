@@ -1,7 +1,11 @@
-//! A polite stop: SIGTERM (a CI cancel, a Slurm time limit) or SIGINT
-//! (Ctrl-C) asks the run to stop after the case in flight, so it still
-//! writes an `aborted` results file and JUnit; a second signal ends the
-//! process at once (exit 3), for a run stuck in a launch.
+//! A polite stop: SIGTERM (a CI cancel, a Slurm time limit, a Kubernetes
+//! pod deletion), SIGHUP (a closed terminal or SSH session) or SIGINT
+//! (Ctrl-C) asks the run to stop after the case in flight, minimization
+//! included, so it still writes an `aborted` results file and JUnit within
+//! about a second, well inside the grace period before SIGKILL (30 s by
+//! default in Kubernetes, `terminationGracePeriodSeconds`; Slurm's
+//! `KillWait`, 30 s by default); a second signal ends the process at once
+//! (exit 3), for a run stuck in a launch.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -21,12 +25,12 @@ fn flags() -> &'static Flags {
     })
 }
 
-/// Catch SIGTERM and SIGINT from now on (signal-hook's flag handlers: they
+/// Catch SIGTERM, SIGHUP and SIGINT from now on (signal-hook's flag handlers: they
 /// only store to atomics, which is async-signal-safe).
 pub fn watch_signals() -> std::io::Result<()> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let f = flags();
-    for sig in [SIGTERM, SIGINT] {
+    for sig in [SIGTERM, SIGHUP, SIGINT] {
         // Registered first, so it sees the flag as the earlier signal left
         // it: the second signal exits, the first only sets the flag.
         signal_hook::flag::register_conditional_shutdown(
@@ -56,6 +60,7 @@ pub fn requested() -> Option<String> {
     Some(match f.signal.load(Ordering::SeqCst) as i32 {
         signal_hook::consts::SIGTERM => "SIGTERM".to_string(),
         signal_hook::consts::SIGINT => "SIGINT".to_string(),
+        signal_hook::consts::SIGHUP => "SIGHUP".to_string(),
         n => format!("signal {n}"),
     })
 }

@@ -254,7 +254,7 @@ fn a_device_fault_through_hip_is_a_failed_case_with_a_repro() {
 /// The embedded gfx1100 wave32 object with every conformance kernel's
 /// `ds_xor_rtn_b64` turned into `ds_or_rtn_b64` (same operands, another DS
 /// opcode; the opcode from dsxor's LLVM-derived table, not typed here).
-fn patched_object(dir: &Path) -> PathBuf {
+pub(crate) fn patched_object(dir: &Path) -> PathBuf {
     use dsxor::isa::{op_by_name, DsInst, Family};
     let or = op_by_name(Family::Gfx11, "ds_or_rtn_b64")
         .expect("ds_or_rtn_b64 in the table")

@@ -168,6 +168,27 @@ impl<B: Backend> ConformanceDevice<B> {
     }
 }
 
+/// A dispatch error as the code of whoever answers for it (the table in
+/// docs/src/reference/exit-codes.md): with dsxor's own (embedded) object,
+/// a dispatch the runtime calls invalid and an instruction the software
+/// device cannot run are the runtime's or the device's trouble
+/// (environment, 3: the user gave no input); with the user's
+/// `--code-object` (origin `file`) both are that file's (bad input, 2).
+fn answerable(e: BackendError, object: &KernelObject) -> BackendError {
+    let users = object.origin == "file";
+    match e {
+        BackendError::Invalid(m) if !users => BackendError::Environment(format!(
+            "{m} (with dsxor's own code object {}, so not an input's fault)",
+            object.source
+        )),
+        BackendError::Unsupported(m) if users => {
+            BackendError::Invalid(format!("{m} (in {})", object.source))
+        }
+        BackendError::Unsupported(m) => BackendError::Environment(m),
+        e => e,
+    }
+}
+
 /// The bytes of the object `choose` picked.
 fn chosen_bytes<'a>(
     objects: &'a [KernelObject],
@@ -194,7 +215,11 @@ impl<B: Backend> CaseDevice for ConformanceDevice<B> {
         let (i, kernel, patched) = self.choose(case)?;
         let bytes = chosen_bytes(&self.objects, &self.patched, i, &kernel, patched);
         let dispatch = dispatch_for(case, bytes, &kernel, self.timeout);
-        match self.backend.dispatch(&dispatch) {
+        match self
+            .backend
+            .dispatch(&dispatch)
+            .map_err(|e| answerable(e, &self.objects[i]))
+        {
             Ok(done) => Ok(DeviceOutcome::Completed {
                 observation: observation(case, &done)?,
                 device_us: done.elapsed.as_micros() as u64,
@@ -252,7 +277,11 @@ impl<B: Backend> CaseDevice for ConformanceDevice<B> {
         let (i, kernel, patched) = self.choose(first)?;
         let bytes = chosen_bytes(&self.objects, &self.patched, i, &kernel, patched);
         let dispatch = dispatch_for_batch(cases, bytes, &kernel, self.timeout);
-        match self.backend.dispatch(&dispatch) {
+        match self
+            .backend
+            .dispatch(&dispatch)
+            .map_err(|e| answerable(e, &self.objects[i]))
+        {
             Ok(done) => {
                 // Each case's share of the launch's device time.
                 let device_us = (done.elapsed.as_micros() / cases.len() as u128) as u64;

@@ -41,8 +41,28 @@ pub fn codeobj_kernels(bytes: &[u8]) -> Result<Vec<String>, String> {
 }
 
 /// `PatchOffset` over a real code object (`codeobj::patch_ds_offset`).
+///
+/// A kernel whose site label holds another DS instruction is patched at
+/// that instruction (`codeobj::patch_site_offset`): such an object reaches
+/// a run only as a deliberate mutant, since `file_object` refuses it
+/// without `--allow-mutant`, and a mutant must be judged at every offset of
+/// the suite, not stop the run at the first case that needs a patch.
 pub fn codeobj_patch(bytes: &[u8], kernel: &str, offset: u16) -> Result<Vec<u8>, String> {
-    crate::codeobj::patch_ds_offset(bytes, kernel, offset).map_err(|e| e.to_string())
+    use crate::codeobj::{patch_ds_offset, patch_site_offset, CodeObject};
+    match patch_ds_offset(bytes, kernel, offset) {
+        Ok(b) => Ok(b),
+        Err(e) => {
+            let holds_another = CodeObject::parse(bytes)
+                .ok()
+                .and_then(|co| co.symbol_vaddr(&crate::codeobj::patch::site_symbol(kernel)))
+                .is_some();
+            if holds_another {
+                patch_site_offset(bytes, kernel, offset).map_err(|e| e.to_string())
+            } else {
+                Err(e.to_string())
+            }
+        }
+    }
 }
 
 /// The embedded conformance objects for a processor (`gfx1100`), one per

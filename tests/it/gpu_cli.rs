@@ -567,7 +567,7 @@ fn peaks_now(pid: u32, peaks: &mut std::collections::BTreeMap<u32, u64>) {
 
 /// Memory stays bounded: every dsxor process of a HIP run — the parent and each worker
 /// — peaks under 64 MiB, whatever the case mix: batches are capped in bytes
-/// (`LAUNCH_BYTES_CAP`), buffers travel the worker protocol as base64, no
+/// (`LAUNCH_BYTES_CAP`), buffers travel the worker protocol as raw bytes, no
 /// outcome is buffered by serde, and the parent keeps a bounded part of its
 /// window. The largest cases of the generator (one-address and uniform,
 /// wave64: ~0.2 MB of buffers each on average, batched 64 at a time

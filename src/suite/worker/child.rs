@@ -6,8 +6,8 @@ use std::io::{BufRead, Write};
 use std::time::Duration;
 
 use super::wire::{
-    b64, foreign_version, write_line, CodeCache, Request, Response, Setup, WireBatch, WireCase,
-    WireError, WireLaunch, WireObject, WireOutcome, LINE_TAG,
+    read_frame, write_frame, Blobs, CodeCache, Incoming, Payload, Request, Response, Setup,
+    WireBatch, WireError, WireLaunch, WireOutcome,
 };
 use super::PARENT_PID;
 use crate::backend::conformance::{BatchOutcome, CaseDevice, ConformanceDevice, DeviceOutcome};
@@ -44,52 +44,74 @@ pub fn die_with_parent() {
 /// The child's side: serve requests from `input` on the one HIP device this
 /// process sees, answering on `output`, until `input` closes. Returns after
 /// a retiring answer too (the caller exits; the parent kills it anyway).
-pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
+pub fn serve(mut input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
     let mut device: Option<ConformanceDevice<HipBackend>> = None;
     let mut code = CodeCache::default();
-    for line in input.lines() {
-        let line = line?;
-        if let Some(msg) = foreign_version(&line) {
-            write_line(&mut output, &Response::Error(WireError::Invalid(msg)))?;
-            return Ok(());
-        }
-        let Some(body) = line.strip_prefix(LINE_TAG) else {
-            continue;
+    let error = |msg: String| Response::Error(WireError::Invalid(msg));
+    loop {
+        let (json, payload) = match read_frame(&mut input) {
+            Ok(None) => return Ok(()),
+            Ok(Some(Incoming::Frame { json, payload })) => (json, payload),
+            Ok(Some(Incoming::Foreign(msg))) => {
+                return write_frame(&mut output, &error(msg), &Blobs::default());
+            }
+            // A damaged header or a frame cut short: the stream cannot be
+            // resynchronised, so say why and stop.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::InvalidData | std::io::ErrorKind::UnexpectedEof
+                ) =>
+            {
+                let msg = format!("worker: unreadable request frame: {e}");
+                return write_frame(&mut output, &error(msg), &Blobs::default());
+            }
+            Err(e) => return Err(e),
         };
-        let request: Result<Request, _> = serde_json::from_str(body);
-        // The line's text is not needed again: a batch is not held twice.
-        drop(line);
-        let request = match request {
+        let request: Request = match serde_json::from_slice(&json) {
             Ok(r) => r,
             Err(e) => {
                 let msg = format!("worker: unreadable request: {e}");
-                write_line(&mut output, &Response::Error(WireError::Invalid(msg)))?;
+                write_frame(&mut output, &error(msg), &Blobs::default())?;
                 continue;
             }
         };
-        let response = respond(request, &mut device, &mut code);
+        // The JSON is not needed again: a batch is not held twice.
+        drop(json);
+        let mut blobs = Blobs::default();
+        let response = respond(
+            request,
+            Payload(&payload),
+            &mut blobs,
+            &mut device,
+            &mut code,
+        );
+        drop(payload);
         let retire = matches!(
             response,
             Response::Outcome { retire: true, .. }
                 | Response::Batch { retire: true, .. }
                 | Response::Launch { retire: true, .. }
         );
-        write_line(&mut output, &response)?;
+        write_frame(&mut output, &response, &blobs)?;
         if retire {
             return Ok(());
         }
     }
-    Ok(())
 }
 
+/// The answer to `request`, whose buffers are in `payload`; the answer's
+/// buffers go to `blobs`.
 fn respond(
     request: Request,
+    payload: Payload<'_>,
+    blobs: &mut Blobs,
     device: &mut Option<ConformanceDevice<HipBackend>>,
     code: &mut CodeCache,
 ) -> Response {
     let unreadable = |e: String| Response::Error(WireError::Invalid(format!("worker: {e}")));
     match (request, device.as_mut()) {
-        (Request::Setup(setup), _) => match open_child(&setup) {
+        (Request::Setup(setup), _) => match open_child(&setup, payload) {
             Ok(d) => {
                 let info = d.info().clone();
                 *device = Some(d);
@@ -104,8 +126,7 @@ fn respond(
             "worker: a case arrived before the setup".into(),
         )),
         (Request::Dispatch(w), Some(d)) => {
-            use base64::Engine;
-            let bytes = match code.decode(&w.code) {
+            let bytes = match code.decode(&w.code, payload) {
                 Ok(b) => b,
                 Err(e) => return unreadable(e),
             };
@@ -113,12 +134,8 @@ fn respond(
                 .buffers
                 .iter()
                 .enumerate()
-                .map(|(i, b)| {
-                    b64()
-                        .decode(b)
-                        .map_err(|e| format!("buffer {i}: not base64: {e}"))
-                })
-                .collect::<Result<Vec<_>, _>>()
+                .map(|(i, b)| Ok(payload.bytes(*b, &format!("buffer {i}"))?.to_vec()))
+                .collect::<Result<Vec<_>, String>>()
             {
                 Ok(b) => b,
                 Err(e) => return unreadable(e),
@@ -133,7 +150,7 @@ fn respond(
                 args: w.args.iter().map(|a| a.to_arg()).collect(),
                 timeout: Duration::from_millis(w.timeout_ms),
             };
-            match WireLaunch::from_result(d.backend_mut().dispatch(&dispatch)) {
+            match WireLaunch::from_result(d.backend_mut().dispatch(&dispatch), blobs) {
                 Ok(outcome) => Response::Launch {
                     // A fault or a timeout: a sticky error or a kernel that
                     // never ends; nothing more runs in this process.
@@ -144,7 +161,7 @@ fn respond(
             }
         }
         (Request::Run(case), Some(d)) => {
-            let case = match case.to_case() {
+            let case = match case.to_case(payload) {
                 Ok(c) => c,
                 Err(e) => return unreadable(e),
             };
@@ -152,7 +169,7 @@ fn respond(
                 Ok(outcome) => {
                     let retire = !matches!(outcome, DeviceOutcome::Completed { .. });
                     Response::Outcome {
-                        outcome: WireOutcome::from_outcome(&outcome),
+                        outcome: WireOutcome::from_outcome(&outcome, blobs),
                         retire,
                     }
                 }
@@ -162,7 +179,7 @@ fn respond(
         (Request::RunBatch(wire), Some(d)) => {
             let cases = match wire
                 .iter()
-                .map(WireCase::to_case)
+                .map(|c| c.to_case(payload))
                 .collect::<Result<Vec<_>, _>>()
             {
                 Ok(c) => c,
@@ -176,14 +193,14 @@ fn respond(
                     drop(cases);
                     let retire = !matches!(outcome, BatchOutcome::Each(_));
                     Response::Batch {
-                        outcome: WireBatch::from_batch(&outcome),
+                        outcome: WireBatch::from_batch(&outcome, blobs),
                         retire,
                     }
                 }
                 Err(e) => Response::Error(WireError::from_backend(e)),
             }
         }
-        (Request::Identity(case), Some(d)) => match case.to_case() {
+        (Request::Identity(case), Some(d)) => match case.to_case(payload) {
             Ok(case) => match d.kernel_identity(&case) {
                 Ok(k) => Response::Identity(k),
                 Err(e) => Response::Error(WireError::from_backend(e)),
@@ -193,11 +210,14 @@ fn respond(
     }
 }
 
-fn open_child(setup: &Setup) -> Result<ConformanceDevice<HipBackend>, WireError> {
+fn open_child(
+    setup: &Setup,
+    payload: Payload<'_>,
+) -> Result<ConformanceDevice<HipBackend>, WireError> {
     let objects = setup
         .objects
         .iter()
-        .map(WireObject::to_object)
+        .map(|o| o.to_object(payload))
         .collect::<Result<Vec<_>, _>>()
         .map_err(WireError::Invalid)?;
     // The parent made this process see exactly one device: ordinal 0.
@@ -215,7 +235,32 @@ mod tests {
     use crate::backend::conformance::KernelObject;
     use crate::backend::ArgValue;
     use crate::case::WaveSize;
-    use crate::suite::worker::wire::{WireArg, WireCode, WireDispatch};
+    use crate::suite::worker::wire::{
+        foreign_version, WireArg, WireCase, WireCode, WireDispatch, WireObject, LINE_TAG,
+    };
+
+    /// The answers `serve` wrote: every frame, in order.
+    fn answers(out: &[u8]) -> Vec<Response> {
+        let mut r = out;
+        let mut got = Vec::new();
+        while let Some(f) = read_frame(&mut r).unwrap() {
+            match f {
+                Incoming::Frame { json, .. } => got.push(serde_json::from_slice(&json).unwrap()),
+                Incoming::Foreign(m) => panic!("{m}"),
+            }
+        }
+        got
+    }
+
+    fn frame(request: &Request, blobs: &Blobs) -> Vec<u8> {
+        let mut v = Vec::new();
+        write_frame(&mut v, request, blobs).unwrap();
+        v
+    }
+
+    fn invalid(r: &Response, text: &str) -> bool {
+        matches!(r, Response::Error(WireError::Invalid(m)) if m.contains(text))
+    }
 
     #[test]
     fn protocol_round_trips_and_skips_foreign_lines() {
@@ -226,47 +271,44 @@ mod tests {
             origin: "file".into(),
             compiler: None,
         };
-        let back = WireObject::from_object(&o).to_object().unwrap();
+        let mut blobs = Blobs::default();
+        let wire = WireObject::from_object(&o, &mut blobs);
+        let back = wire.to_object(Payload(blobs.as_slice())).unwrap();
         assert_eq!(back.bytes, o.bytes);
         // A child with no device answers the stray case with an error and
         // ignores a line that is not the protocol's.
-        let input = format!(
-            "hello from a runtime\n{LINE_TAG}{}\n",
-            serde_json::to_string(&Request::Identity(Box::new(WireCase::from_case(
-                &crate::case::Case {
-                    pattern: "t".into(),
-                    index: 0,
-                    geometry: crate::case::Geometry {
-                        wave_size: WaveSize::Wave32,
-                        waves_per_group: 1,
-                        groups: 1
-                    },
-                    lds_bytes: 8,
-                    offset: 0,
-                    lds_init: vec![vec![0]],
-                    lanes: vec![],
-                    more_rounds: vec![],
-                }
-            ))))
-            .unwrap()
+        let mut blobs = Blobs::default();
+        let case = WireCase::from_case(
+            &crate::case::Case {
+                pattern: "t".into(),
+                index: 0,
+                geometry: crate::case::Geometry {
+                    wave_size: WaveSize::Wave32,
+                    waves_per_group: 1,
+                    groups: 1,
+                },
+                lds_bytes: 8,
+                offset: 0,
+                lds_init: vec![vec![0]],
+                lanes: vec![],
+                more_rounds: vec![],
+            },
+            &mut blobs,
         );
+        let mut input = b"hello from a runtime\n".to_vec();
+        input.extend(frame(&Request::Identity(Box::new(case)), &blobs));
         let mut out = Vec::new();
-        serve(input.as_bytes(), &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 1, "{text}");
-        let r: Response = serde_json::from_str(lines[0].strip_prefix(LINE_TAG).unwrap()).unwrap();
-        assert!(
-            matches!(r, Response::Error(WireError::Invalid(ref m)) if m.contains("before the setup")),
-            "{r:?}"
-        );
+        serve(input.as_slice(), &mut out).unwrap();
+        let got = answers(&out);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(invalid(&got[0], "before the setup"), "{got:?}");
     }
 
     #[test]
     fn a_launch_before_the_setup_is_refused() {
-        use base64::Engine;
+        let mut blobs = Blobs::default();
         let d = Request::Dispatch(Box::new(WireDispatch {
-            code: WireCode::Bytes(b64().encode([0u8; 4])),
+            code: WireCode::Bytes(blobs.put(&[0u8; 4])),
             kernel: "k".into(),
             groups: 1,
             block: 32,
@@ -275,32 +317,60 @@ mod tests {
             args: vec![WireArg::from_arg(&ArgValue::Buffer(0))],
             timeout_ms: 10,
         }));
-        let input = format!("{LINE_TAG}{}\n", serde_json::to_string(&d).unwrap());
         let mut out = Vec::new();
-        serve(input.as_bytes(), &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
-        let r: Response =
-            serde_json::from_str(text.trim_end().strip_prefix(LINE_TAG).unwrap()).unwrap();
-        assert!(
-            matches!(r, Response::Error(WireError::Invalid(ref m)) if m.contains("before the setup")),
-            "{r:?}"
-        );
+        serve(frame(&d, &blobs).as_slice(), &mut out).unwrap();
+        let got = answers(&out);
+        assert!(invalid(&got[0], "before the setup"), "{got:?}");
     }
 
     #[test]
     fn another_protocol_version_is_refused_not_ignored() {
-        let input = "dsxor-worker/1 {\"identity\":{}}\n";
-        let mut out = Vec::new();
-        serve(input.as_bytes(), &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 1, "{text}");
-        let r: Response = serde_json::from_str(lines[0].strip_prefix(LINE_TAG).unwrap()).unwrap();
-        assert!(
-            matches!(r, Response::Error(WireError::Invalid(ref m)) if m.contains("dsxor-worker/1 at the other end")),
-            "{r:?}"
-        );
-        assert_eq!(foreign_version(&format!("{LINE_TAG}{{}}")), None);
+        // Version 1, and version 3 (JSON lines with base64 buffers): the
+        // child answers in its own version and stops.
+        for (input, version) in [
+            ("dsxor-worker/1 {\"identity\":{}}\n", "dsxor-worker/1 "),
+            (
+                "dsxor-worker/3 {\"run\":{\"addr\":\"AAAAAA==\"}}\n",
+                "dsxor-worker/3 ",
+            ),
+        ] {
+            let mut out = Vec::new();
+            serve(input.as_bytes(), &mut out).unwrap();
+            assert!(out.starts_with(LINE_TAG.as_bytes()));
+            let got = answers(&out);
+            assert_eq!(got.len(), 1, "{got:?}");
+            let want = format!("{}at the other end", version);
+            assert!(invalid(&got[0], &want), "{got:?}");
+        }
+        assert_eq!(foreign_version(&format!("{LINE_TAG}0 0")), None);
         assert_eq!(foreign_version("hello"), None);
+    }
+
+    #[test]
+    fn a_damaged_frame_is_refused_with_its_reason() {
+        // A header that does not parse, one announcing more than a frame
+        // may hold, and a frame cut short: each answered, none a panic.
+        let cut = {
+            let mut f = frame(&Request::RunBatch(vec![]), &Blobs::default());
+            f.truncate(f.len() - 2);
+            f
+        };
+        for (input, why) in [
+            (
+                format!("{LINE_TAG}twelve 0\n").into_bytes(),
+                "unreadable frame header",
+            ),
+            (
+                format!("{LINE_TAG}2 {}\n{{}}", 1u64 << 40).into_bytes(),
+                "each at most",
+            ),
+            (cut, "unreadable request frame"),
+        ] {
+            let mut out = Vec::new();
+            serve(input.as_slice(), &mut out).unwrap();
+            let got = answers(&out);
+            assert_eq!(got.len(), 1, "{got:?}");
+            assert!(invalid(&got[0], why), "{why}: {got:?}");
+        }
     }
 }

@@ -16,12 +16,14 @@
 //! `exec` of the dsxor binary, never a `fork` of a process that has
 //! initialised HIP (HIP's threads and the KFD's per-process state do not
 //! survive a fork) — with `HIP_VISIBLE_DEVICES` naming one device, and talks
-//! to it over its stdin/stdout in JSON lines (`Request` → `Response`),
-//! each tagged with the protocol's version (`LINE_TAG`), every case buffer
-//! and observation as base64 of its little-endian words (`WireCase`,
-//! `WireOutcome`: a batch crosses the pipe at 4/3 of its bytes, not as
-//! decimal numbers) and every enum externally tagged (serde reads an
-//! internally tagged one through a buffered copy of the whole value):
+//! to it over its stdin/stdout in frames (`Request` → `Response`): a header
+//! line tagged with the protocol's version (`LINE_TAG`) and the sizes of
+//! the two parts that follow, a JSON value, then a payload holding every
+//! case buffer and observation as its raw little-endian bytes, which the
+//! JSON names by offset and length (`Blob`; `WireCase`, `WireOutcome`: a
+//! batch crosses the pipe at its own size, with no text encoding to make
+//! or undo), every enum externally tagged (serde reads an internally
+//! tagged one through a buffered copy of the whole value):
 //!
 //! - the parent sends the `Setup` (kernels, timeout, wave sizes), the child
 //!   opens HIP device 0 (the one it can see) and answers `Ready`;
@@ -54,8 +56,8 @@
 //! verdict: a crash of dsxor's own must not pass a case that expects a
 //! fault.
 //!
-//! Lines the child writes to stdout that do not start with `LINE_TAG` are
-//! ignored (a runtime may print there); its stderr is forwarded to the
+//! Lines the child writes to stdout between frames that do not start with
+//! `LINE_TAG` are ignored (a runtime may print there); its stderr is forwarded to the
 //! parent's with a `[worker N]` prefix, and its last lines kept for the
 //! fault message.
 //!

@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::wire::{
-    b64, foreign_version, write_line, CodeCache, Request, Response, Setup, WireArg, WireCase,
-    WireDispatch, WireObject, LINE_TAG,
+    read_frame, write_frame, Blobs, CodeCache, Incoming, Payload, Request, Response, Setup,
+    WireArg, WireCase, WireDispatch, WireObject,
 };
 use super::{PARENT_PID, VISIBLE_DEVICES};
 use crate::backend::conformance::{
@@ -69,9 +69,9 @@ pub fn visible_entry(
 struct Running {
     child: Child,
     stdin: ChildStdin,
-    /// The child's protocol lines, read by a thread so that waiting for an
+    /// The child's protocol frames, read by a thread so that waiting for an
     /// answer has a deadline; closed when the child's stdout closes.
-    answers: Receiver<std::io::Result<String>>,
+    answers: Receiver<std::io::Result<Incoming>>,
 }
 
 /// How long the parent waits for the child's answer to `Setup` (HIP's
@@ -172,9 +172,15 @@ impl WorkerDevice {
         });
         let (send, answers) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let end = line.is_err();
-                if send.send(line).is_err() || end {
+            let mut stdout = BufReader::with_capacity(1 << 16, stdout);
+            loop {
+                let frame = match read_frame(&mut stdout) {
+                    Ok(None) => return,
+                    Ok(Some(f)) => Ok(f),
+                    Err(e) => Err(e),
+                };
+                let end = frame.is_err();
+                if send.send(frame).is_err() || end {
                     return;
                 }
             }
@@ -184,17 +190,19 @@ impl WorkerDevice {
             stdin,
             answers,
         });
+        let mut blobs = Blobs::default();
         let setup = Setup {
             objects: self
                 .plan
                 .objects
                 .iter()
-                .map(WireObject::from_object)
+                .map(|o| WireObject::from_object(o, &mut blobs))
                 .collect(),
             timeout_ms: self.plan.timeout.as_millis() as u64,
         };
         let deadline = SETUP_DEADLINE + self.plan.timeout;
-        let info = match self.ask("the setup", Request::Setup(setup), deadline, |r| match r {
+        let request = (Request::Setup(setup), blobs);
+        let info = match self.ask("the setup", request, deadline, |r, _| match r {
             Response::Ready { info } => Ok((Ok(info), false)),
             other => Err(Box::new(other)),
         })? {
@@ -227,9 +235,9 @@ impl WorkerDevice {
     fn request<T>(
         &mut self,
         what: &str,
-        request: Request,
+        request: (Request, Blobs),
         deadline: Duration,
-        take: impl FnOnce(Response) -> Taken<T>,
+        take: impl FnOnce(Response, Payload<'_>) -> Taken<T>,
     ) -> Result<Result<T, Lost>, BackendError> {
         if self.running.is_none() {
             self.start()?;
@@ -237,8 +245,9 @@ impl WorkerDevice {
         self.ask(what, request, deadline, take)
     }
 
-    /// Send `request` (`what` names it in messages) to the running child
-    /// and read its answer with `take`: the answer of the kind asked for
+    /// Send `request` (`what` names it in messages; its buffers are the
+    /// `Blobs`) to the running child and read its answer with `take` (given
+    /// the answer's payload): the answer of the kind asked for
     /// gives its value (or why it is unreadable) and whether it retires the
     /// child; any other answer is given back. What can be a verdict on the
     /// work the child was running comes back as `Lost`: killed by a signal,
@@ -249,14 +258,14 @@ impl WorkerDevice {
     fn ask<T>(
         &mut self,
         what: &str,
-        request: Request,
+        request: (Request, Blobs),
         deadline: Duration,
-        take: impl FnOnce(Response) -> Taken<T>,
+        take: impl FnOnce(Response, Payload<'_>) -> Taken<T>,
     ) -> Result<Result<T, Lost>, BackendError> {
-        let answer = self.exchange(&request, deadline);
+        let answer = self.exchange(&request.0, &request.1, deadline);
         // A batch is not held while its answer is read.
         drop(request);
-        let response = match answer {
+        let (response, payload) = match answer {
             Ok(r) => r,
             // The policy of the module docs: a signal is the runtime ending
             // the process on a device fault; anything else is dsxor's or the
@@ -283,7 +292,7 @@ impl WorkerDevice {
                 return Err(self.env_error(e));
             }
         };
-        match take(response) {
+        match take(response, Payload(&payload)) {
             Ok((Ok(value), retire)) => {
                 if retire {
                     // A sticky error or a kernel that never ends: nothing
@@ -330,19 +339,24 @@ impl WorkerDevice {
     /// Send one request and read its answer. A child gone (EOF, broken
     /// pipe) is reaped and described; one that has not answered within
     /// `deadline` is killed (`Exchange::Hung`).
-    fn exchange(&mut self, request: &Request, deadline: Duration) -> Result<Response, Exchange> {
+    fn exchange(
+        &mut self,
+        request: &Request,
+        blobs: &Blobs,
+        deadline: Duration,
+    ) -> Result<(Response, Vec<u8>), Exchange> {
         let Some(r) = self.running.as_mut() else {
             return Err(Exchange::Io("no worker process".into()));
         };
-        if write_line(&mut r.stdin, request).is_err() {
+        if write_frame(&mut r.stdin, request, blobs).is_err() {
             return Err(Exchange::Died(self.reap()));
         }
         let until = Instant::now() + deadline;
         loop {
             let left = until.saturating_duration_since(Instant::now());
-            let line = match self.running.as_ref().map(|r| r.answers.recv_timeout(left)) {
+            let frame = match self.running.as_ref().map(|r| r.answers.recv_timeout(left)) {
                 None => return Err(Exchange::Io("no worker process".into())),
-                Some(Ok(Ok(line))) => line,
+                Some(Ok(Ok(frame))) => frame,
                 Some(Ok(Err(e))) => return Err(Exchange::Io(format!("reading the answer: {e}"))),
                 Some(Err(RecvTimeoutError::Disconnected)) => {
                     return Err(Exchange::Died(self.reap()))
@@ -352,18 +366,21 @@ impl WorkerDevice {
                     return Err(Exchange::Hung(deadline));
                 }
             };
-            if let Some(msg) = foreign_version(&line) {
-                self.stop();
-                return Err(Exchange::Io(msg));
-            }
-            let Some(body) = line.trim_end().strip_prefix(LINE_TAG) else {
-                continue; // not ours: a runtime printing to stdout
+            let (json, payload) = match frame {
+                Incoming::Foreign(msg) => {
+                    self.stop();
+                    return Err(Exchange::Io(msg));
+                }
+                Incoming::Frame { json, payload } => (json, payload),
             };
-            return serde_json::from_str(body).map_err(|e| {
-                // A batch's answer is megabytes: quote its start.
-                let start: String = body.chars().take(200).collect();
-                Exchange::Io(format!("unreadable answer: {e}: {start}"))
-            });
+            return match serde_json::from_slice(&json) {
+                Ok(response) => Ok((response, payload)),
+                Err(e) => {
+                    // Quote the JSON's start: a damaged answer can be long.
+                    let start: String = String::from_utf8_lossy(&json).chars().take(200).collect();
+                    Err(Exchange::Io(format!("unreadable answer: {e}: {start}")))
+                }
+            };
         }
     }
 
@@ -511,10 +528,11 @@ impl CaseDevice for WorkerDevice {
     }
 
     fn run_case(&mut self, case: &Case) -> Result<DeviceOutcome, BackendError> {
-        let request = Request::Run(Box::new(WireCase::from_case(case)));
+        let mut blobs = Blobs::default();
+        let request = Request::Run(Box::new(WireCase::from_case(case, &mut blobs)));
         let deadline = self.plan.timeout + ANSWER_GRACE;
-        let answer = self.request("a case", request, deadline, |r| match r {
-            Response::Outcome { outcome, retire } => Ok((outcome.to_outcome(), retire)),
+        let answer = self.request("a case", (request, blobs), deadline, |r, p| match r {
+            Response::Outcome { outcome, retire } => Ok((outcome.to_outcome(p), retire)),
             other => Err(Box::new(other)),
         })?;
         Ok(match answer {
@@ -547,9 +565,15 @@ impl CaseDevice for WorkerDevice {
         // The child's watchdog allows the launch timeout per case
         // (`dispatch_for_batch`); the answer may take that long plus grace.
         let deadline = self.plan.timeout.saturating_mul(cases.len().max(1) as u32) + ANSWER_GRACE;
-        let request = Request::RunBatch(cases.iter().map(|c| WireCase::from_case(c)).collect());
-        let answer = self.request("a batch", request, deadline, |r| match r {
-            Response::Batch { outcome, retire } => Ok((outcome.to_batch(), retire)),
+        let mut blobs = Blobs::default();
+        let request = Request::RunBatch(
+            cases
+                .iter()
+                .map(|c| WireCase::from_case(c, &mut blobs))
+                .collect(),
+        );
+        let answer = self.request("a batch", (request, blobs), deadline, |r, p| match r {
+            Response::Batch { outcome, retire } => Ok((outcome.to_batch(p), retire)),
             other => Err(Box::new(other)),
         })?;
         answer.map_err(|lost| {
@@ -566,9 +590,11 @@ impl CaseDevice for WorkerDevice {
     }
 
     fn kernel_identity(&mut self, case: &Case) -> Result<KernelIdentity, BackendError> {
-        let request = Request::Identity(Box::new(WireCase::from_case(case)));
+        let mut blobs = Blobs::default();
+        let request = Request::Identity(Box::new(WireCase::from_case(case, &mut blobs)));
         let deadline = SETUP_DEADLINE + self.plan.timeout;
-        let answer = self.request("a kernel identity", request, deadline, |r| match r {
+        let request = (request, blobs);
+        let answer = self.request("a kernel identity", request, deadline, |r, _| match r {
             Response::Identity(k) => Ok((Ok(k), false)),
             other => Err(Box::new(other)),
         })?;
@@ -606,25 +632,25 @@ impl Backend for WorkerDevice {
     }
 
     fn dispatch(&mut self, d: &Dispatch<'_>) -> Result<Completion, BackendError> {
-        use base64::Engine;
         if self.running.is_none() {
             // Before encoding: a fresh child resets the code cache.
             self.start()?;
         }
+        let mut blobs = Blobs::default();
         let request = Request::Dispatch(Box::new(WireDispatch {
-            code: self.code.encode(d.code_object),
+            code: self.code.encode(d.code_object, &mut blobs),
             kernel: d.kernel.to_string(),
             groups: d.groups,
             block: d.block,
             dynamic_lds: d.dynamic_lds,
-            buffers: d.buffers.iter().map(|b| b64().encode(b)).collect(),
+            buffers: d.buffers.iter().map(|b| blobs.put(b)).collect(),
             args: d.args.iter().map(WireArg::from_arg).collect(),
             timeout_ms: u64::try_from(d.timeout.as_millis()).unwrap_or(u64::MAX),
         }));
         let deadline = d.timeout.saturating_add(ANSWER_GRACE);
         let sizes: Vec<usize> = d.buffers.iter().map(Vec::len).collect();
-        let answer = self.request("a launch", request, deadline, |r| match r {
-            Response::Launch { outcome, retire } => Ok((outcome.to_result(&sizes), retire)),
+        let answer = self.request("a launch", (request, blobs), deadline, |r, p| match r {
+            Response::Launch { outcome, retire } => Ok((outcome.to_result(&sizes, p), retire)),
             other => Err(Box::new(other)),
         })?;
         match answer {

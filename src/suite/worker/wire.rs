@@ -1,10 +1,10 @@
-//! The `dsxor-worker/3` protocol: the line format (`LINE_TAG`, one JSON
-//! value per line), the requests and answers, and every case, outcome,
-//! kernel object and launch as it crosses the pipe. Both ends use these
-//! types; neither end's behaviour lives here.
+//! The `dsxor-worker/4` protocol: the frame format (a header line tagged
+//! `LINE_TAG`, a JSON value, raw payload bytes), the requests and answers,
+//! and every case, outcome, kernel object and launch as it crosses the pipe.
+//! Both ends use these types; neither end's behaviour lives here.
 
 use std::collections::VecDeque;
-use std::io::Write;
+use std::io::{BufRead, Write};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -13,14 +13,20 @@ use crate::backend::conformance::{BatchOutcome, DeviceOutcome, KernelIdentity, K
 use crate::backend::{ArgValue, BackendError, Completion, DeviceInfo};
 use crate::case::{Case, Geometry, LaneInput, Observation, Round, WaveSize};
 
-/// Every protocol line starts with this; the number is the protocol's
-/// version (2: buffers as base64, outcomes externally tagged; 3: raw
-/// launches, `Request::Dispatch`). A line of another version is refused,
-/// not skipped (`foreign_version`).
-pub const LINE_TAG: &str = "dsxor-worker/3 ";
+/// Every frame's header line starts with this; the number is the
+/// protocol's version (2: buffers as base64, outcomes externally tagged;
+/// 3: raw launches, `Request::Dispatch`; 4: binary frames, buffers as raw
+/// little-endian bytes after the JSON, named by `Blob`). A line of another
+/// version is refused, not skipped (`foreign_version`).
+pub const LINE_TAG: &str = "dsxor-worker/4 ";
 
 /// The start every version's lines share.
 const LINE_FAMILY: &str = "dsxor-worker/";
+
+/// The largest JSON or payload part a frame header may announce: far above
+/// any batch (a worker stays under 64 MiB), low enough that a damaged header
+/// is an error, not an allocation that ends the process.
+pub const MAX_FRAME_PART: usize = 1 << 30;
 
 /// A line of another version of the protocol (a dsxor binary of another
 /// version at the other end): the message to stop with.
@@ -36,32 +42,144 @@ pub(super) fn foreign_version(line: &str) -> Option<String> {
     ))
 }
 
-/// A kernel object on the wire (bytes as hex: JSON has no byte strings).
+/// A buffer in its frame's payload: `len` bytes from byte `at`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Blob {
+    pub at: u64,
+    pub len: u64,
+}
+
+/// The payload of a frame being built: every buffer appended as its raw
+/// (little-endian) bytes, named in the JSON by the `Blob` `put` returns.
+#[derive(Debug, Default)]
+pub struct Blobs {
+    bytes: Vec<u8>,
+}
+
+impl Blobs {
+    /// Bytes as they are.
+    pub fn put(&mut self, bytes: &[u8]) -> Blob {
+        let at = self.bytes.len();
+        self.bytes.extend_from_slice(bytes);
+        self.blob_from(at)
+    }
+
+    /// 64-bit words, little-endian.
+    pub fn words(&mut self, words: impl IntoIterator<Item = u64>) -> Blob {
+        let at = self.bytes.len();
+        for w in words {
+            self.bytes.extend_from_slice(&w.to_le_bytes());
+        }
+        self.blob_from(at)
+    }
+
+    /// 32-bit words, little-endian.
+    pub fn u32s(&mut self, words: impl IntoIterator<Item = u32>) -> Blob {
+        let at = self.bytes.len();
+        for w in words {
+            self.bytes.extend_from_slice(&w.to_le_bytes());
+        }
+        self.blob_from(at)
+    }
+
+    fn blob_from(&self, at: usize) -> Blob {
+        Blob {
+            at: at as u64,
+            len: (self.bytes.len() - at) as u64,
+        }
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+/// A received frame's payload, read through the `Blob`s its JSON names.
+#[derive(Clone, Copy, Debug)]
+pub struct Payload<'a>(pub &'a [u8]);
+
+impl<'a> Payload<'a> {
+    /// The blob's bytes; one past the payload is an error naming `what`.
+    pub fn bytes(&self, b: Blob, what: &str) -> Result<&'a [u8], String> {
+        let range = usize::try_from(b.at)
+            .ok()
+            .zip(usize::try_from(b.len).ok())
+            .and_then(|(at, len)| Some(at..at.checked_add(len)?));
+        range.and_then(|r| self.0.get(r)).ok_or_else(|| {
+            format!(
+                "{what}: {} bytes at {} are past the frame's {} payload bytes",
+                b.len,
+                b.at,
+                self.0.len()
+            )
+        })
+    }
+
+    /// The blob as a whole number of `N`-byte words.
+    fn chunks<const N: usize>(&self, b: Blob, what: &str) -> Result<Vec<[u8; N]>, String> {
+        let bytes = self.bytes(b, what)?;
+        if !bytes.len().is_multiple_of(N) {
+            return Err(format!(
+                "{what}: {} bytes, not a whole number of {N}-byte words",
+                bytes.len()
+            ));
+        }
+        Ok(bytes
+            .chunks_exact(N)
+            .map(|c| {
+                let mut a = [0u8; N];
+                a.copy_from_slice(c);
+                a
+            })
+            .collect())
+    }
+
+    /// The inverse of [`Blobs::words`].
+    pub fn words(&self, b: Blob, what: &str) -> Result<Vec<u64>, String> {
+        Ok(self
+            .chunks::<8>(b, what)?
+            .into_iter()
+            .map(u64::from_le_bytes)
+            .collect())
+    }
+
+    /// The inverse of [`Blobs::u32s`].
+    pub fn u32s(&self, b: Blob, what: &str) -> Result<Vec<u32>, String> {
+        Ok(self
+            .chunks::<4>(b, what)?
+            .into_iter()
+            .map(u32::from_le_bytes)
+            .collect())
+    }
+}
+
+/// A kernel object on the wire (its bytes in the payload).
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WireObject {
     pub wave: WaveSize,
-    pub bytes_hex: String,
+    pub bytes: Blob,
     pub source: String,
     pub origin: String,
     pub compiler: Option<String>,
 }
 
 impl WireObject {
-    pub fn from_object(o: &KernelObject) -> WireObject {
+    pub fn from_object(o: &KernelObject, blobs: &mut Blobs) -> WireObject {
         WireObject {
             wave: o.wave,
-            bytes_hex: hex::encode(&o.bytes),
+            bytes: blobs.put(&o.bytes),
             source: o.source.clone(),
             origin: o.origin.clone(),
             compiler: o.compiler.clone(),
         }
     }
 
-    pub fn to_object(&self) -> Result<KernelObject, String> {
+    pub fn to_object(&self, payload: Payload<'_>) -> Result<KernelObject, String> {
         Ok(KernelObject {
             wave: self.wave,
-            bytes: hex::decode(&self.bytes_hex)
-                .map_err(|e| format!("kernel object {}: {e}", self.source))?,
+            bytes: payload
+                .bytes(self.bytes, &format!("kernel object {}", self.source))?
+                .to_vec(),
             source: self.source.clone(),
             origin: self.origin.clone(),
             compiler: self.compiler.clone(),
@@ -69,66 +187,17 @@ impl WireObject {
     }
 }
 
-pub(super) fn b64() -> base64::engine::GeneralPurpose {
-    base64::engine::general_purpose::STANDARD
-}
-
-/// 64-bit words as base64 of their little-endian bytes: a buffer on the
-/// wire takes 4/3 of its bytes (decimal JSON numbers took up to 21 per
-/// 8-byte word, and serde_json's number parsing led the protocol's CPU).
-pub fn words_to_wire(words: &[u64]) -> String {
-    use base64::Engine;
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    b64().encode(bytes)
-}
-
-/// The inverse of [`words_to_wire`].
-pub fn words_from_wire(text: &str, what: &str) -> Result<Vec<u64>, String> {
-    Ok(bytes_from_wire(text, what, 8)?
-        .chunks_exact(8)
-        .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
-        .collect())
-}
-
-fn u32s_to_wire(words: impl Iterator<Item = u32>) -> String {
-    use base64::Engine;
-    let bytes: Vec<u8> = words.flat_map(|w| w.to_le_bytes()).collect();
-    b64().encode(bytes)
-}
-
-fn u32s_from_wire(text: &str, what: &str) -> Result<Vec<u32>, String> {
-    Ok(bytes_from_wire(text, what, 4)?
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect())
-}
-
-/// Base64 text decoded to a whole number of `width`-byte words.
-fn bytes_from_wire(text: &str, what: &str, width: usize) -> Result<Vec<u8>, String> {
-    use base64::Engine;
-    let bytes = b64()
-        .decode(text)
-        .map_err(|e| format!("{what}: not base64: {e}"))?;
-    if !bytes.len().is_multiple_of(width) {
-        return Err(format!(
-            "{what}: {} bytes, not a whole number of {width}-byte words",
-            bytes.len()
-        ));
-    }
-    Ok(bytes)
-}
-
 /// One `Round` on the wire.
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WireRound {
-    /// DATA per lane, `words_to_wire`.
-    pub data: String,
-    /// VDST-before per lane, `words_to_wire`.
-    pub vdst_init: String,
+    /// DATA per lane, 64-bit words.
+    pub data: Blob,
+    /// VDST-before per lane, 64-bit words.
+    pub vdst_init: Blob,
 }
 
 /// A `Case` on the wire: the same fields, every per-lane and per-qword
-/// array as base64 (`words_to_wire`; ADDR as 4-byte words, EXEC as one
+/// array in the payload (64-bit words; ADDR as 32-bit words, EXEC as one
 /// byte 0 or 1 per lane). Exact for any case, malformed ones included
 /// (each LDS image and each round keeps its own length), so the child
 /// judges what the parent sent.
@@ -140,52 +209,52 @@ pub struct WireCase {
     pub lds_bytes: u32,
     pub offset: u16,
     /// Per workgroup, its LDS image.
-    pub lds_init: Vec<String>,
-    pub addr: String,
-    pub data: String,
-    pub active: String,
-    pub vdst_init: String,
+    pub lds_init: Vec<Blob>,
+    pub addr: Blob,
+    pub data: Blob,
+    pub active: Blob,
+    pub vdst_init: Blob,
     pub more_rounds: Vec<WireRound>,
 }
 
 impl WireCase {
-    pub fn from_case(c: &Case) -> WireCase {
-        use base64::Engine;
+    pub fn from_case(c: &Case, blobs: &mut Blobs) -> WireCase {
         let lanes = &c.lanes;
-        let data: Vec<u64> = lanes.iter().map(|l| l.data).collect();
-        let vdst: Vec<u64> = lanes.iter().map(|l| l.vdst_init).collect();
-        let active: Vec<u8> = lanes.iter().map(|l| u8::from(l.active)).collect();
         WireCase {
             pattern: c.pattern.clone(),
             index: c.index,
             geometry: c.geometry,
             lds_bytes: c.lds_bytes,
             offset: c.offset,
-            lds_init: c.lds_init.iter().map(|img| words_to_wire(img)).collect(),
-            addr: u32s_to_wire(lanes.iter().map(|l| l.addr)),
-            data: words_to_wire(&data),
-            active: b64().encode(active),
-            vdst_init: words_to_wire(&vdst),
+            lds_init: c
+                .lds_init
+                .iter()
+                .map(|img| blobs.words(img.iter().copied()))
+                .collect(),
+            addr: blobs.u32s(lanes.iter().map(|l| l.addr)),
+            data: blobs.words(lanes.iter().map(|l| l.data)),
+            active: {
+                let active: Vec<u8> = lanes.iter().map(|l| u8::from(l.active)).collect();
+                blobs.put(&active)
+            },
+            vdst_init: blobs.words(lanes.iter().map(|l| l.vdst_init)),
             more_rounds: c
                 .more_rounds
                 .iter()
                 .map(|r| WireRound {
-                    data: words_to_wire(&r.data),
-                    vdst_init: words_to_wire(&r.vdst_init),
+                    data: blobs.words(r.data.iter().copied()),
+                    vdst_init: blobs.words(r.vdst_init.iter().copied()),
                 })
                 .collect(),
         }
     }
 
-    pub fn to_case(&self) -> Result<Case, String> {
-        use base64::Engine;
+    pub fn to_case(&self, payload: Payload<'_>) -> Result<Case, String> {
         let what = |f: &str| format!("case {} {f}", self.index);
-        let addr = u32s_from_wire(&self.addr, &what("addr"))?;
-        let data = words_from_wire(&self.data, &what("data"))?;
-        let vdst = words_from_wire(&self.vdst_init, &what("vdst_init"))?;
-        let active = b64()
-            .decode(&self.active)
-            .map_err(|e| format!("{}: not base64: {e}", what("active")))?;
+        let addr = payload.u32s(self.addr, &what("addr"))?;
+        let data = payload.words(self.data, &what("data"))?;
+        let vdst = payload.words(self.vdst_init, &what("vdst_init"))?;
+        let active = payload.bytes(self.active, &what("active"))?;
         let n = addr.len();
         if data.len() != n || vdst.len() != n || active.len() != n {
             return Err(format!(
@@ -219,7 +288,7 @@ impl WireCase {
             lds_init: self
                 .lds_init
                 .iter()
-                .map(|img| words_from_wire(img, &what("lds_init")))
+                .map(|img| payload.words(*img, &what("lds_init")))
                 .collect::<Result<_, _>>()?,
             lanes,
             more_rounds: self
@@ -227,8 +296,8 @@ impl WireCase {
                 .iter()
                 .map(|r| {
                     Ok(Round {
-                        data: words_from_wire(&r.data, &what("round data"))?,
-                        vdst_init: words_from_wire(&r.vdst_init, &what("round vdst_init"))?,
+                        data: payload.words(r.data, &what("round data"))?,
+                        vdst_init: payload.words(r.vdst_init, &what("round vdst_init"))?,
                     })
                 })
                 .collect::<Result<_, String>>()?,
@@ -238,15 +307,15 @@ impl WireCase {
 
 /// A `DeviceOutcome` on the wire: externally tagged (the internally
 /// tagged `DeviceOutcome` of repro files is read through serde's buffered
-/// `Content`, a second copy of every observation), buffers as base64.
+/// `Content`, a second copy of every observation), buffers in the payload.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WireOutcome {
     Completed {
-        /// `Observation::ret`, `words_to_wire`.
-        ret: String,
+        /// `Observation::ret`, 64-bit words.
+        ret: Blob,
         /// `Observation::lds_final`, per workgroup.
-        lds_final: Vec<String>,
+        lds_final: Vec<Blob>,
         device_us: u64,
     },
     Fault {
@@ -258,17 +327,17 @@ pub enum WireOutcome {
 }
 
 impl WireOutcome {
-    pub fn from_outcome(o: &DeviceOutcome) -> WireOutcome {
+    pub fn from_outcome(o: &DeviceOutcome, blobs: &mut Blobs) -> WireOutcome {
         match o {
             DeviceOutcome::Completed {
                 observation,
                 device_us,
             } => WireOutcome::Completed {
-                ret: words_to_wire(&observation.ret),
+                ret: blobs.words(observation.ret.iter().copied()),
                 lds_final: observation
                     .lds_final
                     .iter()
-                    .map(|img| words_to_wire(img))
+                    .map(|img| blobs.words(img.iter().copied()))
                     .collect(),
                 device_us: *device_us,
             },
@@ -281,7 +350,7 @@ impl WireOutcome {
         }
     }
 
-    pub fn to_outcome(&self) -> Result<DeviceOutcome, String> {
+    pub fn to_outcome(&self, payload: Payload<'_>) -> Result<DeviceOutcome, String> {
         Ok(match self {
             WireOutcome::Completed {
                 ret,
@@ -289,10 +358,10 @@ impl WireOutcome {
                 device_us,
             } => DeviceOutcome::Completed {
                 observation: Observation {
-                    ret: words_from_wire(ret, "observation ret")?,
+                    ret: payload.words(*ret, "observation ret")?,
                     lds_final: lds_final
                         .iter()
-                        .map(|img| words_from_wire(img, "observation lds_final"))
+                        .map(|img| payload.words(*img, "observation lds_final"))
                         .collect::<Result<_, _>>()?,
                 },
                 device_us: *device_us,
@@ -316,23 +385,25 @@ pub enum WireBatch {
 }
 
 impl WireBatch {
-    pub fn from_batch(b: &BatchOutcome) -> WireBatch {
+    pub fn from_batch(b: &BatchOutcome, blobs: &mut Blobs) -> WireBatch {
         match b {
-            BatchOutcome::Each(v) => {
-                WireBatch::Each(v.iter().map(WireOutcome::from_outcome).collect())
-            }
-            BatchOutcome::Whole(o) => WireBatch::Whole(WireOutcome::from_outcome(o)),
+            BatchOutcome::Each(v) => WireBatch::Each(
+                v.iter()
+                    .map(|o| WireOutcome::from_outcome(o, blobs))
+                    .collect(),
+            ),
+            BatchOutcome::Whole(o) => WireBatch::Whole(WireOutcome::from_outcome(o, blobs)),
         }
     }
 
-    pub fn to_batch(&self) -> Result<BatchOutcome, String> {
+    pub fn to_batch(&self, payload: Payload<'_>) -> Result<BatchOutcome, String> {
         Ok(match self {
             WireBatch::Each(v) => BatchOutcome::Each(
                 v.iter()
-                    .map(WireOutcome::to_outcome)
+                    .map(|o| o.to_outcome(payload))
                     .collect::<Result<_, _>>()?,
             ),
-            WireBatch::Whole(o) => BatchOutcome::Whole(o.to_outcome()?),
+            WireBatch::Whole(o) => BatchOutcome::Whole(o.to_outcome(payload)?),
         })
     }
 }
@@ -369,8 +440,8 @@ impl WireArg {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WireRun {
     pub offset: u64,
-    /// The new bytes, base64.
-    pub bytes: String,
+    /// The new bytes.
+    pub bytes: Blob,
 }
 
 /// A launch's code object on the wire: its bytes, or an object this child
@@ -382,8 +453,8 @@ pub struct WireRun {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WireCode {
-    /// base64 of the whole object; the child keeps it as a base.
-    Bytes(String),
+    /// The whole object; the child keeps it as a base.
+    Bytes(Blob),
     Patched {
         /// SHA-256 of the base, hex.
         base: String,
@@ -399,8 +470,8 @@ pub struct WireDispatch {
     pub groups: u32,
     pub block: u32,
     pub dynamic_lds: u32,
-    /// `Dispatch::buffers`, each base64.
-    pub buffers: Vec<String>,
+    /// `Dispatch::buffers`.
+    pub buffers: Vec<Blob>,
     pub args: Vec<WireArg>,
     pub timeout_ms: u64,
 }
@@ -411,8 +482,8 @@ pub struct WireDispatch {
 #[serde(rename_all = "lowercase")]
 pub enum WireLaunch {
     Completed {
-        /// `Completion::buffers`, each base64.
-        buffers: Vec<String>,
+        /// `Completion::buffers`.
+        buffers: Vec<Blob>,
         elapsed_ns: u64,
     },
     Fault {
@@ -431,11 +502,11 @@ impl WireLaunch {
     /// the launch and comes back as it was (sent as `Response::Error`).
     pub(super) fn from_result(
         r: Result<Completion, BackendError>,
+        blobs: &mut Blobs,
     ) -> Result<WireLaunch, BackendError> {
-        use base64::Engine;
         Ok(match r {
             Ok(c) => WireLaunch::Completed {
-                buffers: c.buffers.iter().map(|b| b64().encode(b)).collect(),
+                buffers: c.buffers.iter().map(|b| blobs.put(b)).collect(),
                 elapsed_ns: u64::try_from(c.elapsed.as_nanos()).unwrap_or(u64::MAX),
             },
             Err(BackendError::Fault(message)) => WireLaunch::Fault { message },
@@ -453,8 +524,8 @@ impl WireLaunch {
     pub(super) fn to_result(
         &self,
         sizes: &[usize],
+        payload: Payload<'_>,
     ) -> Result<Result<Completion, BackendError>, String> {
-        use base64::Engine;
         Ok(match self {
             WireLaunch::Completed {
                 buffers,
@@ -463,12 +534,8 @@ impl WireLaunch {
                 let buffers = buffers
                     .iter()
                     .enumerate()
-                    .map(|(i, b)| {
-                        b64()
-                            .decode(b)
-                            .map_err(|e| format!("buffer {i}: not base64: {e}"))
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
+                    .map(|(i, b)| Ok(payload.bytes(*b, &format!("buffer {i}"))?.to_vec()))
+                    .collect::<Result<Vec<_>, String>>()?;
                 let got: Vec<usize> = buffers.iter().map(Vec::len).collect();
                 if got != sizes {
                     return Err(format!(
@@ -527,51 +594,41 @@ impl CodeCache {
 
     /// The parent's side: `code` as the child will rebuild it, recording a
     /// whole object as a base.
-    pub fn encode(&mut self, code: &[u8]) -> WireCode {
-        use base64::Engine;
-        let mut best: Option<(usize, Vec<WireRun>)> = None;
+    pub fn encode(&mut self, code: &[u8], blobs: &mut Blobs) -> WireCode {
+        let mut best: Option<(usize, usize, Vec<(usize, Vec<u8>)>)> = None;
         for (k, (_, base)) in self.bases.iter().enumerate() {
             if base.len() != code.len() {
                 continue;
             }
             let runs = diff_runs(base, code);
             let cost: usize = runs.iter().map(|(_, r)| r.len() + 16).sum();
-            if cost * PATCH_FRACTION <= code.len()
-                && best
-                    .as_ref()
-                    .is_none_or(|(_, b)| cost < b.iter().map(|r| r.bytes.len() + 16).sum::<usize>())
-            {
-                best = Some((
-                    k,
-                    runs.into_iter()
-                        .map(|(offset, r)| WireRun {
-                            offset: offset as u64,
-                            bytes: b64().encode(r),
-                        })
-                        .collect(),
-                ));
+            if cost * PATCH_FRACTION <= code.len() && best.as_ref().is_none_or(|b| cost < b.1) {
+                best = Some((k, cost, runs));
             }
         }
         match best {
-            Some((k, runs)) => WireCode::Patched {
+            Some((k, _, runs)) => WireCode::Patched {
                 base: hex::encode(self.bases[k].0),
-                runs,
+                runs: runs
+                    .into_iter()
+                    .map(|(offset, r)| WireRun {
+                        offset: offset as u64,
+                        bytes: blobs.put(&r),
+                    })
+                    .collect(),
             },
             None => {
                 self.add(Self::key(code), code.to_vec());
-                WireCode::Bytes(b64().encode(code))
+                WireCode::Bytes(blobs.put(code))
             }
         }
     }
 
     /// The child's side: the object `code` names.
-    pub fn decode(&mut self, code: &WireCode) -> Result<Vec<u8>, String> {
-        use base64::Engine;
+    pub fn decode(&mut self, code: &WireCode, payload: Payload<'_>) -> Result<Vec<u8>, String> {
         match code {
-            WireCode::Bytes(text) => {
-                let bytes = b64()
-                    .decode(text)
-                    .map_err(|e| format!("code object: not base64: {e}"))?;
+            WireCode::Bytes(blob) => {
+                let bytes = payload.bytes(*blob, "code object")?.to_vec();
                 self.add(Self::key(&bytes), bytes.clone());
                 Ok(bytes)
             }
@@ -585,9 +642,8 @@ impl CodeCache {
                 };
                 let mut out = bytes.clone();
                 for r in runs {
-                    let new = b64()
-                        .decode(&r.bytes)
-                        .map_err(|e| format!("code object run at {}: not base64: {e}", r.offset))?;
+                    let new =
+                        payload.bytes(r.bytes, &format!("code object run at {}", r.offset))?;
                     let at = usize::try_from(r.offset).unwrap_or(usize::MAX);
                     let Some(dst) = at
                         .checked_add(new.len())
@@ -600,7 +656,7 @@ impl CodeCache {
                             bytes.len()
                         ));
                     };
-                    dst.copy_from_slice(&new);
+                    dst.copy_from_slice(new);
                 }
                 Ok(out)
             }
@@ -707,14 +763,71 @@ pub enum Response {
     Error(WireError),
 }
 
-/// One protocol line, serialized straight into `w` (buffered; no copy of
-/// the whole line in memory).
-pub(super) fn write_line<W: Write>(w: &mut W, value: &impl Serialize) -> std::io::Result<()> {
+/// One frame: the header line `LINE_TAG<json bytes> <payload bytes>\n`,
+/// the JSON value, then the payload's raw bytes. The header is a line so
+/// that what a runtime prints to the same stdout between frames is still
+/// told apart and skipped ([`read_frame`]).
+pub(super) fn write_frame<W: Write>(
+    w: &mut W,
+    value: &impl Serialize,
+    payload: &Blobs,
+) -> std::io::Result<()> {
+    let json = serde_json::to_vec(value).map_err(std::io::Error::other)?;
     let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
-    w.write_all(LINE_TAG.as_bytes())?;
-    serde_json::to_writer(&mut w, value).map_err(std::io::Error::other)?;
-    w.write_all(b"\n")?;
+    writeln!(w, "{LINE_TAG}{} {}", json.len(), payload.bytes.len())?;
+    w.write_all(&json)?;
+    w.write_all(&payload.bytes)?;
     w.flush()
+}
+
+/// What [`read_frame`] found.
+#[derive(Debug)]
+pub(super) enum Incoming {
+    Frame {
+        json: Vec<u8>,
+        payload: Vec<u8>,
+    },
+    /// A line of another protocol version: the message to stop with.
+    Foreign(String),
+}
+
+/// The next frame on `r`, skipping lines that are not the protocol's;
+/// `None` at the end of the stream. A header that does not parse, or
+/// announces a part above [`MAX_FRAME_PART`], or a frame cut short, is an
+/// `InvalidData`/`UnexpectedEof` error.
+pub(super) fn read_frame(r: &mut impl BufRead) -> std::io::Result<Option<Incoming>> {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if r.read_until(b'\n', &mut line)? == 0 {
+            return Ok(None);
+        }
+        let text = String::from_utf8_lossy(&line);
+        if let Some(msg) = foreign_version(&text) {
+            return Ok(Some(Incoming::Foreign(msg)));
+        }
+        let Some(sizes) = text.trim_end().strip_prefix(LINE_TAG) else {
+            continue; // not ours: a runtime printing to stdout
+        };
+        let parts: Vec<Option<usize>> = sizes
+            .split(' ')
+            .map(|n| n.parse().ok().filter(|&n| n <= MAX_FRAME_PART))
+            .collect();
+        let [Some(json_len), Some(payload_len)] = parts[..] else {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "unreadable frame header {:?} (want `{LINE_TAG}<json bytes> <payload bytes>`, each at most {MAX_FRAME_PART})",
+                    text.trim_end()
+                ),
+            ));
+        };
+        let mut json = vec![0; json_len];
+        r.read_exact(&mut json)?;
+        let mut payload = vec![0; payload_len];
+        r.read_exact(&mut payload)?;
+        return Ok(Some(Incoming::Frame { json, payload }));
+    }
 }
 
 #[cfg(test)]
@@ -752,20 +865,74 @@ mod tests {
         }
     }
 
+    /// `value` with `blobs` through a frame and back: the JSON and payload.
+    fn through_frame<T: Serialize>(value: &T, blobs: &Blobs) -> (Vec<u8>, Vec<u8>) {
+        let mut pipe = b"a runtime's line\n".to_vec();
+        write_frame(&mut pipe, value, blobs).unwrap();
+        match read_frame(&mut pipe.as_slice()).unwrap() {
+            Some(Incoming::Frame { json, payload }) => (json, payload),
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn cases_and_outcomes_cross_the_wire_exactly() {
         let case = sample_case();
-        let text = serde_json::to_string(&WireCase::from_case(&case)).unwrap();
-        let back: WireCase = serde_json::from_str(&text).unwrap();
-        assert_eq!(back.to_case().unwrap(), case);
-        // base64 of the bytes: far below a decimal number per word.
-        let decimal = serde_json::to_string(&case).unwrap();
-        assert!(
-            text.len() * 3 < decimal.len() * 2,
-            "{} vs {}",
-            text.len(),
-            decimal.len()
-        );
+        let mut blobs = Blobs::default();
+        let wire = WireCase::from_case(&case, &mut blobs);
+        let (json, payload) = through_frame(&wire, &blobs);
+        let back: WireCase = serde_json::from_slice(&json).unwrap();
+        assert_eq!(back.to_case(Payload(&payload)).unwrap(), case);
+        // The payload is the buffers' raw bytes: 64 lanes x (4 + 8 + 1 + 8),
+        // 32 + 3 LDS qwords, one round of 2 x 64 qwords.
+        assert_eq!(payload.len(), 64 * 21 + 35 * 8 + 128 * 8);
+        let outcomes = vec![
+            DeviceOutcome::Completed {
+                observation: Observation {
+                    ret: vec![0, u64::MAX, 42],
+                    lds_final: vec![vec![7; 4], vec![]],
+                },
+                device_us: 12,
+            },
+            DeviceOutcome::Fault {
+                message: "MEMVIOL".into(),
+            },
+            DeviceOutcome::Timeout {
+                message: "1 s".into(),
+            },
+        ];
+        let batch = BatchOutcome::Each(outcomes.clone());
+        let mut blobs = Blobs::default();
+        let response = Response::Batch {
+            outcome: WireBatch::from_batch(&batch, &mut blobs),
+            retire: false,
+        };
+        let (json, payload) = through_frame(&response, &blobs);
+        match serde_json::from_slice::<Response>(&json).unwrap() {
+            Response::Batch { outcome, .. } => {
+                assert_eq!(outcome.to_batch(Payload(&payload)).unwrap(), batch)
+            }
+            other => panic!("{other:?}"),
+        }
+        // A damaged buffer is an error naming it, never a shorter case.
+        let mut blobs = Blobs::default();
+        let good = WireCase::from_case(&case, &mut blobs);
+        let payload = Payload(blobs.as_slice());
+        let mut w = good.clone();
+        w.data.len -= 4;
+        let e = w.to_case(payload).unwrap_err();
+        assert!(e.contains("case 7") && e.contains("data"), "{e}");
+        let mut w = good.clone();
+        w.vdst_init.len = 16;
+        assert!(w.to_case(payload).unwrap_err().contains("64 addresses"));
+        // A blob past the payload is refused, not read short.
+        let mut w = good.clone();
+        w.addr.at = blobs.as_slice().len() as u64 - 8;
+        let e = w.to_case(payload).unwrap_err();
+        assert!(e.contains("past the frame"), "{e}");
+        let mut w = good;
+        w.addr.at = u64::MAX;
+        assert!(w.to_case(payload).unwrap_err().contains("past the frame"));
         let outcomes = vec![
             DeviceOutcome::Completed {
                 observation: Observation {
@@ -805,18 +972,29 @@ mod tests {
     /// differ from it; both ends' caches agree on what the child holds.
     #[test]
     fn code_objects_cross_once_then_as_their_changed_bytes() {
-        use base64::Engine;
+        // One frame's payload per exchange, as on the pipe.
+        fn send(parent: &mut CodeCache, child: &mut CodeCache, code: &[u8]) -> Vec<u8> {
+            let mut blobs = Blobs::default();
+            let wire = parent.encode(code, &mut blobs);
+            child.decode(&wire, Payload(blobs.as_slice())).unwrap()
+        }
         let base: Vec<u8> = (0..4096u32).map(|i| (i * 7 % 251) as u8).collect();
         let mut parent = CodeCache::default();
         let mut child = CodeCache::default();
-        let first = parent.encode(&base);
+        let mut blobs = Blobs::default();
+        let first = parent.encode(&base, &mut blobs);
         assert!(matches!(first, WireCode::Bytes(_)));
-        assert_eq!(child.decode(&first).unwrap(), base);
+        assert_eq!(blobs.as_slice(), &base[..]);
+        assert_eq!(
+            child.decode(&first, Payload(blobs.as_slice())).unwrap(),
+            base
+        );
         // A program: 8 bytes re-encoded, and 4 more 100 bytes on.
         let mut program = base.clone();
         program[1000..1008].copy_from_slice(&[0xde; 8]);
         program[1100..1104].copy_from_slice(&[0xad; 4]);
-        let wire = parent.encode(&program);
+        let mut blobs = Blobs::default();
+        let wire = parent.encode(&program, &mut blobs);
         match &wire {
             WireCode::Patched { runs, .. } => {
                 assert_eq!(runs.len(), 2, "{runs:?}");
@@ -824,38 +1002,57 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert_eq!(child.decode(&wire).unwrap(), program);
-        // The base itself: no runs. An unrelated object: whole, a new base.
-        assert!(
-            matches!(parent.encode(&base), WireCode::Patched { ref runs, .. } if runs.is_empty())
+        assert_eq!(blobs.as_slice().len(), 104, "only the changed run crosses");
+        assert_eq!(
+            child.decode(&wire, Payload(blobs.as_slice())).unwrap(),
+            program
         );
+        // The base itself: no runs. An unrelated object: whole, a new base.
+        assert!(matches!(
+            parent.encode(&base, &mut Blobs::default()),
+            WireCode::Patched { ref runs, .. } if runs.is_empty()
+        ));
         let other: Vec<u8> = base.iter().map(|b| !b).collect();
-        let wire = parent.encode(&other);
+        let mut blobs = Blobs::default();
+        let wire = parent.encode(&other, &mut blobs);
         assert!(matches!(wire, WireCode::Bytes(_)));
-        assert_eq!(child.decode(&wire).unwrap(), other);
+        assert_eq!(
+            child.decode(&wire, Payload(blobs.as_slice())).unwrap(),
+            other
+        );
         // The oldest base is forgotten by both beyond CODE_BASES.
         for k in 0..CODE_BASES as u8 {
             let o = vec![k; 100];
-            assert_eq!(child.decode(&parent.encode(&o)).unwrap(), o);
+            assert_eq!(send(&mut parent, &mut child, &o), o);
         }
-        let wire = parent.encode(&program);
+        let mut blobs = Blobs::default();
+        let wire = parent.encode(&program, &mut blobs);
         assert!(matches!(wire, WireCode::Bytes(_)), "base forgotten");
-        assert_eq!(child.decode(&wire).unwrap(), program);
+        assert_eq!(
+            child.decode(&wire, Payload(blobs.as_slice())).unwrap(),
+            program
+        );
         // A run past the base, or an unknown base, is refused.
         let bad = WireCode::Patched {
             base: hex::encode([0u8; 32]),
             runs: vec![],
         };
-        assert!(child.decode(&bad).unwrap_err().contains("was not sent"));
+        assert!(child
+            .decode(&bad, Payload(&[]))
+            .unwrap_err()
+            .contains("was not sent"));
         let key = hex::encode(CodeCache::key(&program));
         let bad = WireCode::Patched {
             base: key,
             runs: vec![WireRun {
                 offset: 4095,
-                bytes: b64().encode([1, 2]),
+                bytes: Blob { at: 0, len: 2 },
             }],
         };
-        assert!(child.decode(&bad).unwrap_err().contains("past the base"));
+        assert!(child
+            .decode(&bad, Payload(&[1, 2]))
+            .unwrap_err()
+            .contains("past the base"));
     }
 
     #[test]
@@ -864,26 +1061,41 @@ mod tests {
             buffers: vec![vec![1, 2, 3], vec![], vec![0xff; 9]],
             elapsed: Duration::from_nanos(1234),
         };
-        let w = WireLaunch::from_result(Ok(c.clone())).unwrap();
-        let back = w.to_result(&[3, 0, 9]).unwrap().unwrap();
+        let mut blobs = Blobs::default();
+        let w = WireLaunch::from_result(Ok(c.clone()), &mut blobs).unwrap();
+        let p = Payload(blobs.as_slice());
+        let back = w.to_result(&[3, 0, 9], p).unwrap().unwrap();
         assert_eq!((back.buffers, back.elapsed), (c.buffers, c.elapsed));
         assert!(w
-            .to_result(&[3, 0, 8])
+            .to_result(&[3, 0, 8], p)
             .unwrap_err()
             .contains("the dispatch had"));
+        // A payload cut short names the buffer.
+        let short = Payload(&blobs.as_slice()[..5]);
+        assert!(w
+            .to_result(&[3, 0, 9], short)
+            .unwrap_err()
+            .contains("buffer 2"));
         let t = BackendError::Timeout {
             kernel: "k".into(),
             limit: Duration::from_millis(1500),
             pc: Some(0x100),
         };
         let text = t.to_string();
-        let w = WireLaunch::from_result(Err(t)).unwrap();
-        assert_eq!(w.to_result(&[]).unwrap().unwrap_err().to_string(), text);
-        let w = WireLaunch::from_result(Err(BackendError::Fault("MEMVIOL".into()))).unwrap();
-        assert!(matches!(w.to_result(&[]).unwrap(), Err(BackendError::Fault(m)) if m == "MEMVIOL"));
+        let none = Payload(&[]);
+        let w = WireLaunch::from_result(Err(t), &mut blobs).unwrap();
+        assert_eq!(
+            w.to_result(&[], none).unwrap().unwrap_err().to_string(),
+            text
+        );
+        let fault = Err(BackendError::Fault("MEMVIOL".into()));
+        let w = WireLaunch::from_result(fault, &mut blobs).unwrap();
+        assert!(
+            matches!(w.to_result(&[], none).unwrap(), Err(BackendError::Fault(m)) if m == "MEMVIOL")
+        );
         // Not an outcome of the launch: given back.
         assert!(matches!(
-            WireLaunch::from_result(Err(BackendError::Environment("gone".into()))),
+            WireLaunch::from_result(Err(BackendError::Environment("gone".into())), &mut blobs),
             Err(BackendError::Environment(_))
         ));
     }

@@ -33,6 +33,8 @@ pub fn device(backend: &str) -> DeviceInfo {
         runtime_version: None,
         driver_version: None,
         pci_bus_id: None,
+        uuid: None,
+        placement: None,
     }
 }
 
@@ -245,6 +247,8 @@ impl SimDevice {
                 runtime_version: None,
                 driver_version: None,
                 pci_bus_id: None,
+                uuid: None,
+                placement: None,
             },
             fault,
             launches: 0,

@@ -31,6 +31,7 @@ pub const FUNCTIONS: &[&str] = &[
     "hipDeviceGetAttribute",
     "hipDeviceGetName",
     "hipDeviceGetPCIBusId",
+    "hipDeviceGetUuid",
     "hipDriverGetVersion",
     "hipEventCreate",
     "hipEventDestroy",

@@ -9,6 +9,7 @@ pub mod case;
 pub mod check;
 pub mod codeobj;
 pub mod emu;
+pub mod fleet;
 pub mod gen;
 pub mod hip;
 pub mod isa;

@@ -103,6 +103,20 @@ enum Command {
     /// parameters) into one; exit 0 passed, 1 failures, 2 refused, 3 a shard
     /// was aborted.
     Merge(cli::merge::MergeArgs),
+    /// Read the results of runs on many devices and nodes (whole runs or
+    /// shards) as one fleet: one verdict per device (by its UUID), a table
+    /// per node, failing GPUs first; JSON, Markdown, JUnit and SVG. Exit 0
+    /// every device passed, 1 a device failed, 2 unreadable or conflicting
+    /// records (two claiming one device and shard, disagreeing), 3 a device
+    /// was aborted and none failed.
+    Fleet(cli::fleet::FleetArgs),
+    /// Node health gate: a short fixed check (the conformance smoke) of
+    /// every visible GPU within a time budget; one JSON verdict for the
+    /// node (format dsxor-gate/1) on stdout, its one-line reason on stderr.
+    /// Exit 0 healthy, 1 a GPU failed, 3 environment (no runtime, no GPU,
+    /// a check that could not run). For Slurm's HealthCheckProgram, a job
+    /// prolog or a Kubernetes init container.
+    Gate(cli::gate::GateArgs),
     /// Measure the suite's sensitivity: run it against each mutant (an
     /// injected fault at a rate, under conditions) of the software device
     /// within a budget; report kills, time to first kill, kill rate per
@@ -192,6 +206,8 @@ fn run(args: Cli) -> cli::Outcome {
         Command::Run(args) => cli::run::cmd_run(args),
         Command::Repro(args) => cli::repro::cmd_repro(args),
         Command::Merge(args) => cli::merge::cmd_merge(args),
+        Command::Fleet(args) => cli::fleet::cmd_fleet(args),
+        Command::Gate(args) => cli::gate::cmd_gate(args),
         Command::Mutate(args) => cli::mutate::cmd_mutate(args),
 
         // ---- model / check dispatch ----

@@ -14,6 +14,10 @@ pub const ENV_STALL: &str = "DSXOR_HIPSIM_STALL";
 /// `KERNEL:N`: the N-th launch of KERNEL in the process ends with a device
 /// fault (an illegal instruction), handled as `DSXOR_HIPSIM_ON_FAULT` says.
 pub const ENV_DEVICE_FAULT: &str = "DSXOR_HIPSIM_DEVICE_FAULT";
+/// Which devices `DSXOR_HIPSIM_FAULT` applies to: comma-separated ordinals
+/// into `DSXOR_HIPSIM_DEVICES` (before any visibility filter: a faulty
+/// device is faulty whichever process sees it); unset, every device.
+pub const ENV_FAULT_DEVICES: &str = "DSXOR_HIPSIM_FAULT_DEVICES";
 pub const ENV_CUS: &str = "DSXOR_HIPSIM_CUS";
 pub const ENV_CLOCK_KHZ: &str = "DSXOR_HIPSIM_CLOCK_KHZ";
 pub const ENV_RUNTIME_VERSION: &str = "DSXOR_HIPSIM_RUNTIME_VERSION";
@@ -31,10 +35,11 @@ pub const ENV_WGP_MODE: &str = "GPU_ENABLE_WGP_MODE";
 pub const ENV_HSA_OVERRIDE: &str = "HSA_OVERRIDE_GFX_VERSION";
 
 /// Every variable, for documentation and error messages.
-pub const ALL_VARS: [&str; 11] = [
+pub const ALL_VARS: [&str; 12] = [
     ENV_DEVICES,
     ENV_ON_FAULT,
     ENV_FAULT,
+    ENV_FAULT_DEVICES,
     ENV_HANG,
     ENV_FAIL,
     ENV_STALL,
@@ -71,8 +76,18 @@ pub enum OnFault {
 pub struct Config {
     /// One `gcnArchName` per device ordinal.
     pub devices: Vec<TargetId>,
+    /// Per visible device: its ordinal in `DSXOR_HIPSIM_DEVICES` (the
+    /// node a ROCm topology would list it as, minus the CPU node).
+    pub physical: Vec<usize>,
+    /// Per visible device: the 16 bytes `hipDeviceGetUuid` returns
+    /// ([`simulated_uuid`]).
+    pub uuids: Vec<[u8; 16]>,
+    /// [`ENV_FAULT_DEVICES`]: physical ordinals the fault applies to
+    /// (None: every device).
+    pub fault_devices: Option<Vec<usize>>,
     pub on_fault: OnFault,
-    /// The software device's configuration (fault injection) for every launch.
+    /// The software device's configuration (fault injection) for every
+    /// launch on a device [`Config::faulty`] names.
     pub emu: EmuConfig,
     /// Launches of this kernel never complete.
     pub hang: Option<String>,
@@ -137,13 +152,54 @@ impl Config {
                 .map(|t| parse_target(t.trim()))
                 .collect::<Result<_, _>>()?,
         };
+        let cus = match get(ENV_CUS) {
+            None => DEFAULT_CUS,
+            Some(s) => match s.trim().parse::<u32>() {
+                Ok(n) if (1..=65536).contains(&n) => n,
+                _ => return Err(format!("{ENV_CUS}={s}: expected a CU count in 1..=65536")),
+            },
+        };
+        let clock_khz = match get(ENV_CLOCK_KHZ) {
+            None => DEFAULT_CLOCK_KHZ,
+            Some(s) => match s.trim().parse::<u32>() {
+                Ok(n) if n >= 1 && n <= i32::MAX as u32 => n,
+                _ => {
+                    return Err(format!(
+                        "{ENV_CLOCK_KHZ}={s}: expected a clock in kHz (e.g. 2500000)"
+                    ))
+                }
+            },
+        };
+        // The UUID is the silicon's: from the configured device, before any
+        // override of its target.
+        let all_uuids: Vec<[u8; 16]> = devices
+            .iter()
+            .enumerate()
+            .map(|(i, t)| simulated_uuid(i, t, cus, clock_khz))
+            .collect();
         // The override is libhsakmt's, below ROCr and clr: it applies to
-        // every GPU node before HIP_VISIBLE_DEVICES picks among them.
+        // every GPU node before ROCR_VISIBLE_DEVICES (ROCr) and then
+        // HIP_VISIBLE_DEVICES (clr) pick among them.
         let devices = gfx_override(devices, &get);
-        let devices = visible_devices(
-            devices,
+        let rocr = rocr_visible(&all_uuids, get(ENV_ROCR_VISIBLE).as_deref());
+        let hip = visible_ordinals(
+            rocr.len(),
             get("HIP_VISIBLE_DEVICES").or_else(|| get("CUDA_VISIBLE_DEVICES")),
         );
+        let physical: Vec<usize> = hip.into_iter().map(|i| rocr[i]).collect();
+        let uuids = physical.iter().map(|&i| all_uuids[i]).collect();
+        let devices: Vec<TargetId> = physical.iter().map(|&i| devices[i].clone()).collect();
+        let fault_devices = match get(ENV_FAULT_DEVICES).filter(|v| !v.trim().is_empty()) {
+            None => None,
+            Some(v) => Some(
+                v.split(',')
+                    .map(|t| t.trim().parse::<usize>())
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|_| {
+                        format!("{ENV_FAULT_DEVICES}={v}: expected comma-separated device ordinals")
+                    })?,
+            ),
+        };
         // The device heaps are 64 GiB apart below the emulator's own regions
         // (see `memory::heap_base`); 16 devices fit.
         if devices.len() > crate::memory::MAX_DEVICES {
@@ -181,24 +237,6 @@ impl Config {
             None => None,
             Some(f) => Some(parse_nth_launch(&f)?),
         };
-        let cus = match get(ENV_CUS) {
-            None => DEFAULT_CUS,
-            Some(s) => match s.trim().parse::<u32>() {
-                Ok(n) if (1..=65536).contains(&n) => n,
-                _ => return Err(format!("{ENV_CUS}={s}: expected a CU count in 1..=65536")),
-            },
-        };
-        let clock_khz = match get(ENV_CLOCK_KHZ) {
-            None => DEFAULT_CLOCK_KHZ,
-            Some(s) => match s.trim().parse::<u32>() {
-                Ok(n) if n >= 1 && n <= i32::MAX as u32 => n,
-                _ => {
-                    return Err(format!(
-                        "{ENV_CLOCK_KHZ}={s}: expected a clock in kHz (e.g. 2500000)"
-                    ))
-                }
-            },
-        };
         let runtime_version = match get(ENV_RUNTIME_VERSION) {
             None => DEFAULT_RUNTIME_VERSION,
             Some(s) => parse_version(&s)
@@ -211,6 +249,9 @@ impl Config {
         Ok(Config {
             launch_log,
             devices,
+            physical,
+            uuids,
+            fault_devices,
             on_fault,
             emu,
             hang,
@@ -222,6 +263,16 @@ impl Config {
             runtime_version,
             wgp_mode,
         })
+    }
+}
+
+impl Config {
+    /// Whether `DSXOR_HIPSIM_FAULT` applies to the device of this physical
+    /// ordinal ([`ENV_FAULT_DEVICES`]).
+    pub fn faulty(&self, physical: usize) -> bool {
+        self.fault_devices
+            .as_ref()
+            .is_none_or(|l| l.contains(&physical))
     }
 }
 
@@ -364,6 +415,97 @@ fn override_isa(v: &str) -> Result<(&'static str, bool, bool), String> {
         })
 }
 
+/// ROCr's variable, applied below clr's `HIP_VISIBLE_DEVICES`.
+pub const ENV_ROCR_VISIBLE: &str = "ROCR_VISIBLE_DEVICES";
+
+/// Policy `hipsim-uuid`: a simulated device's UUID is the FNV-1a hash (64
+/// bits) of `<ordinal>:<target>:<CUs>:<clock kHz>` (its ordinal in
+/// `DSXOR_HIPSIM_DEVICES` and its configuration), as 16 upper-case hex
+/// digits: the form ROCr gives a GPU's UUID after its `GPU-` prefix
+/// (ROCR-Runtime `core/runtime/amd_filter_device.cpp`,
+/// `RvdFilter::BuildDeviceUuidList`: the KFD node's `UniqueID` as 16
+/// upper-case hex digits) and clr copies into `hipDeviceGetUuid`'s 16
+/// bytes (hipamd/src/hip_device.cpp). Stable for a configuration, distinct
+/// per ordinal, never a real GPU's (a real one is per silicon).
+pub fn simulated_uuid(ordinal: usize, target: &TargetId, cus: u32, clock_khz: u32) -> [u8; 16] {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in format!("{ordinal}:{target}:{cus}:{clock_khz}").bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    let mut out = [0u8; 16];
+    out.copy_from_slice(format!("{h:016X}").as_bytes());
+    out
+}
+
+/// The devices ROCr surfaces under `ROCR_VISIBLE_DEVICES`, as ordinals into
+/// all of them, applied as ROCR-Runtime `core/runtime/amd_filter_device.cpp`
+/// (`RvdFilter`) applies it: unset, every device; set but empty, none;
+/// otherwise comma-separated tokens, each upper-cased and trimmed, a token
+/// starting with `G` a UUID (`GPU-` and a prefix of the 16 hex digits that
+/// matches exactly one device), any other an index as `strtol(token, &end,
+/// 0)` reads it (decimal, `0x` hex or `0` octal) with nothing after it. An
+/// invalid, unknown, out-of-range or repeated token ends the list; at most
+/// as many tokens as devices are read. The surfaced devices keep the list's
+/// order (the rank `GetUsrDeviceRank` gives).
+pub fn rocr_visible(uuids: &[[u8; 16]], list: Option<&str>) -> Vec<usize> {
+    let Some(list) = list else {
+        return (0..uuids.len()).collect();
+    };
+    let mut out: Vec<usize> = Vec::new();
+    for token in list.split(',').take(uuids.len()) {
+        let token = token.trim().to_uppercase();
+        let idx = if token.starts_with('G') {
+            if !(5..=20).contains(&token.len()) {
+                break;
+            }
+            let matches: Vec<usize> = uuids
+                .iter()
+                .enumerate()
+                .filter(|(_, u)| {
+                    format!("GPU-{}", String::from_utf8_lossy(&u[..])).starts_with(&token)
+                })
+                .map(|(i, _)| i)
+                .collect();
+            match matches.as_slice() {
+                [one] => Some(*one),
+                _ => None,
+            }
+        } else {
+            strtol0(&token)
+        };
+        match idx {
+            Some(i) if i < uuids.len() && !out.contains(&i) => out.push(i),
+            _ => break,
+        }
+    }
+    out
+}
+
+/// C's `strtol(s, &end, 0)` with `*end == '\0'` required: optional blanks
+/// and sign, then `0x` hex, `0` octal or decimal digits; None when anything
+/// is left over, nothing was read, or the value is negative.
+fn strtol0(s: &str) -> Option<usize> {
+    let s = s.trim_start();
+    let (neg, s) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let (radix, digits) = if let Some(h) = s.strip_prefix("0X") {
+        (16, h)
+    } else if s.len() > 1 && s.starts_with('0') {
+        (8, &s[1..])
+    } else {
+        (10, s)
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let v = usize::from_str_radix(digits, radix).ok()?;
+    (!neg || v == 0).then_some(v)
+}
+
 /// The devices a process sees through `HIP_VISIBLE_DEVICES` (else
 /// `CUDA_VISIBLE_DEVICES`), as ROCm/clr applies it in
 /// rocclr/device/rocm/rocdevice.cpp `Device::init`: a comma-separated list
@@ -371,17 +513,26 @@ fn override_isa(v: &str) -> Result<(&'static str, bool, bool), String> {
 /// that is not exactly the decimal form of an existing ordinal ends the list
 /// ("anything to the right of invalid deviceId has to be discarded"); a
 /// repeated ordinal counts once. `GPU-<uuid>` entries name an agent by its
-/// UUID there; simulated devices have none, so such an entry ends the list
-/// as an unknown UUID does in clr (it falls through to `atoi`). An empty or
+/// UUID there; the simulator honours UUIDs in `ROCR_VISIBLE_DEVICES`
+/// ([`rocr_visible`]) only, so here such an entry ends the list as an
+/// unknown UUID does in clr (it falls through to `atoi`). An empty or
 /// unset variable leaves every device visible.
 pub fn visible_devices(devices: Vec<TargetId>, list: Option<String>) -> Vec<TargetId> {
+    visible_ordinals(devices.len(), list)
+        .into_iter()
+        .map(|i| devices[i].clone())
+        .collect()
+}
+
+/// [`visible_devices`] as ordinals into `count` devices.
+pub fn visible_ordinals(count: usize, list: Option<String>) -> Vec<usize> {
     let Some(list) = list.filter(|l| !l.is_empty()) else {
-        return devices;
+        return (0..count).collect();
     };
     let mut seen = Vec::new();
     for entry in list.split(',') {
         match entry.parse::<usize>() {
-            Ok(i) if i < devices.len() && entry == i.to_string() => {
+            Ok(i) if i < count && entry == i.to_string() => {
                 if !seen.contains(&i) {
                     seen.push(i);
                 }
@@ -389,7 +540,7 @@ pub fn visible_devices(devices: Vec<TargetId>, list: Option<String>) -> Vec<Targ
             _ => break,
         }
     }
-    seen.into_iter().map(|i| devices[i].clone()).collect()
+    seen
 }
 
 /// A boolean flag's value as rocclr parses it (ROCm/clr
@@ -628,6 +779,59 @@ mod tests {
         assert_eq!(arch(&c), ["gfx90a"]);
         let c = cfg(&[(ENV_DEVICES, two), ("HIP_VISIBLE_DEVICES", "")]).unwrap();
         assert_eq!(arch(&c).len(), 2);
+    }
+
+    /// ROCr's RvdFilter: indices (strtol base 0) or unique UUID prefixes,
+    /// the list's order, the first bad, unknown or repeated token ends it;
+    /// set but empty: no device. HIP_VISIBLE_DEVICES then indexes what
+    /// ROCr surfaced; UUIDs and bus ids stay the physical device's.
+    #[test]
+    fn rocr_visible_devices_filter_as_rocr_does() {
+        let t = TargetId::parse("gfx1100").unwrap();
+        let u: Vec<[u8; 16]> = (0..4).map(|i| simulated_uuid(i, &t, 96, 1)).collect();
+        let text = |i: usize| format!("GPU-{}", String::from_utf8_lossy(&u[i]));
+        assert_eq!(rocr_visible(&u, None), [0, 1, 2, 3]);
+        assert_eq!(rocr_visible(&u, Some("")), Vec::<usize>::new());
+        assert_eq!(rocr_visible(&u, Some("2, 0x1")), [2, 1]);
+        assert_eq!(rocr_visible(&u, Some("3,x,1")), [3]);
+        assert_eq!(rocr_visible(&u, Some("1,1,2")), [1]);
+        assert_eq!(rocr_visible(&u, Some("4,0")), Vec::<usize>::new());
+        assert_eq!(
+            rocr_visible(&u, Some("010")),
+            [3],
+            "octal, as strtol base 0"
+        );
+        let lower = text(2).to_lowercase();
+        assert_eq!(rocr_visible(&u, Some(&format!("{lower},0"))), [2, 0]);
+        assert_eq!(
+            rocr_visible(&u, Some("GPU-")),
+            Vec::<usize>::new(),
+            "ambiguous prefix"
+        );
+        // Distinct per ordinal, stable, 16 upper-case hex digits.
+        assert!(u.windows(2).all(|w| w[0] != w[1]));
+        assert_eq!(u[0], simulated_uuid(0, &t, 96, 1));
+        assert!(u[0]
+            .iter()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_lowercase()));
+        let c = cfg(&[
+            (ENV_DEVICES, "gfx1100,gfx1100,gfx1100"),
+            ("ROCR_VISIBLE_DEVICES", "2,1"),
+            ("HIP_VISIBLE_DEVICES", "1"),
+        ])
+        .unwrap();
+        assert_eq!(c.physical, [1]);
+        let all = cfg(&[(ENV_DEVICES, "gfx1100,gfx1100,gfx1100")]).unwrap();
+        assert_eq!(c.uuids[0], all.uuids[1]);
+    }
+
+    #[test]
+    fn the_fault_applies_to_the_devices_named() {
+        let c = cfg(&[(ENV_DEVICES, "gfx1100,gfx1100")]).unwrap();
+        assert!(c.faulty(0) && c.faulty(1));
+        let c = cfg(&[(ENV_DEVICES, "gfx1100,gfx1100"), (ENV_FAULT_DEVICES, "1")]).unwrap();
+        assert!(!c.faulty(0) && c.faulty(1));
+        assert!(cfg(&[(ENV_FAULT_DEVICES, "one")]).is_err());
     }
 
     #[test]

@@ -26,7 +26,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use dsxor::hip::sys::{
     hipDeviceAttribute_t, hipDeviceProp_t, hipDevice_t, hipDeviceptr_t, hipError_t, hipEvent_t,
-    hipFunction_t, hipModule_t, hipStream_t,
+    hipFunction_t, hipModule_t, hipStream_t, hipUUID,
 };
 
 use runtime::{runtime, Runtime, LDS_PER_BLOCK, MAX_WORK_GROUP_SIZE, R};
@@ -34,10 +34,11 @@ use runtime::{runtime, Runtime, LDS_PER_BLOCK, MAX_WORK_GROUP_SIZE, R};
 type E = hipError_t;
 
 /// The entry points exported (the fields of `dsxor::hip::sys::HipLib`).
-pub const ENTRY_POINTS: [&str; 26] = [
+pub const ENTRY_POINTS: [&str; 27] = [
     "hipDriverGetVersion",
     "hipRuntimeGetVersion",
     "hipDeviceGetName",
+    "hipDeviceGetUuid",
     "hipDeviceGetPCIBusId",
     "hipSetDevice",
     "hipGetDeviceCount",
@@ -70,9 +71,11 @@ pub const ENTRY_POINTS: [&str; 26] = [
 fn injected_error(entry: &str) -> E {
     match entry {
         "hipGetDeviceCount" => E::hipErrorNoDevice,
-        "hipSetDevice" | "hipDeviceGetName" | "hipDeviceGetPCIBusId" | "hipGetDeviceProperties" => {
-            E::hipErrorInvalidDevice
-        }
+        "hipSetDevice"
+        | "hipDeviceGetName"
+        | "hipDeviceGetUuid"
+        | "hipDeviceGetPCIBusId"
+        | "hipGetDeviceProperties" => E::hipErrorInvalidDevice,
         "hipMalloc" | "hipStreamCreateWithFlags" | "hipEventCreate" => E::hipErrorOutOfMemory,
         "hipModuleLoadData" => E::hipErrorInvalidImage,
         "hipModuleGetFunction" => E::hipErrorNotFound,
@@ -190,7 +193,22 @@ pub unsafe extern "C" fn hipDeviceGetName(name: *mut c_char, len: c_int, device:
     })
 }
 
-/// Made-up PCI addresses (bus 0x03 + ordinal), in clr's format
+/// The device's simulated UUID (policy `hipsim-uuid`, config.rs): the 16
+/// bytes clr copies from the device's `uuid_` (hipamd/src/hip_device.cpp,
+/// `hipDeviceGetUuid`: hipErrorInvalidDevice for a bad ordinal,
+/// hipErrorInvalidValue for a null pointer).
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceGetUuid(uuid: *mut hipUUID, device: hipDevice_t) -> E {
+    api("hipDeviceGetUuid", |rt| {
+        let d = rt.device(device)?;
+        let u = out(uuid)?;
+        u.bytes = d.uuid.map(|b| b as c_char);
+        Ok(())
+    })
+}
+
+/// Made-up PCI addresses (bus 0x03 + the device's ordinal among all
+/// simulated devices, as a GPU keeps its address whatever a process sees), in clr's format
 /// `%04x:%02x:%02x.%01x` (hipamd/src/hip_device_runtime.cpp).
 fn pci_bus_id(ordinal: usize) -> String {
     format!("0000:{:02x}:00.0", 3 + ordinal)
@@ -204,7 +222,7 @@ pub unsafe extern "C" fn hipDeviceGetPCIBusId(
 ) -> E {
     api("hipDeviceGetPCIBusId", |rt| {
         let d = rt.device(device)?;
-        put_c_str(pciBusId, len, &pci_bus_id(d.ordinal))
+        put_c_str(pciBusId, len, &pci_bus_id(d.physical))
     })
 }
 
@@ -253,7 +271,7 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(
             | A::hipDeviceAttributeKernelExecTimeout
             | A::hipDeviceAttributePciDomainID
             | A::hipDeviceAttributePciDeviceId => 0,
-            A::hipDeviceAttributePciBusId => 3 + d.ordinal as i64,
+            A::hipDeviceAttributePciBusId => 3 + d.physical as i64,
             _ => return Err(E::hipErrorInvalidValue),
         };
         *out(pi)? = v as c_int;
@@ -286,7 +304,7 @@ pub unsafe extern "C" fn hipGetDeviceProperties(prop: *mut hipDeviceProp_t, devi
         p.multiProcessorCount = rt.multiprocessors(d) as c_int;
         p.maxThreadsPerMultiProcessor = 2048;
         p.concurrentKernels = 1;
-        p.pciBusID = 3 + d.ordinal as c_int;
+        p.pciBusID = 3 + d.physical as c_int;
         p.gcnArch = d
             .target
             .processor
@@ -510,6 +528,7 @@ fn exports_match_the_bindings(lib: &dsxor::hip::sys::HipLib) {
     same(&lib.hipDriverGetVersion, hipDriverGetVersion);
     same(&lib.hipRuntimeGetVersion, hipRuntimeGetVersion);
     same(&lib.hipDeviceGetName, hipDeviceGetName);
+    same(&lib.hipDeviceGetUuid, hipDeviceGetUuid);
     same(&lib.hipDeviceGetPCIBusId, hipDeviceGetPCIBusId);
     same(&lib.hipSetDevice, hipSetDevice);
     same(&lib.hipGetDeviceCount, hipGetDeviceCount);

@@ -39,6 +39,12 @@ fn executes(target: &TargetId) -> bool {
 
 pub struct Device {
     pub ordinal: usize,
+    /// Its ordinal in `DSXOR_HIPSIM_DEVICES`, before visibility filters:
+    /// what stays the same whichever process sees the device (its PCI
+    /// address, its UUID, whether `DSXOR_HIPSIM_FAULT` applies).
+    pub physical: usize,
+    /// What `hipDeviceGetUuid` returns (`config::simulated_uuid`).
+    pub uuid: [u8; 16],
     pub target: TargetId,
     pub name: String,
     pub heap: Mutex<Heap>,
@@ -175,6 +181,8 @@ impl Runtime {
             .enumerate()
             .map(|(ordinal, target)| Device {
                 ordinal,
+                physical: config.physical[ordinal],
+                uuid: config.uuids[ordinal],
                 target: target.clone(),
                 name: device_name(target),
                 heap: Mutex::new(Heap::new(ordinal)),
@@ -1113,7 +1121,18 @@ impl Stream {
             lds_granule: None,
             timeout: RUN_LIMIT,
         };
-        match emu::run(&launch, &mem, &rt.config.emu) {
+        // DSXOR_HIPSIM_FAULT_DEVICES: the fault only on the devices named.
+        let clean;
+        let emu_config = if rt.config.faulty(d.physical) {
+            &rt.config.emu
+        } else {
+            clean = dsxor::emu::EmuConfig {
+                fault: None,
+                ..rt.config.emu.clone()
+            };
+            &clean
+        };
+        match emu::run(&launch, &mem, emu_config) {
             Ok(_) => false,
             Err(e) => {
                 rt.fault(&c.name, &e);

@@ -160,6 +160,7 @@ impl EmuBackend {
         if let Some(s) = config.interleave_seed {
             name.push_str(&format!(", interleave seed {s}"));
         }
+        let placement = super::Placement::current();
         Ok(EmuBackend {
             info: DeviceInfo {
                 backend: BackendKind::Emu,
@@ -173,6 +174,8 @@ impl EmuBackend {
                 runtime_version: Some(format!("dsxor {}", env!("CARGO_PKG_VERSION"))),
                 driver_version: None,
                 pci_bus_id: None,
+                uuid: Some(format!("dsxor-emu@{}", placement.host)),
+                placement: Some(Box::new(placement)),
             },
             run_config: EmuConfig {
                 threads: Some(threads),

@@ -300,6 +300,8 @@ pub fn device_info(report: &HipReport, device: &DeviceProps) -> DeviceInfo {
         runtime_version: report.runtime_version.as_ref().ok().map(|v| v.to_string()),
         driver_version: report.driver_version.as_ref().ok().map(|v| v.to_string()),
         pci_bus_id: Some(device.pci_bus_id.clone()),
+        uuid: device.uuid.clone(),
+        placement: Some(Box::new(crate::backend::Placement::current())),
     }
 }
 
@@ -609,6 +611,7 @@ mod tests {
             lds_per_block: 65536,
             wavefront_size: default_wave,
             pci_bus_id: "0000:03:00.0".into(),
+            uuid: None,
         }
     }
 

@@ -7,7 +7,10 @@
 pub mod conformance;
 pub mod emu;
 pub mod hip;
+pub mod placement;
 pub mod select;
+
+pub use placement::Placement;
 
 use std::time::Duration;
 
@@ -79,6 +82,18 @@ pub struct DeviceInfo {
     /// driver's; that one is in the results' `amdgpu_driver_version`.
     pub driver_version: Option<String>,
     pub pci_bus_id: Option<String>,
+    /// Which device this is, stable across runs and hosts: on HIP,
+    /// `hipDeviceGetUuid` as text (policy `uuid-text`, `hip::uuid_text`);
+    /// on the software device, `dsxor-emu@<host>` (one software device per
+    /// host: it has no silicon to name). Absent in records written before
+    /// it was recorded, and when the runtime reports none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
+    /// The host and the scheduler's job, array task and node of the
+    /// process that opened the device (absent in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// (Boxed: every message that carries a `DeviceInfo` stays small.)
+    pub placement: Option<Box<Placement>>,
 }
 
 impl DeviceInfo {
@@ -107,6 +122,17 @@ impl DeviceInfo {
         self.pci_bus_id
             .as_deref()
             .and_then(crate::hip::host::clock_state)
+    }
+
+    /// The key that names this device in a fleet: its UUID, else (records
+    /// without one) its node and PCI bus id, else its node and name.
+    pub fn fleet_key(&self) -> String {
+        let node = self.placement.as_ref().map(|p| p.node()).unwrap_or("");
+        match (&self.uuid, &self.pci_bus_id) {
+            (Some(u), _) => u.clone(),
+            (None, Some(b)) if !b.is_empty() => format!("{node}/{b}"),
+            _ => format!("{node}/{}", self.name),
+        }
     }
 
     /// The device is dsxor's software device: directly (`emu`) or through

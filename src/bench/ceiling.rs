@@ -163,6 +163,8 @@ mod tests {
             runtime_version: None,
             driver_version: None,
             pci_bus_id: None,
+            uuid: None,
+            placement: None,
         }
     }
 

@@ -98,6 +98,8 @@ pub(crate) fn json_failure(failure: &Failure) {
 pub(crate) mod bench;
 pub(crate) mod check;
 pub(crate) mod codeobj;
+pub(crate) mod fleet;
+pub(crate) mod gate;
 pub(crate) mod info;
 pub(crate) mod isa;
 pub(crate) mod merge;

@@ -186,6 +186,8 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
                 runtime_version: None,
                 driver_version: None,
                 pci_bus_id: None,
+                uuid: None,
+                placement: Some(Box::new(dsxor::backend::Placement::current())),
             };
             match dsxor::suite::run::write_unstarted(&opts, info, &reason, f.code) {
                 Ok(out) if args.json => {

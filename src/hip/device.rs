@@ -50,6 +50,9 @@ pub struct DeviceProps {
     pub wavefront_size: u32,
     /// `hipDeviceGetPCIBusId` (`0000:03:00.0`).
     pub pci_bus_id: String,
+    /// `hipDeviceGetUuid`, as text ([`uuid_text`]); None when the runtime
+    /// lacks the entry point or reports no UUID (all zero bytes).
+    pub uuid: Option<String>,
 }
 
 impl DeviceProps {
@@ -160,6 +163,29 @@ fn processor_generation(processor: &str) -> Option<u32> {
 }
 
 /// Read a NUL-terminated C string out of a fixed buffer, without reading past it.
+/// Policy `uuid-text`: the 16 bytes `hipDeviceGetUuid` fills, as text.
+/// ROCm/clr copies them from the device's `info_.uuid_`
+/// (hipamd/src/hip_device.cpp, `hipDeviceGetUuid`), which ROCm fills with
+/// the printable characters of the agent's UUID after ROCr's `GPU-` prefix;
+/// so bytes that are all printable ASCII are shown as `GPU-<bytes>` (the
+/// form `HIP_VISIBLE_DEVICES` accepts), anything else as `GPU-` and 32
+/// lower-case hex digits. All zero bytes (a runtime or device without one)
+/// is no UUID. A NUL ends the text early, as `strncpy` into the buffer
+/// would leave it.
+pub fn uuid_text(bytes: &[u8; 16]) -> Option<String> {
+    if bytes.iter().all(|&b| b == 0) {
+        return None;
+    }
+    let text: Vec<u8> = bytes.iter().copied().take_while(|&b| b != 0).collect();
+    if !text.is_empty() && text.iter().all(|b| b.is_ascii_graphic()) {
+        return Some(format!("GPU-{}", String::from_utf8_lossy(&text)));
+    }
+    Some(format!(
+        "GPU-{}",
+        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    ))
+}
+
 fn c_buf_to_string(buf: &[c_char]) -> String {
     let bytes: Vec<u8> = buf
         .iter()
@@ -275,6 +301,20 @@ impl Hip {
         let rc = unsafe { f(bus.as_mut_ptr(), bus.len() as c_int, dev) };
         self.check("hipDeviceGetPCIBusId", rc, doing)?;
 
+        // Optional: a runtime without hipDeviceGetUuid (or one that fails
+        // it) still runs; the record then names the device by its bus id.
+        let uuid = match &self.inner.lib.hipDeviceGetUuid {
+            Ok(f) => {
+                let mut u = sys::hipUUID::default();
+                // SAFETY: HIP writes the 16 bytes of the struct.
+                let rc = unsafe { f(&mut u, dev) };
+                (rc.0 == 0)
+                    .then(|| uuid_text(&u.bytes.map(|c| c as u8)))
+                    .flatten()
+            }
+            Err(_) => None,
+        };
+
         let doing = || format!("reading gcnArchName of device {index}");
         let f = entry!(self, hipGetDeviceProperties, doing())?;
         // SAFETY: all-zero is a valid hipDeviceProp_t (plain integers,
@@ -315,6 +355,7 @@ impl Hip {
                 "the wavefront size",
             )?,
             pci_bus_id: c_buf_to_string(&bus),
+            uuid,
         })
     }
 
@@ -364,6 +405,7 @@ mod tests {
             lds_per_block: 65536,
             wavefront_size: 32,
             pci_bus_id: String::new(),
+            uuid: None,
         };
         assert_eq!(d.wave_sizes(), vec![32, 64]);
         d.gcn_arch_name = "gfx90a:sramecc+:xnack-".into();

@@ -91,6 +91,9 @@ pub struct InfoDevice {
     pub wave_sizes: Vec<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pci_bus_id: Option<String>,
+    /// `hipDeviceGetUuid` as text (policy `uuid-text`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
     /// Wave sizes this binary has an embedded code object for, on this target.
     pub embedded_waves: Vec<u32>,
 }
@@ -171,6 +174,7 @@ impl Info {
                             wavefront_size: Some(p.wavefront_size),
                             wave_sizes: p.wave_sizes(),
                             pci_bus_id: Some(p.pci_bus_id.clone()),
+                            uuid: p.uuid.clone(),
                             embedded_waves: embedded_waves(&p.gcn_arch_name, &p.wave_sizes()),
                         },
                         Err(e) => InfoDevice {
@@ -185,6 +189,7 @@ impl Info {
                             wavefront_size: None,
                             wave_sizes: Vec::new(),
                             pci_bus_id: None,
+                            uuid: None,
                             embedded_waves: Vec::new(),
                         },
                     });
@@ -276,6 +281,9 @@ impl Info {
                         .join(", "),
                     d.pci_bus_id.as_deref().unwrap_or("?"),
                 )),
+            }
+            if let Some(u) = &d.uuid {
+                s.push_str(&format!("  uuid {u}\n"));
             }
             if d.error.is_none() {
                 let target = d.target_id.as_deref().unwrap_or("?");

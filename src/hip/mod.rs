@@ -24,7 +24,9 @@ use std::ffi::CStr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-pub use device::{multiprocessor_unit, ComputeUnit, DeviceProps, HipVersion, ENV_WGP_MODE};
+pub use device::{
+    multiprocessor_unit, uuid_text, ComputeUnit, DeviceProps, HipVersion, ENV_WGP_MODE,
+};
 pub use error::{HipError, HipStatus, LoadAttempt, HIP_ERROR_NOT_READY, HIP_ERROR_NO_DEVICE};
 pub use load::{candidates, Candidate, ENV_HIP_LIB, SONAMES};
 pub use probe::{probe, probe_with, Devices, HipReport, VISIBILITY_VARS};

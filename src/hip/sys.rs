@@ -1026,6 +1026,20 @@ impl hipDeviceArch_t {
     }
 }
 #[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct hipUUID_t {
+    pub bytes: [::std::os::raw::c_char; 16usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of hipUUID_t"][::std::mem::size_of::<hipUUID_t>() - 16usize];
+    ["Alignment of hipUUID_t"][::std::mem::align_of::<hipUUID_t>() - 1usize];
+    [
+        "Offset of field: hipUUID_t::bytes",
+    ][::std::mem::offset_of!(hipUUID_t, bytes) - 0usize];
+};
+pub type hipUUID = hipUUID_t;
+#[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct hipDeviceProp_t {
     pub name: [::std::os::raw::c_char; 256usize],
@@ -2101,6 +2115,10 @@ pub struct HipLib {
         ) -> hipError_t,
         ::libloading::Error,
     >,
+    pub hipDeviceGetUuid: Result<
+        unsafe extern "C" fn(uuid: *mut hipUUID, device: hipDevice_t) -> hipError_t,
+        ::libloading::Error,
+    >,
     pub hipDeviceGetPCIBusId: Result<
         unsafe extern "C" fn(
             pciBusId: *mut ::std::os::raw::c_char,
@@ -2262,6 +2280,7 @@ impl HipLib {
             .get(b"hipRuntimeGetVersion\0")
             .map(|sym| *sym);
         let hipDeviceGetName = __library.get(b"hipDeviceGetName\0").map(|sym| *sym);
+        let hipDeviceGetUuid = __library.get(b"hipDeviceGetUuid\0").map(|sym| *sym);
         let hipDeviceGetPCIBusId = __library
             .get(b"hipDeviceGetPCIBusId\0")
             .map(|sym| *sym);
@@ -2306,6 +2325,7 @@ impl HipLib {
             hipDriverGetVersion,
             hipRuntimeGetVersion,
             hipDeviceGetName,
+            hipDeviceGetUuid,
             hipDeviceGetPCIBusId,
             hipSetDevice,
             hipGetDeviceCount,
@@ -2359,6 +2379,16 @@ impl HipLib {
             .hipDeviceGetName
             .as_ref()
             .expect("Expected function, got error."))(name, len, device)
+    }
+    pub unsafe fn hipDeviceGetUuid(
+        &self,
+        uuid: *mut hipUUID,
+        device: hipDevice_t,
+    ) -> hipError_t {
+        (self
+            .hipDeviceGetUuid
+            .as_ref()
+            .expect("Expected function, got error."))(uuid, device)
     }
     pub unsafe fn hipDeviceGetPCIBusId(
         &self,

@@ -30,6 +30,9 @@ pub fn junit_report(results: &Results) -> Report {
     for (k, v) in props {
         suite.add_property(Property::new(k, v));
     }
+    for (k, v) in identity_properties(&env.device) {
+        suite.add_property(Property::new(k, v));
+    }
     for cell in &results.patterns {
         // `pattern/waveN`: unique on its own in a dashboard that drops the
         // classname (a bare `wave32` named 9 different tests).
@@ -171,6 +174,40 @@ pub fn schema_xml(xml: &str) -> Result<String, quick_xml::Error> {
     }
     // The input was UTF-8 and the writer copies its bytes.
     Ok(String::from_utf8_lossy(&writer.into_inner()).into_owned())
+}
+
+/// The device's identity as JUnit properties: UUID, PCI bus id, versions,
+/// host and the scheduler's job, array task and node (those that are set).
+pub fn identity_properties(d: &crate::backend::DeviceInfo) -> Vec<(&'static str, String)> {
+    let mut v = Vec::new();
+    let mut put = |k: &'static str, x: Option<&String>| {
+        if let Some(x) = x.filter(|x| !x.is_empty()) {
+            v.push((k, x.clone()));
+        }
+    };
+    put("uuid", d.uuid.as_ref());
+    put("pci_bus_id", d.pci_bus_id.as_ref());
+    put("runtime_version", d.runtime_version.as_ref());
+    put("driver_version", d.driver_version.as_ref());
+    if let Some(p) = &d.placement {
+        put("host", Some(&p.host));
+        put("slurm_job_id", p.slurm_job_id.as_ref());
+        put("slurm_array_job_id", p.slurm_array_job_id.as_ref());
+        put("slurm_array_task_id", p.slurm_array_task_id.as_ref());
+        put("slurm_node", p.slurm_node.as_ref());
+        put(
+            "k8s_job_completion_index",
+            p.k8s_job_completion_index.as_ref(),
+        );
+        put("k8s_node_name", p.k8s_node_name.as_ref());
+    }
+    v
+}
+
+/// Any report as written: quick-junit's XML filtered to the schema.
+pub fn report_xml(report: &Report) -> Result<String, String> {
+    let xml = report.to_string().map_err(|e| e.to_string())?;
+    schema_xml(&xml).map_err(|e| format!("filtering the JUnit XML: {e}"))
 }
 
 /// The JUnit XML of a run, as written: valid against the Jenkins/Ant schema.

@@ -738,6 +738,8 @@ pub(crate) mod tests {
                     runtime_version: None,
                     driver_version: None,
                     pci_bus_id: None,
+                    uuid: None,
+                    placement: None,
                 },
                 selection: "test".into(),
                 code_objects: vec![],

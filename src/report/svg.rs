@@ -48,9 +48,9 @@ const WIDTH: u32 = 1200;
 // Okabe & Ito, "Color Universal Design" (2008): eight colours told apart
 // under every common colour-vision deficiency.
 const OI_BLUE: RGBColor = RGBColor(0, 114, 178);
-const OI_ORANGE: RGBColor = RGBColor(230, 159, 0);
-const OI_GREEN: RGBColor = RGBColor(0, 158, 115);
-const OI_VERMILLION: RGBColor = RGBColor(213, 94, 0);
+pub(crate) const OI_ORANGE: RGBColor = RGBColor(230, 159, 0);
+pub(crate) const OI_GREEN: RGBColor = RGBColor(0, 158, 115);
+pub(crate) const OI_VERMILLION: RGBColor = RGBColor(213, 94, 0);
 const OI_SKY: RGBColor = RGBColor(86, 180, 233);
 const OI_PURPLE: RGBColor = RGBColor(204, 121, 167);
 /// The palette in the order series take it.

@@ -32,6 +32,8 @@ pub fn device(backend: &str) -> DeviceInfo {
         runtime_version: None,
         driver_version: None,
         pci_bus_id: None,
+        uuid: None,
+        placement: None,
     }
 }
 
@@ -244,6 +246,8 @@ impl SimDevice {
                 runtime_version: None,
                 driver_version: None,
                 pci_bus_id: None,
+                uuid: None,
+                placement: None,
             },
             fault,
             launches: 0,

@@ -59,6 +59,8 @@ fn fake_info() -> DeviceInfo {
         runtime_version: None,
         driver_version: None,
         pci_bus_id: None,
+        uuid: None,
+        placement: None,
     }
 }
 

@@ -128,6 +128,26 @@ fn schemas() -> BTreeMap<&'static str, (Option<&'static str>, Value)> {
             ),
         ),
     );
+    m.insert(
+        "fleet.schema.json",
+        (
+            Some(dsxor::fleet::FLEET_FORMAT),
+            schema_of::<dsxor::fleet::Fleet>(
+                Some(dsxor::fleet::FLEET_FORMAT),
+                "dsxor-fleet/1: `dsxor fleet`'s verdict per device and node",
+            ),
+        ),
+    );
+    m.insert(
+        "gate.schema.json",
+        (
+            Some(dsxor::fleet::gate::GATE_FORMAT),
+            schema_of::<dsxor::fleet::gate::GateVerdict>(
+                Some(dsxor::fleet::gate::GATE_FORMAT),
+                "dsxor-gate/1: `dsxor gate`'s verdict for one node",
+            ),
+        ),
+    );
     m
 }
 

@@ -91,6 +91,7 @@ fn choose_device_by_index_and_say_what_exists() {
         lds_per_block: 65536,
         wavefront_size: 32,
         pci_bus_id: format!("0000:0{index}:00.0"),
+        uuid: None,
     };
     report.devices = dsxor::hip::Devices::Found(vec![
         Ok(dev(0, "gfx1100")),

@@ -14,7 +14,7 @@
 //! Needs root and Slurm (Debian's slurm-wlm, munge): skipped with a notice
 //! when either is missing, mandatory under DSXOR_REQUIRE_TOOLS=1.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -3,7 +3,7 @@
 //! (`pip install check-jsonschema`; .ci/run installs it). Skipped with a
 //! notice when it is missing, mandatory under DSXOR_REQUIRE_TOOLS=1.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! `DSXOR_HIPSIM_FAULT_DEVICES`), each run in its own process on the device
 //! `ROCR_VISIBLE_DEVICES` gives it, placed on a node by Slurm's variables.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

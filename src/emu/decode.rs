@@ -10,6 +10,9 @@
 //! the coverage test — never skipped.
 
 use std::fmt;
+use std::sync::LazyLock;
+
+use crate::isa::alu::{AluOp, Format, ALU_OPS};
 
 /// A scalar or vector source operand, as the 8/9-bit source field encodes it
 /// (RDNA3 ISA guide §"Scalar/vector operand encoding"; LLVM SIDefines.h).
@@ -79,9 +82,52 @@ macro_rules! ops {
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub enum $name { $($v),* }
         impl $name {
+            /// Every opcode of the family, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$v),*];
             pub fn name(self) -> &'static str { match self { $($name::$v => $s),* } }
         }
     };
+}
+
+/// The opcode → op map of one encoding `format` for one family of decoded
+/// ops, built once from [`ALU_OPS`], the one table of gfx11 ALU mnemonics,
+/// formats, opcodes and operand kinds (shared with the encoders of
+/// `isa::alu`): each row of `format` with an opcode in `opcodes` whose
+/// mnemonic, less LLVM's `_e32`/`_e64`, names an op of the family. Indexed
+/// by opcode; `None` where the family has no op.
+fn opcode_map<T: Copy>(
+    all: &[T],
+    name: fn(T) -> &'static str,
+    format: Format,
+    opcodes: std::ops::Range<u16>,
+) -> Vec<Option<T>> {
+    let mut map = vec![None; opcodes.end as usize];
+    for row in ALU_OPS
+        .iter()
+        .filter(|r| r.format == format && opcodes.contains(&r.opcode))
+    {
+        let bare = row
+            .name
+            .strip_suffix("_e32")
+            .or_else(|| row.name.strip_suffix("_e64"));
+        let mnemonic = bare.unwrap_or(row.name);
+        if let Some(&op) = all.iter().find(|&&o| name(o) == mnemonic) {
+            map[row.opcode as usize] = Some(op);
+        }
+    }
+    map
+}
+
+/// The table row of `op` in `format` (its operand kinds, its second
+/// destination), if the table has one.
+fn row_of(mnemonic: &str, format: Format) -> Option<&'static AluOp> {
+    ALU_OPS.iter().find(|r| {
+        r.format == format
+            && (r.name == mnemonic
+                || r.name
+                    .strip_prefix(mnemonic)
+                    .is_some_and(|t| t == "_e32" || t == "_e64"))
+    })
 }
 
 ops!(
@@ -109,62 +155,9 @@ ops!(
 
 impl Sop2 {
     fn from_op(op: u32) -> Option<Sop2> {
-        use Sop2::*;
-        Some(match op {
-            0 => AddU32,
-            1 => SubU32,
-            2 => AddI32,
-            3 => SubI32,
-            4 => AddcU32,
-            5 => SubbU32,
-            6 => AbsdiffI32,
-            8 => LshlB32,
-            9 => LshlB64,
-            10 => LshrB32,
-            11 => LshrB64,
-            12 => AshrI32,
-            13 => AshrI64,
-            14 => Lshl1AddU32,
-            15 => Lshl2AddU32,
-            16 => Lshl3AddU32,
-            17 => Lshl4AddU32,
-            18 => MinI32,
-            19 => MinU32,
-            20 => MaxI32,
-            21 => MaxU32,
-            22 => AndB32,
-            23 => AndB64,
-            24 => OrB32,
-            25 => OrB64,
-            26 => XorB32,
-            27 => XorB64,
-            28 => NandB32,
-            29 => NandB64,
-            30 => NorB32,
-            31 => NorB64,
-            32 => XnorB32,
-            33 => XnorB64,
-            34 => AndNot1B32,
-            35 => AndNot1B64,
-            36 => OrNot1B32,
-            37 => OrNot1B64,
-            38 => BfeU32,
-            39 => BfeI32,
-            40 => BfeU64,
-            41 => BfeI64,
-            42 => BfmB32,
-            43 => BfmB64,
-            44 => MulI32,
-            45 => MulHiU32,
-            46 => MulHiI32,
-            48 => CselectB32,
-            49 => CselectB64,
-            50 => PackLlB32B16,
-            51 => PackLhB32B16,
-            52 => PackHhB32B16,
-            53 => PackHlB32B16,
-            _ => return None,
-        })
+        static MAP: LazyLock<Vec<Option<Sop2>>> =
+            LazyLock::new(|| opcode_map(Sop2::ALL, Sop2::name, Format::Sop2, 0..0x80));
+        MAP.get(op as usize).copied().flatten()
     }
     /// Whether src0 is a 64-bit operand.
     pub fn src0_64(self) -> bool {
@@ -220,31 +213,9 @@ ops!(
 
 impl Sopk {
     fn from_op(op: u32) -> Option<Sopk> {
-        use Sopk::*;
-        Some(match op {
-            0 => MovkI32,
-            1 => Version,
-            2 => CmovkI32,
-            3 => CmpkEqI32,
-            4 => CmpkLgI32,
-            5 => CmpkGtI32,
-            6 => CmpkGeI32,
-            7 => CmpkLtI32,
-            8 => CmpkLeI32,
-            9 => CmpkEqU32,
-            10 => CmpkLgU32,
-            11 => CmpkGtU32,
-            12 => CmpkGeU32,
-            13 => CmpkLtU32,
-            14 => CmpkLeU32,
-            15 => AddkI32,
-            16 => MulkI32,
-            24 => WaitcntVscnt,
-            25 => WaitcntVmcnt,
-            26 => WaitcntExpcnt,
-            27 => WaitcntLgkmcnt,
-            _ => return None,
-        })
+        static MAP: LazyLock<Vec<Option<Sopk>>> =
+            LazyLock::new(|| opcode_map(Sopk::ALL, Sopk::name, Format::Sopk, 0..0x20));
+        MAP.get(op as usize).copied().flatten()
     }
 }
 
@@ -342,67 +313,9 @@ ops!(
 
 impl Sop1 {
     fn from_op(op: u32) -> Option<Sop1> {
-        use Sop1::*;
-        Some(match op {
-            0 => MovB32,
-            1 => MovB64,
-            2 => CmovB32,
-            3 => CmovB64,
-            4 => BrevB32,
-            5 => BrevB64,
-            8 => CtzI32B32,
-            9 => CtzI32B64,
-            10 => ClzI32U32,
-            11 => ClzI32U64,
-            12 => ClsI32,
-            13 => ClsI32I64,
-            14 => SextI32I8,
-            15 => SextI32I16,
-            16 => Bitset0B32,
-            17 => Bitset0B64,
-            18 => Bitset1B32,
-            19 => Bitset1B64,
-            20 => BitreplicateB64B32,
-            21 => AbsI32,
-            22 => Bcnt0I32B32,
-            23 => Bcnt0I32B64,
-            24 => Bcnt1I32B32,
-            25 => Bcnt1I32B64,
-            26 => QuadmaskB32,
-            27 => QuadmaskB64,
-            28 => WqmB32,
-            29 => WqmB64,
-            30 => NotB32,
-            31 => NotB64,
-            32 => AndSaveexecB32,
-            33 => AndSaveexecB64,
-            34 => OrSaveexecB32,
-            35 => OrSaveexecB64,
-            36 => XorSaveexecB32,
-            37 => XorSaveexecB64,
-            38 => NandSaveexecB32,
-            39 => NandSaveexecB64,
-            40 => NorSaveexecB32,
-            41 => NorSaveexecB64,
-            42 => XnorSaveexecB32,
-            43 => XnorSaveexecB64,
-            44 => AndNot0SaveexecB32,
-            45 => AndNot0SaveexecB64,
-            46 => OrNot0SaveexecB32,
-            47 => OrNot0SaveexecB64,
-            48 => AndNot1SaveexecB32,
-            49 => AndNot1SaveexecB64,
-            50 => OrNot1SaveexecB32,
-            51 => OrNot1SaveexecB64,
-            52 => AndNot0WrexecB32,
-            53 => AndNot0WrexecB64,
-            54 => AndNot1WrexecB32,
-            55 => AndNot1WrexecB64,
-            71 => GetpcB64,
-            72 => SetpcB64,
-            73 => SwappcB64,
-            _ => return None,
-        })
+        static MAP: LazyLock<Vec<Option<Sop1>>> =
+            LazyLock::new(|| opcode_map(Sop1::ALL, Sop1::name, Format::Sop1, 0..0x100));
+        MAP.get(op as usize).copied().flatten()
     }
     /// Whether ssrc0 is a 64-bit operand.
     pub fn src0_64(self) -> bool {
@@ -450,28 +363,9 @@ ops!(
 
 impl Sopc {
     fn from_op(op: u32) -> Option<Sopc> {
-        use Sopc::*;
-        Some(match op {
-            0 => EqI32,
-            1 => LgI32,
-            2 => GtI32,
-            3 => GeI32,
-            4 => LtI32,
-            5 => LeI32,
-            6 => EqU32,
-            7 => LgU32,
-            8 => GtU32,
-            9 => GeU32,
-            10 => LtU32,
-            11 => LeU32,
-            12 => Bitcmp0B32,
-            13 => Bitcmp1B32,
-            14 => Bitcmp0B64,
-            15 => Bitcmp1B64,
-            16 => EqU64,
-            17 => LgU64,
-            _ => return None,
-        })
+        static MAP: LazyLock<Vec<Option<Sopc>>> =
+            LazyLock::new(|| opcode_map(Sopc::ALL, Sopc::name, Format::Sopc, 0..0x80));
+        MAP.get(op as usize).copied().flatten()
     }
 }
 
@@ -549,135 +443,53 @@ ops!(
     AddNcI32 = "v_add_nc_i32", SubNcI32 = "v_sub_nc_i32", SadU8 = "v_sad_u8",
     SadHiU8 = "v_sad_hi_u8", SadU16 = "v_sad_u16", SadU32 = "v_sad_u32", MsadU8 = "v_msad_u8",
     LerpU8 = "v_lerp_u8", SwapB32 = "v_swap_b32",
+    CvtF32Ubyte0 = "v_cvt_f32_ubyte0", CvtF32Ubyte1 = "v_cvt_f32_ubyte1",
+    CvtF32Ubyte2 = "v_cvt_f32_ubyte2", CvtF32Ubyte3 = "v_cvt_f32_ubyte3",
 });
 
 impl VOp {
     fn from_vop1(op: u32) -> Option<VOp> {
-        use VOp::*;
-        Some(match op {
-            0 => Nop,
-            1 => MovB32,
-            2 => ReadfirstlaneB32,
-            55 => NotB32,
-            56 => BfrevB32,
-            57 => ClzI32U32,
-            58 => CtzI32B32,
-            59 => ClsI32,
-            101 => SwapB32,
-            _ => return None,
-        })
+        static MAP: LazyLock<Vec<Option<VOp>>> =
+            LazyLock::new(|| opcode_map(VOp::ALL, VOp::name, Format::Vop1, 0..0x80));
+        MAP.get(op as usize).copied().flatten()
     }
     fn from_vop2(op: u32) -> Option<VOp> {
-        use VOp::*;
-        Some(match op {
-            1 => CndmaskB32,
-            9 => MulI32I24,
-            10 => MulHiI32I24,
-            11 => MulU32U24,
-            12 => MulHiU32U24,
-            17 => MinI32,
-            18 => MaxI32,
-            19 => MinU32,
-            20 => MaxU32,
-            24 => LshlrevB32,
-            25 => LshrrevB32,
-            26 => AshrrevI32,
-            27 => AndB32,
-            28 => OrB32,
-            29 => XorB32,
-            30 => XnorB32,
-            32 => AddCoCiU32,
-            33 => SubCoCiU32,
-            34 => SubrevCoCiU32,
-            37 => AddNcU32,
-            38 => SubNcU32,
-            39 => SubrevNcU32,
-            _ => return None,
-        })
+        static MAP: LazyLock<Vec<Option<VOp>>> =
+            LazyLock::new(|| opcode_map(VOp::ALL, VOp::name, Format::Vop2, 0..0x40));
+        MAP.get(op as usize).copied().flatten()
     }
     /// VOP3 opcodes 0x200 and up (VOP3-only instructions).
     fn from_vop3(op: u32) -> Option<VOp> {
-        use VOp::*;
-        Some(match op {
-            0x20a => MadI32I24,
-            0x20b => MadU32U24,
-            0x210 => BfeU32,
-            0x211 => BfeI32,
-            0x212 => BfiB32,
-            0x215 => LerpU8,
-            0x216 => AlignbitB32,
-            0x217 => AlignbyteB32,
-            0x21a => Min3I32,
-            0x21b => Min3U32,
-            0x21d => Max3I32,
-            0x21e => Max3U32,
-            0x220 => Med3I32,
-            0x221 => Med3U32,
-            0x222 => SadU8,
-            0x223 => SadHiU8,
-            0x224 => SadU16,
-            0x225 => SadU32,
-            0x239 => MsadU8,
-            0x240 => Xor3B32,
-            0x244 => PermB32,
-            0x245 => XadU32,
-            0x246 => LshlAddU32,
-            0x247 => AddLshlU32,
-            0x255 => Add3U32,
-            0x256 => LshlOrB32,
-            0x257 => AndOrB32,
-            0x258 => Or3B32,
-            0x2fe => MadU64U32,
-            0x2ff => MadI64I32,
-            0x300 => AddCoU32,
-            0x301 => SubCoU32,
-            0x302 => SubrevCoU32,
-            0x31d => BfmB32,
-            0x31e => BcntU32B32,
-            0x31f => MbcntLoU32B32,
-            0x320 => MbcntHiU32B32,
-            0x325 => SubNcI32,
-            0x326 => AddNcI32,
-            0x32c => MulLoU32,
-            0x32d => MulHiU32,
-            0x32e => MulHiI32,
-            0x33c => LshlrevB64,
-            0x33d => LshrrevB64,
-            0x33e => AshrrevI64,
-            0x360 => ReadlaneB32,
-            0x361 => WritelaneB32,
-            _ => return None,
-        })
+        static MAP: LazyLock<Vec<Option<VOp>>> =
+            LazyLock::new(|| opcode_map(VOp::ALL, VOp::name, Format::Vop3, 0x200..0x400));
+        MAP.get(op as usize).copied().flatten()
     }
-    /// VOP3SD: the 14:8 field is an SGPR destination (carry/overflow out).
+    /// The op's row in the table: its VOP3 form where it has one (that
+    /// form shows a VOP3SD's scalar destination), else its VOP1/VOP2 one.
+    fn row(self) -> &'static AluOp {
+        static ROWS: LazyLock<Vec<&'static AluOp>> = LazyLock::new(|| {
+            VOp::ALL
+                .iter()
+                .map(|o| {
+                    [Format::Vop3, Format::Vop1, Format::Vop2]
+                        .into_iter()
+                        .find_map(|f| row_of(o.name(), f))
+                        .unwrap_or_else(|| panic!("{} has no row in isa::alu::ALU_OPS", o.name()))
+                })
+                .collect()
+        });
+        ROWS[self as usize]
+    }
+    /// VOP3SD: the 14:8 field is an SGPR destination (carry/overflow out),
+    /// as the table's lane-mask second destination says.
     pub fn is_vop3sd(self) -> bool {
-        use VOp::*;
-        matches!(
-            self,
-            AddCoU32
-                | SubCoU32
-                | SubrevCoU32
-                | AddCoCiU32
-                | SubCoCiU32
-                | SubrevCoCiU32
-                | MadU64U32
-                | MadI64I32
-        )
+        let row = self.row();
+        row.format == Format::Vop3 && row.sdst == crate::isa::alu::Kind::Mask
     }
-    /// Number of source operands.
+    /// Number of source operands (the table's, an e32's implicit VCC
+    /// counted as v_cndmask_b32's and the carry-ins' third).
     pub fn arity(self) -> usize {
-        use VOp::*;
-        match self {
-            Nop => 0,
-            MovB32 | ReadfirstlaneB32 | NotB32 | BfrevB32 | ClzI32U32 | CtzI32B32 | ClsI32
-            | SwapB32 => 1,
-            CndmaskB32 | AddCoCiU32 | SubCoCiU32 | SubrevCoCiU32 | MadU64U32 | MadI64I32
-            | LshlAddU32 | AddLshlU32 | LshlOrB32 | AndOrB32 | Or3B32 | Xor3B32 | Add3U32
-            | XadU32 | BfeU32 | BfeI32 | BfiB32 | AlignbitB32 | AlignbyteB32 | PermB32
-            | MadU32U24 | MadI32I24 | Min3I32 | Min3U32 | Max3I32 | Max3U32 | Med3I32 | Med3U32
-            | SadU8 | SadHiU8 | SadU16 | SadU32 | MsadU8 | LerpU8 => 3,
-            _ => 2,
-        }
+        self.row().srcs.len()
     }
     /// Instructions that exist only in VOP3 form (printed without `_e64`).
     fn vop3_only(self) -> bool {
@@ -830,236 +642,112 @@ pub enum DsKind {
     },
 }
 
-/// gfx11 DS opcode → (kind, mnemonic). Opcode numbers: LLVM DSInstructions.td
-/// (GFX11 `DS_Real_gfx11` renames), checked with llvm-mc.
+/// gfx11 DS opcode → (kind, mnemonic). The mnemonic is `isa::table`'s
+/// (LLVM's gfx11 DS table, checked against llvm-mc there); the kind is
+/// read from it by [`ds_kind`]. None for an opcode gfx11 lacks or this
+/// device does not model.
 pub fn ds_opcode(op: u8) -> Option<(DsKind, &'static str)> {
+    let name = crate::isa::op_name(crate::isa::Family::Gfx11, op)?;
+    Some((ds_kind(name)?, name))
+}
+
+/// What a DS mnemonic does, from LLVM's gfx11 naming (DSInstructions.td):
+/// `ds_{op}[_rtn]_{type}` for the atomics (64-bit types are 8-byte),
+/// `ds_store_{type}` / `ds_load_{type}`, the `_2addr[_stride64]` pairs,
+/// the exchanges. None for anything else (the permutes, swizzles, GWS,
+/// append/consume, the d16 halves, ...), which the device does not model.
+pub fn ds_kind(name: &str) -> Option<DsKind> {
     use AtomicOp::*;
     use DsKind::*;
-    let a = |op, wide, rtn| Atomic { op, wide, rtn };
-    Some(match op {
-        0 => (a(Add, false, false), "ds_add_u32"),
-        1 => (a(Sub, false, false), "ds_sub_u32"),
-        2 => (a(Rsub, false, false), "ds_rsub_u32"),
-        3 => (a(Inc, false, false), "ds_inc_u32"),
-        4 => (a(Dec, false, false), "ds_dec_u32"),
-        5 => (a(MinI, false, false), "ds_min_i32"),
-        6 => (a(MaxI, false, false), "ds_max_i32"),
-        7 => (a(MinU, false, false), "ds_min_u32"),
-        8 => (a(MaxU, false, false), "ds_max_u32"),
-        9 => (a(And, false, false), "ds_and_b32"),
-        10 => (a(Or, false, false), "ds_or_b32"),
-        11 => (a(Xor, false, false), "ds_xor_b32"),
-        12 => (a(Mskor, false, false), "ds_mskor_b32"),
-        13 => (Store { bytes: 4 }, "ds_store_b32"),
-        14 => (
-            Store2 {
-                wide: false,
-                stride64: false,
-            },
-            "ds_store_2addr_b32",
-        ),
-        15 => (
-            Store2 {
-                wide: false,
-                stride64: true,
-            },
-            "ds_store_2addr_stride64_b32",
-        ),
-        16 => (a(Cmpst, false, false), "ds_cmpstore_b32"),
-        17 => (a(CmpstF, false, false), "ds_cmpstore_f32"),
-        18 => (a(MinF, false, false), "ds_min_f32"),
-        19 => (a(MaxF, false, false), "ds_max_f32"),
-        20 => (Nop, "ds_nop"),
-        21 => (a(AddF, false, false), "ds_add_f32"),
-        30 => (Store { bytes: 1 }, "ds_store_b8"),
-        31 => (Store { bytes: 2 }, "ds_store_b16"),
-        32 => (a(Add, false, true), "ds_add_rtn_u32"),
-        33 => (a(Sub, false, true), "ds_sub_rtn_u32"),
-        34 => (a(Rsub, false, true), "ds_rsub_rtn_u32"),
-        35 => (a(Inc, false, true), "ds_inc_rtn_u32"),
-        36 => (a(Dec, false, true), "ds_dec_rtn_u32"),
-        37 => (a(MinI, false, true), "ds_min_rtn_i32"),
-        38 => (a(MaxI, false, true), "ds_max_rtn_i32"),
-        39 => (a(MinU, false, true), "ds_min_rtn_u32"),
-        40 => (a(MaxU, false, true), "ds_max_rtn_u32"),
-        41 => (a(And, false, true), "ds_and_rtn_b32"),
-        42 => (a(Or, false, true), "ds_or_rtn_b32"),
-        43 => (a(Xor, false, true), "ds_xor_rtn_b32"),
-        44 => (a(Mskor, false, true), "ds_mskor_rtn_b32"),
-        45 => (a(Wrxchg, false, true), "ds_storexchg_rtn_b32"),
-        46 => (
-            Xchg2 {
-                wide: false,
-                stride64: false,
-            },
-            "ds_storexchg_2addr_rtn_b32",
-        ),
-        47 => (
-            Xchg2 {
-                wide: false,
-                stride64: true,
-            },
-            "ds_storexchg_2addr_stride64_rtn_b32",
-        ),
-        48 => (a(Cmpst, false, true), "ds_cmpstore_rtn_b32"),
-        49 => (a(CmpstF, false, true), "ds_cmpstore_rtn_f32"),
-        50 => (a(MinF, false, true), "ds_min_rtn_f32"),
-        51 => (a(MaxF, false, true), "ds_max_rtn_f32"),
-        52 => (a(Wrap, false, true), "ds_wrap_rtn_b32"),
-        54 => (
-            Load {
-                bytes: 4,
+    let rest = name.strip_prefix("ds_")?;
+    if rest == "nop" {
+        return Some(Nop);
+    }
+    let (body, ty) = rest.rsplit_once('_')?;
+    let wide = match ty {
+        "b32" | "u32" | "i32" | "f32" => false,
+        "b64" | "u64" | "i64" | "f64" => true,
+        _ => {
+            // The 8/16/96/128-bit loads and stores.
+            let bytes = match ty {
+                "b8" | "u8" | "i8" => 1,
+                "b16" | "u16" | "i16" => 2,
+                "b96" => 12,
+                "b128" => 16,
+                _ => return None,
+            };
+            return match body {
+                "store" if ty.starts_with('b') => Some(Store { bytes }),
+                "load" => Some(Load {
+                    bytes,
+                    signed: ty.starts_with('i'),
+                }),
+                _ => None,
+            };
+        }
+    };
+    let float = ty.starts_with('f');
+    let pair = |b: &str| match b {
+        "2addr" => Some(false),
+        "2addr_stride64" => Some(true),
+        _ => None,
+    };
+    if let Some(b) = body.strip_prefix("store_") {
+        return pair(b).map(|stride64| Store2 { wide, stride64 });
+    }
+    if let Some(b) = body.strip_prefix("load_") {
+        return pair(b).map(|stride64| Load2 { wide, stride64 });
+    }
+    let xchg2 = body
+        .strip_prefix("storexchg_")
+        .and_then(|b| b.strip_suffix("_rtn"));
+    if let Some(stride64) = xchg2.and_then(pair) {
+        return Some(Xchg2 { wide, stride64 });
+    }
+    match (body, float) {
+        ("store", false) => {
+            return Some(Store {
+                bytes: if wide { 8 } else { 4 },
+            })
+        }
+        ("load", false) if ty.starts_with('b') => {
+            return Some(Load {
+                bytes: if wide { 8 } else { 4 },
                 signed: false,
-            },
-            "ds_load_b32",
-        ),
-        55 => (
-            Load2 {
-                wide: false,
-                stride64: false,
-            },
-            "ds_load_2addr_b32",
-        ),
-        56 => (
-            Load2 {
-                wide: false,
-                stride64: true,
-            },
-            "ds_load_2addr_stride64_b32",
-        ),
-        57 => (
-            Load {
-                bytes: 1,
-                signed: true,
-            },
-            "ds_load_i8",
-        ),
-        58 => (
-            Load {
-                bytes: 1,
-                signed: false,
-            },
-            "ds_load_u8",
-        ),
-        59 => (
-            Load {
-                bytes: 2,
-                signed: true,
-            },
-            "ds_load_i16",
-        ),
-        60 => (
-            Load {
-                bytes: 2,
-                signed: false,
-            },
-            "ds_load_u16",
-        ),
-        64 => (a(Add, true, false), "ds_add_u64"),
-        65 => (a(Sub, true, false), "ds_sub_u64"),
-        66 => (a(Rsub, true, false), "ds_rsub_u64"),
-        67 => (a(Inc, true, false), "ds_inc_u64"),
-        68 => (a(Dec, true, false), "ds_dec_u64"),
-        69 => (a(MinI, true, false), "ds_min_i64"),
-        70 => (a(MaxI, true, false), "ds_max_i64"),
-        71 => (a(MinU, true, false), "ds_min_u64"),
-        72 => (a(MaxU, true, false), "ds_max_u64"),
-        73 => (a(And, true, false), "ds_and_b64"),
-        74 => (a(Or, true, false), "ds_or_b64"),
-        75 => (a(Xor, true, false), "ds_xor_b64"),
-        76 => (a(Mskor, true, false), "ds_mskor_b64"),
-        77 => (Store { bytes: 8 }, "ds_store_b64"),
-        78 => (
-            Store2 {
-                wide: true,
-                stride64: false,
-            },
-            "ds_store_2addr_b64",
-        ),
-        79 => (
-            Store2 {
-                wide: true,
-                stride64: true,
-            },
-            "ds_store_2addr_stride64_b64",
-        ),
-        80 => (a(Cmpst, true, false), "ds_cmpstore_b64"),
-        81 => (a(CmpstF, true, false), "ds_cmpstore_f64"),
-        82 => (a(MinF, true, false), "ds_min_f64"),
-        83 => (a(MaxF, true, false), "ds_max_f64"),
-        96 => (a(Add, true, true), "ds_add_rtn_u64"),
-        97 => (a(Sub, true, true), "ds_sub_rtn_u64"),
-        98 => (a(Rsub, true, true), "ds_rsub_rtn_u64"),
-        99 => (a(Inc, true, true), "ds_inc_rtn_u64"),
-        100 => (a(Dec, true, true), "ds_dec_rtn_u64"),
-        101 => (a(MinI, true, true), "ds_min_rtn_i64"),
-        102 => (a(MaxI, true, true), "ds_max_rtn_i64"),
-        103 => (a(MinU, true, true), "ds_min_rtn_u64"),
-        104 => (a(MaxU, true, true), "ds_max_rtn_u64"),
-        105 => (a(And, true, true), "ds_and_rtn_b64"),
-        106 => (a(Or, true, true), "ds_or_rtn_b64"),
-        107 => (a(Xor, true, true), "ds_xor_rtn_b64"),
-        108 => (a(Mskor, true, true), "ds_mskor_rtn_b64"),
-        109 => (a(Wrxchg, true, true), "ds_storexchg_rtn_b64"),
-        110 => (
-            Xchg2 {
-                wide: true,
-                stride64: false,
-            },
-            "ds_storexchg_2addr_rtn_b64",
-        ),
-        111 => (
-            Xchg2 {
-                wide: true,
-                stride64: true,
-            },
-            "ds_storexchg_2addr_stride64_rtn_b64",
-        ),
-        112 => (a(Cmpst, true, true), "ds_cmpstore_rtn_b64"),
-        113 => (a(CmpstF, true, true), "ds_cmpstore_rtn_f64"),
-        114 => (a(MinF, true, true), "ds_min_rtn_f64"),
-        115 => (a(MaxF, true, true), "ds_max_rtn_f64"),
-        118 => (
-            Load {
-                bytes: 8,
-                signed: false,
-            },
-            "ds_load_b64",
-        ),
-        119 => (
-            Load2 {
-                wide: true,
-                stride64: false,
-            },
-            "ds_load_2addr_b64",
-        ),
-        120 => (
-            Load2 {
-                wide: true,
-                stride64: true,
-            },
-            "ds_load_2addr_stride64_b64",
-        ),
-        121 => (a(AddF, false, true), "ds_add_rtn_f32"),
-        126 => (a(CondXchg32, true, true), "ds_condxchg32_rtn_b64"),
-        222 => (Store { bytes: 12 }, "ds_store_b96"),
-        223 => (Store { bytes: 16 }, "ds_store_b128"),
-        254 => (
-            Load {
-                bytes: 12,
-                signed: false,
-            },
-            "ds_load_b96",
-        ),
-        255 => (
-            Load {
-                bytes: 16,
-                signed: false,
-            },
-            "ds_load_b128",
-        ),
+            })
+        }
+        _ => {}
+    }
+    let (op, rtn) = match body.strip_suffix("_rtn") {
+        Some(op) => (op, true),
+        None => (body, false),
+    };
+    let signed = ty.starts_with('i');
+    let op = match (op, float) {
+        ("add", false) => Add,
+        ("add", true) if !wide => AddF,
+        ("sub", false) => Sub,
+        ("rsub", false) => Rsub,
+        ("inc", false) => Inc,
+        ("dec", false) => Dec,
+        ("min", false) if signed => MinI,
+        ("min", false) => MinU,
+        ("max", false) if signed => MaxI,
+        ("max", false) => MaxU,
+        ("min", true) => MinF,
+        ("max", true) => MaxF,
+        ("and", false) => And,
+        ("or", false) => Or,
+        ("xor", false) => Xor,
+        ("mskor", false) => Mskor,
+        ("storexchg", false) if rtn => Wrxchg,
+        ("cmpstore", false) => Cmpst,
+        ("cmpstore", true) => CmpstF,
+        ("wrap", false) if rtn && !wide => Wrap,
+        ("condxchg32", false) if rtn && wide => CondXchg32,
         _ => return None,
-    })
+    };
+    Some(Atomic { op, wide, rtn })
 }
 
 /// A decoded DS instruction (fields as ENC_DS names them).
@@ -1130,7 +818,8 @@ pub enum Inst {
     },
     /// An instruction with no architectural effect here: s_nop, s_clause,
     /// s_delay_alu, s_waitcnt* (memory completes in order at issue, see
-    /// exec.rs), s_set_inst_prefetch_distance, cache invalidations, hints.
+    /// `emu::wave`'s header; `emu::hazard` checks the waits a GPU needs),
+    /// s_set_inst_prefetch_distance, cache invalidations, hints.
     Nop {
         name: &'static str,
         simm16: u16,
@@ -2887,7 +2576,7 @@ fn decode16_vop3(w: &[u32], op: u32) -> Option<(Inst, usize)> {
 
 // ---------------------------------------------------------------------------
 // The packed (VOP3P) integer, dot-product, lane-permute, M0-relative and
-// quad-SAD VALU instructions (issue 16). Executed by `vext.rs`, printed by
+// quad-SAD VALU instructions. Executed by `vext.rs`, printed by
 // it; decoded here. Opcodes: LLVM 22's gfx11 tables (VOP3PInstructions.td,
 // VOP3Instructions.td, VOP1Instructions.td), each checked with
 // `llvm-mc-22 -mcpu=gfx1100 -show-encoding` on tests/emu_data/corpus_gfx11.s.
@@ -2918,66 +2607,21 @@ ops!(
 impl XOp {
     /// VOP3P opcodes (bits 22:16 of word 0).
     fn from_vop3p(op: u32) -> Option<XOp> {
-        use XOp::*;
-        Some(match op {
-            0 => PkMadI16,
-            1 => PkMulLoU16,
-            2 => PkAddI16,
-            3 => PkSubI16,
-            4 => PkLshlrevB16,
-            5 => PkLshrrevB16,
-            6 => PkAshrrevI16,
-            7 => PkMaxI16,
-            8 => PkMinI16,
-            9 => PkMadU16,
-            10 => PkAddU16,
-            11 => PkSubU16,
-            12 => PkMaxU16,
-            13 => PkMinU16,
-            22 => Dot4I32Iu8,
-            23 => Dot4U32U8,
-            24 => Dot8I32Iu4,
-            25 => Dot8U32U4,
-            // VOP3PInstructions.td: V_WMMA_I32_16X16X16_IU8 / _IU4 (gfx11
-            // opcodes 0x44 / 0x45; the RDNA3 guide's "VOP3P Instructions"
-            // opcodes 68 / 69; llvm-mc-22: `[0x08,0x40,0x44,0xcc,...]`).
-            0x44 => WmmaI32Iu8,
-            0x45 => WmmaI32Iu4,
-            _ => return None,
-        })
+        static MAP: LazyLock<Vec<Option<XOp>>> =
+            LazyLock::new(|| opcode_map(XOp::ALL, XOp::name, Format::Vop3p, 0..0x80));
+        MAP.get(op as usize).copied().flatten()
     }
     /// VOP1 opcodes (bits 16:9); the VOP3 form of a VOP1 is 0x180 + this.
     fn from_vop1_x(op: u32) -> Option<XOp> {
-        use XOp::*;
-        Some(match op {
-            66 => MovreldB32,
-            67 => MovrelsB32,
-            68 => MovrelsdB32,
-            72 => Movrelsd2B32,
-            103 => Permlane64B32,
-            104 => SwaprelB32,
-            _ => return None,
-        })
+        static MAP: LazyLock<Vec<Option<XOp>>> =
+            LazyLock::new(|| opcode_map(XOp::ALL, XOp::name, Format::Vop1, 0..0x80));
+        MAP.get(op as usize).copied().flatten()
     }
     /// VOP3 opcodes (bits 25:16).
     fn from_vop3_x(op: u32) -> Option<XOp> {
-        use XOp::*;
-        Some(match op {
-            0x1c2 => MovreldB32,
-            0x1c3 => MovrelsB32,
-            0x1c4 => MovrelsdB32,
-            0x1c8 => Movrelsd2B32,
-            0x23a => QsadPkU16U8,
-            0x23b => MqsadPkU16U8,
-            0x23d => MqsadU32U8,
-            0x25b => Permlane16B32,
-            0x25c => Permlanex16B32,
-            0x262 => MaxminU32,
-            0x263 => MinmaxU32,
-            0x264 => MaxminI32,
-            0x265 => MinmaxI32,
-            _ => return None,
-        })
+        static MAP: LazyLock<Vec<Option<XOp>>> =
+            LazyLock::new(|| opcode_map(XOp::ALL, XOp::name, Format::Vop3, 0x100..0x400));
+        MAP.get(op as usize).copied().flatten()
     }
     /// A packed 16-bit operation (op_sel / op_sel_hi pick each half's sources).
     pub fn packed(self) -> bool {
@@ -3331,4 +2975,40 @@ fn decode_vop3_x(w: &[u32], op: u32) -> Option<(Inst, usize)> {
         );
     }
     Some((Inst::Vx(Box::new(x)), n))
+}
+
+#[cfg(test)]
+mod table_tests {
+    use super::*;
+
+    /// Each op of each family the decoder derives from `isa::alu`'s table
+    /// has a row there: a family op with no row would never decode.
+    #[test]
+    fn every_op_has_an_opcode_in_the_table() {
+        fn all_found<T: Copy + PartialEq + std::fmt::Debug>(
+            all: &[T],
+            maps: &[&dyn Fn(u32) -> Option<T>],
+        ) {
+            for &o in all {
+                let found = (0..0x400).any(|op| maps.iter().any(|m| m(op) == Some(o)));
+                assert!(found, "{o:?} has no opcode in isa::alu::ALU_OPS");
+            }
+        }
+        all_found(Sop2::ALL, &[&Sop2::from_op]);
+        all_found(Sop1::ALL, &[&Sop1::from_op]);
+        all_found(Sopc::ALL, &[&Sopc::from_op]);
+        all_found(Sopk::ALL, &[&Sopk::from_op]);
+        all_found(
+            VOp::ALL,
+            &[&VOp::from_vop1, &VOp::from_vop2, &VOp::from_vop3],
+        );
+        all_found(
+            XOp::ALL,
+            &[&XOp::from_vop3p, &XOp::from_vop1_x, &XOp::from_vop3_x],
+        );
+        for &o in VOp::ALL {
+            // Panics (naming it) if a VALU op has no row.
+            let _ = o.arity();
+        }
+    }
 }

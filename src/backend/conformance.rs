@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::case::{Case, Observation, WaveSize};
+use crate::case::{Case, Mode, Observation, WaveSize};
 
 use super::{ArgValue, Backend, BackendError, Completion, DeviceInfo, Dispatch};
 
@@ -287,6 +287,8 @@ pub const LDS_CLASS_FLOOR: u32 = 8192;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BatchKey {
     pub wave: WaveSize,
+    /// Picks the object (CU or WGP mode).
+    pub mode: Mode,
     pub waves_per_group: u32,
     pub rounds: usize,
     /// Picks the kernel (shipped or patched).
@@ -348,6 +350,7 @@ pub fn batch_key(case: &Case) -> Option<BatchKey> {
     };
     Some(BatchKey {
         wave: g.wave_size,
+        mode: g.mode,
         waves_per_group: g.waves_per_group,
         rounds,
         offset: case.offset,
@@ -590,6 +593,9 @@ impl DeviceOutcome {
 #[derive(Clone, Debug)]
 pub struct KernelObject {
     pub wave: WaveSize,
+    /// The mode its conformance kernel's descriptor states
+    /// (`CodeObject::mode_of`: COMPUTE_PGM_RSRC1.WGP_MODE).
+    pub mode: Mode,
     pub bytes: Vec<u8>,
     /// `embedded:<file>` or the path it was read from.
     pub source: String,
@@ -609,6 +615,10 @@ impl KernelObject {
 pub struct KernelIdentity {
     pub kernel: String,
     pub wave: WaveSize,
+    /// The object's mode (absent in repros of generator versions 1-2: WGP
+    /// mode, the only one shipped then).
+    #[serde(default)]
+    pub mode: Mode,
     /// sha256 of the code object as launched (after patching, if patched).
     pub code_object_sha256: String,
     /// sha256 of the code object it came from.
@@ -654,13 +664,16 @@ pub fn codeobj_patch(bytes: &[u8], kernel: &str, offset: u16) -> Result<Vec<u8>,
 }
 
 /// The embedded conformance objects for a processor (`gfx1100`), one per
-/// wave size built for it.
+/// (wave size, mode) built for it, each object's mode read from its
+/// descriptor (the build flag if it does not parse, which build.rs's own
+/// tests rule out).
 pub fn embedded_objects(target: &str) -> Vec<KernelObject> {
     [WaveSize::Wave32, WaveSize::Wave64]
         .into_iter()
-        .filter_map(|w| crate::codeobj::find_embedded(target, w))
+        .flat_map(|w| crate::codeobj::embedded_for(target, w))
         .map(|o| KernelObject {
             wave: o.wave,
+            mode: o.mode().unwrap_or(if o.cumode { Mode::Cu } else { Mode::Wgp }),
             bytes: o.bytes.to_vec(),
             source: format!("embedded:{}", o.file_name),
             origin: o.origin.name().to_string(),
@@ -710,11 +723,26 @@ pub fn file_object(
     }
     Ok(KernelObject {
         wave,
+        mode: co.mode_of(&base).unwrap_or_default(),
         bytes: co.elf_bytes().to_vec(),
         source: path.display().to_string(),
         origin: "file".into(),
         compiler: None,
     })
+}
+
+/// A launch the device says it ran in another mode than the case asked
+/// for is refused (`Invalid`): the object choice went wrong, and the
+/// case's verdict would name a mode it never ran in. A device that cannot
+/// tell (`wgp_mode` None: HIP) is trusted with the object it was given.
+fn ran_in_mode(done: &Completion, mode: Mode, kernel: &str) -> Result<(), BackendError> {
+    match done.wgp_mode {
+        Some(wgp) if wgp != (mode == Mode::Wgp) => Err(BackendError::Invalid(format!(
+            "the device ran `{kernel}` with COMPUTE_PGM_RSRC1.WGP_MODE = {}, but the case asks for {mode} mode",
+            u8::from(wgp)
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Something that runs conformance cases: a backend plus the kernels.
@@ -802,13 +830,13 @@ impl<B: Backend> ConformanceDevice<B> {
         &mut self.backend
     }
 
-    fn object_index(&self, wave: WaveSize) -> Result<usize, BackendError> {
+    fn object_index(&self, wave: WaveSize, mode: Mode) -> Result<usize, BackendError> {
         self.objects
             .iter()
-            .position(|o| o.wave == wave)
+            .position(|o| o.wave == wave && o.mode == mode)
             .ok_or_else(|| {
                 BackendError::Environment(format!(
-                    "no conformance code object for wave{} on {} ({})",
+                    "no conformance code object for wave{} in {mode} mode on {} ({})",
                     wave.lanes(),
                     self.backend.info().target_id,
                     self.backend.info().name
@@ -818,7 +846,7 @@ impl<B: Backend> ConformanceDevice<B> {
 
     /// (object index, kernel name, patched offset) for a case.
     fn choose(&mut self, case: &Case) -> Result<(usize, String, Option<u16>), BackendError> {
-        let i = self.object_index(case.geometry.wave_size)?;
+        let i = self.object_index(case.geometry.wave_size, case.geometry.mode)?;
         if !self.kernels.contains_key(&i) {
             let names = (self.list_kernels)(&self.objects[i].bytes).map_err(|e| {
                 BackendError::Invalid(format!("code object {}: {e}", self.objects[i].source))
@@ -907,7 +935,10 @@ impl<B: Backend> CaseDevice for ConformanceDevice<B> {
         let dispatch = dispatch_for(case, bytes, &kernel, self.timeout);
         match self.backend.dispatch(&dispatch) {
             Ok(done) => Ok(DeviceOutcome::Completed {
-                observation: observation(case, &done)?,
+                observation: {
+                    ran_in_mode(&done, case.geometry.mode, &kernel)?;
+                    observation(case, &done)?
+                },
                 device_us: done.elapsed.as_micros() as u64,
             }),
             Err(e @ BackendError::Fault(_)) => Ok(DeviceOutcome::Fault {
@@ -935,6 +966,7 @@ impl<B: Backend> CaseDevice for ConformanceDevice<B> {
         Ok(KernelIdentity {
             kernel,
             wave: case.geometry.wave_size,
+            mode: self.objects[i].mode,
             code_object_sha256,
             base_sha256,
             source: self.objects[i].source.clone(),
@@ -965,6 +997,7 @@ impl<B: Backend> CaseDevice for ConformanceDevice<B> {
         let dispatch = dispatch_for_batch(cases, bytes, &kernel, self.timeout);
         match self.backend.dispatch(&dispatch) {
             Ok(done) => {
+                ran_in_mode(&done, first.geometry.mode, &kernel)?;
                 // Each case's share of the launch's device time.
                 let device_us = (done.elapsed.as_micros() / cases.len() as u128) as u64;
                 Ok(BatchOutcome::Each(
@@ -1000,6 +1033,7 @@ mod tests {
             wave_size: WaveSize::Wave32,
             waves_per_group: 1,
             groups: 2,
+            mode: crate::case::Mode::Wgp,
         };
         Case {
             pattern: "t".into(),
@@ -1047,6 +1081,7 @@ mod tests {
         let done = Completion {
             buffers: buffers.clone(),
             elapsed: Duration::ZERO,
+            wgp_mode: None,
         };
         let o = observation(&c, &done).unwrap();
         assert_eq!(o.lds_final, vec![vec![9, 8], vec![7, 6]]);
@@ -1055,6 +1090,7 @@ mod tests {
         let short = Completion {
             buffers,
             elapsed: Duration::ZERO,
+            wgp_mode: None,
         };
         assert!(matches!(
             observation(&c, &short),
@@ -1108,10 +1144,12 @@ mod tests {
         .with_batch(batch)
     }
 
-    /// The first `n` cases of the default suite (seed 1).
+    /// The first `n` cases of the default suite (seed 1): 4000 cases, so
+    /// the first cells hold 40 cases each, as 2000 did before modes
+    /// doubled the cells.
     fn suite_cases(n: u64) -> Vec<Case> {
         let spec =
-            crate::gen::SuiteSpec::new(1, 2000, &[], &[], &[], crate::gen::suite::Shard::WHOLE)
+            crate::gen::SuiteSpec::new(1, 4000, &[], &[], &[], crate::gen::suite::Shard::WHOLE)
                 .unwrap();
         spec.plan_iter()
             .take(n as usize)
@@ -1303,6 +1341,7 @@ mod tests {
         let done = Completion {
             buffers,
             elapsed: Duration::ZERO,
+            wgp_mode: None,
         };
         let o = observations(&[&small, &big], &done).unwrap();
         assert_eq!(o[0].lds_final, vec![vec![0, 1], vec![4, 5]]);

@@ -221,6 +221,7 @@ mod tests {
     fn protocol_round_trips_and_skips_foreign_lines() {
         let o = KernelObject {
             wave: WaveSize::Wave64,
+            mode: crate::case::Mode::Cu,
             bytes: vec![0x7f, b'E', b'L', b'F'],
             source: "s".into(),
             origin: "file".into(),
@@ -228,6 +229,7 @@ mod tests {
         };
         let back = WireObject::from_object(&o).to_object().unwrap();
         assert_eq!(back.bytes, o.bytes);
+        assert_eq!(back.mode, o.mode);
         // A child with no device answers the stray case with an error and
         // ignores a line that is not the protocol's.
         let input = format!(
@@ -239,7 +241,8 @@ mod tests {
                     geometry: crate::case::Geometry {
                         wave_size: WaveSize::Wave32,
                         waves_per_group: 1,
-                        groups: 1
+                        groups: 1,
+                        mode: crate::case::Mode::Wgp,
                     },
                     lds_bytes: 8,
                     offset: 0,

@@ -40,6 +40,8 @@ pub(super) fn foreign_version(line: &str) -> Option<String> {
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WireObject {
     pub wave: WaveSize,
+    #[serde(default)]
+    pub mode: crate::case::Mode,
     pub bytes_hex: String,
     pub source: String,
     pub origin: String,
@@ -50,6 +52,7 @@ impl WireObject {
     pub fn from_object(o: &KernelObject) -> WireObject {
         WireObject {
             wave: o.wave,
+            mode: o.mode,
             bytes_hex: hex::encode(&o.bytes),
             source: o.source.clone(),
             origin: o.origin.clone(),
@@ -60,6 +63,7 @@ impl WireObject {
     pub fn to_object(&self) -> Result<KernelObject, String> {
         Ok(KernelObject {
             wave: self.wave,
+            mode: self.mode,
             bytes: hex::decode(&self.bytes_hex)
                 .map_err(|e| format!("kernel object {}: {e}", self.source))?,
             source: self.source.clone(),
@@ -478,6 +482,8 @@ impl WireLaunch {
                 Ok(Completion {
                     buffers,
                     elapsed: Duration::from_nanos(*elapsed_ns),
+                    // The worker runs HIP, which does not report the mode.
+                    wgp_mode: None,
                 })
             }
             WireLaunch::Fault { message } => Err(BackendError::Fault(message.clone())),
@@ -738,6 +744,7 @@ mod tests {
                 wave_size: WaveSize::Wave32,
                 waves_per_group: 1,
                 groups: 2,
+                mode: crate::case::Mode::Cu,
             },
             lds_bytes: 256,
             offset: 8,
@@ -863,6 +870,8 @@ mod tests {
         let c = Completion {
             buffers: vec![vec![1, 2, 3], vec![], vec![0xff; 9]],
             elapsed: Duration::from_nanos(1234),
+            // The worker runs HIP, which does not report the mode.
+            wgp_mode: None,
         };
         let w = WireLaunch::from_result(Ok(c.clone())).unwrap();
         let back = w.to_result(&[3, 0, 9]).unwrap().unwrap();

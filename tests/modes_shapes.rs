@@ -112,11 +112,7 @@ fn every_descriptor_states_its_objects_mode() {
                         Some("1024"),
                         "{ctx}"
                     );
-                    assert_eq!(
-                        meta.field(".group_segment_fixed_size"),
-                        Some("0"),
-                        "{ctx}"
-                    );
+                    assert_eq!(meta.field(".group_segment_fixed_size"), Some("0"), "{ctx}");
                 }
             }
         }
@@ -212,10 +208,7 @@ fn the_mode_is_part_of_the_case_identity() {
         generate_on(9, id(Mode::Cu), 0, STAND_IN_WGPS).case,
     );
     assert_ne!(a.lanes, b.lanes);
-    assert_ne!(
-        dsxor::gen::case_digest(&a),
-        dsxor::gen::case_digest(&b)
-    );
+    assert_ne!(dsxor::gen::case_digest(&a), dsxor::gen::case_digest(&b));
     // Every default cell exists in both modes.
     let spec = SuiteSpec::new(1, 2000, &[], &[], &[], Shard::WHOLE).unwrap();
     for p in Pattern::DEFAULT {
@@ -239,11 +232,9 @@ fn shapes_reach_the_hardware_limits() {
             let wl = wave.lanes() as usize;
             for g in 0..c.geometry.groups as usize {
                 let lanes = c.group_lanes(g);
-                let all: std::collections::BTreeSet<u32> =
-                    lanes.iter().map(|l| l.addr).collect();
+                let all: std::collections::BTreeSet<u32> = lanes.iter().map(|l| l.addr).collect();
                 for w in lanes.chunks(wl) {
-                    let mine: std::collections::BTreeSet<u32> =
-                        w.iter().map(|l| l.addr).collect();
+                    let mine: std::collections::BTreeSet<u32> = w.iter().map(|l| l.addr).collect();
                     assert_eq!(mine, all, "{wave:?} #{o} group {g}");
                 }
             }

@@ -681,10 +681,7 @@ impl Runtime {
     ) -> R<()> {
         use std::io::Write;
         let mode = if wgp_mode { "wgp" } else { "cu" };
-        let line = format!(
-            "{} {kernel} {groups} {block} {mode}\n",
-            std::process::id()
-        );
+        let line = format!("{} {kernel} {groups} {block} {mode}\n", std::process::id());
         std::fs::OpenOptions::new()
             .create(true)
             .append(true)

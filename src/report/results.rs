@@ -360,7 +360,8 @@ impl Results {
                 )));
             }
             last_index = Some(r.index);
-            if patterns.last().map(|c| (c.pattern, c.wave, c.mode)) != Some((r.pattern, r.wave, r.mode))
+            if patterns.last().map(|c| (c.pattern, c.wave, c.mode))
+                != Some((r.pattern, r.wave, r.mode))
             {
                 patterns.push(PatternCounts {
                     pattern: r.pattern,

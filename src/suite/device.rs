@@ -161,9 +161,8 @@ pub fn modes_for(
         .filter(|m| requested.is_empty() || requested.contains(m))
         .collect();
     if chosen.is_empty() {
-        let names = |v: &[crate::case::Mode]| {
-            v.iter().map(|m| m.name()).collect::<Vec<_>>().join(",")
-        };
+        let names =
+            |v: &[crate::case::Mode]| v.iter().map(|m| m.name()).collect::<Vec<_>>().join(",");
         return Err(format!(
             "--mode {}: the conformance code objects offer only {}",
             names(requested),

@@ -37,24 +37,32 @@ use std::process::{Command, Stdio};
 
 use sha2::{Digest, Sha256};
 
-/// (target id, wave size). gfx1100 wave32 is HIP's default there; wave64 on
-/// gfx10+/gfx11/gfx12 needs `-mwavefrontsize64`; gfx9 (gfx90a, gfx942) is
-/// wave64 only (`hip_device::wave_size_arg`).
-const OBJECTS: &[(&str, u32)] = &[
-    ("gfx1100", 32),
-    ("gfx1100", 64),
-    ("gfx1030", 64),
-    ("gfx1200", 64),
-    ("gfx90a", 64),
-    ("gfx942", 64),
+/// (target id, wave size, CU mode). gfx1100 wave32 is HIP's default there;
+/// wave64 on gfx10+/gfx11/gfx12 needs `-mwavefrontsize64`; gfx9 (gfx90a,
+/// gfx942) is wave64 only (`hip_device::wave_size_arg`). The third field adds `-mcumode`: on gfx10+ the compiler's
+/// default is WGP mode (descriptor COMPUTE_PGM_RSRC1.WGP_MODE = 1, the
+/// waves of a workgroup spread over both CUs of a WGP), `-mcumode` clears
+/// the bit (AMDGPUUsage.rst, "compute_pgm_rsrc1 for GFX6-GFX12", bit 29;
+/// clang's Options.td: "CU wavefront execution mode is used"). gfx1100 ships
+/// both modes so every case can run in either.
+const OBJECTS: &[(&str, u32, bool)] = &[
+    ("gfx1100", 32, false),
+    ("gfx1100", 64, false),
+    ("gfx1100", 32, true),
+    ("gfx1100", 64, true),
+    ("gfx1030", 64, false),
+    ("gfx1200", 64, false),
+    ("gfx90a", 64, false),
+    ("gfx942", 64, false),
 ];
 
 const SOURCE: &str = "kernels/dsxor.hip";
 const PREBUILT: &str = "kernels/prebuilt";
 const MANIFEST: &str = "kernels/prebuilt/manifest.json";
 
-fn object_file_name(target: &str, wave: u32) -> String {
-    format!("dsxor-{target}-w{wave}.co")
+fn object_file_name(target: &str, wave: u32, cumode: bool) -> String {
+    let mode = if cumode { "-cu" } else { "" };
+    format!("dsxor-{target}-w{wave}{mode}.co")
 }
 
 /// The compiler arguments for one object, minus the output path
@@ -66,12 +74,15 @@ fn object_file_name(target: &str, wave: u32) -> String {
 /// source path into the object (builds would differ between checkouts).
 /// `-mcode-object-version=5` is pinned so every compiler gives the same
 /// hidden-argument layout (AMDGPUUsage.rst, "Code Object V5 Metadata").
-fn compile_args(target: &str, wave: u32) -> Vec<String> {
+fn compile_args(target: &str, wave: u32, cumode: bool) -> Vec<String> {
     let mut args = hip_device::device_object_args(target, "-O2");
     args.push("-mcode-object-version=5".to_string());
     args.push("-cuid=dsxor".to_string());
     if let Some(flag) = hip_device::wave_size_arg(target, wave) {
         args.push(flag.to_string());
+    }
+    if cumode {
+        args.push("-mcumode".to_string());
     }
     args.push(SOURCE.to_string());
     args
@@ -162,6 +173,7 @@ fn kernels() -> Result<(), String> {
                 .map(|o| Entry {
                     target: o.target,
                     wave: o.wave,
+                    cumode: o.cumode,
                     path: o.path,
                     origin: "Source",
                     compiler: c.version.clone(),
@@ -183,12 +195,14 @@ struct Clang {
 struct Built {
     target: &'static str,
     wave: u32,
+    cumode: bool,
     path: PathBuf,
 }
 
 struct Entry {
     target: &'static str,
     wave: u32,
+    cumode: bool,
     path: PathBuf,
     origin: &'static str,
     compiler: String,
@@ -278,10 +292,10 @@ fn probe_clang(path: &Path, dir: &Path) -> Option<Clang> {
 fn compile_all(clang: &Clang, manifest_dir: &Path, out_dir: &Path) -> Result<Vec<Built>, String> {
     // All at once: each compile is one process, ~0.1 s of CPU.
     let mut running = Vec::new();
-    for &(target, wave) in OBJECTS {
-        let path = out_dir.join(object_file_name(target, wave));
+    for &(target, wave, cumode) in OBJECTS {
+        let path = out_dir.join(object_file_name(target, wave, cumode));
         let child = Command::new(&clang.path)
-            .args(compile_args(target, wave))
+            .args(compile_args(target, wave, cumode))
             .arg("-o")
             .arg(&path)
             .current_dir(manifest_dir)
@@ -289,13 +303,18 @@ fn compile_all(clang: &Clang, manifest_dir: &Path, out_dir: &Path) -> Result<Vec
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| format!("starting {}: {e}", clang.path.display()))?;
-        running.push((target, wave, path, child));
+        running.push((target, wave, cumode, path, child));
     }
     let mut built = Vec::new();
     let mut errors = Vec::new();
-    for (target, wave, path, child) in running {
+    for (target, wave, cumode, path, child) in running {
         match child.wait_with_output() {
-            Ok(o) if o.status.success() => built.push(Built { target, wave, path }),
+            Ok(o) if o.status.success() => built.push(Built {
+                target,
+                wave,
+                cumode,
+                path,
+            }),
             Ok(o) => errors.push(format!(
                 "{target} wave{wave}: {}",
                 String::from_utf8_lossy(&o.stderr).trim()
@@ -327,20 +346,21 @@ fn write_prebuilt(
     json.push_str("  \"regenerate\": \"kernels/regenerate.sh\",\n");
     json.push_str("  \"objects\": [\n");
     for (i, o) in objects.iter().enumerate() {
-        let name = object_file_name(o.target, o.wave);
+        let name = object_file_name(o.target, o.wave, o.cumode);
         let bytes = fs::read(&o.path).map_err(|e| format!("reading {}: {e}", o.path.display()))?;
         fs::write(dir.join(&name), &bytes)
             .map_err(|e| format!("writing {PREBUILT}/{name}: {e}"))?;
-        let args: Vec<String> = compile_args(o.target, o.wave)
+        let args: Vec<String> = compile_args(o.target, o.wave, o.cumode)
             .iter()
             .map(|a| json_str(a))
             .collect();
         let _ = write!(
             json,
-            "    {{ \"file\": {}, \"target\": {}, \"wave\": {}, \"bytes\": {}, \"sha256\": {},\n      \"args\": [{}] }}",
+            "    {{ \"file\": {}, \"target\": {}, \"wave\": {}, \"cumode\": {}, \"bytes\": {}, \"sha256\": {},\n      \"args\": [{}] }}",
             json_str(&name),
             json_str(o.target),
             o.wave,
+            o.cumode,
             bytes.len(),
             json_str(&hex::encode(Sha256::digest(&bytes))),
             args.join(", ")
@@ -393,8 +413,8 @@ fn prebuilt_entries(manifest_dir: &Path, source_sha: &str) -> Result<Vec<Entry>,
         ),
     }
     let mut entries = Vec::new();
-    for &(target, wave) in OBJECTS {
-        let name = object_file_name(target, wave);
+    for &(target, wave, cumode) in OBJECTS {
+        let name = object_file_name(target, wave, cumode);
         let path = manifest_dir.join(PREBUILT).join(&name);
         let bytes = fs::read(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
         let sha = hex::encode(Sha256::digest(&bytes));
@@ -406,6 +426,7 @@ fn prebuilt_entries(manifest_dir: &Path, source_sha: &str) -> Result<Vec<Entry>,
         entries.push(Entry {
             target,
             wave,
+            cumode,
             path,
             origin: "Prebuilt",
             compiler: compiler.clone(),
@@ -425,12 +446,13 @@ fn write_embedded(out_dir: &Path, entries: &[Entry]) -> Result<(), String> {
         let wave = if e.wave == 64 { "Wave64" } else { "Wave32" };
         let _ = writeln!(
             rs,
-            "    EmbeddedObject {{ target: {:?}, wave: crate::case::WaveSize::{wave}, bytes: include_bytes!({:?}), origin: Origin::{}, compiler: {:?}, file_name: {:?} }},",
+            "    EmbeddedObject {{ target: {:?}, wave: crate::case::WaveSize::{wave}, cumode: {}, bytes: include_bytes!({:?}), origin: Origin::{}, compiler: {:?}, file_name: {:?} }},",
             e.target,
+            e.cumode,
             path,
             e.origin,
             e.compiler,
-            object_file_name(e.target, e.wave),
+            object_file_name(e.target, e.wave, e.cumode),
         );
     }
     rs.push_str("];\n");

@@ -20,6 +20,7 @@ fn contended_case(rng: &mut ChaCha8Rng, addresses: u32) -> (Case, Observation) {
         wave_size: WaveSize::Wave64,
         waves_per_group: 16,
         groups: 8,
+        mode: dsxor::case::Mode::Wgp,
     };
     let lds_bytes = 4096;
     let case = Case {

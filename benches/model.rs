@@ -92,6 +92,7 @@ fn bench_model(c: &mut Criterion<CpuTime>) {
         wave_size: WaveSize::Wave64,
         waves_per_group: 16,
         groups: 8,
+        mode: dsxor::case::Mode::Wgp,
     };
     let case = Case {
         pattern: "bench".into(),

@@ -77,13 +77,70 @@ impl WaveSize {
     }
 }
 
+/// Wavefront execution mode of the code object a case runs in: on gfx10+
+/// a workgroup's waves share one CU (`Cu`, clang `-mcumode`) or may spread
+/// over both CUs of a workgroup processor (`Wgp`, the compiler's default).
+/// The kernel descriptor's COMPUTE_PGM_RSRC1.WGP_MODE states it
+/// (AMDGPUUsage.rst, "compute_pgm_rsrc1 for GFX6-GFX12", bit 29). In WGP
+/// mode LDS operations from the two CUs go through different queues and
+/// may reorder (AMDGPUUsage.rst, "Memory Model GFX10-GFX11"); in WGP mode
+/// the 128 KiB of LDS is two 64 KiB halves, one per CU, and an allocation
+/// may straddle them (RDNA3 ISA guide §3.3.4).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    PartialOrd,
+    Ord,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Cu,
+    /// The default when a file names no mode: every code object dsxor
+    /// shipped before CU-mode objects was built in WGP mode.
+    #[default]
+    Wgp,
+}
+
+impl Mode {
+    pub const BOTH: [Mode; 2] = [Mode::Cu, Mode::Wgp];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Cu => "cu",
+            Mode::Wgp => "wgp",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Mode> {
+        Self::BOTH.into_iter().find(|m| m.name() == name)
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Launch geometry: a 1-D grid of `groups` workgroups, each of
-/// `waves_per_group` waves of `wave_size` lanes.
+/// `waves_per_group` waves of `wave_size` lanes, in `mode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Geometry {
     pub wave_size: WaveSize,
     pub waves_per_group: u32,
     pub groups: u32,
+    /// Which code object runs the case (absent in files written before
+    /// modes existed: WGP mode, the only one then).
+    #[serde(default)]
+    pub mode: Mode,
 }
 
 impl Geometry {

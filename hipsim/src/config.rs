@@ -22,7 +22,8 @@ pub const ENV_CUS: &str = "DSXOR_HIPSIM_CUS";
 pub const ENV_CLOCK_KHZ: &str = "DSXOR_HIPSIM_CLOCK_KHZ";
 pub const ENV_RUNTIME_VERSION: &str = "DSXOR_HIPSIM_RUNTIME_VERSION";
 /// A file every accepted `hipModuleLaunchKernel` appends one line to:
-/// `<pid> <kernel> <workgroups> <work-items per group>`. Appended, not
+/// `<pid> <kernel> <workgroups> <work-items per group> <cu|wgp>` (the last
+/// the descriptor's COMPUTE_PGM_RSRC1.WGP_MODE). Appended, not
 /// rewritten, so the worker processes of one run share it (each line one
 /// small `O_APPEND` write).
 pub const ENV_LAUNCH_LOG: &str = "DSXOR_HIPSIM_LAUNCH_LOG";

@@ -659,7 +659,7 @@ impl Runtime {
             return Err(E::hipErrorNotSupported);
         }
         if let Some(path) = &self.config.launch_log {
-            self.log_launch(path, &func.name, grid[0], block[0])?;
+            self.log_launch(path, &func.name, grid[0], block[0], setup.wgp_mode)?;
         }
         s.enqueue(Cmd::Launch(Box::new(LaunchCmd {
             prepared,
@@ -673,12 +673,23 @@ impl Runtime {
         Ok(())
     }
 
-    /// DSXOR_HIPSIM_LAUNCH_LOG: one line per accepted launch. A log that
-    /// cannot be written fails the launch (hipErrorUnknown, the reason on
-    /// stderr): a count silently short would understate launches.
-    fn log_launch(&self, path: &std::path::Path, kernel: &str, groups: u32, block: u32) -> R<()> {
+    /// DSXOR_HIPSIM_LAUNCH_LOG: one line per accepted launch, ending with
+    /// the mode the kernel's descriptor asks for (`wgp` or `cu`: its
+    /// COMPUTE_PGM_RSRC1.WGP_MODE, read by `emu::KernelSetup`; both run
+    /// alike here, policy `emu::MODE_POLICY`). A log that cannot be written
+    /// fails the launch (hipErrorUnknown, the reason on stderr): a count
+    /// silently short would understate launches.
+    fn log_launch(
+        &self,
+        path: &std::path::Path,
+        kernel: &str,
+        groups: u32,
+        block: u32,
+        wgp_mode: bool,
+    ) -> R<()> {
         use std::io::Write;
-        let line = format!("{} {kernel} {groups} {block}\n", std::process::id());
+        let mode = if wgp_mode { "wgp" } else { "cu" };
+        let line = format!("{} {kernel} {groups} {block} {mode}\n", std::process::id());
         std::fs::OpenOptions::new()
             .create(true)
             .append(true)

@@ -308,6 +308,7 @@ impl Backend for EmuBackend {
         Ok(Completion {
             buffers,
             elapsed: start.elapsed(),
+            wgp_mode: Some(stats.wgp_mode),
         })
     }
 }

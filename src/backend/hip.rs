@@ -575,6 +575,8 @@ impl Backend for HipBackend {
         Ok(Completion {
             buffers: out,
             elapsed,
+            // HIP's API does not report the descriptor's mode.
+            wgp_mode: None,
         })
     }
 }

@@ -197,6 +197,10 @@ pub struct Completion {
     pub buffers: Vec<Vec<u8>>,
     /// Device time of the launch (HIP events) or host time (emu).
     pub elapsed: Duration,
+    /// The kernel's COMPUTE_PGM_RSRC1.WGP_MODE as the device read it when
+    /// it launched it (the software device reports it, `emu::MODE_POLICY`);
+    /// None where the runtime does not say (HIP).
+    pub wgp_mode: Option<bool>,
 }
 
 /// Why a launch did not complete. `Timeout` and `Fault` are outcomes of the

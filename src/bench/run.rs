@@ -159,6 +159,11 @@ fn environment(
             .iter()
             .map(|o| CodeObjectRecord {
                 wave: o.wave,
+                // As its throughput kernel's descriptor states.
+                mode: crate::codeobj::CodeObject::parse(o.bytes)
+                    .ok()
+                    .and_then(|co| co.mode_of("dsxor_throughput_dep"))
+                    .unwrap_or_default(),
                 source: o.source.clone(),
                 sha256: hex::encode(Sha256::digest(o.bytes)),
                 origin: o.origin.clone(),

@@ -350,6 +350,25 @@ impl From<WaveArg> for dsxor::case::WaveSize {
     }
 }
 
+/// `--mode`: the wavefront execution mode of the conformance objects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ModeArg {
+    /// CU mode (`-mcumode`): a workgroup's waves share one CU.
+    Cu,
+    /// WGP mode (the compiler's default on gfx10+): a workgroup's waves may
+    /// spread over both CUs of a workgroup processor.
+    Wgp,
+}
+
+impl From<ModeArg> for dsxor::case::Mode {
+    fn from(m: ModeArg) -> Self {
+        match m {
+            ModeArg::Cu => dsxor::case::Mode::Cu,
+            ModeArg::Wgp => dsxor::case::Mode::Wgp,
+        }
+    }
+}
+
 /// `--out-of-range-return`: the assumption for what a returning atomic past
 /// the allocation gives back (the ISA guide is silent).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -387,6 +406,9 @@ pub(crate) enum PatternArg {
     Offset,
     AllocEdge,
     Data,
+    BigGroup,
+    Occupancy,
+    LdsStraddle,
 }
 
 /// `run --probe`: opt-in probes that can fault real hardware.

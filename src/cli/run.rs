@@ -28,6 +28,10 @@ pub(crate) struct RunArgs {
     /// device and the kernels offer).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub(crate) wave: Vec<WaveArg>,
+    /// Only these wavefront execution modes (comma-separated: cu, wgp;
+    /// default: every mode the device's kernels offer, both on gfx1100).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub(crate) mode: Vec<ModeArg>,
     /// Run shard K of N (1-based): cases with index % N == K-1. Without it,
     /// SHARD_INDEX (0-based) and TOTAL_SHARDS from the environment (as
     /// ROCm's CI sets them) choose the shard.
@@ -94,6 +98,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         .collect::<Result<Vec<_>, _>>()
         .map_err(bad_input)?;
     let waves = args.wave.iter().map(|&w| w.into()).collect();
+    let modes: Vec<dsxor::case::Mode> = args.mode.iter().map(|&m| m.into()).collect();
     let shard = shard_of(
         args.shard.as_deref(),
         std::env::var("SHARD_INDEX").ok().as_deref(),
@@ -158,6 +163,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
                 &req.waves,
                 shard,
             )
+            .and_then(|s| s.with_modes(&modes))
             .map_err(bad_input)?;
             let reason = format!("{:#}", f.error);
             let opts = dsxor::suite::run::RunOptions {
@@ -202,6 +208,10 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         }
         Err(f) => return Err(f),
     };
+    // The kernels decide the modes (the request ∩ what they offer).
+    let modes = dsxor::suite::device::modes_for(opened.device.kernel_objects(), &modes)
+        .map_err(|e| bad_input(anyhow::anyhow!(e)))?;
+    let wgps = dsxor::suite::device::wgps_for(opened.device.info());
     let cases = match needed {
         None => args.cases.unwrap_or(dsxor::gen::suite::DEFAULT_CASES),
         Some(events) => {
@@ -213,6 +223,8 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
                 &opened.selection.waves,
                 shard,
             )
+            .and_then(|s| s.with_modes(&modes))
+            .map(|s| s.with_wgps(wgps))
             .map_err(bad_input)?;
             let cases = odds::cases_for_events(&sample, events).ok_or_else(|| {
                 bad_input(anyhow::anyhow!(
@@ -244,6 +256,8 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         &opened.selection.waves,
         shard,
     )
+    .and_then(|s| s.with_modes(&modes))
+    .map(|s| s.with_wgps(wgps))
     .map_err(bad_input)?;
     let opts = dsxor::suite::run::RunOptions {
         spec,

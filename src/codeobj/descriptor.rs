@@ -86,7 +86,12 @@ impl KernelDescriptor {
     pub fn accum_offset(&self) -> u32 {
         (bits(self.compute_pgm_rsrc3, 0, 6) + 1) * 4
     }
-    /// COMPUTE_PGM_RSRC1.WGP_MODE (bit 29, GFX10+).
+    /// COMPUTE_PGM_RSRC1.WGP_MODE (bit 29; GFX6-GFX9 reserved 0, GFX10+:
+    /// 1 = the waves of a workgroup may run on both CUs of a WGP, 0 = on one
+    /// CU). AMDGPUUsage.rst, table "compute_pgm_rsrc1 for GFX6-GFX12";
+    /// LLVM's `AMDHSAKernelDescriptor.h` `COMPUTE_PGM_RSRC1_WGP_MODE` at
+    /// shift 29, printed by llvm-objdump as `.amdhsa_workgroup_processor_mode`
+    /// (AMDGPUDisassembler.cpp), which `tests/modes_shapes.rs` holds this to.
     pub fn wgp_mode(&self) -> bool {
         bits(self.compute_pgm_rsrc1, 29, 1) != 0
     }

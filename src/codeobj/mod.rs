@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 pub use descriptor::KernelDescriptor;
 pub use ds::DsInstruction;
-pub use embedded::{embedded, find_embedded, EmbeddedObject, Origin};
+pub use embedded::{embedded, embedded_for, find_embedded, EmbeddedObject, Origin};
 pub use kernarg::{build_kernarg, Kernarg, LaunchDims};
 pub use metadata::{KernelArg, KernelMetadata, Metadata, ValueKind};
 pub use patch::{find_ds_xor_site, patch_ds_offset, patch_site_offset};
@@ -420,6 +420,19 @@ impl CodeObject {
             } else {
                 64
             })
+    }
+
+    /// The wavefront execution mode a kernel's descriptor asks for:
+    /// COMPUTE_PGM_RSRC1.WGP_MODE set is WGP mode, clear is CU mode (on gfx9,
+    /// where the bit is reserved 0, a workgroup's waves share one CU, which
+    /// is CU mode). None when the object has no such kernel.
+    pub fn mode_of(&self, kernel: &str) -> Option<crate::case::Mode> {
+        let k = self.kernel(kernel).ok()?;
+        Some(if k.descriptor.wgp_mode() {
+            crate::case::Mode::Wgp
+        } else {
+            crate::case::Mode::Cu
+        })
     }
 
     pub fn kernel(&self, name: &str) -> Result<&Kernel, CodeObjectError> {

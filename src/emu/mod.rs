@@ -173,7 +173,22 @@ pub struct KernelSetup {
     pub private_segment_fixed_size: u32,
     /// The MODE register a wave starts with ([`hwreg::mode_from_rsrc1`]).
     pub mode: u32,
+    /// COMPUTE_PGM_RSRC1.WGP_MODE: the kernel asks for WGP mode. Read and
+    /// reported ([`RunStats::wgp_mode`]), never modelled: policy
+    /// [`MODE_POLICY`].
+    pub wgp_mode: bool,
 }
+
+/// Policy `emu-one-cu`: the software device has one compute unit. It runs
+/// a kernel whatever its descriptor's WGP_MODE says and reports the bit
+/// ([`RunStats::wgp_mode`]), but both modes run alike: every wave of a
+/// workgroup on the one CU, its LDS one flat array, one queue of LDS
+/// operations in the scheduler's order. What WGP mode adds on silicon is
+/// untested here: LDS operations of the two CUs of a WGP go through
+/// different queues and may reorder (AMDGPUUsage.rst, "Memory Model
+/// GFX10-GFX11"), and an allocation can straddle the two 64 KiB halves of
+/// a WGP's LDS (RDNA3 ISA guide §3.3.4).
+pub const MODE_POLICY: &str = "emu-one-cu";
 
 impl KernelSetup {
     /// The launch requirements of a kernel of a parsed code object.
@@ -206,6 +221,7 @@ impl KernelSetup {
             group_segment_fixed_size: kd.group_segment_fixed_size,
             private_segment_fixed_size: kd.private_segment_fixed_size,
             mode: hwreg::mode_from_rsrc1(kd.compute_pgm_rsrc1),
+            wgp_mode: kd.wgp_mode(),
         })
     }
 
@@ -251,6 +267,9 @@ pub struct RunStats {
     /// Active-lane DS atomic operations (each lane of each DS atomic once).
     pub ds_atomic_lane_ops: u64,
     pub waves: u64,
+    /// The launched kernel's COMPUTE_PGM_RSRC1.WGP_MODE, as this device read
+    /// it (it runs both modes alike: [`MODE_POLICY`]).
+    pub wgp_mode: bool,
 }
 
 /// LDS bytes a workgroup gets: static + dynamic rounded up to `granule`
@@ -595,5 +614,7 @@ pub fn run(launch: &Launch<'_>, mem: &GlobalMem, cfg: &EmuConfig) -> Result<RunS
     if let Some((_, e)) = failure.into_inner().ok().flatten() {
         return Err(e);
     }
-    Ok(totals.into_inner().unwrap_or_default())
+    let mut stats = totals.into_inner().unwrap_or_default();
+    stats.wgp_mode = launch.setup.wgp_mode;
+    Ok(stats)
 }

@@ -11,7 +11,7 @@ const DOMAIN: &[u8] = b"dsxor-case-digest/1\0";
 
 /// First 16 hex digits (64 bits) of SHA-256 over everything the device is
 /// given: geometry, LDS size, offset, every lane's ADDR, DATA, EXEC bit and
-/// VDST-before, and every workgroup's LDS image (integers little-endian,
+/// VDST-before, the mode when it is CU mode, and every workgroup's LDS image (integers little-endian,
 /// lengths before sequences). Not the pattern name or run index, which the
 /// device never sees: a case named `(seed, pattern, wave, ordinal)` has one
 /// digest whatever else the run selected. 64 bits tell cases apart; the
@@ -24,6 +24,11 @@ pub fn case_digest(case: &Case) -> String {
     h.update(case.geometry.wave_size.lanes().to_le_bytes());
     h.update(case.geometry.waves_per_group.to_le_bytes());
     h.update(case.geometry.groups.to_le_bytes());
+    // CU mode only: a WGP-mode case keeps the digest it had before modes
+    // existed (every case then ran in WGP mode).
+    if case.geometry.mode == crate::case::Mode::Cu {
+        h.update(b"cumode\0");
+    }
     h.update(case.lds_bytes.to_le_bytes());
     h.update(case.offset.to_le_bytes());
     h.update((case.lanes.len() as u64).to_le_bytes());
@@ -71,6 +76,7 @@ mod tests {
             CaseId {
                 pattern: Pattern::KPerAddress,
                 wave: WaveSize::Wave32,
+                mode: crate::case::Mode::Wgp,
                 ordinal,
             },
             0,

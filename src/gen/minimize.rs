@@ -200,6 +200,8 @@ fn restrict(case: &Case, groups: &[usize], waves: &[usize]) -> Option<Case> {
             wave_size: case.geometry.wave_size,
             waves_per_group: waves.len() as u32,
             groups: groups.len() as u32,
+            // A failure keeps its mode: the repro replays the same object.
+            mode: case.geometry.mode,
         },
         lds_init,
         lanes,
@@ -434,6 +436,7 @@ mod tests {
             wave_size: WaveSize::Wave32,
             waves_per_group: waves,
             groups,
+            mode: crate::case::Mode::Wgp,
         };
         let n = geometry.total_lanes();
         Case {

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::case::{Case, Geometry, LaneInput, WaveSize};
+use crate::case::{Case, Geometry, LaneInput, Mode, WaveSize};
 
 use super::rng::CaseRng;
 
@@ -62,6 +62,18 @@ pub enum Pattern {
     /// Data patterns on contended addresses: random, zero, all ones, single
     /// bits, equal data across contenders.
     Data,
+    /// Workgroups of 1,024 work-items (32 waves of wave32, 16 of wave64,
+    /// the most a workgroup may have: AMDGPUUsage.rst, "flat workgroup
+    /// size", and the kernels' `.max_flat_workgroup_size` 1024), every wave
+    /// on every contended qword; up to the whole 64 KiB of LDS.
+    BigGroup,
+    /// A grid that fills every WGP of the device twice over
+    /// (`SuiteSpec::wgps`), each workgroup contending on its own qwords.
+    Occupancy,
+    /// LDS sizes that make a workgroup's allocation straddle the 64 KiB
+    /// halves of a WGP's LDS in WGP mode (RDNA3 ISA guide §3.3.4), with
+    /// atomics on both sides of the boundary and at the last qword.
+    LdsStraddle,
     /// Probe (opt-in): misaligned effective addresses.
     Misaligned,
     /// Probe (opt-in): effective addresses past the allocation.
@@ -70,7 +82,7 @@ pub enum Pattern {
 
 impl Pattern {
     /// Every family of the default suite, in run order.
-    pub const DEFAULT: [Pattern; 9] = [
+    pub const DEFAULT: [Pattern; 12] = [
         Pattern::Uniform,
         Pattern::OneAddress,
         Pattern::KPerAddress,
@@ -80,6 +92,9 @@ impl Pattern {
         Pattern::Offset,
         Pattern::AllocEdge,
         Pattern::Data,
+        Pattern::BigGroup,
+        Pattern::Occupancy,
+        Pattern::LdsStraddle,
     ];
     /// Opt-in probes (`--probe NAME`): off by default because they can
     /// fault real hardware.
@@ -100,6 +115,9 @@ impl Pattern {
             Pattern::Offset => "offset",
             Pattern::AllocEdge => "alloc-edge",
             Pattern::Data => "data",
+            Pattern::BigGroup => "big-group",
+            Pattern::Occupancy => "occupancy",
+            Pattern::LdsStraddle => "lds-straddle",
             Pattern::Misaligned => "misaligned",
             Pattern::OutOfRange => "out-of-range",
         }
@@ -128,6 +146,9 @@ impl Pattern {
             Pattern::Data => 9,
             Pattern::Misaligned => 10,
             Pattern::OutOfRange => 11,
+            Pattern::BigGroup => 12,
+            Pattern::Occupancy => 13,
+            Pattern::LdsStraddle => 14,
         }
     }
 
@@ -162,6 +183,9 @@ impl Pattern {
                 "offset-compensated",
             ],
             Pattern::OutOfRange => &["past-block", "beyond-64k", "offset-carry"],
+            Pattern::BigGroup => &["one-qword", "few-qwords", "full-lds"],
+            Pattern::Occupancy => &["one-qword", "few-qwords"],
+            Pattern::LdsStraddle => &["second-allocation", "third-allocation"],
         }
     }
 }
@@ -172,25 +196,39 @@ impl std::fmt::Display for Pattern {
     }
 }
 
-/// Which case of a run: its family, wave size and ordinal within that
-/// (family, wave) cell. With the seed it determines the case completely.
+/// Which case of a run: its family, wave size, mode and ordinal within
+/// that (family, wave, mode) cell. With the seed it determines the case
+/// completely.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CaseId {
     pub pattern: Pattern,
     pub wave: WaveSize,
+    /// Absent in files of generator versions 1-2: WGP mode, the only one.
+    #[serde(default)]
+    pub mode: Mode,
     pub ordinal: u64,
 }
 
 impl CaseId {
-    /// ChaCha stream number: family tag, wave bit, ordinal. Independent of
-    /// which other families or waves a run selects and of sharding, so
-    /// `--pattern X` regenerates exactly the X cases of the full suite.
+    /// ChaCha stream number: mode bit (63), family tag (from 48), wave bit
+    /// (47), ordinal. Independent of which other families, waves or modes a
+    /// run selects and of sharding, so `--pattern X` regenerates exactly
+    /// the X cases of the full suite. WGP mode's bit is 0, so a WGP-mode
+    /// case is the case generator version 2 made for the same (seed,
+    /// pattern, wave, ordinal); a CU-mode case draws from its own stream.
     pub fn stream(&self) -> u64 {
         let wave_bit = match self.wave {
             WaveSize::Wave32 => 0,
             WaveSize::Wave64 => 1,
         };
-        (self.pattern.stream_tag() << 48) | (wave_bit << 47) | (self.ordinal & ((1 << 47) - 1))
+        let mode_bit = match self.mode {
+            Mode::Wgp => 0,
+            Mode::Cu => 1,
+        };
+        (mode_bit << 63)
+            | (self.pattern.stream_tag() << 48)
+            | (wave_bit << 47)
+            | (self.ordinal & ((1 << 47) - 1))
     }
 
     pub fn variant(&self) -> &'static str {
@@ -209,12 +247,27 @@ pub struct Generated {
     pub case: Case,
 }
 
+/// WGPs the occupancy pattern fills when the device does not say (policy
+/// `occupancy-stand-in`): the software device has no WGPs (its
+/// `DeviceInfo::compute_units` counts host threads), so it stands in as an
+/// RX 7900 XTX, gfx1100's largest part: 96 CUs in 48 WGPs (AMD's product
+/// page; the software HIP runtime's default device reports the same).
+pub const STAND_IN_WGPS: u32 = 48;
+
 /// Generate case `id` of the run with `seed`; `index` is its position in
-/// the run (stored in `Case::index`).
+/// the run (stored in `Case::index`). The occupancy pattern fills
+/// [`STAND_IN_WGPS`]; [`generate_on`] gives the device's own count.
 pub fn generate(seed: u64, id: CaseId, index: u64) -> Generated {
+    generate_on(seed, id, index, STAND_IN_WGPS)
+}
+
+/// [`generate`] for a device of `wgps` workgroup processors (only the
+/// occupancy pattern reads it).
+pub fn generate_on(seed: u64, id: CaseId, index: u64, wgps: u32) -> Generated {
     let mut rng = CaseRng::new(seed, id.stream());
     let variant = id.variant();
-    let mut b = Draft::new(&mut rng, id.wave);
+    let mut b = Draft::new(&mut rng, id.wave, id.mode);
+    b.wgps = wgps.max(1);
     match id.pattern {
         Pattern::Uniform => uniform(&mut b, variant),
         Pattern::OneAddress => one_address(&mut b, variant),
@@ -225,6 +278,9 @@ pub fn generate(seed: u64, id: CaseId, index: u64) -> Generated {
         Pattern::Offset => offset(&mut b, variant),
         Pattern::AllocEdge => alloc_edge(&mut b, variant),
         Pattern::Data => data(&mut b, variant),
+        Pattern::BigGroup => big_group(&mut b, variant),
+        Pattern::Occupancy => occupancy(&mut b, variant),
+        Pattern::LdsStraddle => lds_straddle(&mut b, variant),
         Pattern::Misaligned => misaligned(&mut b, variant),
         Pattern::OutOfRange => out_of_range(&mut b, variant),
     }
@@ -242,6 +298,7 @@ pub fn generate(seed: u64, id: CaseId, index: u64) -> Generated {
 struct Draft<'r> {
     rng: &'r mut CaseRng,
     wave: WaveSize,
+    mode: Mode,
     waves_per_group: u32,
     groups: u32,
     lds_bytes: u32,
@@ -252,13 +309,16 @@ struct Draft<'r> {
     active: Vec<bool>,
     /// All-zero LDS image instead of random.
     zero_lds: bool,
+    /// WGPs of the device (the occupancy pattern's grid).
+    wgps: u32,
 }
 
 impl<'r> Draft<'r> {
-    fn new(rng: &'r mut CaseRng, wave: WaveSize) -> Draft<'r> {
+    fn new(rng: &'r mut CaseRng, wave: WaveSize, mode: Mode) -> Draft<'r> {
         Draft {
             rng,
             wave,
+            mode,
             waves_per_group: 1,
             groups: 1,
             lds_bytes: 8,
@@ -267,6 +327,7 @@ impl<'r> Draft<'r> {
             data: Vec::new(),
             active: Vec::new(),
             zero_lds: false,
+            wgps: STAND_IN_WGPS,
         }
     }
 
@@ -323,6 +384,7 @@ impl<'r> Draft<'r> {
         let Draft {
             rng,
             wave,
+            mode,
             waves_per_group,
             groups,
             lds_bytes,
@@ -331,6 +393,7 @@ impl<'r> Draft<'r> {
             data,
             active,
             zero_lds,
+            wgps: _,
         } = self;
         let qwords = (lds_bytes / 8) as usize;
         let lds_init = (0..groups)
@@ -360,6 +423,7 @@ impl<'r> Draft<'r> {
                 wave_size: wave,
                 waves_per_group,
                 groups,
+                mode,
             },
             lds_bytes,
             offset,
@@ -626,6 +690,97 @@ fn data(b: &mut Draft, variant: &str) {
     }
 }
 
+/// Lanes of group `g`: lane `l` of wave `w` on `addrs[(l + w) % len]`, so
+/// every wave issues to every address when a wave has at least as many
+/// lanes as there are addresses (every wave contends on every qword).
+fn every_wave_on_every_address(b: &mut Draft, g: usize, addrs: &[u32]) {
+    let wl = b.wave.lanes() as usize;
+    let base = b.group_range(g).start;
+    let m = addrs.len().max(1);
+    for w in 0..b.waves_per_group as usize {
+        for l in 0..wl {
+            b.eff[base + w * wl + l] = addrs.get((l + w) % m).copied().unwrap_or(0);
+        }
+    }
+}
+
+fn big_group(b: &mut Draft, variant: &str) {
+    // 1,024 work-items: the kernels' .max_flat_workgroup_size (HIP's
+    // default launch bound; kernels/dsxor.hip sets none) and the software
+    // device's and HIP's limit (ROCm/clr rocdevice.cpp maxWorkGroupSize_).
+    let waves = 1024 / b.wave.lanes();
+    let full = variant == "full-lds";
+    let groups = if full { 1 } else { b.rng.range_u32(1, 2) };
+    let lds = if full {
+        LDS_MAX_BYTES
+    } else {
+        b.random_lds(8, 512)
+    };
+    b.shape(groups, waves, lds);
+    for g in 0..groups as usize {
+        let addrs = match variant {
+            "one-qword" => b.distinct_effs(1),
+            // The allocation's first and last qwords and one between.
+            "full-lds" => {
+                let mid = b.random_eff();
+                vec![0, b.lds_bytes - 8, mid]
+            }
+            _ => {
+                let m = b.rng.range(2, 8) as usize;
+                b.distinct_effs(m)
+            }
+        };
+        every_wave_on_every_address(b, g, &addrs);
+    }
+}
+
+fn occupancy(b: &mut Draft, variant: &str) {
+    // Two workgroups per WGP: every WGP of the device busy at once (if the
+    // dispatcher spreads them, which it does not promise), each group's
+    // waves contending on its own LDS.
+    let groups = b.wgps.saturating_mul(2).min(1024);
+    let waves = 128 / b.wave.lanes();
+    let lds = b.random_lds(1, 64);
+    b.shape(groups, waves, lds);
+    for g in 0..groups as usize {
+        let m = if variant == "one-qword" {
+            1
+        } else {
+            b.rng.range(2, 4) as usize
+        };
+        let addrs = b.distinct_effs(m);
+        every_wave_on_every_address(b, g, &addrs);
+    }
+}
+
+fn lds_straddle(b: &mut Draft, variant: &str) {
+    // In WGP mode a WGP's 128 KiB of LDS is two 64 KiB halves, one per CU,
+    // and an allocation may straddle them (RDNA3 ISA guide §3.3.4). Where
+    // the dispatcher places an allocation is its choice; dsxor assumes the
+    // allocations of one WGP's workgroups packed from 0 (policy
+    // `straddle-packed`), so with S bytes per group the boundary lies at
+    // byte 64 KiB - k*S of the (k+1)-th allocation. second-allocation:
+    // 32 KiB < S < 64 KiB, the second straddles at 64 KiB - S;
+    // third-allocation: 64/3 KiB < S < 32 KiB, the third at 64 KiB - 2S.
+    // S is a multiple of the 512-byte granule, so the boundary is too.
+    let g = LDS_SLACK_GRANULE;
+    let (k, lo, hi) = if variant == "third-allocation" {
+        (2, (LDS_MAX_BYTES / 3) / g + 1, LDS_MAX_BYTES / 2 / g - 1)
+    } else {
+        (1, LDS_MAX_BYTES / 2 / g + 1, LDS_MAX_BYTES / g - 1)
+    };
+    let lds = b.rng.range_u32(lo, hi) * g;
+    let boundary = LDS_MAX_BYTES - k * lds;
+    // Enough groups for the straddling allocation to exist on one WGP.
+    let groups = b.rng.range_u32(k + 1, k + 3);
+    let waves = b.rng.range_u32(1, 4);
+    b.shape(groups, waves, lds);
+    let addrs = [boundary - 8, boundary, lds - 8, 0];
+    for grp in 0..groups as usize {
+        every_wave_on_every_address(b, grp, &addrs);
+    }
+}
+
 fn misaligned(b: &mut Draft, variant: &str) {
     let compensated = variant == "offset-compensated";
     if variant == "offset-misaligns" || compensated {
@@ -703,6 +858,7 @@ mod tests {
                     (0..12).map(move |o| CaseId {
                         pattern: p,
                         wave: w,
+                        mode: crate::case::Mode::Wgp,
                         ordinal: o,
                     })
                 })
@@ -757,6 +913,7 @@ mod tests {
                 CaseId {
                     pattern: Pattern::OneAddress,
                     wave: w,
+                    mode: crate::case::Mode::Wgp,
                     ordinal: o,
                 },
                 0,
@@ -775,6 +932,7 @@ mod tests {
                 CaseId {
                     pattern: Pattern::KPerAddress,
                     wave: w,
+                    mode: crate::case::Mode::Wgp,
                     ordinal: o,
                 },
                 0,
@@ -794,6 +952,7 @@ mod tests {
             CaseId {
                 pattern: Pattern::ExecMask,
                 wave: w,
+                mode: crate::case::Mode::Wgp,
                 ordinal: 3,
             },
             0,
@@ -806,6 +965,7 @@ mod tests {
             CaseId {
                 pattern: Pattern::ExecMask,
                 wave: w,
+                mode: crate::case::Mode::Wgp,
                 ordinal: 2,
             },
             0,
@@ -827,6 +987,7 @@ mod tests {
                 CaseId {
                     pattern: Pattern::Offset,
                     wave: w,
+                    mode: crate::case::Mode::Wgp,
                     ordinal: o,
                 },
                 0,
@@ -843,6 +1004,7 @@ mod tests {
             CaseId {
                 pattern: Pattern::BankStride,
                 wave: w,
+                mode: crate::case::Mode::Wgp,
                 ordinal: 5,
             },
             0,
@@ -855,6 +1017,7 @@ mod tests {
             CaseId {
                 pattern: Pattern::CrossWave,
                 wave: w,
+                mode: crate::case::Mode::Wgp,
                 ordinal: 0,
             },
             0,
@@ -868,6 +1031,7 @@ mod tests {
             CaseId {
                 pattern: Pattern::Misaligned,
                 wave: w,
+                mode: crate::case::Mode::Wgp,
                 ordinal: 0,
             },
             0,
@@ -882,6 +1046,7 @@ mod tests {
             CaseId {
                 pattern: Pattern::OutOfRange,
                 wave: w,
+                mode: crate::case::Mode::Wgp,
                 ordinal: 1,
             },
             0,

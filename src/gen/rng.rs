@@ -16,7 +16,15 @@ use rand_chacha::ChaCha8Rng;
 /// kill rates instead of being equal. A case's content for a given (seed,
 /// pattern, wave, ordinal) is unchanged, so version-1 repro files
 /// regenerate the same case; a run of N cases holds other ordinals.
-pub const GENERATOR_VERSION: u32 = 2;
+/// 3: the wavefront execution mode is part of a case's identity
+/// (`CaseId::mode`): cells are (pattern, wave, mode), both modes by
+/// default. A WGP-mode case of (seed, pattern, wave, ordinal) is the case
+/// version 2 made (version 2 ran every case in WGP mode, and the mode's
+/// stream bit is 0 there); CU-mode cases draw from streams of their own;
+/// a run of N cases holds other ordinals again, half of them CU mode.
+/// Version 3 also adds the families `big-group`, `occupancy` and
+/// `lds-straddle` to the default suite.
+pub const GENERATOR_VERSION: u32 = 3;
 
 /// A per-case random stream.
 pub struct CaseRng {

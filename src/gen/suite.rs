@@ -3,9 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::case::WaveSize;
+use crate::case::{Mode, WaveSize};
 
-use super::pattern::{generate, CaseId, Generated, Pattern};
+use super::pattern::{generate_on, CaseId, Generated, Pattern, STAND_IN_WGPS};
 
 /// Default size of `dsxor run`: chosen so that the default suite takes
 /// under a minute on the software device on 2 cores (measured, README
@@ -21,16 +21,25 @@ pub const DEFAULT_CASES: u64 = 72_000;
 /// sensitivity.md has the record and the scores before and after.
 /// k-per-address kills the conditional serialization faults (bank
 /// conflicts, cross-wave, wave64-only) fastest per case-second.
-pub const DEFAULT_MIX: [(Pattern, u32); 9] = [
+/// The shape families (big-group, occupancy, lds-straddle: generator
+/// version 3) cost far more per case than the rest (up to 16,384
+/// lane-ops, 96 workgroups or 64 KiB images), so they get the fewest cases
+/// that still give every (wave, mode) cell each variant several times
+/// (measured, docs/src/guide/conformance-runs.md); their share came out of
+/// k-per-address's.
+pub const DEFAULT_MIX: [(Pattern, u32); 12] = [
     (Pattern::Uniform, 40),
     (Pattern::OneAddress, 40),
-    (Pattern::KPerAddress, 621),
+    (Pattern::KPerAddress, 615),
     (Pattern::CrossWave, 40),
     (Pattern::BankStride, 40),
     (Pattern::ExecMask, 64),
     (Pattern::Offset, 75),
     (Pattern::AllocEdge, 40),
     (Pattern::Data, 40),
+    (Pattern::BigGroup, 3),
+    (Pattern::Occupancy, 1),
+    (Pattern::LdsStraddle, 2),
 ];
 
 /// A family's weight in a run: its [`DEFAULT_MIX`] share; probes weigh as
@@ -66,7 +75,9 @@ pub enum SpecError {
     UnknownProbe { name: String, known: String },
     #[error("bad --wave `{0}`: expected 32 or 64")]
     BadWave(String),
-    #[error("the selection is empty: no pattern or no wave size")]
+    #[error("bad --mode `{0}`: expected cu or wgp")]
+    BadMode(String),
+    #[error("the selection is empty: no pattern, no wave size or no mode")]
     Empty,
 }
 
@@ -102,6 +113,10 @@ pub fn parse_wave(text: &str) -> Result<WaveSize, SpecError> {
         .ok()
         .and_then(WaveSize::from_lanes)
         .ok_or_else(|| SpecError::BadWave(text.to_string()))
+}
+
+pub fn parse_mode(text: &str) -> Result<Mode, SpecError> {
+    Mode::from_name(text.trim()).ok_or_else(|| SpecError::BadMode(text.to_string()))
 }
 
 fn known(list: impl Iterator<Item = Pattern>) -> String {
@@ -140,7 +155,24 @@ pub struct SuiteSpec {
     /// Families in run order (default ones, then probes).
     pub patterns: Vec<Pattern>,
     pub waves: Vec<WaveSize>,
+    /// Wavefront execution modes (`--mode`), CU first. Absent in files of
+    /// generator versions 1-2, whose every case ran in WGP mode.
+    #[serde(default = "wgp_only")]
+    pub modes: Vec<Mode>,
+    /// WGPs the occupancy pattern fills: the device's multiprocessor count
+    /// on HIP, [`STAND_IN_WGPS`] on the software device (policy
+    /// `occupancy-stand-in`) and in files written before it existed.
+    #[serde(default = "stand_in_wgps")]
+    pub wgps: u32,
     pub shard: Shard,
+}
+
+fn stand_in_wgps() -> u32 {
+    STAND_IN_WGPS
+}
+
+fn wgp_only() -> Vec<Mode> {
+    vec![Mode::Wgp]
 }
 
 /// One planned case: its run index and identity.
@@ -152,6 +184,7 @@ pub struct Planned {
 
 impl SuiteSpec {
     /// `patterns` empty means every default family; probes are added.
+    /// Both modes; [`SuiteSpec::with_modes`] narrows them.
     pub fn new(
         seed: u64,
         cases: u64,
@@ -185,15 +218,38 @@ impl SuiteSpec {
             cases,
             patterns: selected,
             waves: w,
+            modes: Mode::BOTH.to_vec(),
+            wgps: STAND_IN_WGPS,
             shard,
         })
     }
 
-    /// (family, wave) cells in run order.
-    pub fn cells(&self) -> Vec<(Pattern, WaveSize)> {
+    /// The occupancy pattern fills `wgps` WGPs (at least 1).
+    pub fn with_wgps(mut self, wgps: u32) -> SuiteSpec {
+        self.wgps = wgps.max(1);
+        self
+    }
+
+    /// Only these modes (empty: both), in their fixed order (CU, WGP).
+    pub fn with_modes(mut self, modes: &[Mode]) -> Result<SuiteSpec, SpecError> {
+        if !modes.is_empty() {
+            let mut m = modes.to_vec();
+            m.sort();
+            m.dedup();
+            self.modes = m;
+        }
+        Ok(self)
+    }
+
+    /// (family, wave, mode) cells in run order.
+    pub fn cells(&self) -> Vec<(Pattern, WaveSize, Mode)> {
         self.patterns
             .iter()
-            .flat_map(|&p| self.waves.iter().map(move |&w| (p, w)))
+            .flat_map(|&p| {
+                self.waves
+                    .iter()
+                    .flat_map(move |&w| self.modes.iter().map(move |&m| (p, w, m)))
+            })
             .collect()
     }
 
@@ -202,7 +258,7 @@ impl SuiteSpec {
     /// shares give every cell the same count, the first cells one more.
     fn cell_counts(&self) -> Vec<u64> {
         let cells = self.cells();
-        let w: Vec<u64> = cells.iter().map(|(p, _)| share(*p)).collect();
+        let w: Vec<u64> = cells.iter().map(|(p, _, _)| share(*p)).collect();
         let total: u64 = w.iter().sum::<u64>().max(1);
         let cases = u128::from(self.cases);
         let mut counts: Vec<u64> = w
@@ -229,13 +285,14 @@ impl SuiteSpec {
         let counts = self.cell_counts();
         let mut out = Vec::new();
         let mut index = 0;
-        for (&(pattern, wave), &count) in cells.iter().zip(&counts) {
+        for (&(pattern, wave, mode), &count) in cells.iter().zip(&counts) {
             for ordinal in 0..count {
                 out.push(Planned {
                     index,
                     id: CaseId {
                         pattern,
                         wave,
+                        mode,
                         ordinal,
                     },
                 });
@@ -256,19 +313,19 @@ impl SuiteSpec {
         let k = u64::from(self.shard.index.saturating_sub(1));
         let n = u64::from(self.shard.count.max(1));
         let mut base = 0u64;
-        let ranges: Vec<(Pattern, WaveSize, u64, u64)> = cells
+        let ranges: Vec<(Pattern, WaveSize, Mode, u64, u64)> = cells
             .iter()
             .enumerate()
-            .map(|(c, &(pattern, wave))| {
+            .map(|(c, &(pattern, wave, mode))| {
                 let count = counts[c];
-                let r = (pattern, wave, base, base.saturating_add(count));
+                let r = (pattern, wave, mode, base, base.saturating_add(count));
                 base = base.saturating_add(count);
                 r
             })
             .collect();
         ranges
             .into_iter()
-            .flat_map(move |(pattern, wave, base, end)| {
+            .flat_map(move |(pattern, wave, mode, base, end)| {
                 // The first index >= base with index % n == k.
                 let first = base.checked_add((k + n - base % n) % n);
                 std::iter::successors(first.filter(|&i| i < end), move |&i| {
@@ -279,6 +336,7 @@ impl SuiteSpec {
                     id: CaseId {
                         pattern,
                         wave,
+                        mode,
                         ordinal: index - base,
                     },
                 })
@@ -305,7 +363,7 @@ impl SuiteSpec {
     }
 
     pub fn generate(&self, planned: Planned) -> Generated {
-        generate(self.seed, planned.id, planned.index)
+        generate_on(self.seed, planned.id, planned.index, self.wgps)
     }
 
     /// Equal but for the shard: the condition for merging.
@@ -371,12 +429,12 @@ mod tests {
         let s = spec(DEFAULT_CASES, Shard::WHOLE);
         let plan = s.plan();
         assert_eq!(plan.len() as u64, DEFAULT_CASES);
-        for (p, w) in s.cells() {
+        for (p, w, m) in s.cells() {
             let n = plan
                 .iter()
-                .filter(|c| c.id.pattern == p && c.id.wave == w)
+                .filter(|c| c.id.pattern == p && c.id.wave == w && c.id.mode == m)
                 .count();
-            assert!(n >= p.variants().len(), "{p} {w:?} has {n} cases");
+            assert!(n >= p.variants().len(), "{p} {w:?} {m} has {n} cases");
         }
     }
 
@@ -453,7 +511,11 @@ mod tests {
     // (k-per-address takes 62 %); every case keeps its content, only the
     // selection of (pattern, wave, ordinal) changed. Version 1 digest:
     // 78e669a443cbfe02b45198f698077fcfa483ee78e3d8c1d61ccbeea09f20917a.
-    const GOLDEN: &str = "dc455db0a3e16aa2b5e0d8929c461aa8d668ad97139ffc32bd2128737dacd4ed";
+    // Generator version 3 (modes, shape families): the 40 cases are other
+    // cells' (CU and WGP mode); a WGP-mode case keeps its version-2
+    // content. Version 2 digest:
+    // dc455db0a3e16aa2b5e0d8929c461aa8d668ad97139ffc32bd2128737dacd4ed.
+    const GOLDEN: &str = "2c55a02f64cf61eef373af4499fa7a1a5702b67c87f634b18c9ca2b0a8303ca0";
 
     #[test]
     fn parsing() {

@@ -648,6 +648,7 @@ mod tests {
             wave_size: WaveSize::Wave32,
             waves_per_group: 1,
             groups: 2,
+            mode: crate::case::Mode::Wgp,
         };
         let mut lanes = vec![lane(0, 1); 64];
         lanes[40].addr = 12;

@@ -680,11 +680,14 @@ mod tests {
         // A prefix of 180 cases (a tenth) holds each cell in the mix's
         // proportion: a tenth of the cell's cases in the whole plan.
         let all = spec.plan_all();
-        let first: Vec<_> = s[..180].iter().map(|p| (p.id.pattern, p.id.wave)).collect();
+        let first: Vec<_> = s[..180]
+            .iter()
+            .map(|p| (p.id.pattern, p.id.wave, p.id.mode))
+            .collect();
         for cell in spec.cells() {
             let whole = all
                 .iter()
-                .filter(|p| (p.id.pattern, p.id.wave) == cell)
+                .filter(|p| (p.id.pattern, p.id.wave, p.id.mode) == cell)
                 .count();
             let n = first.iter().filter(|c| **c == cell).count();
             assert!(n.abs_diff(whole / 10) <= 1, "{cell:?}: {n} of {whole}");

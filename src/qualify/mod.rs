@@ -661,6 +661,8 @@ fn corpus_case_with(
             wave_size: wave,
             waves_per_group: 1,
             groups: 1,
+            // qualify runs the compiler's default object (WGP mode on gfx11).
+            mode: crate::case::Mode::Wgp,
         },
         lds_bytes: lds_qwords * 8,
         offset: 0,

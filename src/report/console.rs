@@ -218,6 +218,7 @@ mod tests {
         r.patterns = vec![PatternCounts {
             pattern: Pattern::KPerAddress,
             wave: WaveSize::Wave64,
+            mode: crate::case::Mode::Wgp,
             cases: 3,
             passed: 2,
             failed: 1,

@@ -34,13 +34,13 @@ pub fn junit_report(results: &Results) -> Report {
         suite.add_property(Property::new(k, v));
     }
     for cell in &results.patterns {
-        // `pattern/waveN`: unique on its own in a dashboard that drops the
-        // classname (a bare `wave32` named 9 different tests).
-        let name = format!("{}/wave{}", cell.pattern, cell.wave.lanes());
+        // `pattern/waveN/mode`: unique on its own in a dashboard that drops
+        // the classname (a bare `wave32` named 9 different tests).
+        let name = format!("{}/wave{}/{}", cell.pattern, cell.wave.lanes(), cell.mode);
         let failures: Vec<_> = results
             .failures
             .iter()
-            .filter(|f| f.pattern == cell.pattern && f.wave == cell.wave)
+            .filter(|f| f.pattern == cell.pattern && f.wave == cell.wave && f.mode == cell.mode)
             .collect();
         let status = if failures.is_empty() {
             TestCaseStatus::success()
@@ -241,6 +241,7 @@ mod tests {
             PatternCounts {
                 pattern: Pattern::Data,
                 wave: WaveSize::Wave32,
+                mode: crate::case::Mode::Wgp,
                 cases: 2,
                 passed: 2,
                 failed: 0,
@@ -249,6 +250,7 @@ mod tests {
             PatternCounts {
                 pattern: Pattern::Data,
                 wave: WaveSize::Wave64,
+                mode: crate::case::Mode::Wgp,
                 cases: 2,
                 passed: 1,
                 failed: 1,
@@ -260,6 +262,7 @@ mod tests {
             pattern: Pattern::Data,
             variant: "zero".into(),
             wave: WaveSize::Wave64,
+            mode: crate::case::Mode::Wgp,
             ordinal: 1,
             kind: "mismatch".into(),
             summary: "lost update at 0x10".into(),
@@ -279,7 +282,7 @@ mod tests {
             "{xml}"
         );
         assert!(
-            xml.contains(r#"name="data/wave32" classname="dsxor.data""#),
+            xml.contains(r#"name="data/wave32/wgp" classname="dsxor.data""#),
             "{xml}"
         );
         assert!(

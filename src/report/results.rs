@@ -17,7 +17,7 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::DeviceInfo;
-use crate::case::WaveSize;
+use crate::case::{Mode, WaveSize};
 use crate::gen::minimize::MinimizeStats;
 use crate::gen::{Pattern, SuiteSpec};
 
@@ -65,6 +65,10 @@ impl ResultsError {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CodeObjectRecord {
     pub wave: WaveSize,
+    /// The mode its descriptors state (absent before generator version 3:
+    /// WGP mode, the only one shipped then).
+    #[serde(default)]
+    pub mode: Mode,
     /// `embedded:<file>` or the `--code-object` path.
     pub source: String,
     pub sha256: String,
@@ -120,6 +124,10 @@ pub struct CaseRecord {
     pub pattern: Pattern,
     pub variant: String,
     pub wave: WaveSize,
+    /// Wavefront execution mode the case ran in (absent before generator
+    /// version 3: WGP mode).
+    #[serde(default)]
+    pub mode: Mode,
     pub ordinal: u64,
     pub groups: u32,
     pub waves_per_group: u32,
@@ -158,11 +166,14 @@ fn is_one_round(r: &u32) -> bool {
     *r == 1
 }
 
-/// Per (family, wave) counts.
+/// Per (family, wave, mode) counts.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PatternCounts {
     pub pattern: Pattern,
     pub wave: WaveSize,
+    /// Absent before generator version 3: WGP mode.
+    #[serde(default)]
+    pub mode: Mode,
     pub cases: u64,
     pub passed: u64,
     pub failed: u64,
@@ -176,6 +187,9 @@ pub struct FailureRecord {
     pub pattern: Pattern,
     pub variant: String,
     pub wave: WaveSize,
+    /// Absent before generator version 3: WGP mode.
+    #[serde(default)]
+    pub mode: Mode,
     pub ordinal: u64,
     pub kind: String,
     pub summary: String,
@@ -347,23 +361,27 @@ impl Results {
                 .map_err(|e| malformed(format!("line {}: {e}", n + 2)))?;
             if r.index >= spec.cases
                 || !spec.shard.contains(r.index)
-                || !cells.contains(&(r.pattern, r.wave))
+                || !cells.contains(&(r.pattern, r.wave, r.mode))
                 || last_index.is_some_and(|l| r.index <= l)
             {
                 return Err(malformed(format!(
-                    "line {}: case {} ({}/wave{}) is not the next case of this run's shard {}",
+                    "line {}: case {} ({}/wave{}/{}) is not the next case of this run's shard {}",
                     n + 2,
                     r.index,
                     r.pattern,
                     r.wave.lanes(),
+                    r.mode,
                     spec.shard
                 )));
             }
             last_index = Some(r.index);
-            if patterns.last().map(|c| (c.pattern, c.wave)) != Some((r.pattern, r.wave)) {
+            if patterns.last().map(|c| (c.pattern, c.wave, c.mode))
+                != Some((r.pattern, r.wave, r.mode))
+            {
                 patterns.push(PatternCounts {
                     pattern: r.pattern,
                     wave: r.wave,
+                    mode: r.mode,
                     cases: 0,
                     passed: 0,
                     failed: 0,
@@ -386,6 +404,7 @@ impl Results {
                     pattern: r.pattern,
                     variant: r.variant,
                     wave: r.wave,
+                    mode: r.mode,
                     ordinal: r.ordinal,
                     kind: r.kind.unwrap_or_else(|| "unknown".into()),
                     summary: r.summary,
@@ -794,6 +813,7 @@ pub(crate) mod tests {
             pattern: Pattern::Data,
             variant: "zero".into(),
             wave: WaveSize::Wave32,
+            mode: crate::case::Mode::Wgp,
             ordinal: 0,
             groups: 1,
             waves_per_group: 1,

@@ -143,6 +143,51 @@ impl Opened {
     }
 }
 
+/// The modes a run uses: those the conformance objects offer (their
+/// descriptors' WGP_MODE: both on gfx1100, WGP only on gfx1030/gfx1200 and
+/// most `--code-object` files, CU only on gfx9), narrowed to `requested`
+/// when it is not empty. A request none of the objects offers is an error
+/// naming what they do offer.
+pub fn modes_for(
+    objects: &[KernelObject],
+    requested: &[crate::case::Mode],
+) -> Result<Vec<crate::case::Mode>, String> {
+    let mut offered: Vec<crate::case::Mode> = objects.iter().map(|o| o.mode).collect();
+    offered.sort();
+    offered.dedup();
+    let chosen: Vec<_> = offered
+        .iter()
+        .copied()
+        .filter(|m| requested.is_empty() || requested.contains(m))
+        .collect();
+    if chosen.is_empty() {
+        let names =
+            |v: &[crate::case::Mode]| v.iter().map(|m| m.name()).collect::<Vec<_>>().join(",");
+        return Err(format!(
+            "--mode {}: the conformance code objects offer only {}",
+            names(requested),
+            if offered.is_empty() {
+                "none".to_string()
+            } else {
+                names(&offered)
+            }
+        ));
+    }
+    Ok(chosen)
+}
+
+/// WGPs the occupancy pattern fills on `info`'s device: on HIP the
+/// multiprocessor count (WGPs on gfx10+ in WGP mode, CUs otherwise: more
+/// than the WGPs, so the grid still covers every one); on the software
+/// device, which has none, the stand-in `gen::pattern::STAND_IN_WGPS`
+/// (policy `occupancy-stand-in`).
+pub fn wgps_for(info: &crate::backend::DeviceInfo) -> u32 {
+    match info.backend {
+        crate::backend::BackendKind::Hip if info.compute_units > 0 => info.compute_units,
+        _ => crate::gen::pattern::STAND_IN_WGPS,
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
     /// Bad arguments or a bad code object (exit 2).

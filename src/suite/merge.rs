@@ -43,8 +43,8 @@ fn inconsistency(r: &Results) -> Option<String> {
     let cells = r.spec.cells();
     let (mut cases, mut passed, mut failed) = (0u64, 0u64, 0u64);
     for c in &r.patterns {
-        let name = format!("{}/wave{}", c.pattern, c.wave.lanes());
-        if !cells.contains(&(c.pattern, c.wave)) {
+        let name = format!("{}/wave{}/{}", c.pattern, c.wave.lanes(), c.mode);
+        if !cells.contains(&(c.pattern, c.wave, c.mode)) {
             return Some(format!("cell {name} is not in its spec"));
         }
         if c.passed.checked_add(c.failed) != Some(c.cases) {
@@ -56,7 +56,7 @@ fn inconsistency(r: &Results) -> Option<String> {
         let listed = r
             .failures
             .iter()
-            .filter(|f| f.pattern == c.pattern && f.wave == c.wave)
+            .filter(|f| f.pattern == c.pattern && f.wave == c.wave && f.mode == c.mode)
             .count() as u64;
         if listed > c.failed {
             return Some(format!(
@@ -100,7 +100,7 @@ fn inconsistency(r: &Results) -> Option<String> {
     if r.failures.iter().any(|f| {
         !r.patterns
             .iter()
-            .any(|c| c.pattern == f.pattern && c.wave == f.wave)
+            .any(|c| c.pattern == f.pattern && c.wave == f.wave && c.mode == f.mode)
     }) {
         return Some("a failure's cell has no counts".into());
     }
@@ -231,10 +231,11 @@ pub fn merge(paths: &[PathBuf]) -> Result<Results, MergeError> {
         .spec
         .cells()
         .into_iter()
-        .map(|(pattern, wave)| {
+        .map(|(pattern, wave, mode)| {
             let mut c = PatternCounts {
                 pattern,
                 wave,
+                mode,
                 cases: 0,
                 passed: 0,
                 failed: 0,
@@ -244,7 +245,7 @@ pub fn merge(paths: &[PathBuf]) -> Result<Results, MergeError> {
                 for p in r
                     .patterns
                     .iter()
-                    .filter(|p| p.pattern == pattern && p.wave == wave)
+                    .filter(|p| p.pattern == pattern && p.wave == wave && p.mode == mode)
                 {
                     // Each shard's counts are at most its shard_len (checked
                     // above), so these sums are at most spec.cases; checked

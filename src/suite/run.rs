@@ -156,6 +156,7 @@ pub fn environment(device: &dyn CaseDevice, selection: &str) -> Environment {
             .iter()
             .map(|o| CodeObjectRecord {
                 wave: o.wave,
+                mode: o.mode,
                 source: o.source.clone(),
                 sha256: o.sha256(),
                 origin: o.origin.clone(),
@@ -495,7 +496,8 @@ fn run_plan(
     let mut cells: Vec<Cell> = Vec::new();
     let mut failures = Vec::new();
     let mut repros = Vec::new();
-    let mut minimized: HashMap<(Pattern, WaveSize, String), u64> = HashMap::new();
+    let mut minimized: HashMap<(Pattern, WaveSize, crate::case::Mode, String), u64> =
+        HashMap::new();
     let mut abort: Option<Abort> = None;
     let mut contended_lane_ops = 0u64;
     let mut verified_lane_ops = 0u64;
@@ -553,13 +555,18 @@ fn run_plan(
                 },
             };
         let Generated { id, variant, case } = generated;
-        let cell_name = format!("{}/wave{}", id.pattern, id.wave.lanes());
-        if cells.last().map(|c| (c.counts.pattern, c.counts.wave)) != Some((id.pattern, id.wave)) {
+        let cell_name = format!("{}/wave{}/{}", id.pattern, id.wave.lanes(), id.mode);
+        if cells
+            .last()
+            .map(|c| (c.counts.pattern, c.counts.wave, c.counts.mode))
+            != Some((id.pattern, id.wave, id.mode))
+        {
             finish_cell(&mut progress, cells.last_mut());
             cells.push(Cell {
                 counts: PatternCounts {
                     pattern: id.pattern,
                     wave: id.wave,
+                    mode: id.mode,
                     cases: 0,
                     passed: 0,
                     failed: 0,
@@ -585,6 +592,7 @@ fn run_plan(
             pattern: id.pattern,
             variant: variant.clone(),
             wave: id.wave,
+            mode: id.mode,
             ordinal: id.ordinal,
             groups: case.geometry.groups,
             waves_per_group: case.geometry.waves_per_group,
@@ -631,7 +639,7 @@ fn run_plan(
         // A failure: shrink it on this device, then write its repro — if it
         // is the first of its kind in its cell and the cap allows.
         let kind = judgement.kind.clone().unwrap_or_else(|| "unknown".into());
-        let key = (id.pattern, id.wave, kind.clone());
+        let key = (id.pattern, id.wave, id.mode, kind.clone());
         let same_kind_as = minimized.get(&key).copied();
         if same_kind_as.is_some() || repros.len() >= opts.max_repros {
             let active = facts.active_lanes;
@@ -640,6 +648,7 @@ fn run_plan(
                 pattern: id.pattern,
                 variant,
                 wave: id.wave,
+                mode: id.mode,
                 ordinal: id.ordinal,
                 kind,
                 summary: judgement.summary.clone(),
@@ -653,11 +662,12 @@ fn run_plan(
         }
         minimized.insert(key, planned.index);
         progress.println(&format!(
-            "FAIL case {} ({}/{} wave{} #{}): {kind}: {} — minimizing",
+            "FAIL case {} ({}/{} wave{} {} mode #{}): {kind}: {} — minimizing",
             planned.index,
             id.pattern,
             variant,
             id.wave.lanes(),
+            id.mode,
             id.ordinal,
             judgement.summary
         ));
@@ -704,6 +714,7 @@ fn run_plan(
             pattern: id.pattern,
             variant,
             wave: id.wave,
+            mode: id.mode,
             ordinal: id.ordinal,
             kind,
             summary: shrunk.judgement.summary.clone(),
@@ -837,7 +848,12 @@ fn finish_cell(progress: &mut Progress, cell: Option<&mut Cell>) {
     if let Some(c) = cell {
         let wall = c.started.elapsed();
         c.counts.wall_ms = wall.as_millis() as u64;
-        let name = format!("{}/wave{}", c.counts.pattern, c.counts.wave.lanes());
+        let name = format!(
+            "{}/wave{}/{}",
+            c.counts.pattern,
+            c.counts.wave.lanes(),
+            c.counts.mode
+        );
         progress.cell_done(&name, c.counts.cases, c.counts.failed, wall);
     }
 }
@@ -846,6 +862,7 @@ fn unknown_kernel(case: &Case) -> KernelIdentity {
     KernelIdentity {
         kernel: "unknown".into(),
         wave: case.geometry.wave_size,
+        mode: case.geometry.mode,
         code_object_sha256: String::new(),
         base_sha256: String::new(),
         source: String::new(),

@@ -331,6 +331,7 @@ impl Backend for SimDevice {
         Ok(Completion {
             buffers,
             elapsed: Duration::from_micros(100 + n as u64),
+            wgp_mode: None,
         })
     }
 }

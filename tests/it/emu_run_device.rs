@@ -42,6 +42,7 @@ fn slack_case() -> Case {
             wave_size: WaveSize::Wave32,
             waves_per_group: 1,
             groups: 1,
+            mode: dsxor::case::Mode::Wgp,
         },
         lds_bytes: 512,
         offset: 0,

@@ -118,6 +118,7 @@ fn a_backend_keeps_a_bounded_number_of_code_objects_loaded() {
             wave_size: dsxor::case::WaveSize::Wave32,
             waves_per_group: 1,
             groups: 1,
+            mode: dsxor::case::Mode::Wgp,
         },
         lds_bytes: 8,
         offset: 0,

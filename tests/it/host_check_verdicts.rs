@@ -17,6 +17,7 @@ fn geometry(ws: WaveSize, waves: u32, groups: u32) -> Geometry {
         wave_size: ws,
         waves_per_group: waves,
         groups,
+        mode: dsxor::case::Mode::Wgp,
     }
 }
 

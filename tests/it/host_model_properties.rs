@@ -27,6 +27,7 @@ fn random_case(rng: &mut ChaCha8Rng, index: u64) -> Case {
         wave_size,
         waves_per_group: rng.random_range(1..=2),
         groups: rng.random_range(1..=2),
+        mode: dsxor::case::Mode::Wgp,
     };
     let lds_qwords = rng.random_range(1..=80usize);
     let lds_bytes = lds_qwords as u32 * 8;

@@ -182,6 +182,7 @@ impl Backend for FakeGpu {
         Ok(Completion {
             buffers,
             elapsed: Duration::from_micros(3),
+            wgp_mode: None,
         })
     }
 }
@@ -211,8 +212,10 @@ fn patch(_: &[u8], kernel: &str, offset: u16) -> Result<Vec<u8>, String> {
 fn device(misbehave: Misbehave) -> ConformanceDevice<FakeGpu> {
     let objects = [WaveSize::Wave32, WaveSize::Wave64]
         .into_iter()
-        .map(|wave| KernelObject {
+        .flat_map(|wave| dsxor::case::Mode::BOTH.map(|mode| (wave, mode)))
+        .map(|(wave, mode)| KernelObject {
             wave,
+            mode,
             bytes: b"fake".to_vec(),
             source: "test".into(),
             origin: "file".into(),

@@ -50,6 +50,7 @@ mod emu_hostile_inputs;
 mod emu_hostile_mutant;
 mod emu_hostile_outputs;
 mod emu_hostile_signals;
+mod emu_modes_shapes_llvm;
 mod emu_qualify;
 mod emu_run_cli;
 mod emu_run_device;

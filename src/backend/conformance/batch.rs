@@ -37,6 +37,8 @@ pub const LDS_CLASS_FLOOR: u32 = 8192;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BatchKey {
     pub wave: WaveSize,
+    /// Picks the object (CU or WGP mode).
+    pub mode: Mode,
     pub waves_per_group: u32,
     pub rounds: usize,
     /// Picks the kernel (shipped or patched).
@@ -98,6 +100,7 @@ pub fn batch_key(case: &Case) -> Option<BatchKey> {
     };
     Some(BatchKey {
         wave: g.wave_size,
+        mode: g.mode,
         waves_per_group: g.waves_per_group,
         rounds,
         offset: case.offset,

@@ -13,8 +13,8 @@ use super::abi::{dispatch_for, dispatch_for_batch, kernel_name_for, observation,
 use super::batch::batch_key;
 use super::objects::{codeobj_kernels, codeobj_patch, KernelObject, ListKernels, PatchOffset};
 use super::{BatchOutcome, CaseDevice, DeviceOutcome, KernelIdentity};
-use crate::backend::{Backend, BackendError, DeviceInfo};
-use crate::case::{Case, WaveSize};
+use crate::backend::{Backend, BackendError, Completion, DeviceInfo};
+use crate::case::{Case, Mode, WaveSize};
 
 /// Offset-patched code objects a device keeps. The default suite patches a
 /// fresh random offset for one case in 45, so an unbounded cache grew with
@@ -91,13 +91,13 @@ impl<B: Backend> ConformanceDevice<B> {
         &mut self.backend
     }
 
-    fn object_index(&self, wave: WaveSize) -> Result<usize, BackendError> {
+    fn object_index(&self, wave: WaveSize, mode: Mode) -> Result<usize, BackendError> {
         self.objects
             .iter()
-            .position(|o| o.wave == wave)
+            .position(|o| o.wave == wave && o.mode == mode)
             .ok_or_else(|| {
                 BackendError::Environment(format!(
-                    "no conformance code object for wave{} on {} ({})",
+                    "no conformance code object for wave{} in {mode} mode on {} ({})",
                     wave.lanes(),
                     self.backend.info().target_id,
                     self.backend.info().name
@@ -107,7 +107,7 @@ impl<B: Backend> ConformanceDevice<B> {
 
     /// (object index, kernel name, patched offset) for a case.
     fn choose(&mut self, case: &Case) -> Result<(usize, String, Option<u16>), BackendError> {
-        let i = self.object_index(case.geometry.wave_size)?;
+        let i = self.object_index(case.geometry.wave_size, case.geometry.mode)?;
         if !self.kernels.contains_key(&i) {
             let names = (self.list_kernels)(&self.objects[i].bytes).map_err(|e| {
                 BackendError::Invalid(format!("code object {}: {e}", self.objects[i].source))
@@ -221,7 +221,10 @@ impl<B: Backend> CaseDevice for ConformanceDevice<B> {
             .map_err(|e| answerable(e, &self.objects[i]))
         {
             Ok(done) => Ok(DeviceOutcome::Completed {
-                observation: observation(case, &done)?,
+                observation: {
+                    ran_in_mode(&done, case.geometry.mode, &kernel)?;
+                    observation(case, &done)?
+                },
                 device_us: done.elapsed.as_micros() as u64,
             }),
             Err(e @ BackendError::Fault(_)) => Ok(DeviceOutcome::Fault {
@@ -249,6 +252,7 @@ impl<B: Backend> CaseDevice for ConformanceDevice<B> {
         Ok(KernelIdentity {
             kernel,
             wave: case.geometry.wave_size,
+            mode: self.objects[i].mode,
             code_object_sha256,
             base_sha256,
             source: self.objects[i].source.clone(),
@@ -283,6 +287,7 @@ impl<B: Backend> CaseDevice for ConformanceDevice<B> {
             .map_err(|e| answerable(e, &self.objects[i]))
         {
             Ok(done) => {
+                ran_in_mode(&done, first.geometry.mode, &kernel)?;
                 // Each case's share of the launch's device time.
                 let device_us = (done.elapsed.as_micros() / cases.len() as u128) as u64;
                 Ok(BatchOutcome::Each(
@@ -305,6 +310,20 @@ impl<B: Backend> CaseDevice for ConformanceDevice<B> {
             }
             Err(e) => Err(e),
         }
+    }
+}
+
+/// A launch the device says it ran in another mode than the case asked
+/// for is refused (`Invalid`): the object choice went wrong, and the
+/// case's verdict would name a mode it never ran in. A device that cannot
+/// tell (`wgp_mode` None: HIP) is trusted with the object it was given.
+fn ran_in_mode(done: &Completion, mode: Mode, kernel: &str) -> Result<(), BackendError> {
+    match done.wgp_mode {
+        Some(wgp) if wgp != (mode == Mode::Wgp) => Err(BackendError::Invalid(format!(
+            "the device ran `{kernel}` with COMPUTE_PGM_RSRC1.WGP_MODE = {}, but the case asks for {mode} mode",
+            u8::from(wgp)
+        ))),
+        _ => Ok(()),
     }
 }
 

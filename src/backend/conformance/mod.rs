@@ -38,7 +38,7 @@ pub use objects::{
 
 use serde::{Deserialize, Serialize};
 
-use crate::case::{Case, Observation, WaveSize};
+use crate::case::{Case, Mode, Observation, WaveSize};
 
 use super::{BackendError, DeviceInfo};
 
@@ -85,6 +85,10 @@ impl DeviceOutcome {
 pub struct KernelIdentity {
     pub kernel: String,
     pub wave: WaveSize,
+    /// The object's mode (absent in repros of generator versions 1-2: WGP
+    /// mode, the only one shipped then).
+    #[serde(default)]
+    pub mode: Mode,
     /// sha256 of the code object as launched (after patching, if patched).
     pub code_object_sha256: String,
     /// sha256 of the code object it came from.

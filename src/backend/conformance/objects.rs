@@ -12,6 +12,9 @@ use crate::case::WaveSize;
 #[derive(Clone, Debug)]
 pub struct KernelObject {
     pub wave: WaveSize,
+    /// The mode its conformance kernel's descriptor states
+    /// (`CodeObject::mode_of`: COMPUTE_PGM_RSRC1.WGP_MODE).
+    pub mode: Mode,
     pub bytes: Vec<u8>,
     /// `embedded:<file>` or the path it was read from.
     pub source: String,
@@ -66,13 +69,16 @@ pub fn codeobj_patch(bytes: &[u8], kernel: &str, offset: u16) -> Result<Vec<u8>,
 }
 
 /// The embedded conformance objects for a processor (`gfx1100`), one per
-/// wave size built for it.
+/// (wave size, mode) built for it, each object's mode read from its
+/// descriptor (the build flag if it does not parse, which build.rs's own
+/// tests rule out).
 pub fn embedded_objects(target: &str) -> Vec<KernelObject> {
     [WaveSize::Wave32, WaveSize::Wave64]
         .into_iter()
-        .filter_map(|w| crate::codeobj::find_embedded(target, w))
+        .flat_map(|w| crate::codeobj::embedded_for(target, w))
         .map(|o| KernelObject {
             wave: o.wave,
+            mode: o.mode().unwrap_or(if o.cumode { Mode::Cu } else { Mode::Wgp }),
             bytes: o.bytes.to_vec(),
             source: format!("embedded:{}", o.file_name),
             origin: o.origin.name().to_string(),
@@ -122,6 +128,7 @@ pub fn file_object(
     }
     Ok(KernelObject {
         wave,
+        mode: co.mode_of(&base).unwrap_or_default(),
         bytes: co.elf_bytes().to_vec(),
         source: path.display().to_string(),
         origin: "file".into(),

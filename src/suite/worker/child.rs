@@ -266,6 +266,7 @@ mod tests {
     fn protocol_round_trips_and_skips_foreign_lines() {
         let o = KernelObject {
             wave: WaveSize::Wave64,
+            mode: crate::case::Mode::Cu,
             bytes: vec![0x7f, b'E', b'L', b'F'],
             source: "s".into(),
             origin: "file".into(),
@@ -275,6 +276,7 @@ mod tests {
         let wire = WireObject::from_object(&o, &mut blobs);
         let back = wire.to_object(Payload(blobs.as_slice())).unwrap();
         assert_eq!(back.bytes, o.bytes);
+        assert_eq!(back.mode, o.mode);
         // A child with no device answers the stray case with an error and
         // ignores a line that is not the protocol's.
         let mut blobs = Blobs::default();
@@ -286,6 +288,7 @@ mod tests {
                     wave_size: WaveSize::Wave32,
                     waves_per_group: 1,
                     groups: 1,
+                    mode: crate::case::Mode::Wgp,
                 },
                 lds_bytes: 8,
                 offset: 0,

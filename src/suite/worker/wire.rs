@@ -157,6 +157,8 @@ impl<'a> Payload<'a> {
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WireObject {
     pub wave: WaveSize,
+    #[serde(default)]
+    pub mode: crate::case::Mode,
     pub bytes: Blob,
     pub source: String,
     pub origin: String,
@@ -167,6 +169,7 @@ impl WireObject {
     pub fn from_object(o: &KernelObject, blobs: &mut Blobs) -> WireObject {
         WireObject {
             wave: o.wave,
+            mode: o.mode,
             bytes: blobs.put(&o.bytes),
             source: o.source.clone(),
             origin: o.origin.clone(),
@@ -177,6 +180,7 @@ impl WireObject {
     pub fn to_object(&self, payload: Payload<'_>) -> Result<KernelObject, String> {
         Ok(KernelObject {
             wave: self.wave,
+            mode: self.mode,
             bytes: payload
                 .bytes(self.bytes, &format!("kernel object {}", self.source))?
                 .to_vec(),
@@ -545,6 +549,8 @@ impl WireLaunch {
                 Ok(Completion {
                     buffers,
                     elapsed: Duration::from_nanos(*elapsed_ns),
+                    // The worker runs HIP, which does not report the mode.
+                    wgp_mode: None,
                 })
             }
             WireLaunch::Fault { message } => Err(BackendError::Fault(message.clone())),
@@ -851,6 +857,7 @@ mod tests {
                 wave_size: WaveSize::Wave32,
                 waves_per_group: 1,
                 groups: 2,
+                mode: crate::case::Mode::Cu,
             },
             lds_bytes: 256,
             offset: 8,
@@ -1060,6 +1067,8 @@ mod tests {
         let c = Completion {
             buffers: vec![vec![1, 2, 3], vec![], vec![0xff; 9]],
             elapsed: Duration::from_nanos(1234),
+            // The worker runs HIP, which does not report the mode.
+            wgp_mode: None,
         };
         let mut blobs = Blobs::default();
         let w = WireLaunch::from_result(Ok(c.clone()), &mut blobs).unwrap();

@@ -15,8 +15,8 @@ use super::*;
 pub(crate) struct GateArgs {
     /// Time allowed for the whole gate (every device's checks run side by
     /// side); a check still running then is killed and fails its device.
-    #[arg(long, default_value = "60s")]
-    pub(crate) budget: String,
+    #[arg(long, default_value = "60s", value_parser = timeout_value)]
+    pub(crate) budget: std::time::Duration,
     /// Directory for the checks' results files (default: a temporary
     /// directory, removed afterwards).
     #[arg(long)]
@@ -95,7 +95,7 @@ fn judge_check(name: &str, code: Option<i32>, stdout: &str, stderr: &str, ms: u6
 }
 
 pub(crate) fn cmd_gate(args: GateArgs) -> Outcome {
-    let budget = parse_duration("--budget", &args.budget)?;
+    let budget = args.budget;
     let started = Instant::now();
     let placement = dsxor::backend::Placement::current();
     let print = |v: &GateVerdict| {

@@ -59,6 +59,7 @@ fn a_parent_refuses_a_worker_of_protocol_3() {
             wave_size: dsxor::case::WaveSize::Wave32,
             waves_per_group: 1,
             groups: 1,
+            mode: dsxor::case::Mode::Wgp,
         },
         lds_bytes: 8,
         offset: 0,

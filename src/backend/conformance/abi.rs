@@ -341,6 +341,7 @@ mod tests {
         let done = Completion {
             buffers: buffers.clone(),
             elapsed: Duration::ZERO,
+            wgp_mode: None,
         };
         let o = observation(&c, &done).unwrap();
         assert_eq!(o.lds_final, vec![vec![9, 8], vec![7, 6]]);
@@ -349,6 +350,7 @@ mod tests {
         let short = Completion {
             buffers,
             elapsed: Duration::ZERO,
+            wgp_mode: None,
         };
         assert!(matches!(
             observation(&c, &short),
@@ -390,6 +392,7 @@ mod tests {
         let done = Completion {
             buffers,
             elapsed: Duration::ZERO,
+            wgp_mode: None,
         };
         let o = observations(&[&small, &big], &done).unwrap();
         assert_eq!(o[0].lds_final, vec![vec![0, 1], vec![4, 5]]);

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use super::{BatchOutcome, CaseDevice, DeviceOutcome};
 use crate::backend::BackendError;
-use crate::case::{calc_ds_addr16, Case, WaveSize};
+use crate::case::{calc_ds_addr16, Case, Mode, WaveSize};
 
 /// Cases per launch on HIP unless `dsxor run --batch` says otherwise.
 /// Policy (no source sizes it): 64 cases are a few hundred workgroups, a

@@ -133,6 +133,7 @@ fn test_case() -> Case {
         wave_size: WaveSize::Wave32,
         waves_per_group: 1,
         groups: 2,
+        mode: crate::case::Mode::Wgp,
     };
     Case {
         pattern: "t".into(),

@@ -6,7 +6,7 @@
 use sha2::{Digest, Sha256};
 
 use super::abi::{kernel_name, KERNEL_PREFIX};
-use crate::case::WaveSize;
+use crate::case::{Mode, WaveSize};
 
 /// A code object holding the conformance kernels for one wave size.
 #[derive(Clone, Debug)]
@@ -78,7 +78,9 @@ pub fn embedded_objects(target: &str) -> Vec<KernelObject> {
         .flat_map(|w| crate::codeobj::embedded_for(target, w))
         .map(|o| KernelObject {
             wave: o.wave,
-            mode: o.mode().unwrap_or(if o.cumode { Mode::Cu } else { Mode::Wgp }),
+            mode: o
+                .mode()
+                .unwrap_or(if o.cumode { Mode::Cu } else { Mode::Wgp }),
             bytes: o.bytes.to_vec(),
             source: format!("embedded:{}", o.file_name),
             origin: o.origin.name().to_string(),

@@ -940,39 +940,6 @@ mod tests {
         let mut w = good;
         w.addr.at = u64::MAX;
         assert!(w.to_case(payload).unwrap_err().contains("past the frame"));
-        let outcomes = vec![
-            DeviceOutcome::Completed {
-                observation: Observation {
-                    ret: vec![0, u64::MAX, 42],
-                    lds_final: vec![vec![7; 4], vec![]],
-                },
-                device_us: 12,
-            },
-            DeviceOutcome::Fault {
-                message: "MEMVIOL".into(),
-            },
-            DeviceOutcome::Timeout {
-                message: "1 s".into(),
-            },
-        ];
-        let batch = BatchOutcome::Each(outcomes.clone());
-        let text = serde_json::to_string(&Response::Batch {
-            outcome: WireBatch::from_batch(&batch),
-            retire: false,
-        })
-        .unwrap();
-        match serde_json::from_str::<Response>(&text).unwrap() {
-            Response::Batch { outcome, .. } => assert_eq!(outcome.to_batch().unwrap(), batch),
-            other => panic!("{other:?}"),
-        }
-        // A damaged buffer is an error naming it, never a shorter case.
-        let mut w = WireCase::from_case(&case);
-        w.data.truncate(w.data.len() - 4);
-        let e = w.to_case().unwrap_err();
-        assert!(e.contains("case 7") && e.contains("data"), "{e}");
-        let mut w = WireCase::from_case(&case);
-        w.vdst_init = words_to_wire(&[1, 2]);
-        assert!(w.to_case().unwrap_err().contains("64 addresses"));
     }
 
     /// A program's object crosses once per child, then as the runs that

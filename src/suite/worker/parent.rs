@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::wire::{
     read_frame, write_frame, Blobs, CodeCache, Incoming, Payload, Request, Response, Setup,
@@ -351,36 +351,34 @@ impl WorkerDevice {
         if write_frame(&mut r.stdin, request, blobs).is_err() {
             return Err(Exchange::Died(self.reap()));
         }
-        let until = Instant::now() + deadline;
-        loop {
-            let left = until.saturating_duration_since(Instant::now());
-            let frame = match self.running.as_ref().map(|r| r.answers.recv_timeout(left)) {
-                None => return Err(Exchange::Io("no worker process".into())),
-                Some(Ok(Ok(frame))) => frame,
-                Some(Ok(Err(e))) => return Err(Exchange::Io(format!("reading the answer: {e}"))),
-                Some(Err(RecvTimeoutError::Disconnected)) => {
-                    return Err(Exchange::Died(self.reap()))
-                }
-                Some(Err(RecvTimeoutError::Timeout)) => {
-                    self.stop();
-                    return Err(Exchange::Hung(deadline));
-                }
-            };
-            let (json, payload) = match frame {
-                Incoming::Foreign(msg) => {
-                    self.stop();
-                    return Err(Exchange::Io(msg));
-                }
-                Incoming::Frame { json, payload } => (json, payload),
-            };
-            return match serde_json::from_slice(&json) {
-                Ok(response) => Ok((response, payload)),
-                Err(e) => {
-                    // Quote the JSON's start: a damaged answer can be long.
-                    let start: String = String::from_utf8_lossy(&json).chars().take(200).collect();
-                    Err(Exchange::Io(format!("unreadable answer: {e}: {start}")))
-                }
-            };
+        let frame = match self
+            .running
+            .as_ref()
+            .map(|r| r.answers.recv_timeout(deadline))
+        {
+            None => return Err(Exchange::Io("no worker process".into())),
+            Some(Ok(Ok(frame))) => frame,
+            Some(Ok(Err(e))) => return Err(Exchange::Io(format!("reading the answer: {e}"))),
+            Some(Err(RecvTimeoutError::Disconnected)) => return Err(Exchange::Died(self.reap())),
+            Some(Err(RecvTimeoutError::Timeout)) => {
+                self.stop();
+                return Err(Exchange::Hung(deadline));
+            }
+        };
+        let (json, payload) = match frame {
+            Incoming::Foreign(msg) => {
+                self.stop();
+                return Err(Exchange::Io(msg));
+            }
+            Incoming::Frame { json, payload } => (json, payload),
+        };
+        match serde_json::from_slice(&json) {
+            Ok(response) => Ok((response, payload)),
+            Err(e) => {
+                // Quote the JSON's start: a damaged answer can be long.
+                let start: String = String::from_utf8_lossy(&json).chars().take(200).collect();
+                Err(Exchange::Io(format!("unreadable answer: {e}: {start}")))
+            }
         }
     }
 

@@ -601,7 +601,8 @@ impl CodeCache {
     /// The parent's side: `code` as the child will rebuild it, recording a
     /// whole object as a base.
     pub fn encode(&mut self, code: &[u8], blobs: &mut Blobs) -> WireCode {
-        let mut best: Option<(usize, usize, Vec<(usize, Vec<u8>)>)> = None;
+        // (base index, cost, runs)
+        let mut best: Option<(usize, usize, Vec<Run>)> = None;
         for (k, (_, base)) in self.bases.iter().enumerate() {
             if base.len() != code.len() {
                 continue;
@@ -672,7 +673,10 @@ impl CodeCache {
 
 /// The runs of `new` that differ from `old` (same length): (offset, bytes),
 /// runs less than 16 bytes apart merged (a run costs about that on the wire).
-fn diff_runs(old: &[u8], new: &[u8]) -> Vec<(usize, Vec<u8>)> {
+/// One changed stretch of a code object: its offset and new bytes.
+type Run = (usize, Vec<u8>);
+
+fn diff_runs(old: &[u8], new: &[u8]) -> Vec<Run> {
     let mut runs: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;
     while i < new.len() {

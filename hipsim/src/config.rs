@@ -182,6 +182,10 @@ impl Config {
         // every GPU node before ROCR_VISIBLE_DEVICES (ROCr) and then
         // HIP_VISIBLE_DEVICES (clr) pick among them.
         let devices = gfx_override(devices, &get);
+        // A refused override leaves no device at all (ROCm's initialisation
+        // fails), so no UUID either.
+        let mut all_uuids = all_uuids;
+        all_uuids.truncate(devices.len());
         let rocr = rocr_visible(&all_uuids, get(ENV_ROCR_VISIBLE).as_deref());
         let hip = visible_ordinals(
             rocr.len(),
@@ -790,6 +794,7 @@ mod tests {
     fn rocr_visible_devices_filter_as_rocr_does() {
         let t = TargetId::parse("gfx1100").unwrap();
         let u: Vec<[u8; 16]> = (0..4).map(|i| simulated_uuid(i, &t, 96, 1)).collect();
+        let ten: Vec<[u8; 16]> = (0..10).map(|i| simulated_uuid(i, &t, 96, 1)).collect();
         let text = |i: usize| format!("GPU-{}", String::from_utf8_lossy(&u[i]));
         assert_eq!(rocr_visible(&u, None), [0, 1, 2, 3]);
         assert_eq!(rocr_visible(&u, Some("")), Vec::<usize>::new());
@@ -798,8 +803,8 @@ mod tests {
         assert_eq!(rocr_visible(&u, Some("1,1,2")), [1]);
         assert_eq!(rocr_visible(&u, Some("4,0")), Vec::<usize>::new());
         assert_eq!(
-            rocr_visible(&u, Some("010")),
-            [3],
+            rocr_visible(&ten, Some("010")),
+            [8],
             "octal, as strtol base 0"
         );
         let lower = text(2).to_lowercase();

@@ -1156,20 +1156,21 @@ impl Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::ENV_DEVICES;
 
     #[test]
     fn generations_and_wgps() {
         assert_eq!(generation("gfx1100"), Some(11));
         assert_eq!(generation("gfx90a"), Some(9));
-        let mut c = Config::from_lookup(|_| None).unwrap();
-        c.devices.push(TargetId::parse("gfx90a").unwrap());
-        let rt = Runtime::new(c);
+        let two = |k: &str| (k == ENV_DEVICES).then(|| "gfx1100,gfx90a".to_string());
+        let rt = Runtime::new(Config::from_lookup(two).unwrap());
         assert_eq!(rt.multiprocessors(&rt.devices[0]), 48, "gfx11: WGPs");
         assert_eq!(rt.multiprocessors(&rt.devices[1]), 96, "gfx9: CUs");
-        let mut c =
-            Config::from_lookup(|k| (k == "GPU_ENABLE_WGP_MODE").then(|| "0".into())).unwrap();
-        c.devices.push(TargetId::parse("gfx90a").unwrap());
-        let rt = Runtime::new(c);
+        let cu_mode = |k: &str| match k {
+            "GPU_ENABLE_WGP_MODE" => Some("0".to_string()),
+            _ => two(k),
+        };
+        let rt = Runtime::new(Config::from_lookup(cu_mode).unwrap());
         assert_eq!(
             rt.multiprocessors(&rt.devices[0]),
             96,

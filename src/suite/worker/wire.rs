@@ -980,7 +980,7 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert_eq!(blobs.as_slice().len(), 104, "only the changed run crosses");
+        assert_eq!(blobs.as_slice().len(), 8 + 4, "only the changed runs cross");
         assert_eq!(
             child.decode(&wire, Payload(blobs.as_slice())).unwrap(),
             program

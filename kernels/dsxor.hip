@@ -6,8 +6,8 @@
 // Needs no ROCm header: it builds with LLVM's clang
 //   clang -x hip --cuda-device-only --offload-arch=gfx1100 -nogpulib -nogpuinc
 // as well as with ROCm's hipcc/amdclang. build.rs holds the exact flags; the
-// ABI of every kernel is fixed in the project brief ("Conformance kernel ABI",
-// "Throughput kernel ABI") and restated above each kernel.
+// ABI of every kernel is fixed in docs/src/internals/kernel-abi.md and
+// restated above each kernel.
 
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;

@@ -10,7 +10,7 @@ use crate::bench::pattern::{lane_data, Layout};
 use crate::bench::plan::{plan, RunSpec, Settings};
 use crate::bench::stats::Summary;
 use crate::bench::{ceiling, BenchError};
-use crate::case::WaveSize;
+use crate::case::{Mode, WaveSize};
 use crate::report::bench_record::{
     BenchRecord, CeilingRecord, CheckRecord, CodeObjectRecord, Environment, Rate, RunRecord,
     Skipped, Spread, BENCH_FORMAT, METRIC_EMULATED, METRIC_GPU,
@@ -27,6 +27,9 @@ pub struct KernelObject<'a> {
     pub source: String,
     /// The compiler's version line, when known.
     pub compiler: Option<String>,
+    /// The mode its throughput kernel's descriptor states
+    /// (COMPUTE_PGM_RSRC1.WGP_MODE), read by whoever loaded the object.
+    pub mode: Mode,
     pub bytes: &'a [u8],
 }
 
@@ -159,11 +162,7 @@ fn environment(
             .iter()
             .map(|o| CodeObjectRecord {
                 wave: o.wave,
-                // As its throughput kernel's descriptor states.
-                mode: crate::codeobj::CodeObject::parse(o.bytes)
-                    .ok()
-                    .and_then(|co| co.mode_of("dsxor_throughput_dep"))
-                    .unwrap_or_default(),
+                mode: o.mode,
                 source: o.source.clone(),
                 sha256: hex::encode(Sha256::digest(o.bytes)),
                 origin: o.origin.clone(),

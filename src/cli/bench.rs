@@ -156,6 +156,11 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
             origin: o.origin.name().to_string(),
             source: format!("embedded:{}", o.file_name),
             compiler: Some(o.compiler.to_string()),
+            // As its throughput kernel's descriptor states.
+            mode: dsxor::codeobj::CodeObject::parse(o.bytes)
+                .ok()
+                .and_then(|co| co.mode_of("dsxor_throughput_dep"))
+                .unwrap_or_default(),
             bytes: o.bytes,
         })
         .collect();

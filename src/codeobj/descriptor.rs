@@ -91,7 +91,7 @@ impl KernelDescriptor {
     /// CU). AMDGPUUsage.rst, table "compute_pgm_rsrc1 for GFX6-GFX12";
     /// LLVM's `AMDHSAKernelDescriptor.h` `COMPUTE_PGM_RSRC1_WGP_MODE` at
     /// shift 29, printed by llvm-objdump as `.amdhsa_workgroup_processor_mode`
-    /// (AMDGPUDisassembler.cpp), which `tests/modes_shapes.rs` holds this to.
+    /// (AMDGPUDisassembler.cpp), which `tests/it/emu_modes_shapes_llvm.rs` holds this to.
     pub fn wgp_mode(&self) -> bool {
         bits(self.compute_pgm_rsrc1, 29, 1) != 0
     }

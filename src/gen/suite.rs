@@ -42,15 +42,19 @@ pub const DEFAULT_MIX: [(Pattern, u32); 12] = [
     (Pattern::LdsStraddle, 2),
 ];
 
-/// A family's weight in a run: its [`DEFAULT_MIX`] share; probes weigh as
-/// the smallest default share.
+/// What a probe weighs in a run: a plain family's share (uniform's), as
+/// at generator version 2, when that was the smallest share. (The shape
+/// families' shares are far smaller for their cost; a probe is cheap.)
+pub const PROBE_SHARE: u32 = 40;
+
+/// A family's weight in a run: its [`DEFAULT_MIX`] share; probes weigh
+/// [`PROBE_SHARE`].
 pub fn share(p: Pattern) -> u64 {
-    let smallest = DEFAULT_MIX.iter().map(|m| m.1).min().unwrap_or(1);
     u64::from(
         DEFAULT_MIX
             .iter()
             .find(|m| m.0 == p)
-            .map_or(smallest, |m| m.1),
+            .map_or(PROBE_SHARE, |m| m.1),
     )
 }
 
@@ -472,6 +476,23 @@ mod tests {
         // Equal shares give the first cells one case more, as before the mix.
         let probes = SuiteSpec::new(1, 7, &[], &Pattern::PROBES, &[], Shard::WHOLE).unwrap();
         assert_eq!(probes.plan().len(), 7);
+        // A probe beside a plain family gets as many cases as it does: the
+        // shape families' small shares do not shrink it.
+        let beside = SuiteSpec::new(
+            1,
+            80,
+            &[Pattern::Uniform],
+            &[Pattern::Misaligned],
+            &[],
+            Shard::WHOLE,
+        )
+        .unwrap();
+        let misaligned = beside
+            .plan()
+            .iter()
+            .filter(|c| c.id.pattern == Pattern::Misaligned)
+            .count();
+        assert_eq!(misaligned, 40);
     }
 
     /// Pins what seed 1 means. If this fails, generation changed: existing

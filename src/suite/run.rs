@@ -38,7 +38,7 @@ pub struct RunOptions {
     /// Minimization budget; a zero time writes the unminimized case.
     pub minimize: Budget,
     /// Repro files at most. Only the first failure of each kind in each
-    /// (pattern, wave) cell is minimized and written; later ones of the same
+    /// (pattern, wave, mode) cell is minimized and written; later ones of the same
     /// kind point to it (`same_kind_as`), so a device that fails everything
     /// still finishes in about the time of a passing run.
     pub max_repros: usize,

@@ -293,6 +293,10 @@ impl EmuArgs {
     pub fn wave(self, size: u32) -> EmuArgs {
         self.flag("--wave", size)
     }
+    /// `--mode`: `cu`, `wgp` or both.
+    pub fn mode(self, modes: &str) -> EmuArgs {
+        self.flag("--mode", modes)
+    }
     pub fn cases(self, n: impl std::fmt::Display) -> EmuArgs {
         self.flag("--cases", n)
     }
@@ -331,6 +335,9 @@ pub fn lost_update_run(out: impl AsRef<Path>) -> EmuArgs {
         .fault("lost-update")
         .pattern("one-address")
         .wave(32)
+        // WGP mode's cases are generator version 2's, which these fixtures
+        // were chosen from: one of the three fails.
+        .mode("wgp")
         .cases(3)
         .seed(7)
         .out(out)
@@ -344,6 +351,7 @@ pub fn one_round_fault_run() -> EmuArgs {
         .fault("swap-dwords")
         .pattern("one-address,data")
         .wave(32)
+        .mode("wgp")
         .cases(6)
         .seed(3)
 }

@@ -199,7 +199,11 @@ fn json_summaries_and_a_named_results_file() {
     let j = json_of(&o);
     assert_eq!(j["format"], "dsxor-kernels/1");
     let objects = j["objects"].as_array().unwrap();
-    assert_eq!(objects.len(), 2, "wave32 and wave64 objects: {j}");
+    assert_eq!(
+        objects.len(),
+        4,
+        "wave32 and wave64 objects, CU and WGP mode: {j}"
+    );
     assert!(objects[0]["kernels"].as_array().unwrap().len() > 1);
     let co = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/prebuilt/dsxor-gfx1100-w32.co");
     let o = dsxor(&["inspect", "--json", p(&co)]);

@@ -41,10 +41,12 @@ fn a_small_run_on_the_software_device_passes_and_writes_its_files() {
     assert_eq!(r["format"], "dsxor-results/1");
     assert_eq!(r["status"], "passed");
     assert_eq!(r["spec"]["seed"], 42);
-    assert_eq!(r["patterns"].as_array().unwrap().len(), 18);
+    // Each pattern's wave32 and wave64 cells, in CU and in WGP mode.
+    assert_eq!(r["patterns"].as_array().unwrap().len(), 36);
     assert_eq!(r["environment"]["device"]["backend"], "emu");
+    // The wave32 and wave64 objects of each mode.
     let objects = r["environment"]["code_objects"].as_array().unwrap();
-    assert_eq!(objects.len(), 2);
+    assert_eq!(objects.len(), 4);
     assert!(objects
         .iter()
         .all(|o| o["sha256"].as_str().unwrap().len() == 64));
@@ -52,7 +54,7 @@ fn a_small_run_on_the_software_device_passes_and_writes_its_files() {
         std::fs::read_to_string(dir.path().join(r["cases_file"].as_str().unwrap())).unwrap();
     assert_eq!(stream.lines().count(), 91);
     let xml = std::fs::read_to_string(&junit).unwrap();
-    assert_eq!(xml.matches("<testcase ").count(), 18);
+    assert_eq!(xml.matches("<testcase ").count(), 36);
     assert!(xml.contains(r#"<property name="seed" value="42"/>"#));
 }
 

@@ -474,11 +474,13 @@ fn dsxor_gate_as_health_check_drains_a_node_with_a_faulty_gpu_and_returns_it() {
              export DSXOR_HIPSIM_FAULT=$(cat {fault})\n\
              export DSXOR_HIPSIM_FAULT_DEVICES=2\n\
              export DSXOR_GATE_BUDGET=30s\n\
+             export DSXOR_GATE_LOCK={lock}\n\
              exec {recipe}\n",
             conf = t.join("slurm.conf").display(),
             dsxor = env!("CARGO_BIN_EXE_dsxor"),
             lib = common::hipsim_lib().display(),
             fault = fault.display(),
+            lock = t.join("gate.lock").display(),
             recipe = repo().join("examples/ci/slurm-healthcheck.sh").display(),
         ),
     )

@@ -21,6 +21,7 @@ fn objects() -> Vec<KernelObject<'static>> {
             origin: "file".into(),
             source: "test".into(),
             compiler: None,
+            mode: dsxor::case::Mode::Wgp,
             bytes: FAKE_OBJECT,
         })
         .collect()

@@ -53,16 +53,22 @@ fn is_ds_wait(l: &ObjLine, processor: &str) -> bool {
 
 #[test]
 fn embedded_objects_cover_every_target_and_wave() {
-    let got: Vec<(&str, WaveSize)> = embedded().iter().map(|o| (o.target, o.wave)).collect();
+    let got: Vec<(&str, WaveSize, bool)> = embedded()
+        .iter()
+        .map(|o| (o.target, o.wave, o.cumode))
+        .collect();
+    // gfx1100 in WGP and in CU mode (`-mcumode`), each wave size.
     assert_eq!(
         got,
         vec![
-            ("gfx1100", WaveSize::Wave32),
-            ("gfx1100", WaveSize::Wave64),
-            ("gfx1030", WaveSize::Wave64),
-            ("gfx1200", WaveSize::Wave64),
-            ("gfx90a", WaveSize::Wave64),
-            ("gfx942", WaveSize::Wave64),
+            ("gfx1100", WaveSize::Wave32, false),
+            ("gfx1100", WaveSize::Wave64, false),
+            ("gfx1100", WaveSize::Wave32, true),
+            ("gfx1100", WaveSize::Wave64, true),
+            ("gfx1030", WaveSize::Wave64, false),
+            ("gfx1200", WaveSize::Wave64, false),
+            ("gfx90a", WaveSize::Wave64, false),
+            ("gfx942", WaveSize::Wave64, false),
         ]
     );
 }

@@ -14,7 +14,7 @@ use dsxor::backend::conformance::{
 use dsxor::backend::{
     ArgValue, Backend, BackendError, BackendKind, Completion, DeviceInfo, Dispatch,
 };
-use dsxor::case::{Case, WaveSize};
+use dsxor::case::{Case, Mode, WaveSize};
 use dsxor::gen::minimize::Budget;
 use dsxor::gen::{Pattern, Shard, SuiteSpec};
 use dsxor::report::results::{Parameters, Results, Status};
@@ -365,8 +365,27 @@ fn a_correct_device_passes_every_pattern_and_leaves_records() {
     assert_eq!(out.exit_code, 0, "{:?}", out.results.failures);
     assert_eq!(out.results.status, Status::Passed);
     assert_eq!(out.results.total, 440);
-    // Every default family and both probes, both waves.
-    assert_eq!(out.results.patterns.len(), 22);
+    // A cell per (pattern, wave, mode) the plan gives cases to: every
+    // plain family and both probes in both waves and both modes; the shape
+    // families' small shares reach few of theirs at 440 cases.
+    let planned: Vec<_> = {
+        let mut v: Vec<_> = all_spec(11, 440, Shard::WHOLE)
+            .plan_all()
+            .iter()
+            .map(|p| (p.id.pattern, p.id.wave, p.id.mode))
+            .collect();
+        v.dedup();
+        v
+    };
+    let shapes = [Pattern::BigGroup, Pattern::Occupancy, Pattern::LdsStraddle];
+    for p in Pattern::all().filter(|p| !shapes.contains(p)) {
+        for w in [WaveSize::Wave32, WaveSize::Wave64] {
+            for m in [Mode::Cu, Mode::Wgp] {
+                assert!(planned.contains(&(p, w, m)), "{p} {w:?} {m:?}");
+            }
+        }
+    }
+    assert_eq!(out.results.patterns.len(), planned.len());
     let back = Results::read(&out.results_path).unwrap();
     assert_eq!(back, out.results);
     let lines = jsonl_lines(&dir.path().join(back.cases_file.as_ref().unwrap()));
@@ -378,7 +397,7 @@ fn a_correct_device_passes_every_pattern_and_leaves_records() {
         .iter()
         .any(|l| l["pattern"] == "offset" && l["variant"] == "patched"));
     let junit = std::fs::read_to_string(dir.path().join("junit.xml")).unwrap();
-    assert_eq!(junit.matches("<testcase ").count(), 22);
+    assert_eq!(junit.matches("<testcase ").count(), planned.len());
     assert!(out.repros.is_empty());
 }
 
@@ -399,14 +418,24 @@ fn a_lost_update_fails_and_is_minimized_to_two_lanes() {
     assert_eq!(out.exit_code, 1);
     assert_eq!(out.results.status, Status::Failed);
     assert_eq!(out.results.failed, 4);
-    // One repro for the kind; the other failures point to it.
-    assert_eq!(out.repros.len(), 1);
-    let first = &out.results.failures[0];
-    for f in &out.results.failures[1..] {
+    // One repro for the kind in each (pattern, wave, mode) cell: here one
+    // in CU and one in WGP mode; the other failures point to their cell's.
+    assert_eq!(out.repros.len(), 2);
+    let firsts: Vec<_> = out
+        .results
+        .failures
+        .iter()
+        .filter(|f| f.repro.is_some())
+        .collect();
+    assert_eq!(
+        firsts.iter().map(|f| f.mode).collect::<Vec<_>>(),
+        [Mode::Cu, Mode::Wgp]
+    );
+    for f in out.results.failures.iter().filter(|f| f.repro.is_none()) {
+        let first = firsts.iter().find(|x| x.mode == f.mode).unwrap();
         assert_eq!(f.same_kind_as, Some(first.index));
-        assert_eq!(f.repro, None);
     }
-    for (f, path) in out.results.failures.iter().zip(&out.repros) {
+    for (f, path) in firsts.into_iter().zip(&out.repros) {
         assert_eq!(
             f.repro.as_deref(),
             Some(path.display().to_string().as_str())

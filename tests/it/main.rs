@@ -86,6 +86,7 @@ mod host_report_conformance;
 mod host_report_markdown;
 mod host_report_svg;
 mod host_run_pipeline;
+mod host_slurm_healthcheck;
 mod repo_architecture;
 mod repo_ci_recipes;
 mod repo_ci_vendor_schemas;

@@ -12,8 +12,8 @@ use crate::case::{calc_ds_addr16, Case, Mode, WaveSize};
 
 /// Cases per launch on HIP unless `dsxor run --batch` says otherwise.
 /// Policy (no source sizes it): 64 cases are a few hundred workgroups, a
-/// fraction of a second on a GPU, and bring the default suite under one
-/// launch per 8 cases (docs/src/internals/performance.md, "Launches per
+/// fraction of a second on a GPU, and bring the default suite to about one
+/// launch per 6.6 cases (docs/src/internals/performance.md, "Launches per
 /// case").
 pub const DEFAULT_BATCH: usize = 64;
 

@@ -517,7 +517,7 @@ const WHY_HWREG: &str = "reads or writes a hardware register: MODE starts from t
 const WHY_M0: &str = "M0-relative: M0 is not in the harness's register block (kernels/dsxor.hip), so its index cannot be set or kept inside the block; needs a harness with M0 as an input and regenerated prebuilt objects";
 
 /// What the software device decodes that the corpus does not run, each
-/// with the reason (tests/qualify.rs checks that every integer SALU, VALU
+/// with the reason (tests/it/emu_qualify.rs checks that every integer SALU, VALU
 /// and VOPD instruction `emu` decodes is in [`CORPUS_OPS`] or here).
 pub const NOT_IN_CORPUS: &[(&str, &str)] = &[
     ("s_branch", WHY_FLOW),

@@ -100,7 +100,7 @@
 //! starts from the descriptor on the software device and from firmware
 //! defaults on a GPU; HW_ID and the cycle counter differ by nature), and
 //! the M0-relative moves (M0 is not in the harness's block).
-//! tests/qualify.rs fails when the software device decodes an integer
+//! tests/it/emu_qualify.rs fails when the software device decodes an integer
 //! instruction that is in neither list. Whatever is not in [`CORPUS_OPS`]
 //!
 //! The files: `corpus` (what runs, and what is left out and why), `gen`

@@ -83,10 +83,39 @@ fn bench_check(c: &mut Criterion<CpuTime>) {
     g.finish();
 }
 
+/// The case digest every record carries (`gen::case_digest`), over the
+/// default suite's first 400 cases (seed 1): one element = one verified
+/// lane-operation (active lanes x rounds), the unit of the host-cost
+/// target in docs/src/internals/performance.md.
+fn bench_digest(c: &mut Criterion<CpuTime>) {
+    use dsxor::gen::{case_digest, Shard, SuiteSpec};
+    let spec = SuiteSpec::new(1, 72_000, &[], &[], &[], Shard::WHOLE).unwrap();
+    let cases: Vec<Case> = spec
+        .plan_iter()
+        .step_by(180)
+        .take(400)
+        .map(|p| spec.generate(p).case)
+        .collect();
+    let lane_ops: u64 = cases
+        .iter()
+        .map(|c| (c.lanes.iter().filter(|l| l.active).count() * c.rounds()) as u64)
+        .sum();
+    let mut g = c.benchmark_group("digest");
+    g.throughput(Throughput::Elements(lane_ops));
+    g.bench_function("case/400-default-cases", |b| {
+        b.iter(|| {
+            for c in &cases {
+                black_box(case_digest(c));
+            }
+        })
+    });
+    g.finish();
+}
+
 criterion_group! {
     name = benches;
     // Per-core figures: the thread's CPU time, not wall time (the machine is shared).
     config = Criterion::default().with_measurement(CpuTime);
-    targets = bench_check
+    targets = bench_check, bench_digest
 }
 criterion_main!(benches);

@@ -84,6 +84,34 @@ mod tests {
         .case
     }
 
+    /// Digests are compared across runs and versions (`dsxor merge`, a
+    /// replay with `--seed`): these are the ones the streaming SHA-256
+    /// over each field wrote, for a one-round WGP case, a CU-mode case, and
+    /// a case with rounds.
+    #[test]
+    fn digests_stay_what_earlier_versions_wrote() {
+        let pinned = |id: CaseId| case_digest(&generate(7, id, 0).case);
+        let id = |pattern, mode, ordinal| CaseId {
+            pattern,
+            wave: WaveSize::Wave64,
+            mode,
+            ordinal,
+        };
+        let got = [
+            pinned(id(Pattern::OneAddress, crate::case::Mode::Wgp, 3)),
+            pinned(id(Pattern::BigGroup, crate::case::Mode::Cu, 1)),
+            pinned(id(Pattern::Uniform, crate::case::Mode::Wgp, 2)),
+        ];
+        let rounds = generate(7, id(Pattern::Uniform, crate::case::Mode::Wgp, 2), 0)
+            .case
+            .rounds();
+        assert!(rounds > 1, "{rounds}");
+        assert_eq!(
+            got,
+            ["06fbfbff6bcf49f1", "55f2eaf10d9964d5", "c135f4473238106f"]
+        );
+    }
+
     #[test]
     fn equal_cases_equal_digests_any_input_changes_it() {
         let a = case(1, 0);

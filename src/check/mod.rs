@@ -138,6 +138,17 @@ pub struct OrderEvidence {
     pub wave_ascending: u32,
     /// … the same with descending lanes inside each wave.
     pub wave_descending: u32,
+    /// Of those, the (wave64 instruction, qword) pairs with active lanes of
+    /// both halves (lanes 0-31 and 32-63) whose order the returns fix (no
+    /// value returned twice, the initial value known): where a split of the
+    /// instruction into its two wave32 passes could be seen.
+    #[serde(default)]
+    pub halves_observed: u32,
+    /// … and of those, how many were seen split: between a lane of one half
+    /// and the next lane of the other half of the same instruction, the
+    /// returns put another wave's lane ([`halves_split`]).
+    #[serde(default)]
+    pub halves_split: u32,
 }
 
 /// The order the evidence shows.
@@ -198,6 +209,14 @@ impl OrderEvidence {
         self.descending += o.descending;
         self.wave_ascending += o.wave_ascending;
         self.wave_descending += o.wave_descending;
+        self.halves_observed += o.halves_observed;
+        self.halves_split += o.halves_split;
+    }
+
+    /// Whether the case showed a wave64 instruction's halves split: `None`
+    /// when no instruction could show it (`halves_observed` 0).
+    pub fn halves_seen_split(&self) -> Option<bool> {
+        (self.halves_observed > 0).then_some(self.halves_split > 0)
     }
 }
 
@@ -264,8 +283,15 @@ impl Verdict {
                     self.order.contended
                 )
             };
+            let halves = match self.order.halves_seen_split() {
+                Some(true) => format!(
+                    "; wave64 halves seen split on {} of {} (instruction, qword) pairs",
+                    self.order.halves_split, self.order.halves_observed
+                ),
+                _ => String::new(),
+            };
             return format!(
-                "consistent with ds_xor_rtn_b64: {how}; observed order: {} ({}).",
+                "consistent with ds_xor_rtn_b64: {how}; observed order: {}{halves} ({}).",
                 order.name(),
                 self.policy.describe()
             );
@@ -369,6 +395,8 @@ pub(crate) struct Judge {
     keys: Vec<u64>,
     sorted: Vec<u32>,
     edges: Vec<(u64, u64)>,
+    /// [`halves_split`]'s buffers.
+    halves: HalvesScratch,
 }
 
 /// Does this group have a misaligned active lane? (The first one.)
@@ -633,12 +661,22 @@ impl Judge {
                 let wave_descending =
                     descending || self.wave_at_a_time_fits(start, fin, &waves, true);
                 self.waves = waves;
+                let (halves_observed, halves_split) = match start {
+                    Some(s) => {
+                        let lanes = bucket.iter().filter_map(|&i| lane(i).map(|l| l.r));
+                        self.halves.load(lanes);
+                        halves_split(s, &self.edges, &mut self.halves)
+                    }
+                    None => (0, 0),
+                };
                 v.order.add(OrderEvidence {
                     contended: 1,
                     ascending: u32::from(ascending),
                     descending: u32::from(descending),
                     wave_ascending: u32::from(wave_ascending),
                     wave_descending: u32::from(wave_descending),
+                    halves_observed,
+                    halves_split,
                 });
             }
             Err(fail) => {
@@ -768,6 +806,99 @@ impl Judge {
         self.wave_edges = wave_edges;
         fits
     }
+}
+
+/// Buffers of [`halves_split`]: the wave and lane of each edge, and the
+/// work lists.
+#[derive(Default)]
+pub(crate) struct HalvesScratch {
+    /// Per edge: (wave, lane) within the workgroup.
+    who: Vec<(u32, u32)>,
+    /// (ret, edge) sorted by ret: the chain's lookup.
+    by_ret: Vec<(u64, u32)>,
+    /// Per edge: its place in the order the returns fix.
+    pos: Vec<u32>,
+    /// (wave, position, high half?) of the edges, sorted.
+    seq: Vec<(u32, u32, bool)>,
+}
+
+impl HalvesScratch {
+    /// The lanes of the edges, in edge order.
+    pub(crate) fn load(&mut self, lanes: impl Iterator<Item = LaneRef>) {
+        self.who.clear();
+        self.who.extend(lanes.map(|r| (r.wave, r.lane)));
+    }
+}
+
+/// The wave64-halves evidence of one serializable qword: `(observed,
+/// split)` over the waves (one instruction each: a round is judged on its
+/// own) whose lanes here include both halves (lanes below 32 and from 32).
+///
+/// Deduced from the returns alone. When every lane returned a different
+/// value, the trail from `start` is unique (each value has at most one lane
+/// leaving it), so the returns fix the order the device performed the
+/// lanes in; otherwise nothing is observed (another order could explain the
+/// same returns). In that order an instruction's halves were *seen split*
+/// when, walking its lanes by position, a lane of one half is followed by a
+/// lane of the other half with some other wave's lane between them: the
+/// device performed another instruction between the two wave32 passes of
+/// this one (policy `wave64-split-halves` on the software device; gfx10+
+/// silicon runs a wave64 LDS instruction as two passes, Mesa issue 11921).
+/// `edges[i]` is `(ret, data)` of lane `scratch.who[i]`.
+pub(crate) fn halves_split(
+    start: u64,
+    edges: &[(u64, u64)],
+    scratch: &mut HalvesScratch,
+) -> (u32, u32) {
+    let HalvesScratch {
+        who,
+        by_ret,
+        pos,
+        seq,
+    } = scratch;
+    if who.len() != edges.len() || !who.iter().any(|&(_, l)| l >= 32) {
+        return (0, 0);
+    }
+    by_ret.clear();
+    by_ret.extend(edges.iter().enumerate().map(|(i, &(r, _))| (r, i as u32)));
+    by_ret.sort_unstable();
+    if by_ret.windows(2).any(|w| w[0].0 == w[1].0) {
+        return (0, 0);
+    }
+    pos.clear();
+    pos.resize(edges.len(), u32::MAX);
+    let mut cur = start;
+    for k in 0..edges.len() {
+        let Ok(at) = by_ret.binary_search_by_key(&cur, |&(r, _)| r) else {
+            return (0, 0);
+        };
+        let e = by_ret[at].1 as usize;
+        if pos[e] != u32::MAX {
+            return (0, 0);
+        }
+        pos[e] = k as u32;
+        cur ^= edges[e].1;
+    }
+    seq.clear();
+    seq.extend(
+        who.iter()
+            .zip(pos.iter())
+            .map(|(&(w, l), &p)| (w, p, l >= 32)),
+    );
+    seq.sort_unstable();
+    let (mut observed, mut split) = (0, 0);
+    for wave in seq.chunk_by(|a, b| a.0 == b.0) {
+        let both = wave.iter().any(|x| x.2) && wave.iter().any(|x| !x.2);
+        if !both {
+            continue;
+        }
+        observed += 1;
+        let seen = wave
+            .windows(2)
+            .any(|p| p[0].2 != p[1].2 && p[1].1 > p[0].1 + 1);
+        split += u32::from(seen);
+    }
+    (observed, split)
 }
 
 /// Do the returns match the lanes applied in ascending (or descending)

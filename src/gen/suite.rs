@@ -26,11 +26,13 @@ pub const DEFAULT_CASES: u64 = 72_000;
 /// lane-ops, 96 workgroups or 64 KiB images), so they get the fewest cases
 /// that still give every (wave, mode) cell each variant several times
 /// (measured, docs/src/guide/conformance-runs.md); their share came out of
-/// k-per-address's.
-pub const DEFAULT_MIX: [(Pattern, u32); 12] = [
+/// k-per-address's. wave64-halves (generator version 4) took 20 more of
+/// k-per-address's: about as many cases as a small family (cross-wave,
+/// data), each a few hundred lanes on at most four qwords.
+pub const DEFAULT_MIX: [(Pattern, u32); 13] = [
     (Pattern::Uniform, 40),
     (Pattern::OneAddress, 40),
-    (Pattern::KPerAddress, 615),
+    (Pattern::KPerAddress, 595),
     (Pattern::CrossWave, 40),
     (Pattern::BankStride, 40),
     (Pattern::ExecMask, 64),
@@ -40,6 +42,7 @@ pub const DEFAULT_MIX: [(Pattern, u32); 12] = [
     (Pattern::BigGroup, 3),
     (Pattern::Occupancy, 1),
     (Pattern::LdsStraddle, 2),
+    (Pattern::Wave64Halves, 20),
 ];
 
 /// A family's weight in a run: its [`DEFAULT_MIX`] share; probes weigh as

@@ -1135,3 +1135,76 @@ impl Checker {
         judge_with(&mut self.judge, case, outcome, policy)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The edges and lanes of one qword as the judge sees them (sorted by
+    /// wave, then lane), from the order the device performed them in:
+    /// `(wave, lane, data)` each.
+    fn observe(start: u64, performed: &[(u32, u32, u64)]) -> (Vec<(u64, u64)>, Vec<LaneRef>) {
+        let mut cur = start;
+        let mut lanes: Vec<(u32, u32, u64, u64)> = performed
+            .iter()
+            .map(|&(w, l, d)| {
+                let ret = cur;
+                cur ^= d;
+                (w, l, ret, d)
+            })
+            .collect();
+        lanes.sort_unstable();
+        let edges = lanes.iter().map(|&(_, _, r, d)| (r, d)).collect();
+        let refs = lanes
+            .iter()
+            .enumerate()
+            .map(|(index, &(wave, lane, _, _))| LaneRef { index, wave, lane })
+            .collect();
+        (edges, refs)
+    }
+
+    fn deduce(start: u64, performed: &[(u32, u32, u64)]) -> (u32, u32) {
+        let (edges, refs) = observe(start, performed);
+        let mut s = HalvesScratch::default();
+        s.load(refs.into_iter());
+        halves_split(start, &edges, &mut s)
+    }
+
+    #[test]
+    fn halves_split_only_when_another_wave_falls_between_the_halves() {
+        let start = 0x1234_5678_9abc_def0;
+        // Wave 0's low half (lanes 0, 1), wave 1's lane, wave 0's high half.
+        let split = [(0, 0, 1), (0, 1, 2), (1, 0, 4), (0, 32, 8), (0, 33, 16)];
+        assert_eq!(deduce(start, &split), (1, 1));
+        // The same lanes with wave 1 after both halves: seen together.
+        let together = [(0, 0, 1), (0, 1, 2), (0, 32, 8), (0, 33, 16), (1, 0, 4)];
+        assert_eq!(deduce(start, &together), (1, 0));
+        // High half first, then wave 1, then the low half: split too.
+        let reversed = [(0, 32, 8), (1, 0, 4), (0, 0, 1)];
+        assert_eq!(deduce(start, &reversed), (1, 1));
+        // Wave 1 inside the low half, the halves adjacent: not a split of
+        // the halves (the evidence names only that boundary).
+        let inside = [(0, 0, 1), (1, 0, 4), (0, 1, 2), (0, 32, 8)];
+        assert_eq!(deduce(start, &inside), (1, 0));
+        // Two wave64 instructions, both split by the other's lanes.
+        let both = [(0, 0, 1), (1, 0, 2), (0, 40, 4), (1, 40, 8)];
+        assert_eq!(deduce(start, &both), (2, 2));
+    }
+
+    #[test]
+    fn halves_are_not_observed_where_the_returns_do_not_fix_the_order() {
+        let start = 77;
+        // Zero data: every lane returns the same value, any order fits.
+        let zero = [(0, 0, 0), (1, 0, 0), (0, 32, 0)];
+        assert_eq!(deduce(start, &zero), (0, 0));
+        // A value returned twice (data XORing back to it): not fixed.
+        let cycle = [(0, 0, 5), (1, 0, 5), (0, 32, 9)];
+        assert_eq!(deduce(start, &cycle), (0, 0));
+        // Wave32 lanes only (no lane from 32): nothing to observe.
+        let wave32 = [(0, 0, 1), (1, 0, 2), (0, 31, 4)];
+        assert_eq!(deduce(start, &wave32), (0, 0));
+        // One half only: nothing to observe for that instruction.
+        let one_half = [(0, 32, 1), (1, 0, 2), (0, 33, 4)];
+        assert_eq!(deduce(start, &one_half), (0, 0));
+    }
+}

@@ -395,8 +395,10 @@ pub(crate) struct Judge {
     keys: Vec<u64>,
     sorted: Vec<u32>,
     edges: Vec<(u64, u64)>,
-    /// [`halves_split`]'s buffers.
-    halves: HalvesScratch,
+    /// The order the returns fix, and the (wave, lane) of each edge
+    /// ([`halves_split`]).
+    order: Vec<u32>,
+    who: Vec<(u32, u32)>,
 }
 
 /// Does this group have a misaligned active lane? (The first one.)
@@ -651,6 +653,25 @@ impl Judge {
         );
         match self.trail.check(start, fin, &self.edges) {
             Ok(()) => {
+                // Most qwords have no wave with lanes in both halves (every
+                // wave32 one): one pass over the bucket, no buffers. The
+                // order comes from the lanes' trail, before the check one
+                // level up reuses its buffers.
+                let mut halves = [0u8; 32];
+                for l in bucket.iter().filter_map(|&i| lane(i)) {
+                    if let Some(h) = halves.get_mut(l.r.wave as usize) {
+                        *h |= if l.r.lane >= 32 { 2 } else { 1 };
+                    }
+                }
+                let (halves_observed, halves_split) =
+                    if halves.contains(&3) && self.trail.trail_order(&mut self.order) {
+                        let lanes = bucket.iter().filter_map(|&i| lane(i).map(|l| l.r));
+                        self.who.clear();
+                        self.who.extend(lanes.map(|r| (r.wave, r.lane)));
+                        halves_split(&self.order, &self.who)
+                    } else {
+                        (0, 0)
+                    };
                 let ascending = chain_fits(start, &self.edges, false);
                 let descending = chain_fits(start, &self.edges, true);
                 let mut waves = std::mem::take(&mut self.waves);
@@ -661,14 +682,6 @@ impl Judge {
                 let wave_descending =
                     descending || self.wave_at_a_time_fits(start, fin, &waves, true);
                 self.waves = waves;
-                let (halves_observed, halves_split) = match start {
-                    Some(s) => {
-                        let lanes = bucket.iter().filter_map(|&i| lane(i).map(|l| l.r));
-                        self.halves.load(lanes);
-                        halves_split(s, &self.edges, &mut self.halves)
-                    }
-                    None => (0, 0),
-                };
                 v.order.add(OrderEvidence {
                     contended: 1,
                     ascending: u32::from(ascending),
@@ -808,96 +821,49 @@ impl Judge {
     }
 }
 
-/// Buffers of [`halves_split`]: the wave and lane of each edge, and the
-/// work lists.
-#[derive(Default)]
-pub(crate) struct HalvesScratch {
-    /// Per edge: (wave, lane) within the workgroup.
-    who: Vec<(u32, u32)>,
-    /// (ret, edge) sorted by ret: the chain's lookup.
-    by_ret: Vec<(u64, u32)>,
-    /// Per edge: its place in the order the returns fix.
-    pos: Vec<u32>,
-    /// (wave, position, high half?) of the edges, sorted.
-    seq: Vec<(u32, u32, bool)>,
-}
-
-impl HalvesScratch {
-    /// The lanes of the edges, in edge order.
-    pub(crate) fn load(&mut self, lanes: impl Iterator<Item = LaneRef>) {
-        self.who.clear();
-        self.who.extend(lanes.map(|r| (r.wave, r.lane)));
-    }
-}
-
 /// The wave64-halves evidence of one serializable qword: `(observed,
 /// split)` over the waves (one instruction each: a round is judged on its
 /// own) whose lanes here include both halves (lanes below 32 and from 32).
 ///
-/// Deduced from the returns alone. When every lane returned a different
-/// value, the trail from `start` is unique (each value has at most one lane
-/// leaving it), so the returns fix the order the device performed the
-/// lanes in; otherwise nothing is observed (another order could explain the
-/// same returns). In that order an instruction's halves were *seen split*
-/// when, walking its lanes by position, a lane of one half is followed by a
-/// lane of the other half with some other wave's lane between them: the
-/// device performed another instruction between the two wave32 passes of
-/// this one (policy `wave64-split-halves` on the software device; gfx10+
+/// `order[k]` is the edge the device performed k-th, as the returns fix it
+/// ([`serial::TrailScratch::trail_order`]: only when no value was returned
+/// twice and the initial value is known; otherwise another order could
+/// explain the same returns and nothing is observed); `who[e]` is edge e's
+/// (wave, lane). An instruction's halves were *seen split* when, walking
+/// its lanes in that order, a lane of one half is followed by the wave's
+/// next lane, of the other half, with some other wave's lane between them:
+/// the device performed another instruction between the two wave32 passes
+/// of this one (policy `wave64-split-halves` on the software device; gfx10+
 /// silicon runs a wave64 LDS instruction as two passes, Mesa issue 11921).
-/// `edges[i]` is `(ret, data)` of lane `scratch.who[i]`.
-pub(crate) fn halves_split(
-    start: u64,
-    edges: &[(u64, u64)],
-    scratch: &mut HalvesScratch,
-) -> (u32, u32) {
-    let HalvesScratch {
-        who,
-        by_ret,
-        pos,
-        seq,
-    } = scratch;
-    if who.len() != edges.len() || !who.iter().any(|&(_, l)| l >= 32) {
-        return (0, 0);
-    }
-    by_ret.clear();
-    by_ret.extend(edges.iter().enumerate().map(|(i, &(r, _))| (r, i as u32)));
-    by_ret.sort_unstable();
-    if by_ret.windows(2).any(|w| w[0].0 == w[1].0) {
-        return (0, 0);
-    }
-    pos.clear();
-    pos.resize(edges.len(), u32::MAX);
-    let mut cur = start;
-    for k in 0..edges.len() {
-        let Ok(at) = by_ret.binary_search_by_key(&cur, |&(r, _)| r) else {
+/// Linear, no buffers: a workgroup has at most 32 waves.
+pub(crate) fn halves_split(order: &[u32], who: &[(u32, u32)]) -> (u32, u32) {
+    // Per wave: halves seen (bit 0 low, bit 1 high), its last lane's half
+    // and position, and whether a split was seen.
+    let mut seen = [0u8; 32];
+    let mut last: [Option<(bool, usize)>; 32] = [None; 32];
+    let mut split = [false; 32];
+    for (k, &e) in order.iter().enumerate() {
+        let Some(&(w, l)) = who.get(e as usize) else {
             return (0, 0);
         };
-        let e = by_ret[at].1 as usize;
-        if pos[e] != u32::MAX {
-            return (0, 0);
-        }
-        pos[e] = k as u32;
-        cur ^= edges[e].1;
-    }
-    seq.clear();
-    seq.extend(
-        who.iter()
-            .zip(pos.iter())
-            .map(|(&(w, l), &p)| (w, p, l >= 32)),
-    );
-    seq.sort_unstable();
-    let (mut observed, mut split) = (0, 0);
-    for wave in seq.chunk_by(|a, b| a.0 == b.0) {
-        let both = wave.iter().any(|x| x.2) && wave.iter().any(|x| !x.2);
-        if !both {
+        let w = w as usize;
+        let high = l >= 32;
+        let (Some(s), Some(prev), Some(x)) = (seen.get_mut(w), last.get_mut(w), split.get_mut(w))
+        else {
             continue;
+        };
+        *s |= 1 << u8::from(high);
+        if let Some((h, p)) = *prev {
+            *x |= h != high && k > p + 1;
         }
-        observed += 1;
-        let seen = wave
-            .windows(2)
-            .any(|p| p[0].2 != p[1].2 && p[1].1 > p[0].1 + 1);
-        split += u32::from(seen);
+        *prev = Some((high, k));
     }
+    let observed = seen.iter().filter(|&&s| s == 3).count() as u32;
+    let split = seen
+        .iter()
+        .zip(&split)
+        .filter(|&(&s, &x)| s == 3 && x)
+        .count() as u32;
     (observed, split)
 }
 
@@ -1165,9 +1131,14 @@ mod tests {
 
     fn deduce(start: u64, performed: &[(u32, u32, u64)]) -> (u32, u32) {
         let (edges, refs) = observe(start, performed);
-        let mut s = HalvesScratch::default();
-        s.load(refs.into_iter());
-        halves_split(start, &edges, &mut s)
+        let mut t = TrailScratch::default();
+        assert_eq!(t.check(Some(start), None, &edges), Ok(()));
+        let mut order = Vec::new();
+        if !t.trail_order(&mut order) {
+            return (0, 0);
+        }
+        let who: Vec<(u32, u32)> = refs.iter().map(|r| (r.wave, r.lane)).collect();
+        halves_split(&order, &who)
     }
 
     #[test]

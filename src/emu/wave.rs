@@ -840,7 +840,9 @@ impl Wave {
         quantum: u64,
     ) -> Result<Status, WaveError> {
         let prog = env.prog;
-        self.finish_half(env, lds, sched.as_deref_mut())?;
+        if self.pending_half.is_some() {
+            self.finish_half(env, lds, sched.as_deref_mut())?;
+        }
         if self.hazard.is_some() {
             return self.run_stepwise(env, lds, sched, quantum);
         }
@@ -926,9 +928,41 @@ impl Wave {
         Ok(Status::Running)
     }
 
+    /// A DS instruction under the seeded scheduler: whole, or (policy
+    /// wave64-split-halves, the coin only where both halves have lanes and
+    /// the instruction touches LDS) its low half now and its high half when
+    /// the scheduler next runs this wave ([`Wave::finish_half`]). True when
+    /// it split: the wave goes back to the scheduler, so other waves may run
+    /// between the halves. Out of line: the deterministic path stays as it
+    /// was.
+    #[inline(never)]
+    fn ds_seeded(
+        &mut self,
+        d: &super::decode::Ds,
+        i: u32,
+        env: &Env<'_>,
+        lds: &mut Lds,
+        s: &mut Sched,
+        pc: u64,
+    ) -> Result<bool, WaveError> {
+        let exec = self.exec();
+        let splittable = self.lanes == 64
+            && d.kind != DsKind::Nop
+            && exec & Part::Low.mask() != 0
+            && exec & Part::High.mask() != 0;
+        if splittable && s.split_halves() {
+            exec_ds(self, d, lds, env.fault, Some(&mut s.order), pc, Part::Low)?;
+            self.pending_half = Some(i);
+            return Ok(true);
+        }
+        exec_ds(self, d, lds, env.fault, Some(&mut s.order), pc, Part::Whole)?;
+        Ok(false)
+    }
+
     /// The high half of a split wave64 DS instruction, if one is pending:
     /// it runs before the wave issues anything else, and was counted (as
     /// an instruction, and by the hazard checker) when its low half issued.
+    #[inline(never)]
     fn finish_half(
         &mut self,
         env: &Env<'_>,
@@ -1134,25 +1168,14 @@ impl Wave {
             Inst::Vopd { x, y } => self.vopd(x, y),
             Inst::Ds(d) => {
                 let pc = Wave::pc_addr(prog, i);
-                let exec = self.exec();
-                // Policy wave64-split-halves: the coin only where both
-                // halves have lanes and the instruction touches LDS.
-                let splittable = self.lanes == 64
-                    && d.kind != DsKind::Nop
-                    && exec & Part::Low.mask() != 0
-                    && exec & Part::High.mask() != 0;
-                let (split, order) = match sched {
-                    Some(s) => (splittable && s.split_halves(), Some(&mut s.order)),
-                    None => (false, None),
-                };
-                if split {
-                    exec_ds(self, d, lds, env.fault, order, pc, Part::Low)?;
-                    // Back to the scheduler: other waves may run before
-                    // the high half (`finish_half`).
-                    self.pending_half = Some(i);
-                    return Ok(Some(Status::Running));
+                match sched {
+                    None => exec_ds(self, d, lds, env.fault, None, pc, Part::Whole)?,
+                    Some(s) => {
+                        if self.ds_seeded(d, i, env, lds, s, pc)? {
+                            return Ok(Some(Status::Running));
+                        }
+                    }
                 }
-                exec_ds(self, d, lds, env.fault, order, pc, Part::Whole)?
             }
             Inst::Flat(f) => self.flat(f, env.mem, Wave::pc_addr(prog, i))?,
             Inst::Valu16(v) => super::valu16::exec(self, v),

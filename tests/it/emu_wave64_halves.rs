@@ -30,7 +30,7 @@ fn device(interleave_seed: Option<u64>) -> ConformanceDevice<EmuBackend> {
 }
 
 fn halves_case(wave: WaveSize, ordinal: u64) -> Case {
-    let mode = if ordinal % 2 == 0 {
+    let mode = if ordinal.is_multiple_of(2) {
         Mode::Wgp
     } else {
         Mode::Cu

@@ -138,6 +138,17 @@ pub struct OrderEvidence {
     pub wave_ascending: u32,
     /// … the same with descending lanes inside each wave.
     pub wave_descending: u32,
+    /// Of those, the (wave64 instruction, qword) pairs with active lanes of
+    /// both halves (lanes 0-31 and 32-63) whose order the returns fix (no
+    /// value returned twice, the initial value known): where a split of the
+    /// instruction into its two wave32 passes could be seen.
+    #[serde(default)]
+    pub halves_observed: u32,
+    /// … and of those, how many were seen split: between a lane of one half
+    /// and the next lane of the other half of the same instruction, the
+    /// returns put another wave's lane ([`halves_split`]).
+    #[serde(default)]
+    pub halves_split: u32,
 }
 
 /// The order the evidence shows.
@@ -198,6 +209,14 @@ impl OrderEvidence {
         self.descending += o.descending;
         self.wave_ascending += o.wave_ascending;
         self.wave_descending += o.wave_descending;
+        self.halves_observed += o.halves_observed;
+        self.halves_split += o.halves_split;
+    }
+
+    /// Whether the case showed a wave64 instruction's halves split: `None`
+    /// when no instruction could show it (`halves_observed` 0).
+    pub fn halves_seen_split(&self) -> Option<bool> {
+        (self.halves_observed > 0).then_some(self.halves_split > 0)
     }
 }
 
@@ -264,8 +283,15 @@ impl Verdict {
                     self.order.contended
                 )
             };
+            let halves = match self.order.halves_seen_split() {
+                Some(true) => format!(
+                    "; wave64 halves seen split on {} of {} (instruction, qword) pairs",
+                    self.order.halves_split, self.order.halves_observed
+                ),
+                _ => String::new(),
+            };
             return format!(
-                "consistent with ds_xor_rtn_b64: {how}; observed order: {} ({}).",
+                "consistent with ds_xor_rtn_b64: {how}; observed order: {}{halves} ({}).",
                 order.name(),
                 self.policy.describe()
             );
@@ -369,6 +395,10 @@ pub(crate) struct Judge {
     keys: Vec<u64>,
     sorted: Vec<u32>,
     edges: Vec<(u64, u64)>,
+    /// The order the returns fix, and the (wave, lane) of each edge
+    /// ([`halves_split`]).
+    order: Vec<u32>,
+    who: Vec<(u32, u32)>,
 }
 
 /// Does this group have a misaligned active lane? (The first one.)
@@ -623,6 +653,25 @@ impl Judge {
         );
         match self.trail.check(start, fin, &self.edges) {
             Ok(()) => {
+                // Most qwords have no wave with lanes in both halves (every
+                // wave32 one): one pass over the bucket, no buffers. The
+                // order comes from the lanes' trail, before the check one
+                // level up reuses its buffers.
+                let mut halves = [0u8; 32];
+                for l in bucket.iter().filter_map(|&i| lane(i)) {
+                    if let Some(h) = halves.get_mut(l.r.wave as usize) {
+                        *h |= if l.r.lane >= 32 { 2 } else { 1 };
+                    }
+                }
+                let (halves_observed, halves_split) =
+                    if halves.contains(&3) && self.trail.trail_order(&mut self.order) {
+                        let lanes = bucket.iter().filter_map(|&i| lane(i).map(|l| l.r));
+                        self.who.clear();
+                        self.who.extend(lanes.map(|r| (r.wave, r.lane)));
+                        halves_split(&self.order, &self.who)
+                    } else {
+                        (0, 0)
+                    };
                 let ascending = chain_fits(start, &self.edges, false);
                 let descending = chain_fits(start, &self.edges, true);
                 let mut waves = std::mem::take(&mut self.waves);
@@ -639,6 +688,8 @@ impl Judge {
                     descending: u32::from(descending),
                     wave_ascending: u32::from(wave_ascending),
                     wave_descending: u32::from(wave_descending),
+                    halves_observed,
+                    halves_split,
                 });
             }
             Err(fail) => {
@@ -768,6 +819,52 @@ impl Judge {
         self.wave_edges = wave_edges;
         fits
     }
+}
+
+/// The wave64-halves evidence of one serializable qword: `(observed,
+/// split)` over the waves (one instruction each: a round is judged on its
+/// own) whose lanes here include both halves (lanes below 32 and from 32).
+///
+/// `order[k]` is the edge the device performed k-th, as the returns fix it
+/// ([`serial::TrailScratch::trail_order`]: only when no value was returned
+/// twice and the initial value is known; otherwise another order could
+/// explain the same returns and nothing is observed); `who[e]` is edge e's
+/// (wave, lane). An instruction's halves were *seen split* when, walking
+/// its lanes in that order, a lane of one half is followed by the wave's
+/// next lane, of the other half, with some other wave's lane between them:
+/// the device performed another instruction between the two wave32 passes
+/// of this one (policy `wave64-split-halves` on the software device; gfx10+
+/// silicon runs a wave64 LDS instruction as two passes, Mesa issue 11921).
+/// Linear, no buffers: a workgroup has at most 32 waves.
+pub(crate) fn halves_split(order: &[u32], who: &[(u32, u32)]) -> (u32, u32) {
+    // Per wave: halves seen (bit 0 low, bit 1 high), its last lane's half
+    // and position, and whether a split was seen.
+    let mut seen = [0u8; 32];
+    let mut last: [Option<(bool, usize)>; 32] = [None; 32];
+    let mut split = [false; 32];
+    for (k, &e) in order.iter().enumerate() {
+        let Some(&(w, l)) = who.get(e as usize) else {
+            return (0, 0);
+        };
+        let w = w as usize;
+        let high = l >= 32;
+        let (Some(s), Some(prev), Some(x)) = (seen.get_mut(w), last.get_mut(w), split.get_mut(w))
+        else {
+            continue;
+        };
+        *s |= 1 << u8::from(high);
+        if let Some((h, p)) = *prev {
+            *x |= h != high && k > p + 1;
+        }
+        *prev = Some((high, k));
+    }
+    let observed = seen.iter().filter(|&&s| s == 3).count() as u32;
+    let split = seen
+        .iter()
+        .zip(&split)
+        .filter(|&(&s, &x)| s == 3 && x)
+        .count() as u32;
+    (observed, split)
 }
 
 /// Do the returns match the lanes applied in ascending (or descending)
@@ -1002,5 +1099,83 @@ impl Checker {
         policy: &Policy,
     ) -> Result<Verdict, CheckError> {
         judge_with(&mut self.judge, case, outcome, policy)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The edges and lanes of one qword as the judge sees them (sorted by
+    /// wave, then lane), from the order the device performed them in:
+    /// `(wave, lane, data)` each.
+    fn observe(start: u64, performed: &[(u32, u32, u64)]) -> (Vec<(u64, u64)>, Vec<LaneRef>) {
+        let mut cur = start;
+        let mut lanes: Vec<(u32, u32, u64, u64)> = performed
+            .iter()
+            .map(|&(w, l, d)| {
+                let ret = cur;
+                cur ^= d;
+                (w, l, ret, d)
+            })
+            .collect();
+        lanes.sort_unstable();
+        let edges = lanes.iter().map(|&(_, _, r, d)| (r, d)).collect();
+        let refs = lanes
+            .iter()
+            .enumerate()
+            .map(|(index, &(wave, lane, _, _))| LaneRef { index, wave, lane })
+            .collect();
+        (edges, refs)
+    }
+
+    fn deduce(start: u64, performed: &[(u32, u32, u64)]) -> (u32, u32) {
+        let (edges, refs) = observe(start, performed);
+        let mut t = TrailScratch::default();
+        assert_eq!(t.check(Some(start), None, &edges), Ok(()));
+        let mut order = Vec::new();
+        if !t.trail_order(&mut order) {
+            return (0, 0);
+        }
+        let who: Vec<(u32, u32)> = refs.iter().map(|r| (r.wave, r.lane)).collect();
+        halves_split(&order, &who)
+    }
+
+    #[test]
+    fn halves_split_only_when_another_wave_falls_between_the_halves() {
+        let start = 0x1234_5678_9abc_def0;
+        // Wave 0's low half (lanes 0, 1), wave 1's lane, wave 0's high half.
+        let split = [(0, 0, 1), (0, 1, 2), (1, 0, 4), (0, 32, 8), (0, 33, 16)];
+        assert_eq!(deduce(start, &split), (1, 1));
+        // The same lanes with wave 1 after both halves: seen together.
+        let together = [(0, 0, 1), (0, 1, 2), (0, 32, 8), (0, 33, 16), (1, 0, 4)];
+        assert_eq!(deduce(start, &together), (1, 0));
+        // High half first, then wave 1, then the low half: split too.
+        let reversed = [(0, 32, 8), (1, 0, 4), (0, 0, 1)];
+        assert_eq!(deduce(start, &reversed), (1, 1));
+        // Wave 1 inside the low half, the halves adjacent: not a split of
+        // the halves (the evidence names only that boundary).
+        let inside = [(0, 0, 1), (1, 0, 4), (0, 1, 2), (0, 32, 8)];
+        assert_eq!(deduce(start, &inside), (1, 0));
+        // Two wave64 instructions, both split by the other's lanes.
+        let both = [(0, 0, 1), (1, 0, 2), (0, 40, 4), (1, 40, 8)];
+        assert_eq!(deduce(start, &both), (2, 2));
+    }
+
+    #[test]
+    fn halves_are_not_observed_where_the_returns_do_not_fix_the_order() {
+        let start = 77;
+        // Zero data: every lane returns the same value, any order fits.
+        let zero = [(0, 0, 0), (1, 0, 0), (0, 32, 0)];
+        assert_eq!(deduce(start, &zero), (0, 0));
+        // A value returned twice (data XORing back to it): not fixed.
+        let cycle = [(0, 0, 5), (1, 0, 5), (0, 32, 9)];
+        assert_eq!(deduce(start, &cycle), (0, 0));
+        // Wave32 lanes only (no lane from 32): nothing to observe.
+        let wave32 = [(0, 0, 1), (1, 0, 2), (0, 31, 4)];
+        assert_eq!(deduce(start, &wave32), (0, 0));
+        // One half only: nothing to observe for that instruction.
+        let one_half = [(0, 32, 1), (1, 0, 2), (0, 33, 4)];
+        assert_eq!(deduce(start, &one_half), (0, 0));
     }
 }

@@ -59,6 +59,12 @@ pub(crate) struct TrailScratch {
     vertices: Vec<Vertex>,
     /// Per edge: vertex of its `ret` (for the connectivity pass).
     edge_from: Vec<u32>,
+    /// Per edge: vertex of its `ret ^ data` ([`TrailScratch::trail_order`]).
+    edge_to: Vec<u32>,
+    /// The start's vertex in the last check, when known.
+    start: Option<u32>,
+    /// Per vertex: the one edge leaving it ([`TrailScratch::trail_order`]).
+    out_edge: Vec<u32>,
 }
 
 #[inline(always)]
@@ -88,6 +94,7 @@ impl TrailScratch {
         }
         self.vertices.clear();
         self.edge_from.clear();
+        self.edge_to.clear();
     }
 
     #[inline(always)]
@@ -166,6 +173,7 @@ impl TrailScratch {
         // At most two new vertices per edge plus the two endpoints.
         self.reset(edges.len() * 2 + 2);
         let s_id = start.map(|s| self.intern(s));
+        self.start = s_id;
         let t_id = end.map(|t| self.intern(t));
         // The virtual edge t → s closes the trail: then every vertex
         // balances. A free endpoint leaves one vertex off by one.
@@ -185,6 +193,7 @@ impl TrailScratch {
                 x.enters += 1;
             }
             self.edge_from.push(u);
+            self.edge_to.push(w);
             self.union(u, w);
         }
         // out − in must be 0 everywhere, except that a free end leaves one
@@ -240,6 +249,44 @@ impl TrailScratch {
         } else {
             Err(TrailFailure::Detached { edges: detached })
         }
+    }
+}
+
+impl TrailScratch {
+    /// After a passing [`TrailScratch::check`] with a known start: the
+    /// order the returns fix, `order[k]` the edge performed k-th, when no
+    /// value is left by two edges (then each value has at most one edge out
+    /// and the trail from the start is the only one). False when the order
+    /// is open or the start unknown. Linear: the values were hashed by the
+    /// check.
+    pub(crate) fn trail_order(&mut self, order: &mut Vec<u32>) -> bool {
+        order.clear();
+        let Some(mut cur) = self.start else {
+            return false;
+        };
+        self.out_edge.clear();
+        self.out_edge.resize(self.vertices.len(), u32::MAX);
+        for (e, &u) in self.edge_from.iter().enumerate() {
+            match self.out_edge.get_mut(u as usize) {
+                Some(x) if *x == u32::MAX => *x = e as u32,
+                _ => return false,
+            }
+        }
+        for _ in 0..self.edge_from.len() {
+            let Some(e) = self.out_edge.get_mut(cur as usize) else {
+                return false;
+            };
+            if *e == u32::MAX {
+                return false;
+            }
+            let edge = std::mem::replace(e, u32::MAX);
+            order.push(edge);
+            match self.edge_to.get(edge as usize) {
+                Some(&to) => cur = to,
+                None => return false,
+            }
+        }
+        true
     }
 }
 

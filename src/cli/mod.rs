@@ -409,6 +409,7 @@ pub(crate) enum PatternArg {
     BigGroup,
     Occupancy,
     LdsStraddle,
+    Wave64Halves,
 }
 
 /// `run --probe`: opt-in probes that can fault real hardware.

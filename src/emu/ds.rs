@@ -88,6 +88,30 @@ use super::WaveError;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
+/// Which lanes of a DS instruction one call performs: all of them, or one
+/// half of a wave64 instruction split by the scheduler (policy
+/// `wave64-split-halves`, [`super::HALVES_POLICY`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    Whole,
+    /// Lanes 0-31, the first pass.
+    Low,
+    /// Lanes 32-63, the second pass of an instruction whose low half ran.
+    High,
+}
+
+impl Part {
+    /// The lanes of this part.
+    #[inline]
+    pub fn mask(self) -> u64 {
+        match self {
+            Part::Whole => u64::MAX,
+            Part::Low => 0xffff_ffff,
+            Part::High => !0xffff_ffff,
+        }
+    }
+}
+
 /// One workgroup's LDS allocation.
 #[derive(Clone, Debug)]
 pub struct Lds {
@@ -448,7 +472,8 @@ pub trait DsWave {
     fn mode(&self) -> u32;
 }
 
-/// Execute one DS instruction for the active lanes of `w`.
+/// Execute one DS instruction for the active lanes of `w` in `part` (the
+/// whole instruction, or one half of a split wave64 instruction).
 pub fn exec_ds<W: DsWave>(
     w: &mut W,
     d: &Ds,
@@ -456,8 +481,11 @@ pub fn exec_ds<W: DsWave>(
     fault: Option<FaultSpec>,
     rng: Option<&mut ChaCha8Rng>,
     pc: u64,
+    part: Part,
 ) -> Result<(), WaveError> {
-    let exec = w.exec();
+    // The lanes this call performs; the fault injector below still sees
+    // the whole EXEC (its conditions are the instruction's).
+    let exec = w.exec() & part.mask();
     let lanes = w.lanes();
     let offset16 = ((d.offset1 as u64) << 8) | d.offset0 as u64;
     match d.kind {
@@ -528,7 +556,8 @@ pub fn exec_ds<W: DsWave>(
                 op,
                 wide,
                 lanes,
-                exec,
+                exec: w.exec(),
+                part,
                 addr: &addr,
                 data: &data,
                 data2: &data2,
@@ -562,7 +591,7 @@ pub fn exec_ds<W: DsWave>(
             }
             Ok(())
         }
-        DsKind::Xchg2 { wide, stride64 } => xchg2(w, d, lds, wide, stride64, rng, pc),
+        DsKind::Xchg2 { wide, stride64 } => xchg2(w, d, lds, exec, wide, stride64, rng, pc),
         DsKind::Store { bytes } => {
             for l in lanes_in_order(exec, lanes, rng) {
                 let l = l as usize;
@@ -750,16 +779,17 @@ fn atomic_fast<const WIDE: bool, W: DsWave>(
 /// MEM[addr1].b32 = DATA.b32; MEM[addr2].b32 = DATA2.b32; RETURN_DATA[31 :
 /// 0] = tmp1; RETURN_DATA[63 : 32] = tmp2" (× 256 for STRIDE64; B64: 8 and
 /// 512, `.b64`, RETURN_DATA[127 : 64] = tmp2). [`POLICY_DS_XCHG2_ORDER`].
+#[allow(clippy::too_many_arguments)]
 fn xchg2<W: DsWave>(
     w: &mut W,
     d: &Ds,
     lds: &mut Lds,
+    exec: u64,
     wide: bool,
     stride64: bool,
     rng: Option<&mut ChaCha8Rng>,
     pc: u64,
 ) -> Result<(), WaveError> {
-    let exec = w.exec();
     let lanes = w.lanes();
     let el: u64 = if wide { 8 } else { 4 };
     let scale = el * if stride64 { 64 } else { 1 };

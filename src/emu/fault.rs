@@ -23,7 +23,7 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
 use super::decode::AtomicOp;
-use super::ds::{atomic_new, Lds};
+use super::ds::{atomic_new, Lds, Part};
 
 /// One named misbehaviour of the DS atomic instructions (the family under
 /// test), as real hardware or a compiler could show it.
@@ -457,6 +457,18 @@ impl State {
         self.history.clear();
     }
 
+    /// The fault ordinal of the running wave's DS atomic: a new one for a
+    /// whole instruction or its low half, the low half's again for the high
+    /// half of a split one (the wave issued nothing between them), so a
+    /// split instruction faults where the unsplit one would.
+    fn seq_for(&mut self, part: Part) -> u32 {
+        if part == Part::High {
+            let w = self.wave as usize;
+            return self.seq.get(w).map_or(0, |s| s.wrapping_sub(1));
+        }
+        self.next_seq()
+    }
+
     fn next_seq(&mut self) -> u32 {
         let w = self.wave as usize;
         if self.seq.len() <= w {
@@ -498,7 +510,11 @@ pub struct AtomicIn<'a> {
     pub wide: bool,
     /// Lanes of the wave (32 or 64).
     pub lanes: u32,
+    /// The instruction's EXEC (conditions are judged on all of it).
     pub exec: u64,
+    /// The lanes this call performs (a half of a split wave64 instruction,
+    /// policy `wave64-split-halves`, or the whole).
+    pub part: Part,
     /// The ADDR register.
     pub addr: &'a [u32; 64],
     /// DATA (data0) and DATA2 (data1).
@@ -550,7 +566,7 @@ pub fn atomic(
     let class = spec.map(|s| s.fault);
     let cond = spec.map(|s| s.conditions).unwrap_or_default();
     let seq = if spec.is_some() {
-        lds.fault.next_seq()
+        lds.fault.seq_for(i.part)
     } else {
         0
     };
@@ -605,10 +621,11 @@ pub fn atomic(
             && (!cond.bank_conflict || conflict)
     };
 
-    let mut mask = i.exec & full;
+    let part = i.part.mask() & full;
+    let mut mask = i.exec & part;
     if class == Some(Fault::IgnoreExec) {
         for l in 0..lanes {
-            if mask >> l & 1 == 0 && lane_ok(l) && coin(l, 1) {
+            if part >> l & 1 != 0 && mask >> l & 1 == 0 && lane_ok(l) && coin(l, 1) {
                 mask |= 1 << l;
             }
         }
@@ -828,6 +845,7 @@ mod tests {
             wide: true,
             lanes,
             exec,
+            part: Part::Whole,
             addr: &addr,
             data: &d,
             data2: &[0; 64],

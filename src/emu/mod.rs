@@ -51,8 +51,9 @@ pub struct EmuConfig {
     /// (None: behave as the ISA says).
     pub fault: Option<FaultSpec>,
     /// Seed of the scheduler that orders contending lanes within one DS
-    /// instruction and interleaves the waves of a workgroup between barriers.
-    /// None: deterministic order (ascending lanes; each wave runs until it
+    /// instruction, interleaves the waves of a workgroup between barriers
+    /// and may split a wave64 DS instruction into its halves
+    /// ([`HALVES_POLICY`]). None: deterministic order (ascending lanes; each wave runs until it
     /// reaches a barrier or ends, in wave order).
     pub interleave_seed: Option<u64>,
     /// Maximum instructions one wave may execute before the launch is a
@@ -189,6 +190,66 @@ pub struct KernelSetup {
 /// GFX10-GFX11"), and an allocation can straddle the two 64 KiB halves of
 /// a WGP's LDS (RDNA3 ISA guide §3.3.4).
 pub const MODE_POLICY: &str = "emu-one-cu";
+
+/// Policy `wave64-split-halves`: with an interleave seed, a wave64 DS
+/// instruction whose EXEC has lanes in both halves may run as two passes,
+/// the low half (lanes 0-31) first, then, after the scheduler has run
+/// other waves, the high half (lanes 32-63); a seeded coin per instruction
+/// decides (one chance in [`SPLIT_ONE_IN`]). gfx10+ executes a wave64 VALU
+/// or LDS instruction as two wave32 passes, and other LDS traffic can run
+/// between them: Mesa's `ds_append` results were wrong because of it (Mesa
+/// issue 11921, fixed in Mesa merge request 31301, seen in WGP mode). Which
+/// half goes first the sources consulted do not say: low first is this
+/// policy's assumption. Each half is one atomic step of the scheduler (its
+/// lanes in the ds-order); the wave issues nothing else until its high half
+/// has run, and the fault injector treats the two halves as one instruction
+/// (conditions judged on the whole EXEC, one fault ordinal). Not modelled:
+/// a split of VALU instructions (they touch no shared state), timing (a
+/// real pass boundary falls where the LDS pipeline puts it, not where a
+/// coin does), and a device without an interleave seed never splits.
+pub const HALVES_POLICY: &str = "wave64-split-halves";
+
+/// One wave64 DS instruction in [`SPLIT_ONE_IN`] is split
+/// ([`HALVES_POLICY`]), when its EXEC has lanes in both halves.
+pub const SPLIT_ONE_IN: u64 = 2;
+
+/// ChaCha stream bit of the halves stream: the order stream of group `g` is
+/// stream `g` (`g < 2^32`), its halves stream `g | HALVES_STREAM`.
+const HALVES_STREAM: u64 = 1 << 63;
+
+/// The seeded scheduler of one workgroup: two random streams of the
+/// interleave seed.
+pub struct Sched {
+    /// Which wave runs next and for how many instructions, and the order of
+    /// the lanes of one DS instruction: the stream interleave seeds drew
+    /// from before [`HALVES_POLICY`] existed.
+    pub order: ChaCha8Rng,
+    /// Whether a wave64 DS instruction runs as two halves: a stream of its
+    /// own, so `order` draws what it drew before the policy until the first
+    /// split changes the interleaving.
+    pub halves: ChaCha8Rng,
+}
+
+impl Sched {
+    /// The scheduler of workgroup `group` (one stream pair per workgroup,
+    /// so parallel runs stay reproducible).
+    pub fn new(seed: u64, group: u32) -> Sched {
+        let stream = |s: u64| {
+            let mut r = ChaCha8Rng::seed_from_u64(seed);
+            r.set_stream(s);
+            r
+        };
+        Sched {
+            order: stream(u64::from(group)),
+            halves: stream(u64::from(group) | HALVES_STREAM),
+        }
+    }
+
+    /// The coin of [`HALVES_POLICY`] for one instruction.
+    pub fn split_halves(&mut self) -> bool {
+        self.halves.random_range(0..SPLIT_ONE_IN) == 0
+    }
+}
 
 impl KernelSetup {
     /// The launch requirements of a kernel of a parsed code object.
@@ -356,6 +417,7 @@ fn init_wave(wave: &mut Wave, l: &Launch<'_>, g: u32, w: u32, entry: u32) {
     wave.pc = entry;
     wave.status = Status::Running;
     wave.executed = 0;
+    wave.pending_half = None;
     wave.ds_atomic_lane_ops = 0;
     wave.hwreg = hwreg::HwRegs::at_dispatch(s.mode, w);
     let mut r: u8 = 0;
@@ -446,12 +508,7 @@ fn run_group(
     }
     lds.bytes.fill(0);
     lds.fault.reset(g, c.launch_id);
-    let mut rng = c.cfg.interleave_seed.map(|seed| {
-        // One stream per workgroup, so parallel runs stay reproducible.
-        let mut r = ChaCha8Rng::seed_from_u64(seed);
-        r.set_stream(g as u64);
-        r
-    });
+    let mut sched = c.cfg.interleave_seed.map(|seed| Sched::new(seed, g));
     // Check the wall clock every this many instructions.
     const SLICE: u64 = 1 << 16;
     let mut calls: u64 = 0;
@@ -472,7 +529,7 @@ fn run_group(
             }
             continue;
         }
-        let (wi, quantum) = match rng.as_mut() {
+        let (wi, quantum) = match sched.as_mut().map(|s| &mut s.order) {
             Some(r) => (
                 runnable[r.random_range(0..runnable.len())],
                 r.random_range(1..=8u64),
@@ -483,7 +540,7 @@ fn run_group(
         lds.fault.wave = wi as u32;
         let left = c.budget.saturating_sub(wave.executed);
         let q = quantum.min(left.max(1));
-        let res = wave.run(&c.env, lds, rng.as_mut(), q);
+        let res = wave.run(&c.env, lds, sched.as_mut(), q);
         let wave = &waves[wi];
         if let Err(error) = res {
             return Err(EmuError::Wave {
@@ -504,7 +561,7 @@ fn run_group(
         if wave.status != Status::Ended && wave.executed >= c.budget {
             return Err(timeout(format!("instruction budget {}", c.budget)));
         }
-        if (rng.is_none() || calls.is_multiple_of(4096)) && Instant::now() > c.deadline {
+        if (sched.is_none() || calls.is_multiple_of(4096)) && Instant::now() > c.deadline {
             return Err(timeout(format!("wall-clock timeout {:?}", l.timeout)));
         }
     }

@@ -10,16 +10,15 @@
 //! outside what this device checks).
 
 use super::decode::{
-    inline_const32, inline_const64, Cmp, Cond, Decoded, Flat, FlatKind, HwregOp, Inst, SMovrel,
-    Sop1, Sop2, Sopc, Sopk, Src, VOp, VopdHalf, VopdOp, EXEC_LO, M0, NULL, VCC_LO,
+    inline_const32, inline_const64, Cmp, Cond, Decoded, DsKind, Flat, FlatKind, HwregOp, Inst,
+    SMovrel, Sop1, Sop2, Sopc, Sopk, Src, VOp, VopdHalf, VopdOp, EXEC_LO, M0, NULL, VCC_LO,
 };
-use super::ds::{exec_ds, DsWave, Lds};
+use super::ds::{exec_ds, DsWave, Lds, Part};
 use super::fault::FaultSpec;
 use super::hazard::Pending;
 use super::hwreg::{self, HwRegs};
 use super::mem::GlobalMem;
-use super::WaveError;
-use rand_chacha::ChaCha8Rng;
+use super::{Sched, WaveError};
 use std::sync::atomic::Ordering::Relaxed;
 
 /// VGPRs per lane held for every wave: the 8-bit VGPR field plus room for a
@@ -83,6 +82,10 @@ pub struct Wave {
     pub hazard: Option<Box<Pending>>,
     /// The hardware registers s_getreg/s_setreg reach ([`super::hwreg`]).
     pub hwreg: HwRegs,
+    /// The DS instruction (its index) whose low half ran and whose high
+    /// half runs before anything else when the scheduler next runs this
+    /// wave (policy `wave64-split-halves`, [`super::HALVES_POLICY`]).
+    pub pending_half: Option<u32>,
 }
 
 pub use super::decode::{MOVREL_SGPRS, POLICY_MOVREL_PAST_SGPRS_FAULTS};
@@ -386,6 +389,7 @@ impl Wave {
             ds_atomic_lane_ops: 0,
             hazard: None,
             hwreg: HwRegs::default(),
+            pending_half: None,
         }
     }
 
@@ -832,12 +836,15 @@ impl Wave {
         &mut self,
         env: &Env<'_>,
         lds: &mut Lds,
-        mut rng: Option<&mut ChaCha8Rng>,
+        mut sched: Option<&mut Sched>,
         quantum: u64,
     ) -> Result<Status, WaveError> {
         let prog = env.prog;
+        if self.pending_half.is_some() {
+            self.finish_half(env, lds, sched.as_deref_mut())?;
+        }
         if self.hazard.is_some() {
-            return self.run_stepwise(env, lds, rng, quantum);
+            return self.run_stepwise(env, lds, sched, quantum);
         }
         let mut left = quantum;
         let insts = &prog.insts[..];
@@ -914,11 +921,63 @@ impl Wave {
             };
             self.pc = i + 1;
             self.executed += 1;
-            if let Some(st) = self.exec_generic(inst, i, env, lds, rng.as_deref_mut())? {
+            if let Some(st) = self.exec_generic(inst, i, env, lds, sched.as_deref_mut())? {
                 return Ok(st);
             }
         }
         Ok(Status::Running)
+    }
+
+    /// A DS instruction under the seeded scheduler: whole, or (policy
+    /// wave64-split-halves, the coin only where both halves have lanes and
+    /// the instruction touches LDS) its low half now and its high half when
+    /// the scheduler next runs this wave ([`Wave::finish_half`]). True when
+    /// it split: the wave goes back to the scheduler, so other waves may run
+    /// between the halves. Out of line: the deterministic path stays as it
+    /// was.
+    #[inline(never)]
+    fn ds_seeded(
+        &mut self,
+        d: &super::decode::Ds,
+        i: u32,
+        env: &Env<'_>,
+        lds: &mut Lds,
+        s: &mut Sched,
+        pc: u64,
+    ) -> Result<bool, WaveError> {
+        let exec = self.exec();
+        let splittable = self.lanes == 64
+            && d.kind != DsKind::Nop
+            && exec & Part::Low.mask() != 0
+            && exec & Part::High.mask() != 0;
+        if splittable && s.split_halves() {
+            exec_ds(self, d, lds, env.fault, Some(&mut s.order), pc, Part::Low)?;
+            self.pending_half = Some(i);
+            return Ok(true);
+        }
+        exec_ds(self, d, lds, env.fault, Some(&mut s.order), pc, Part::Whole)?;
+        Ok(false)
+    }
+
+    /// The high half of a split wave64 DS instruction, if one is pending:
+    /// it runs before the wave issues anything else, and was counted (as
+    /// an instruction, and by the hazard checker) when its low half issued.
+    #[inline(never)]
+    fn finish_half(
+        &mut self,
+        env: &Env<'_>,
+        lds: &mut Lds,
+        sched: Option<&mut Sched>,
+    ) -> Result<(), WaveError> {
+        let Some(i) = self.pending_half.take() else {
+            return Ok(());
+        };
+        if let Some(Inst::Ds(d)) = env.prog.insts.get(i as usize) {
+            let pc = Wave::pc_addr(env.prog, i);
+            let order = sched.map(|s| &mut s.order);
+            exec_ds(self, d, lds, env.fault, order, pc, Part::High)?;
+        }
+        Ok(())
     }
 
     /// [`Wave::run`] one instruction at a time through
@@ -928,7 +987,7 @@ impl Wave {
         &mut self,
         env: &Env<'_>,
         lds: &mut Lds,
-        mut rng: Option<&mut ChaCha8Rng>,
+        mut sched: Option<&mut Sched>,
         quantum: u64,
     ) -> Result<Status, WaveError> {
         let prog = env.prog;
@@ -956,7 +1015,7 @@ impl Wave {
             }
             self.pc = i + 1;
             self.executed += 1;
-            if let Some(st) = self.exec_generic(inst, i, env, lds, rng.as_deref_mut())? {
+            if let Some(st) = self.exec_generic(inst, i, env, lds, sched.as_deref_mut())? {
                 return Ok(st);
             }
         }
@@ -973,7 +1032,7 @@ impl Wave {
         i: u32,
         env: &Env<'_>,
         lds: &mut Lds,
-        rng: Option<&mut ChaCha8Rng>,
+        sched: Option<&mut Sched>,
     ) -> Result<Option<Status>, WaveError> {
         let prog = env.prog;
         match inst {
@@ -1109,7 +1168,14 @@ impl Wave {
             Inst::Vopd { x, y } => self.vopd(x, y),
             Inst::Ds(d) => {
                 let pc = Wave::pc_addr(prog, i);
-                exec_ds(self, d, lds, env.fault, rng, pc)?
+                match sched {
+                    None => exec_ds(self, d, lds, env.fault, None, pc, Part::Whole)?,
+                    Some(s) => {
+                        if self.ds_seeded(d, i, env, lds, s, pc)? {
+                            return Ok(Some(Status::Running));
+                        }
+                    }
+                }
             }
             Inst::Flat(f) => self.flat(f, env.mem, Wave::pc_addr(prog, i))?,
             Inst::Valu16(v) => super::valu16::exec(self, v),
@@ -2877,6 +2943,7 @@ fn perm(s0: u32, s1: u32, sel: u32) -> u32 {
 mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
 
     /// A wave with every SGPR, VGPR, SCC and EXEC drawn from `seed`.
     fn random_wave(wave64: bool, seed: u64) -> Wave {

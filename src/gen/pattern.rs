@@ -74,6 +74,13 @@ pub enum Pattern {
     /// halves of a WGP's LDS in WGP mode (RDNA3 ISA guide §3.3.4), with
     /// atomics on both sides of the boundary and at the last qword.
     LdsStraddle,
+    /// Several waves of a workgroup on the same few qwords with lanes of
+    /// both halves of every wave on each: on gfx10+ a wave64 LDS
+    /// instruction runs as two wave32 passes and another wave's operations
+    /// can fall between them (Mesa issue 11921); the checker's order
+    /// evidence says where the returns show a split. In wave32 cells the
+    /// same layout with each half a wave32 wave of its own: the control.
+    Wave64Halves,
     /// Probe (opt-in): misaligned effective addresses.
     Misaligned,
     /// Probe (opt-in): effective addresses past the allocation.
@@ -82,7 +89,7 @@ pub enum Pattern {
 
 impl Pattern {
     /// Every family of the default suite, in run order.
-    pub const DEFAULT: [Pattern; 12] = [
+    pub const DEFAULT: [Pattern; 13] = [
         Pattern::Uniform,
         Pattern::OneAddress,
         Pattern::KPerAddress,
@@ -95,6 +102,7 @@ impl Pattern {
         Pattern::BigGroup,
         Pattern::Occupancy,
         Pattern::LdsStraddle,
+        Pattern::Wave64Halves,
     ];
     /// Opt-in probes (`--probe NAME`): off by default because they can
     /// fault real hardware.
@@ -118,6 +126,7 @@ impl Pattern {
             Pattern::BigGroup => "big-group",
             Pattern::Occupancy => "occupancy",
             Pattern::LdsStraddle => "lds-straddle",
+            Pattern::Wave64Halves => "wave64-halves",
             Pattern::Misaligned => "misaligned",
             Pattern::OutOfRange => "out-of-range",
         }
@@ -149,6 +158,7 @@ impl Pattern {
             Pattern::BigGroup => 12,
             Pattern::Occupancy => 13,
             Pattern::LdsStraddle => 14,
+            Pattern::Wave64Halves => 15,
         }
     }
 
@@ -186,6 +196,7 @@ impl Pattern {
             Pattern::BigGroup => &["one-qword", "few-qwords", "full-lds"],
             Pattern::Occupancy => &["one-qword", "few-qwords"],
             Pattern::LdsStraddle => &["second-allocation", "third-allocation"],
+            Pattern::Wave64Halves => &["one-qword", "few-qwords", "few-lanes"],
         }
     }
 }
@@ -281,6 +292,7 @@ pub fn generate_on(seed: u64, id: CaseId, index: u64, wgps: u32) -> Generated {
         Pattern::BigGroup => big_group(&mut b, variant),
         Pattern::Occupancy => occupancy(&mut b, variant),
         Pattern::LdsStraddle => lds_straddle(&mut b, variant),
+        Pattern::Wave64Halves => wave64_halves(&mut b, variant),
         Pattern::Misaligned => misaligned(&mut b, variant),
         Pattern::OutOfRange => out_of_range(&mut b, variant),
     }
@@ -778,6 +790,57 @@ fn lds_straddle(b: &mut Draft, variant: &str) {
     let addrs = [boundary - 8, boundary, lds - 8, 0];
     for grp in 0..groups as usize {
         every_wave_on_every_address(b, grp, &addrs);
+    }
+}
+
+fn wave64_halves(b: &mut Draft, variant: &str) {
+    // gfx10+ runs a wave64 LDS instruction as two wave32 passes, lanes 0-31
+    // and 32-63, and other LDS traffic can fall between them (Mesa issue
+    // 11921, merge request 31301). For a split to show in the returns both
+    // halves of a wave and at least one other wave must hit the same qword:
+    // lane l of wave w on qword (l + w) % m, m <= 4, puts every half of
+    // every wave on every qword. In a wave32 cell a "wave64" is a pair of
+    // wave32 waves (twice as many waves, the same lanes on the same
+    // qwords): the control, where the halves are waves of their own.
+    let pairs = b.rng.range_u32(2, 6);
+    let waves = match b.wave {
+        WaveSize::Wave64 => pairs,
+        WaveSize::Wave32 => 2 * pairs,
+    };
+    let groups = b.rng.range_u32(1, 2);
+    let lds = b.random_lds(4, 64);
+    b.shape(groups, waves, lds);
+    for g in 0..groups as usize {
+        let m = match variant {
+            "few-qwords" => b.rng.range(2, 4) as usize,
+            _ => 1,
+        };
+        let addrs = b.distinct_effs(m);
+        let base = b.group_range(g).start;
+        let n = b.lanes_per_group();
+        for i in 0..n {
+            // Position in the 64-lane "wave64" this lane belongs to.
+            let (w, l) = (i / 64, i % 64);
+            b.eff[base + i] = addrs
+                .get((l + w) % addrs.len().max(1))
+                .copied()
+                .unwrap_or(0);
+        }
+        if variant == "few-lanes" {
+            // 1..=4 active lanes in each half of each 64 lanes: short
+            // chains where one interloper is plain to see, partial EXEC.
+            for w64 in 0..n / 64 {
+                for half in 0..2 {
+                    let first = base + w64 * 64 + half * 32;
+                    let mut lanes: Vec<usize> = (first..first + 32).collect();
+                    b.rng.shuffle(&mut lanes);
+                    let keep = b.rng.range(1, 4) as usize;
+                    for (k, lane) in lanes.into_iter().enumerate() {
+                        b.active[lane] = k < keep;
+                    }
+                }
+            }
+        }
     }
 }
 

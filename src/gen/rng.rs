@@ -24,7 +24,11 @@ use rand_chacha::ChaCha8Rng;
 /// a run of N cases holds other ordinals again, half of them CU mode.
 /// Version 3 also adds the families `big-group`, `occupancy` and
 /// `lds-straddle` to the default suite.
-pub const GENERATOR_VERSION: u32 = 3;
+/// 4: the family `wave64-halves` joins the default suite (its stream tag
+/// 15 is new), its share taken from k-per-address's. Every case of
+/// version 3 keeps its content for the same (seed, pattern, wave, mode,
+/// ordinal); a run of N cases holds other ordinals (fewer k-per-address).
+pub const GENERATOR_VERSION: u32 = 4;
 
 /// A per-case random stream.
 pub struct CaseRng {

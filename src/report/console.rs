@@ -152,6 +152,13 @@ pub fn summary_table(results: &Results) -> String {
         results.environment.device.name,
         results.environment.device.target_id,
     ));
+    let observed: u64 = results.patterns.iter().map(|c| c.halves_observed).sum();
+    if observed > 0 {
+        let split: u64 = results.patterns.iter().map(|c| c.halves_split).sum();
+        out.push_str(&format!(
+            "wave64 halves: seen split in {split} of the {observed} cases whose returns could show it (order evidence, not a verdict)\n"
+        ));
+    }
     if results.verified_lane_ops > 0 {
         out.push_str(&format!(
             "verified {} lane-operations ({} per second): one ds_xor_rtn_b64 of one active lane in one round, in a passed case\n",
@@ -223,6 +230,8 @@ mod tests {
             passed: 2,
             failed: 1,
             wall_ms: 1500,
+            halves_observed: 0,
+            halves_split: 0,
         }];
         let t = summary_table(&r);
         let lines: Vec<&str> = t.lines().collect();
@@ -235,5 +244,14 @@ mod tests {
             "{t}"
         );
         assert!(lines[3].contains("seed 7"));
+        // The halves evidence is summed over the cells, one line.
+        r.patterns[0].halves_observed = 3;
+        r.patterns[0].halves_split = 1;
+        let t = summary_table(&r);
+        assert!(
+            t.lines()
+                .any(|l| l.starts_with("wave64 halves: seen split in 1 of the 3 cases")),
+            "{t}"
+        );
     }
 }

@@ -246,6 +246,8 @@ mod tests {
                 passed: 2,
                 failed: 0,
                 wall_ms: 3,
+                halves_observed: 0,
+                halves_split: 0,
             },
             PatternCounts {
                 pattern: Pattern::Data,
@@ -255,6 +257,8 @@ mod tests {
                 passed: 1,
                 failed: 1,
                 wall_ms: 4,
+                halves_observed: 0,
+                halves_split: 0,
             },
         ];
         r.failures = vec![FailureRecord {

@@ -155,6 +155,11 @@ pub struct CaseRecord {
     /// the device used, a probe's outcome).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Order evidence: whether a wave64 instruction's two halves were seen
+    /// split (another wave's lanes between them in the order the returns
+    /// fix); absent when no instruction of the case could show it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub halves_split: Option<bool>,
     pub device_us: u64,
 }
 
@@ -178,6 +183,42 @@ pub struct PatternCounts {
     pub passed: u64,
     pub failed: u64,
     pub wall_ms: u64,
+    /// Cases whose returns could show a wave64 instruction's halves split
+    /// (`CaseRecord::halves_split` present); 0 (and omitted) otherwise.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub halves_observed: u64,
+    /// … of those, the cases where a split was seen.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub halves_split: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl PatternCounts {
+    /// A cell with no cases counted yet.
+    pub fn empty(pattern: Pattern, wave: WaveSize, mode: Mode) -> PatternCounts {
+        PatternCounts {
+            pattern,
+            wave,
+            mode,
+            cases: 0,
+            passed: 0,
+            failed: 0,
+            wall_ms: 0,
+            halves_observed: 0,
+            halves_split: 0,
+        }
+    }
+
+    /// Count a case's halves evidence (`CaseRecord::halves_split`).
+    pub fn count_halves(&mut self, halves_split: Option<bool>) {
+        if let Some(split) = halves_split {
+            self.halves_observed += 1;
+            self.halves_split += u64::from(split);
+        }
+    }
 }
 
 /// A failed case and where its repro went.
@@ -378,18 +419,11 @@ impl Results {
             if patterns.last().map(|c| (c.pattern, c.wave, c.mode))
                 != Some((r.pattern, r.wave, r.mode))
             {
-                patterns.push(PatternCounts {
-                    pattern: r.pattern,
-                    wave: r.wave,
-                    mode: r.mode,
-                    cases: 0,
-                    passed: 0,
-                    failed: 0,
-                    wall_ms: 0,
-                });
+                patterns.push(PatternCounts::empty(r.pattern, r.wave, r.mode));
             }
             if let Some(c) = patterns.last_mut() {
                 c.cases += 1;
+                c.count_halves(r.halves_split);
                 c.wall_ms += r.device_us / 1000;
                 if r.passed {
                     c.passed += 1;
@@ -826,6 +860,7 @@ pub(crate) mod tests {
             kind: None,
             summary: "ok".into(),
             notes: vec![],
+            halves_split: None,
             device_us: 5,
             rounds: 1,
         };

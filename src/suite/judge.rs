@@ -123,6 +123,7 @@ impl Judge for ModelJudge {
                          ds_xor_rtn_b64 per lane can take unbounded time"
                     ),
                     notes: Vec::new(),
+                    halves_split: None,
                     expected: expected_json(case, &self.policy),
                 })
             }
@@ -142,6 +143,13 @@ impl Judge for ModelJudge {
         if verdict.order.contended > 0 {
             notes.push(format!("order: {}", verdict.order.observed().name()));
         }
+        if let Some(split) = verdict.order.halves_seen_split() {
+            notes.push(format!(
+                "wave64 halves: {} of {} (instruction, qword) pairs seen split",
+                verdict.order.halves_split, verdict.order.halves_observed
+            ));
+            debug_assert_eq!(split, verdict.order.halves_split > 0);
+        }
         if let Some(p) = probe {
             // A probe's outcome is recorded as what the device did.
             notes.push(format!(
@@ -160,6 +168,7 @@ impl Judge for ModelJudge {
             summary: summary(&verdict),
             explanation: verdict.explain(),
             notes,
+            halves_split: verdict.order.halves_seen_split(),
             expected: if verdict.passed() {
                 serde_json::Value::Null
             } else {

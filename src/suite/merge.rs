@@ -232,15 +232,7 @@ pub fn merge(paths: &[PathBuf]) -> Result<Results, MergeError> {
         .cells()
         .into_iter()
         .map(|(pattern, wave, mode)| {
-            let mut c = PatternCounts {
-                pattern,
-                wave,
-                mode,
-                cases: 0,
-                passed: 0,
-                failed: 0,
-                wall_ms: 0,
-            };
+            let mut c = PatternCounts::empty(pattern, wave, mode);
             for (_, r) in &loaded {
                 for p in r
                     .patterns
@@ -254,6 +246,8 @@ pub fn merge(paths: &[PathBuf]) -> Result<Results, MergeError> {
                     c.passed = c.passed.checked_add(p.passed)?;
                     c.failed = c.failed.checked_add(p.failed)?;
                     c.wall_ms = c.wall_ms.saturating_add(p.wall_ms);
+                    c.halves_observed = c.halves_observed.checked_add(p.halves_observed)?;
+                    c.halves_split = c.halves_split.checked_add(p.halves_split)?;
                 }
             }
             Some(c)

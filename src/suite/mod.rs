@@ -31,6 +31,11 @@ pub struct Judgement {
     pub explanation: String,
     /// Observations that are not verdicts (e.g. the order the device used).
     pub notes: Vec<String>,
+    /// Whether the returns showed a wave64 instruction's two halves split
+    /// by another wave's lanes (`check::OrderEvidence::halves_split`);
+    /// None when no instruction could show it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub halves_split: Option<bool>,
     /// What the model expected, for repro files.
     pub expected: serde_json::Value,
 }

@@ -563,15 +563,7 @@ fn run_plan(
         {
             finish_cell(&mut progress, cells.last_mut());
             cells.push(Cell {
-                counts: PatternCounts {
-                    pattern: id.pattern,
-                    wave: id.wave,
-                    mode: id.mode,
-                    cases: 0,
-                    passed: 0,
-                    failed: 0,
-                    wall_ms: 0,
-                },
+                counts: PatternCounts::empty(id.pattern, id.wave, id.mode),
                 started: Instant::now(),
             });
         }
@@ -610,6 +602,7 @@ fn run_plan(
                 judgement.summary.clone()
             },
             notes: judgement.notes.clone(),
+            halves_split: judgement.halves_split,
             device_us,
         });
         if let Err(e) = recorded {
@@ -621,6 +614,7 @@ fn run_plan(
         }
         if let Some(cell) = cells.last_mut() {
             cell.counts.cases += 1;
+            cell.counts.count_halves(judgement.halves_split);
             if judgement.passed {
                 cell.counts.passed += 1;
             } else {

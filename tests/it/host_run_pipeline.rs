@@ -283,6 +283,7 @@ impl Judge for AscendingJudge {
             summary: summary.clone(),
             explanation: summary,
             notes: vec![],
+            halves_split: None,
             expected: serde_json::Value::Null,
         };
         let reference = reference(case);

@@ -59,6 +59,7 @@ mod emu_run_faults;
 mod emu_run_shard_env;
 mod emu_user_builds_llvm;
 mod emu_vext_llvm;
+mod emu_wave64_halves;
 mod emu_wmma_llvm;
 mod gpu_cli;
 mod gpu_fleet;

@@ -447,12 +447,30 @@ fn conformance_on_the_hip_backend_passes_and_matches_the_software_device() {
     assert_eq!(dev["backend"], "hip");
     assert_eq!(dev["target_id"], "gfx1100");
     assert!(dev["runtime_version"].as_str().unwrap().starts_with("5.4."));
-    // Every pattern in both wave sizes.
+    // Every (pattern, wave) the plan gives cases to: each plain family in
+    // both wave sizes, and those of the small-share families it reaches.
     let cells: std::collections::BTreeSet<(String, String)> = cases(&hip_out)
         .iter()
-        .map(|c| (c["pattern"].to_string(), c["wave"].to_string()))
+        .map(|c| {
+            (
+                c["pattern"].as_str().unwrap().to_string(),
+                c["wave"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
-    assert_eq!(cells.len(), 18, "cells run: {cells:?}");
+    let planned: std::collections::BTreeSet<(String, String)> = {
+        use dsxor::gen::{Shard, SuiteSpec};
+        let seed: u64 = CONFORMANCE_SEED.parse().unwrap();
+        let total: u64 = CONFORMANCE_CASES.parse().unwrap();
+        SuiteSpec::new(seed, total, &[], &[], &[], Shard::WHOLE)
+            .unwrap()
+            .plan_all()
+            .iter()
+            .map(|p| (p.id.pattern.to_string(), p.id.wave.lanes().to_string()))
+            .collect()
+    };
+    assert!(planned.len() >= 18, "{planned:?}");
+    assert_eq!(cells, planned, "cells run");
 
     // The software device, same seed and cases.
     let emu_dir = tempfile::tempdir().unwrap();

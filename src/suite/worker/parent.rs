@@ -511,6 +511,20 @@ fn last_line(said: &str) -> String {
     }
 }
 
+/// An environment error's text for a child lost `while` ("running a
+/// batch") or that did not `answer` ("answer a batch") in time.
+fn lost_while(lost: Lost, while_: &str, answer: &str) -> String {
+    match lost {
+        Lost::Signal { death, said } => format!(
+            "the worker process {death} while {while_}{}",
+            last_line(&said)
+        ),
+        Lost::Hung { limit, .. } => {
+            format!("the worker process did not {answer} within {limit:?}; killed")
+        }
+    }
+}
+
 /// The fault of the `work` ("case", "launch") a child was killed by a
 /// signal while running: the HIP runtime's `abort()` on a device fault.
 fn killed_by_signal(work: &str, death: &Death, said: &str) -> String {
@@ -574,17 +588,7 @@ impl CaseDevice for WorkerDevice {
             Response::Batch { outcome, retire } => Ok((outcome.to_batch(p), retire)),
             other => Err(Box::new(other)),
         })?;
-        answer.map_err(|lost| {
-            self.env_error(match lost {
-                Lost::Signal { death, said } => format!(
-                    "the worker process {death} while running a batch{}",
-                    last_line(&said)
-                ),
-                Lost::Hung { limit, .. } => {
-                    format!("the worker process did not answer a batch within {limit:?}; killed")
-                }
-            })
-        })
+        answer.map_err(|lost| self.env_error(lost_while(lost, "running a batch", "answer a batch")))
     }
 
     fn kernel_identity(&mut self, case: &Case) -> Result<KernelIdentity, BackendError> {
@@ -596,17 +600,7 @@ impl CaseDevice for WorkerDevice {
             Response::Identity(k) => Ok((Ok(k), false)),
             other => Err(Box::new(other)),
         })?;
-        answer.map_err(|lost| {
-            self.env_error(match lost {
-                Lost::Signal { death, said } => format!(
-                    "the worker process {death} while naming a kernel{}",
-                    last_line(&said)
-                ),
-                Lost::Hung { limit, .. } => {
-                    format!("the worker process did not name a kernel within {limit:?}; killed")
-                }
-            })
-        })
+        answer.map_err(|lost| self.env_error(lost_while(lost, "naming a kernel", "name a kernel")))
     }
 
     fn kernel_objects(&self) -> &[KernelObject] {

@@ -834,7 +834,8 @@ impl Judge {
 /// next lane, of the other half, with some other wave's lane between them:
 /// the device performed another instruction between the two wave32 passes
 /// of this one (policy `wave64-split-halves` on the software device; gfx10+
-/// silicon runs a wave64 LDS instruction as two passes, Mesa issue 11921).
+/// silicon runs a wave64 LDS instruction as two passes: Mesa's wrong
+/// `ds_append` results, docs/src/internals/software-device.md).
 /// Linear, no buffers: a workgroup has at most 32 waves.
 pub(crate) fn halves_split(order: &[u32], who: &[(u32, u32)]) -> (u32, u32) {
     // Per wave: halves seen (bit 0 low, bit 1 high), its last lane's half

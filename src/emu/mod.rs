@@ -197,8 +197,8 @@ pub const MODE_POLICY: &str = "emu-one-cu";
 /// other waves, the high half (lanes 32-63); a seeded coin per instruction
 /// decides (one chance in [`SPLIT_ONE_IN`]). gfx10+ executes a wave64 VALU
 /// or LDS instruction as two wave32 passes, and other LDS traffic can run
-/// between them: Mesa's `ds_append` results were wrong because of it (Mesa
-/// issue 11921, fixed in Mesa merge request 31301, seen in WGP mode). Which
+/// between them: Mesa's `ds_append` results were wrong because of it, seen
+/// in WGP mode (sources in docs/src/internals/software-device.md). Which
 /// half goes first the sources consulted do not say: low first is this
 /// policy's assumption. Each half is one atomic step of the scheduler (its
 /// lanes in the ds-order); the wave issues nothing else until its high half

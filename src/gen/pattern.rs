@@ -77,7 +77,7 @@ pub enum Pattern {
     /// Several waves of a workgroup on the same few qwords with lanes of
     /// both halves of every wave on each: on gfx10+ a wave64 LDS
     /// instruction runs as two wave32 passes and another wave's operations
-    /// can fall between them (Mesa issue 11921); the checker's order
+    /// can fall between them (docs/src/internals/software-device.md); the checker's order
     /// evidence says where the returns show a split. In wave32 cells the
     /// same layout with each half a wave32 wave of its own: the control.
     Wave64Halves,
@@ -795,8 +795,8 @@ fn lds_straddle(b: &mut Draft, variant: &str) {
 
 fn wave64_halves(b: &mut Draft, variant: &str) {
     // gfx10+ runs a wave64 LDS instruction as two wave32 passes, lanes 0-31
-    // and 32-63, and other LDS traffic can fall between them (Mesa issue
-    // 11921, merge request 31301). For a split to show in the returns both
+    // and 32-63, and other LDS traffic can fall between them (policy
+    // `wave64-split-halves`, whose sources the book gives). For a split to show in the returns both
     // halves of a wave and at least one other wave must hit the same qword:
     // lane l of wave w on qword (l + w) % m, m <= 4, puts every half of
     // every wave on every qword. In a wave32 cell a "wave64" is a pair of

@@ -260,6 +260,17 @@ impl SuiteSpec {
             .collect()
     }
 
+    /// The cells the run gives at least one case, in run order: a run's
+    /// results have a pattern record for each, and only these.
+    pub fn cells_with_cases(&self) -> Vec<(Pattern, WaveSize, Mode)> {
+        self.cells()
+            .into_iter()
+            .zip(self.cell_counts())
+            .filter(|&(_, n)| n > 0)
+            .map(|(c, _)| c)
+            .collect()
+    }
+
     /// Cases per cell: the total apportioned by the cells' family shares
     /// ([`share`]; largest remainder, ties to the earlier cell), so equal
     /// shares give every cell the same count, the first cells one more.

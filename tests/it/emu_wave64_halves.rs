@@ -1,6 +1,6 @@
 //! Wave64 halves: gfx10+ runs a wave64 LDS instruction as two wave32
-//! passes, and other waves' LDS operations can fall between them (Mesa
-//! issue 11921). The software device splits wave64 DS instructions under
+//! passes, and other waves' LDS operations can fall between them (sources:
+//! docs/src/internals/software-device.md). The software device splits wave64 DS instructions under
 //! an interleave seed (policy `wave64-split-halves`), the checker's order
 //! evidence says where the returns show a split, and the checker still
 //! accepts exactly the serializable outcomes of the `wave64-halves` family.

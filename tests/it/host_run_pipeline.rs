@@ -369,15 +369,7 @@ fn a_correct_device_passes_every_pattern_and_leaves_records() {
     // A cell per (pattern, wave, mode) the plan gives cases to: every
     // plain family and both probes in both waves and both modes; the shape
     // families' small shares reach few of theirs at 440 cases.
-    let planned: Vec<_> = {
-        let mut v: Vec<_> = all_spec(11, 440, Shard::WHOLE)
-            .plan_all()
-            .iter()
-            .map(|p| (p.id.pattern, p.id.wave, p.id.mode))
-            .collect();
-        v.dedup();
-        v
-    };
+    let planned = all_spec(11, 440, Shard::WHOLE).cells_with_cases();
     let shapes = [Pattern::BigGroup, Pattern::Occupancy, Pattern::LdsStraddle];
     for p in Pattern::all().filter(|p| !shapes.contains(p)) {
         for w in [WaveSize::Wave32, WaveSize::Wave64] {

@@ -302,6 +302,46 @@ DSXOR_GLOBAL void dsxor_throughput_indep(const uint32_t *addr,
 }
 
 // ---------------------------------------------------------------------------
+// Leftover-LDS probe (`dsxor run --probe leftover-lds`)
+//
+//   dsxor_lds_fill(marker, lds_qwords)
+//   dsxor_lds_listen(seen, visited, lds_qwords)
+//
+// LeftoverLocals (CVE-2023-4969, CERT VU#446598): on an RX 7900 XT a kernel
+// could read the LDS other kernels had left behind. dsxor_lds_fill writes
+// marker ^ i to qword i of its LDS and ends. dsxor_lds_listen, launched
+// after it on the same device, writes nothing to LDS: it copies qword i to
+// seen[group * lds_qwords + i] and stores i + 1 to visited[group *
+// lds_qwords + i] (the host zeroes visited), so the host knows the whole
+// allocation was read. Any marker ^ i in seen is LDS the writer left
+// behind. An empty asm with a memory clobber keeps each kernel's LDS
+// traffic from being dropped as dead (the fill's stores are never read by
+// its own kernel; the listener reads memory it never wrote), while the
+// accesses stay ds_store/ds_load (a volatile pointer would be a generic
+// one, and flat).
+// ---------------------------------------------------------------------------
+DSXOR_GLOBAL void dsxor_lds_fill(uint64_t marker, uint32_t lds_qwords) {
+  const uint32_t tid = __builtin_amdgcn_workitem_id_x();
+  const uint32_t block = dsxor_block_dim();
+  for (uint32_t i = tid; i < lds_qwords; i += block)
+    dsxor_lds[i] = marker ^ i;
+  __asm__ volatile("" ::: "memory");
+}
+
+DSXOR_GLOBAL void dsxor_lds_listen(uint64_t *seen, uint32_t *visited,
+                                   uint32_t lds_qwords) {
+  const uint32_t tid = __builtin_amdgcn_workitem_id_x();
+  const uint32_t group = __builtin_amdgcn_workgroup_id_x();
+  const uint32_t block = dsxor_block_dim();
+  const uint64_t base = (uint64_t)group * lds_qwords;
+  __asm__ volatile("" ::: "memory");
+  for (uint32_t i = tid; i < lds_qwords; i += block) {
+    seen[base + i] = dsxor_lds[i];
+    visited[base + i] = i + 1;
+  }
+}
+
+// ---------------------------------------------------------------------------
 // ALU qualification harness (gfx11 only; `dsxor qualify`)
 //
 //   dsxor_alu_harness(vin, sin, vout, sout)

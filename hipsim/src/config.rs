@@ -18,6 +18,13 @@ pub const ENV_DEVICE_FAULT: &str = "DSXOR_HIPSIM_DEVICE_FAULT";
 /// into `DSXOR_HIPSIM_DEVICES` (before any visibility filter: a faulty
 /// device is faulty whichever process sees it); unset, every device.
 pub const ENV_FAULT_DEVICES: &str = "DSXOR_HIPSIM_FAULT_DEVICES";
+/// `cleared` (default) or `leftover`: what a workgroup finds in its LDS
+/// (the software device's policies `lds-cleared` and `lds-leftover`,
+/// `dsxor::emu::LDS_POLICY`). `leftover` makes a device that keeps one
+/// physical LDS for every workgroup of every launch, as LeftoverLocals
+/// (CVE-2023-4969) showed on an RX 7900 XT: `dsxor run --probe
+/// leftover-lds` must fail on it.
+pub const ENV_LDS: &str = "DSXOR_HIPSIM_LDS";
 pub const ENV_CUS: &str = "DSXOR_HIPSIM_CUS";
 pub const ENV_CLOCK_KHZ: &str = "DSXOR_HIPSIM_CLOCK_KHZ";
 pub const ENV_RUNTIME_VERSION: &str = "DSXOR_HIPSIM_RUNTIME_VERSION";
@@ -36,8 +43,9 @@ pub const ENV_WGP_MODE: &str = "GPU_ENABLE_WGP_MODE";
 pub const ENV_HSA_OVERRIDE: &str = "HSA_OVERRIDE_GFX_VERSION";
 
 /// Every variable, for documentation and error messages.
-pub const ALL_VARS: [&str; 12] = [
+pub const ALL_VARS: [&str; 13] = [
     ENV_DEVICES,
+    ENV_LDS,
     ENV_ON_FAULT,
     ENV_FAULT,
     ENV_FAULT_DEVICES,
@@ -102,6 +110,9 @@ pub struct Config {
     /// [`ENV_DEVICE_FAULT`]: the n-th launch (1-based, counted per process)
     /// of this kernel faults on the device.
     pub device_fault: Option<(String, u64)>,
+    /// [`ENV_LDS`]: every device keeps its LDS between workgroups and
+    /// launches (policy `lds-leftover`).
+    pub lds_leftover: bool,
     /// Compute units per device (the WGP count reported is half of it).
     pub cus: u32,
     pub clock_khz: u32,
@@ -247,6 +258,11 @@ impl Config {
             Some(s) => parse_version(&s)
                 .ok_or_else(|| format!("{ENV_RUNTIME_VERSION}={s}: expected MAJOR.MINOR.PATCH or HIP_VERSION's integer"))?,
         };
+        let lds_leftover = match get(ENV_LDS).as_deref().map(str::trim) {
+            None | Some("") | Some("cleared") => false,
+            Some("leftover") => true,
+            Some(o) => return Err(format!("{ENV_LDS}={o}: expected cleared or leftover")),
+        };
         let wgp_mode = get(ENV_WGP_MODE).is_none_or(|v| rocclr_bool(&v));
         let launch_log = get(ENV_LAUNCH_LOG)
             .filter(|p| !p.trim().is_empty())
@@ -263,6 +279,7 @@ impl Config {
             fail,
             stall,
             device_fault,
+            lds_leftover,
             cus,
             clock_khz,
             runtime_version,

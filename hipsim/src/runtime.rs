@@ -52,6 +52,9 @@ pub struct Device {
     /// `hipFree`'s wait.
     pub streams: Mutex<Vec<Arc<Stream>>>,
     pub null_stream: OnceLock<Arc<Stream>>,
+    /// `DSXOR_HIPSIM_LDS=leftover`: the device's one physical LDS, kept
+    /// across workgroups and launches.
+    pub lds: Option<dsxor::emu::LdsLeftover>,
 }
 
 /// Launches and event markers, in stream order.
@@ -188,6 +191,7 @@ impl Runtime {
                 heap: Mutex::new(Heap::new(ordinal)),
                 streams: Mutex::new(Vec::new()),
                 null_stream: OnceLock::new(),
+                lds: config.lds_leftover.then(dsxor::emu::LdsLeftover::new),
             })
             .collect();
         Runtime {
@@ -1133,17 +1137,16 @@ impl Stream {
             timeout: RUN_LIMIT,
         };
         // DSXOR_HIPSIM_FAULT_DEVICES: the fault only on the devices named.
-        let clean;
-        let emu_config = if rt.config.faulty(d.physical) {
-            &rt.config.emu
-        } else {
-            clean = dsxor::emu::EmuConfig {
-                fault: None,
-                ..rt.config.emu.clone()
-            };
-            &clean
+        let emu_config = dsxor::emu::EmuConfig {
+            fault: rt
+                .config
+                .faulty(d.physical)
+                .then(|| rt.config.emu.fault.clone())
+                .flatten(),
+            lds_leftover: d.lds.clone(),
+            ..rt.config.emu.clone()
         };
-        match emu::run(&launch, &mem, emu_config) {
+        match emu::run(&launch, &mem, &emu_config) {
             Ok(_) => false,
             Err(e) => {
                 rt.fault(&c.name, &e);

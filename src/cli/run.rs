@@ -91,9 +91,13 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         .map(|p| parse_pattern(&value_name(p)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(bad_input)?;
+    // leftover-lds runs kernels of its own (suite::probe); the others are
+    // case families.
+    let leftover_lds = args.probe.contains(&ProbeArg::LeftoverLds);
     let probes = args
         .probe
         .iter()
+        .filter(|&&p| p != ProbeArg::LeftoverLds)
         .map(|p| parse_probe(&value_name(p)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(bad_input)?;
@@ -176,6 +180,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
                 parameters,
                 selection: reason.clone(),
                 interactive: None,
+                probes: Vec::new(),
             };
             let backend = match req.choice {
                 dsxor::backend::select::BackendChoice::Emu => dsxor::backend::BackendKind::Emu,
@@ -259,6 +264,18 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
     .and_then(|s| s.with_modes(&modes))
     .map(|s| s.with_wgps(wgps))
     .map_err(bad_input)?;
+    // Before the cases: its lines are in the summary; a failed probe fails
+    // the run (exit 1) with the cases' verdicts still recorded.
+    let probe_records = if leftover_lds {
+        dsxor::suite::probe::leftover_lds(opened.device.as_mut(), seed, req.timeout).map_err(
+            |e| match e {
+                dsxor::backend::BackendError::Invalid(_) => bad_input(e),
+                e => environment(e),
+            },
+        )?
+    } else {
+        Vec::new()
+    };
     let opts = dsxor::suite::run::RunOptions {
         spec,
         out_dir: args.out.clone(),
@@ -272,6 +289,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         parameters,
         selection: opened.selection.reason.clone(),
         interactive: None,
+        probes: probe_records,
     };
     let judge = dsxor::suite::judge::ModelJudge::new(policy);
     let cores = std::thread::available_parallelism()

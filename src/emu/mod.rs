@@ -72,7 +72,65 @@ pub struct EmuConfig {
     /// [`WaveError::Hazard`] ([`hazard`]). The command line turns it on for
     /// user code objects (`--code-object`; `--no-hazard-check` turns it off).
     pub hazard_check: bool,
+    /// What a workgroup finds in its LDS when it starts ([`LDS_POLICY`]).
+    /// None: zeros. Some: what the workgroup before it left in the store.
+    pub lds_leftover: Option<LdsLeftover>,
 }
+
+/// Policy `lds-cleared`: the software device gives every workgroup an LDS
+/// of zeros. LDS is not specified to be cleared between workgroups (the
+/// RDNA3 ISA guide says nothing of its contents at allocation), and on an
+/// RX 7900 XT a kernel read about 5.5 MB per launch of what other kernels
+/// had left there (LeftoverLocals, CVE-2023-4969, CERT VU#446598,
+/// <https://kb.cert.org/vuls/id/446598>); AMD's mitigation clears it
+/// (AMD-SB-6010). `dsxor run --probe leftover-lds` tests a device for it.
+/// The other behaviour, `lds-leftover` ([`LdsLeftover`]), is one physical
+/// 64 KiB LDS per device that every workgroup gets in turn, as left by the
+/// workgroup before it, across launches: the leaky device the probe must
+/// catch.
+pub const LDS_POLICY: &str = "lds-cleared";
+
+/// The one physical LDS of a leaky device (policy `lds-leftover`,
+/// [`LDS_POLICY`]): [`LDS_MAX`] bytes, shared by every workgroup of every
+/// launch given the same store. Compares by identity.
+#[derive(Clone, Debug)]
+pub struct LdsLeftover(std::sync::Arc<Mutex<Vec<u8>>>);
+
+impl LdsLeftover {
+    pub fn new() -> LdsLeftover {
+        LdsLeftover(std::sync::Arc::new(Mutex::new(vec![0; LDS_MAX as usize])))
+    }
+
+    /// A new workgroup's LDS: the store's first bytes.
+    fn load(&self, lds: &mut [u8]) {
+        if let Ok(store) = self.0.lock() {
+            let n = lds.len().min(store.len());
+            lds[..n].copy_from_slice(&store[..n]);
+        }
+    }
+
+    /// What the workgroup leaves behind for the next one.
+    fn keep(&self, lds: &[u8]) {
+        if let Ok(mut store) = self.0.lock() {
+            let n = lds.len().min(store.len());
+            store[..n].copy_from_slice(&lds[..n]);
+        }
+    }
+}
+
+impl Default for LdsLeftover {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PartialEq for LdsLeftover {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for LdsLeftover {}
 
 /// Instructions per wave allowed for a wall-clock `timeout`: a generous
 /// 200 million per second (well above what the interpreter achieves), so the
@@ -506,7 +564,10 @@ fn run_group(
             (h, false) => *h = None,
         }
     }
-    lds.bytes.fill(0);
+    match &c.cfg.lds_leftover {
+        None => lds.bytes.fill(0),
+        Some(store) => store.load(&mut lds.bytes),
+    }
     lds.fault.reset(g, c.launch_id);
     let mut sched = c.cfg.interleave_seed.map(|seed| Sched::new(seed, g));
     // Check the wall clock every this many instructions.
@@ -564,6 +625,9 @@ fn run_group(
         if (sched.is_none() || calls.is_multiple_of(4096)) && Instant::now() > c.deadline {
             return Err(timeout(format!("wall-clock timeout {:?}", l.timeout)));
         }
+    }
+    if let Some(store) = &c.cfg.lds_leftover {
+        store.keep(&lds.bytes);
     }
     let mut st = RunStats::default();
     for w in &waves[..nwaves] {

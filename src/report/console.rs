@@ -152,6 +152,20 @@ pub fn summary_table(results: &Results) -> String {
         results.environment.device.name,
         results.environment.device.target_id,
     ));
+    for p in &results.probes {
+        out.push_str(&format!(
+            "probe {} (wave{}, {} mode): {}: {}\n",
+            p.probe,
+            p.wave.lanes(),
+            p.mode,
+            if p.verdict == Status::Passed {
+                "passed"
+            } else {
+                "FAILED"
+            },
+            p.summary
+        ));
+    }
     let observed: u64 = results.patterns.iter().map(|c| c.halves_observed).sum();
     if observed > 0 {
         let split: u64 = results.patterns.iter().map(|c| c.halves_split).sum();

@@ -84,6 +84,22 @@ pub fn junit_report(results: &Results) -> Report {
         tc.set_time(Duration::from_millis(cell.wall_ms));
         suite.add_test_case(tc);
     }
+    // A device probe (`--probe leftover-lds`): one test case per code
+    // object it ran with.
+    for p in &results.probes {
+        let name = format!("probe {}/wave{}/{}", p.probe, p.wave.lanes(), p.mode);
+        let status = if p.verdict == Status::Passed {
+            TestCaseStatus::success()
+        } else {
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            s.set_message(p.summary.clone());
+            s.set_type(p.probe.clone());
+            s
+        };
+        let mut tc = TestCase::new(name, status);
+        tc.set_classname(format!("dsxor.probe.{}", p.probe));
+        suite.add_test_case(tc);
+    }
     if results.status == Status::Aborted {
         let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
         s.set_message(

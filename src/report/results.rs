@@ -221,6 +221,30 @@ impl PatternCounts {
     }
 }
 
+/// A device probe that is not a case family (`--probe leftover-lds`): what
+/// it ran, what it read and its verdict. A failed probe fails the run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ProbeRecord {
+    /// The probe's `--probe` name.
+    pub probe: String,
+    pub wave: WaveSize,
+    pub mode: Mode,
+    /// `passed` or `failed`.
+    pub verdict: Status,
+    /// Workgroups of each launch.
+    pub groups: u32,
+    /// LDS bytes the listener read.
+    pub bytes_read: u64,
+    /// Bytes holding the fill kernel's marker: LDS another kernel left behind.
+    pub leaked_bytes: u64,
+    /// Other nonzero bytes (reported, not judged: a device that does not
+    /// clear LDS may show any earlier kernel's data, and one that clears it
+    /// need not clear it to zero).
+    pub other_nonzero_bytes: u64,
+    /// Why it failed, or what it showed.
+    pub summary: String,
+}
+
 /// A failed case and where its repro went.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FailureRecord {
@@ -282,6 +306,9 @@ pub struct Results {
     pub verified_lane_ops: u64,
     pub patterns: Vec<PatternCounts>,
     pub failures: Vec<FailureRecord>,
+    /// Device probes run beside the cases (`--probe leftover-lds`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub probes: Vec<ProbeRecord>,
     /// Set by `dsxor merge`: the shard files combined into this one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<String>,
@@ -475,6 +502,7 @@ impl Results {
             failed,
             patterns,
             failures,
+            probes: Vec::new(),
             merged_from: Vec::new(),
         })
     }

@@ -7,6 +7,7 @@
 pub mod device;
 pub mod judge;
 pub mod merge;
+pub mod probe;
 pub mod repro;
 pub mod run;
 pub mod stop;

@@ -47,6 +47,9 @@ pub struct RunOptions {
     pub selection: String,
     /// Progress bar (`Some(true)`), plain lines (`Some(false)`), or detect.
     pub interactive: Option<bool>,
+    /// Device probes already run (`suite::probe`): recorded in the results;
+    /// a failed one fails the run.
+    pub probes: Vec<crate::report::results::ProbeRecord>,
 }
 
 /// What a run produced.
@@ -730,9 +733,10 @@ fn run_plan(
     let patterns: Vec<PatternCounts> = cells.into_iter().map(|c| c.counts).collect();
     let passed: u64 = patterns.iter().map(|c| c.passed).sum();
     let failed: u64 = patterns.iter().map(|c| c.failed).sum();
+    let probe_failed = opts.probes.iter().any(|p| p.verdict == Status::Failed);
     let status = match (&abort, failed) {
         (Some(_), _) => Status::Aborted,
-        (None, 0) => Status::Passed,
+        (None, 0) if !probe_failed => Status::Passed,
         (None, _) => Status::Failed,
     };
     let results = Results {
@@ -753,6 +757,7 @@ fn run_plan(
         verified_lane_ops,
         patterns,
         failures,
+        probes: opts.probes.clone(),
         merged_from: Vec::new(),
     };
     let results_path = write_final(&mut writer, opts, &results)?;
@@ -762,6 +767,7 @@ fn run_plan(
     // them (environment or input trouble) must not hide them behind 2 or 3.
     let exit_code = match (&abort, failed) {
         (_, 1..) => exit::FAIL,
+        _ if probe_failed => exit::FAIL,
         (Some(a), 0) => a.code,
         (None, 0) => exit::PASS,
     };
@@ -825,6 +831,7 @@ pub fn write_unstarted(
         verified_lane_ops: 0,
         patterns: Vec::new(),
         failures: Vec::new(),
+        probes: Vec::new(),
         merged_from: Vec::new(),
     };
     let results_path = write_final(&mut writer, opts, &results)?;

@@ -260,6 +260,13 @@ impl<B: Backend> CaseDevice for ConformanceDevice<B> {
         })
     }
 
+    fn launch(
+        &mut self,
+        dispatch: &crate::backend::Dispatch<'_>,
+    ) -> Result<Completion, BackendError> {
+        self.backend.dispatch(dispatch)
+    }
+
     fn kernel_objects(&self) -> &[KernelObject] {
         &self.objects
     }

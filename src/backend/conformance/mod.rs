@@ -11,7 +11,8 @@
 //! - `objects`: the code objects holding the kernels (embedded, or a user's
 //!   file) and the code-object hooks a device patches offsets with;
 //! - `device`: the kernels on a `Backend` (`ConformanceDevice`: kernel
-//!   choice, offset patching, the launch).
+//!   choice, offset patching, the launch);
+//! - `leftover`: the leftover-LDS probe's fill and listener kernels.
 //!
 //! Below are what every case device shares: the `CaseDevice` trait and what
 //! a case, a batch or a kernel identity comes back as.
@@ -19,6 +20,7 @@
 mod abi;
 mod batch;
 mod device;
+mod leftover;
 mod objects;
 
 pub use abi::{
@@ -31,6 +33,9 @@ pub use batch::{
     LdsFit, BATCH_WINDOW, DEFAULT_BATCH, LAUNCH_BYTES_CAP, LDS_CLASS_FLOOR,
 };
 pub use device::{ConformanceDevice, PATCHED_CACHE};
+pub use leftover::{
+    fill_then_listen, Reading, FILL_KERNEL, LISTEN_KERNEL, PROBE_BLOCK, PROBE_LDS_BYTES,
+};
 pub use objects::{
     codeobj_kernels, codeobj_patch, embedded_objects, file_object, KernelObject, ListKernels,
     PatchOffset,
@@ -40,7 +45,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::case::{Case, Mode, Observation, WaveSize};
 
-use super::{BackendError, DeviceInfo};
+use super::{BackendError, Completion, DeviceInfo, Dispatch};
 
 /// What one batched launch gave.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -121,6 +126,14 @@ pub trait CaseDevice {
             .map(|c| self.run_case(c))
             .collect::<Result<Vec<_>, _>>()
             .map(BatchOutcome::Each)
+    }
+    /// One launch of any kernel of the device's code objects, outside the
+    /// case ABI (the leftover-LDS probe's kernels). Devices that run cases
+    /// only (test doubles) refuse it.
+    fn launch(&mut self, _dispatch: &Dispatch<'_>) -> Result<Completion, BackendError> {
+        Err(BackendError::Unsupported(
+            "this device runs conformance cases only".into(),
+        ))
     }
 }
 

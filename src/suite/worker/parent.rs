@@ -606,6 +606,11 @@ impl CaseDevice for WorkerDevice {
     fn kernel_objects(&self) -> &[KernelObject] {
         &self.plan.objects
     }
+
+    /// A raw launch, as [`Backend::dispatch`] sends it.
+    fn launch(&mut self, d: &Dispatch<'_>) -> Result<Completion, BackendError> {
+        Backend::dispatch(self, d)
+    }
 }
 
 /// Raw launches in worker processes (`dsxor qualify --backend hip`): each

@@ -5,9 +5,10 @@
 //! does, costs that check, not the gate), all devices side by side, within
 //! one time budget.
 //!
-//! Today the list holds the conformance smoke only. Probes that can fault
-//! hardware are never in it; probes that cannot fault belong in it, as one
-//! more [`Check`] each.
+//! The list holds the conformance smoke and the leftover-LDS probe (plain
+//! LDS loads and stores: it cannot fault). Probes that can fault hardware
+//! are never in it; probes that cannot fault belong in it, as one more
+//! [`Check`] each.
 
 use serde::{Deserialize, Serialize};
 
@@ -36,26 +37,51 @@ pub struct Check {
 }
 
 /// The checks, in the order they run on each device.
-pub const CHECKS: &[Check] = &[Check {
-    name: "conformance-smoke",
-    what: "512 seeded conformance cases of every pattern and wave size the device runs, one \
+pub const CHECKS: &[Check] = &[
+    Check {
+        name: "conformance-smoke",
+        what: "512 seeded conformance cases of every pattern and wave size the device runs, one \
            launch each, judged against the model; failures kept as found (no minimization)",
-    args: &[
-        "run",
-        "--backend",
-        "hip",
-        "--cases",
-        "512",
-        "--seed",
-        GATE_SEED,
-        "--jobs",
-        "1",
-        "--minimize-budget",
-        "0s",
-        "--max-repros",
-        "1",
-    ],
-}];
+        args: &[
+            "run",
+            "--backend",
+            "hip",
+            "--cases",
+            "512",
+            "--seed",
+            GATE_SEED,
+            "--jobs",
+            "1",
+            "--minimize-budget",
+            "0s",
+            "--max-repros",
+            "1",
+        ],
+    },
+    Check {
+        name: "leftover-lds",
+        what:
+            "LDS one kernel leaves read by the next (LeftoverLocals, CVE-2023-4969): a fill kernel \
+           and a listener per code object, beside one conformance case",
+        args: &[
+            "run",
+            "--backend",
+            "hip",
+            "--cases",
+            "1",
+            "--pattern",
+            "uniform",
+            "--seed",
+            GATE_SEED,
+            "--jobs",
+            "1",
+            "--minimize-budget",
+            "0s",
+            "--probe",
+            "leftover-lds",
+        ],
+    },
+];
 
 /// One check on one device.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -845,6 +845,7 @@ pub(crate) mod tests {
             failed: 0,
             patterns: vec![],
             failures: vec![],
+            probes: Vec::new(),
             merged_from: vec![],
             verified_lane_ops: 0,
         }

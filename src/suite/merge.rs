@@ -327,6 +327,8 @@ pub fn merge(paths: &[PathBuf]) -> Result<Results, MergeError> {
             devices.into_iter().collect::<Vec<_>>().join(", ")
         );
     }
+    // Every shard runs the device probes it was asked for: all are kept.
+    merged.probes = loaded.iter().flat_map(|(_, r)| r.probes.clone()).collect();
     merged.cases_file = None;
     merged.merged_from = paths.iter().map(|p| p.display().to_string()).collect();
     Ok(merged)

@@ -4,8 +4,8 @@
 //! VU#446598, <https://kb.cert.org/vuls/id/446598>): a kernel fills its
 //! LDS with a marker, and a second kernel, launched after it, reads LDS it
 //! never wrote. A marker seen is a security finding: LDS one kernel left
-//! was readable by the next. The book's page `guide/probes.md` says what
-//! each verdict means.
+//! was readable by the next. The book's page `guide/conformance-runs.md`
+//! says what each verdict means.
 
 use std::time::Duration;
 

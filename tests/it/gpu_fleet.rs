@@ -206,7 +206,18 @@ fn the_gate_fails_the_node_with_the_faulty_gpu_named_and_passes_it_without() {
     let (code, v, text) = run(&[]);
     assert_eq!(code, 0, "{text}");
     assert_eq!(v["verdict"], "healthy");
-    assert_eq!(v["checks"], serde_json::json!(["conformance-smoke"]));
+    assert_eq!(
+        v["checks"],
+        serde_json::json!(["conformance-smoke", "leftover-lds"])
+    );
+
+    // A GPU that hands one kernel's LDS to the next fails the node too.
+    let (code, v, text) = run(&[("DSXOR_HIPSIM_LDS", "leftover")]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        v["reason"].as_str().unwrap().contains("leftover-lds"),
+        "{v}"
+    );
 
     // No GPU: environment.
     let (code, v, _) = run(&[("ROCR_VISIBLE_DEVICES", "")]);

@@ -336,6 +336,7 @@ fn options(dir: &Path, spec: SuiteSpec) -> RunOptions {
         },
         selection: "test double".into(),
         interactive: Some(false),
+        probes: Vec::new(),
     }
 }
 

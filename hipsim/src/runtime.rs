@@ -1141,7 +1141,7 @@ impl Stream {
             fault: rt
                 .config
                 .faulty(d.physical)
-                .then(|| rt.config.emu.fault.clone())
+                .then_some(rt.config.emu.fault)
                 .flatten(),
             lds_leftover: d.lds.clone(),
             ..rt.config.emu.clone()

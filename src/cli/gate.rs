@@ -254,6 +254,14 @@ pub(crate) fn cmd_gate(args: GateArgs) -> Outcome {
         std::thread::sleep(Duration::from_millis(20));
     }
     for d in &mut devices {
+        // In CHECKS order, whichever finished first: the verdict and its
+        // reason read the same on every node.
+        d.checks.sort_by_key(|c| {
+            CHECKS
+                .iter()
+                .position(|k| k.name == c.name)
+                .unwrap_or(usize::MAX)
+        });
         d.judge();
     }
     let v = GateVerdict::new(placement, devices, None, budget_ms, elapsed(started));

@@ -15,7 +15,7 @@ use dsxor::case::WaveSize;
 use dsxor::codeobj::{embedded, CodeObject};
 use sha2::{Digest, Sha256};
 
-const KERNELS: [&str; 10] = [
+const KERNELS: [&str; 12] = [
     "dsxor_conformance_off0",
     "dsxor_conformance_off8",
     "dsxor_conformance_off4096",
@@ -26,6 +26,8 @@ const KERNELS: [&str; 10] = [
     "dsxor_conformance_rounds_off65528",
     "dsxor_throughput_dep",
     "dsxor_throughput_indep",
+    dsxor::backend::conformance::FILL_KERNEL,
+    dsxor::backend::conformance::LISTEN_KERNEL,
 ];
 
 const CONFORMANCE: [(&str, u16); 4] = [

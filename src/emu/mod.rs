@@ -82,8 +82,8 @@ pub struct EmuConfig {
 /// RDNA3 ISA guide says nothing of its contents at allocation), and on an
 /// RX 7900 XT a kernel read about 5.5 MB per launch of what other kernels
 /// had left there (LeftoverLocals, CVE-2023-4969, CERT VU#446598,
-/// <https://kb.cert.org/vuls/id/446598>); AMD's mitigation clears it
-/// (AMD-SB-6010). `dsxor run --probe leftover-lds` tests a device for it.
+/// <https://kb.cert.org/vuls/id/446598>). `dsxor run --probe
+/// leftover-lds` tests a device for it.
 /// The other behaviour, `lds-leftover` ([`LdsLeftover`]), is one physical
 /// 64 KiB LDS per device that every workgroup gets in turn, as left by the
 /// workgroup before it, across launches: the leaky device the probe must

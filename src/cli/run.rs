@@ -264,19 +264,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
     .and_then(|s| s.with_modes(&modes))
     .map(|s| s.with_wgps(wgps))
     .map_err(bad_input)?;
-    // Before the cases: its lines are in the summary; a failed probe fails
-    // the run (exit 1) with the cases' verdicts still recorded.
-    let probe_records = if leftover_lds {
-        dsxor::suite::probe::leftover_lds(opened.device.as_mut(), seed, req.timeout).map_err(
-            |e| match e {
-                dsxor::backend::BackendError::Invalid(_) => bad_input(e),
-                e => environment(e),
-            },
-        )?
-    } else {
-        Vec::new()
-    };
-    let opts = dsxor::suite::run::RunOptions {
+    let mut opts = dsxor::suite::run::RunOptions {
         spec,
         out_dir: args.out.clone(),
         results_path: args.results.clone(),
@@ -289,8 +277,29 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         parameters,
         selection: opened.selection.reason.clone(),
         interactive: None,
-        probes: probe_records,
+        probes: Vec::new(),
     };
+    // Before the cases: its lines are in the summary; a failed probe fails
+    // the run (exit 1) with the cases' verdicts still recorded. A probe that
+    // cannot run stops the run with its `aborted` results, as a device that
+    // cannot open does.
+    if leftover_lds {
+        match dsxor::suite::probe::leftover_lds(opened.device.as_mut(), seed, req.timeout) {
+            Ok(records) => opts.probes = records,
+            Err(e) => {
+                let f = match e {
+                    dsxor::backend::BackendError::Invalid(_) => bad_input(e),
+                    e => environment(e),
+                };
+                let reason = format!("probe {}: {:#}", dsxor::suite::probe::LEFTOVER_LDS, f.error);
+                let info = opened.device.info().clone();
+                if let Err(e) = dsxor::suite::run::write_unstarted(&opts, info, &reason, f.code) {
+                    eprintln!("dsxor: error: cannot write the aborted results: {e}");
+                }
+                return Err(f);
+            }
+        }
+    }
     let judge = dsxor::suite::judge::ModelJudge::new(policy);
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())

@@ -81,19 +81,124 @@ pub(crate) struct RunArgs {
 }
 
 pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
-    use dsxor::gen::suite::{parse_pattern, parse_probe, SuiteSpec};
+    use dsxor::gen::suite::SuiteSpec;
     if args.json {
         json_mode("dsxor-run/1");
     }
+    let sel = selection(&args)?;
+    let policy = policy_of(&args.dev)?;
+    let waves = args.wave.iter().map(|&w| w.into()).collect();
+    let mut req = device_request(&args.dev, waves)?;
+    req.batch = args.batch;
+    dsxor::report::results::check_writable(Some(&args.out), args.junit.as_deref())
+        .map_err(bad_input)?;
+    dsxor::report::results::check_writable(None, args.results.as_deref()).map_err(bad_input)?;
+    let parameters = dsxor::report::results::Parameters {
+        timeout_ms: req.timeout.as_millis() as u64,
+        minimize_budget_ms: args.minimize_budget.as_millis() as u64,
+        fault: req.fault.as_ref().map(|f| f.to_string()),
+        interleave_seed: req.interleave_seed,
+        policy: policy.describe(),
+    };
+    // From here on the run writes an `aborted` results file whatever stops it.
+    dsxor::suite::stop::watch_signals().map_err(environment)?;
+    let mut opened = match open_device(&req) {
+        Ok(o) => o,
+        Err(f) if f.code == dsxor::exit::ENVIRONMENT => {
+            return unopened(&args, &sel, &req, parameters, f)
+        }
+        Err(f) => return Err(f),
+    };
+    // The kernels decide the modes (the request ∩ what they offer).
+    let modes = dsxor::suite::device::modes_for(opened.device.kernel_objects(), &sel.modes)
+        .map_err(|e| bad_input(anyhow::anyhow!(e)))?;
+    let wgps = dsxor::suite::device::wgps_for(opened.device.info());
+    let cases = cases_for(&args, &sel, &opened.selection.waves, &modes, wgps)?;
+    // The device decides the wave sizes (the request ∩ what it and the kernels offer).
+    let spec = SuiteSpec::new(
+        sel.seed,
+        cases,
+        &sel.patterns,
+        &sel.probes,
+        &opened.selection.waves,
+        sel.shard,
+    )
+    .and_then(|s| s.with_modes(&modes))
+    .map(|s| s.with_wgps(wgps))
+    .map_err(bad_input)?;
+    let mut opts = dsxor::suite::run::RunOptions {
+        spec,
+        out_dir: args.out.clone(),
+        results_path: args.results.clone(),
+        junit: args.junit.clone(),
+        minimize: dsxor::gen::minimize::Budget {
+            time: args.minimize_budget,
+            ..Default::default()
+        },
+        max_repros: args.max_repros,
+        parameters,
+        selection: opened.selection.reason.clone(),
+        interactive: None,
+        probes: Vec::new(),
+    };
+    if sel.leftover_lds {
+        opts.probes = leftover_probe(&mut opened, sel.seed, req.timeout, &opts)?;
+    }
+    let judge = dsxor::suite::judge::ModelJudge::new(policy);
+    let workers = workers_for(args.jobs, &opened, policy)?;
+    let out = dsxor::suite::run::run_suite_with(opened.device.as_mut(), &judge, &opts, workers)
+        // The paths were checked before the first case: a write failing now
+        // is the machine's trouble (a full disk), not the user's input;
+        // conformance failures found before it still decide the code.
+        .map_err(|e| {
+            let code = if e.failures_found() > 0 {
+                dsxor::exit::FAIL
+            } else if e.is_refusal() {
+                // A path refused only when written (a FIFO whose reader
+                // went away): still the user's path.
+                dsxor::exit::USAGE
+            } else {
+                dsxor::exit::ENVIRONMENT
+            };
+            Failure {
+                code,
+                error: e.into(),
+            }
+        })?;
+    if let Some(reason) = &out.results.abort_reason {
+        eprintln!("dsxor: run aborted: {reason}");
+    }
+    let claim = state_claim(&args, &out);
+    if args.json {
+        run_json(&out, claim.as_deref(), args.junit.as_deref());
+    }
+    Ok(out.exit_code)
+}
+
+/// What `run`'s flags select, refused before anything runs where it
+/// cannot make a run (each would otherwise be found late, or pass a run
+/// that checked nothing).
+struct Selection {
+    patterns: Vec<dsxor::gen::Pattern>,
+    /// The probes that are case families.
+    probes: Vec<dsxor::gen::Pattern>,
+    /// `--probe leftover-lds`: kernels of its own (`suite::probe`).
+    leftover_lds: bool,
+    modes: Vec<dsxor::case::Mode>,
+    shard: dsxor::gen::suite::Shard,
+    seed: u64,
+    /// `--rate`: the contended lane-ops the claim needs.
+    needed: Option<u64>,
+}
+
+fn selection(args: &RunArgs) -> Result<Selection, Failure> {
+    use dsxor::gen::suite::{parse_pattern, parse_probe};
     let patterns = args
         .pattern
         .iter()
         .map(|p| parse_pattern(&value_name(p)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(bad_input)?;
-    // leftover-lds runs kernels of its own (suite::probe); the others are
-    // case families.
-    let leftover_lds = args.probe.contains(&ProbeArg::LeftoverLds);
     let probes = args
         .probe
         .iter()
@@ -101,15 +206,11 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         .map(|p| parse_probe(&value_name(p)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(bad_input)?;
-    let waves = args.wave.iter().map(|&w| w.into()).collect();
-    let modes: Vec<dsxor::case::Mode> = args.mode.iter().map(|&m| m.into()).collect();
     let shard = shard_of(
         args.shard.as_deref(),
         std::env::var("SHARD_INDEX").ok().as_deref(),
         std::env::var("TOTAL_SHARDS").ok().as_deref(),
     )?;
-    // Refused before anything runs (each would otherwise be found late, or
-    // pass a run that checked nothing).
     if args.cases == Some(0) {
         return Err(bad_input(anyhow::anyhow!(
             "--cases 0: a run that checks no case cannot pass; give at least 1"
@@ -132,8 +233,6 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         }
         None => rand::random::<u64>(),
     };
-    let policy = policy_of(&args.dev)?;
-    let minimize_time = args.minimize_budget;
     use dsxor::gen::odds;
     if !(args.confidence > 0.0 && args.confidence < 1.0) {
         return Err(bad_input(odds::OddsError::Confidence(args.confidence)));
@@ -142,170 +241,154 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         Some(r) => Some(odds::events_needed(r, args.confidence).map_err(bad_input)?),
         None => None,
     };
-    let mut req = device_request(&args.dev, waves)?;
-    req.batch = args.batch;
-    dsxor::report::results::check_writable(Some(&args.out), args.junit.as_deref())
-        .map_err(bad_input)?;
-    dsxor::report::results::check_writable(None, args.results.as_deref()).map_err(bad_input)?;
-    let parameters = dsxor::report::results::Parameters {
-        timeout_ms: req.timeout.as_millis() as u64,
-        minimize_budget_ms: minimize_time.as_millis() as u64,
-        fault: req.fault.as_ref().map(|f| f.to_string()),
-        interleave_seed: req.interleave_seed,
-        policy: policy.describe(),
-    };
-    // From here on the run writes an `aborted` results file whatever stops it.
-    dsxor::suite::stop::watch_signals().map_err(environment)?;
-    let mut opened = match open_device(&req) {
-        Ok(o) => o,
-        Err(f) if f.code == dsxor::exit::ENVIRONMENT => {
-            let spec = SuiteSpec::new(
-                seed,
-                args.cases.unwrap_or(dsxor::gen::suite::DEFAULT_CASES),
-                &patterns,
-                &probes,
-                &req.waves,
-                shard,
-            )
-            .and_then(|s| s.with_modes(&modes))
-            .map_err(bad_input)?;
-            let reason = format!("{:#}", f.error);
-            let opts = dsxor::suite::run::RunOptions {
-                spec,
-                out_dir: args.out.clone(),
-                results_path: args.results.clone(),
-                junit: args.junit.clone(),
-                minimize: dsxor::gen::minimize::Budget::default(),
-                max_repros: args.max_repros,
-                parameters,
-                selection: reason.clone(),
-                interactive: None,
-                probes: Vec::new(),
-            };
-            let backend = match req.choice {
-                dsxor::backend::select::BackendChoice::Emu => dsxor::backend::BackendKind::Emu,
-                _ => dsxor::backend::BackendKind::Hip,
-            };
-            let info = dsxor::backend::DeviceInfo {
-                backend,
-                name: "none (no device opened)".into(),
-                target_id: "unknown".into(),
-                wave_sizes: Vec::new(),
-                compute_units: 0,
-                clock_khz: None,
-                lds_per_block: 0,
-                runtime_version: None,
-                driver_version: None,
-                pci_bus_id: None,
-                uuid: None,
-                placement: Some(Box::new(dsxor::backend::Placement::current())),
-            };
-            match dsxor::suite::run::write_unstarted(&opts, info, &reason, f.code) {
-                Ok(out) if args.json => {
-                    eprintln!("dsxor: error: {:#}", f.error);
-                    run_json(&out, None, args.junit.as_deref());
-                    return Ok(f.code);
-                }
-                Ok(_) => {}
-                Err(e) => eprintln!("dsxor: error: cannot write the aborted results: {e}"),
-            }
-            return Err(f);
-        }
-        Err(f) => return Err(f),
-    };
-    // The kernels decide the modes (the request ∩ what they offer).
-    let modes = dsxor::suite::device::modes_for(opened.device.kernel_objects(), &modes)
-        .map_err(|e| bad_input(anyhow::anyhow!(e)))?;
-    let wgps = dsxor::suite::device::wgps_for(opened.device.info());
-    let cases = match needed {
-        None => args.cases.unwrap_or(dsxor::gen::suite::DEFAULT_CASES),
-        Some(events) => {
-            let sample = SuiteSpec::new(
-                seed,
-                3600,
-                &patterns,
-                &probes,
-                &opened.selection.waves,
-                shard,
-            )
-            .and_then(|s| s.with_modes(&modes))
-            .map(|s| s.with_wgps(wgps))
-            .map_err(bad_input)?;
-            let cases = odds::cases_for_events(&sample, events).ok_or_else(|| {
-                bad_input(anyhow::anyhow!(
-                    "--rate: the selected patterns have no contended lane-op; no run length shows such a fault"
-                ))
-            })?;
-            if cases == u64::MAX {
-                return Err(bad_input(anyhow::anyhow!(
-                    "--rate {:e}: the claim needs {events} contended lane-ops, more cases than a \
-                     run can count at this selection's mean; choose a larger rate",
-                    args.rate.unwrap_or(1.0)
-                )));
-            }
-            eprintln!(
-                "dsxor: sized to the claim: a fault hitting {} contended lane-ops shows with \
-                 probability {} in {events} of them: about {cases} cases of this selection",
-                odds::one_in(args.rate.unwrap_or(1.0)),
-                args.confidence
-            );
-            cases
-        }
-    };
-    // The device decides the wave sizes (the request ∩ what it and the kernels offer).
-    let spec = SuiteSpec::new(
-        seed,
-        cases,
-        &patterns,
-        &probes,
-        &opened.selection.waves,
+    Ok(Selection {
+        patterns,
+        probes,
+        leftover_lds: args.probe.contains(&ProbeArg::LeftoverLds),
+        modes: args.mode.iter().map(|&m| m.into()).collect(),
         shard,
+        seed,
+        needed,
+    })
+}
+
+/// No device could be opened (environment, `f`): the run still writes its
+/// `aborted` results file, case stream and JUnit, naming the device asked
+/// for, then fails with `f`.
+fn unopened(
+    args: &RunArgs,
+    sel: &Selection,
+    req: &dsxor::suite::device::DeviceRequest,
+    parameters: dsxor::report::results::Parameters,
+    f: Failure,
+) -> Outcome {
+    let spec = dsxor::gen::suite::SuiteSpec::new(
+        sel.seed,
+        args.cases.unwrap_or(dsxor::gen::suite::DEFAULT_CASES),
+        &sel.patterns,
+        &sel.probes,
+        &req.waves,
+        sel.shard,
     )
-    .and_then(|s| s.with_modes(&modes))
-    .map(|s| s.with_wgps(wgps))
+    .and_then(|s| s.with_modes(&sel.modes))
     .map_err(bad_input)?;
-    let mut opts = dsxor::suite::run::RunOptions {
+    let reason = format!("{:#}", f.error);
+    let opts = dsxor::suite::run::RunOptions {
         spec,
         out_dir: args.out.clone(),
         results_path: args.results.clone(),
         junit: args.junit.clone(),
-        minimize: dsxor::gen::minimize::Budget {
-            time: minimize_time,
-            ..Default::default()
-        },
+        minimize: dsxor::gen::minimize::Budget::default(),
         max_repros: args.max_repros,
         parameters,
-        selection: opened.selection.reason.clone(),
+        selection: reason.clone(),
         interactive: None,
         probes: Vec::new(),
     };
-    // Before the cases: its lines are in the summary; a failed probe fails
-    // the run (exit 1) with the cases' verdicts still recorded. A probe that
-    // cannot run stops the run with its `aborted` results, as a device that
-    // cannot open does.
-    if leftover_lds {
-        match dsxor::suite::probe::leftover_lds(opened.device.as_mut(), seed, req.timeout) {
-            Ok(records) => opts.probes = records,
-            Err(e) => {
-                let f = match e {
-                    dsxor::backend::BackendError::Invalid(_) => bad_input(e),
-                    e => environment(e),
-                };
-                let reason = format!("probe {}: {:#}", dsxor::suite::probe::LEFTOVER_LDS, f.error);
-                let info = opened.device.info().clone();
-                if let Err(e) = dsxor::suite::run::write_unstarted(&opts, info, &reason, f.code) {
-                    eprintln!("dsxor: error: cannot write the aborted results: {e}");
-                }
-                return Err(f);
-            }
+    let backend = match req.choice {
+        dsxor::backend::select::BackendChoice::Emu => dsxor::backend::BackendKind::Emu,
+        _ => dsxor::backend::BackendKind::Hip,
+    };
+    let info = dsxor::backend::DeviceInfo {
+        backend,
+        name: "none (no device opened)".into(),
+        target_id: "unknown".into(),
+        wave_sizes: Vec::new(),
+        compute_units: 0,
+        clock_khz: None,
+        lds_per_block: 0,
+        runtime_version: None,
+        driver_version: None,
+        pci_bus_id: None,
+        uuid: None,
+        placement: Some(Box::new(dsxor::backend::Placement::current())),
+    };
+    match dsxor::suite::run::write_unstarted(&opts, info, &reason, f.code) {
+        Ok(out) if args.json => {
+            eprintln!("dsxor: error: {:#}", f.error);
+            run_json(&out, None, args.junit.as_deref());
+            return Ok(f.code);
         }
+        Ok(_) => {}
+        Err(e) => eprintln!("dsxor: error: cannot write the aborted results: {e}"),
     }
-    let judge = dsxor::suite::judge::ModelJudge::new(policy);
+    Err(f)
+}
+
+/// The run's case count: `--cases`, the default, or as many as `--rate`'s
+/// claim needs at this selection's mean contention.
+fn cases_for(
+    args: &RunArgs,
+    sel: &Selection,
+    waves: &[dsxor::case::WaveSize],
+    modes: &[dsxor::case::Mode],
+    wgps: u32,
+) -> Result<u64, Failure> {
+    use dsxor::gen::{odds, suite::SuiteSpec};
+    let Some(events) = sel.needed else {
+        return Ok(args.cases.unwrap_or(dsxor::gen::suite::DEFAULT_CASES));
+    };
+    let sample = SuiteSpec::new(sel.seed, 3600, &sel.patterns, &sel.probes, waves, sel.shard)
+        .and_then(|s| s.with_modes(modes))
+        .map(|s| s.with_wgps(wgps))
+        .map_err(bad_input)?;
+    let cases = odds::cases_for_events(&sample, events).ok_or_else(|| {
+        bad_input(anyhow::anyhow!(
+            "--rate: the selected patterns have no contended lane-op; no run length shows such a fault"
+        ))
+    })?;
+    if cases == u64::MAX {
+        return Err(bad_input(anyhow::anyhow!(
+            "--rate {:e}: the claim needs {events} contended lane-ops, more cases than a \
+             run can count at this selection's mean; choose a larger rate",
+            args.rate.unwrap_or(1.0)
+        )));
+    }
+    eprintln!(
+        "dsxor: sized to the claim: a fault hitting {} contended lane-ops shows with \
+         probability {} in {events} of them: about {cases} cases of this selection",
+        odds::one_in(args.rate.unwrap_or(1.0)),
+        args.confidence
+    );
+    Ok(cases)
+}
+
+/// `--probe leftover-lds`, before the cases: its lines are in the
+/// summary; a failed probe fails the run (exit 1) with the cases' verdicts
+/// still recorded. A probe that cannot run stops the run with its
+/// `aborted` results, as a device that cannot open does.
+fn leftover_probe(
+    opened: &mut dsxor::suite::device::Opened,
+    seed: u64,
+    timeout: std::time::Duration,
+    opts: &dsxor::suite::run::RunOptions,
+) -> Result<Vec<dsxor::report::results::ProbeRecord>, Failure> {
+    dsxor::suite::probe::leftover_lds(opened.device.as_mut(), seed, timeout).map_err(|e| {
+        let f = match e {
+            dsxor::backend::BackendError::Invalid(_) => bad_input(e),
+            e => environment(e),
+        };
+        let reason = format!("probe {}: {:#}", dsxor::suite::probe::LEFTOVER_LDS, f.error);
+        let info = opened.device.info().clone();
+        if let Err(e) = dsxor::suite::run::write_unstarted(opts, info, &reason, f.code) {
+            eprintln!("dsxor: error: cannot write the aborted results: {e}");
+        }
+        f
+    })
+}
+
+/// The devices that run cases side by side (`--jobs`); none: the opened
+/// device runs everything.
+fn workers_for(
+    jobs: Option<usize>,
+    opened: &dsxor::suite::device::Opened,
+    policy: dsxor::model::Policy,
+) -> Result<Vec<dsxor::suite::run::Worker>, Failure> {
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
     let hip_devices = opened.hip_devices();
-    let jobs = match args.jobs {
+    let jobs = match jobs {
         // Each software-device job holds a whole device: more jobs than
         // cores only costs memory (--jobs 100000 took 4 GB before its first
         // case). HIP jobs are worker processes sharing the visible devices.
@@ -331,14 +414,14 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         eprintln!(
             "dsxor: running cases on {} {} side by side",
             devices.len(),
-            if opened.hip_devices() > 0 {
+            if hip_devices > 0 {
                 "HIP worker processes"
             } else {
                 "software devices"
             }
         );
     }
-    let workers: Vec<dsxor::suite::run::Worker> = devices
+    Ok(devices
         .into_iter()
         .map(|d| {
             (
@@ -347,45 +430,24 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
                     as Box<dyn dsxor::suite::Judge + Send>,
             )
         })
-        .collect();
-    let out = dsxor::suite::run::run_suite_with(opened.device.as_mut(), &judge, &opts, workers)
-        // The paths were checked before the first case: a write failing now
-        // is the machine's trouble (a full disk), not the user's input;
-        // conformance failures found before it still decide the code.
-        .map_err(|e| {
-            let code = if e.failures_found() > 0 {
-                dsxor::exit::FAIL
-            } else if e.is_refusal() {
-                // A path refused only when written (a FIFO whose reader
-                // went away): still the user's path.
-                dsxor::exit::USAGE
-            } else {
-                dsxor::exit::ENVIRONMENT
-            };
-            Failure {
-                code,
-                error: e.into(),
-            }
-        })?;
-    if let Some(reason) = &out.results.abort_reason {
-        eprintln!("dsxor: run aborted: {reason}");
-    }
+        .collect())
+}
+
+/// A passing run's claim (what fault rate it rules out), printed; None
+/// when the run did not pass.
+fn state_claim(args: &RunArgs, out: &dsxor::suite::run::RunOutcome) -> Option<String> {
+    use dsxor::gen::odds;
     let claim = (out.exit_code == dsxor::exit::PASS)
-        .then(|| odds::pass_statement(out.contended_lane_ops, args.confidence));
-    if let Some(claim) = &claim {
-        outln!("{claim}");
-        if let Some(r) = args.rate {
-            outln!(
-                "claim: a fault hitting {} contended lane-ops would have shown with probability {:.4}",
-                odds::one_in(r),
-                odds::detection_probability(r, out.contended_lane_ops)
-            );
-        }
+        .then(|| odds::pass_statement(out.contended_lane_ops, args.confidence))?;
+    outln!("{claim}");
+    if let Some(r) = args.rate {
+        outln!(
+            "claim: a fault hitting {} contended lane-ops would have shown with probability {:.4}",
+            odds::one_in(r),
+            odds::detection_probability(r, out.contended_lane_ops)
+        );
     }
-    if args.json {
-        run_json(&out, claim.as_deref(), args.junit.as_deref());
-    }
-    Ok(out.exit_code)
+    Some(claim)
 }
 
 /// clap value parser of `--batch`: 1 (one case per launch) to

@@ -64,106 +64,20 @@ pub(crate) struct BenchArgs {
 }
 
 pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
-    use dsxor::backend::select::{select, BackendChoice, HipView};
-    use dsxor::backend::{emu::EmuBackend, hip::HipBackend, Backend, BackendError};
     use dsxor::bench::run::Provenance;
-    use dsxor::bench::{run_bench, KernelObject, Settings};
-    use dsxor::case::WaveSize;
-    use dsxor::codeobj::embedded::find_embedded;
+    use dsxor::bench::run_bench;
     use dsxor::report::bench_record::Rate;
     use dsxor::report::svg::si;
 
     if args.json {
         json_mode("dsxor-bench/1");
     }
-    let choice: BackendChoice = args.backend.into();
-    let waves: Vec<WaveSize> = args.wave.iter().map(|&w| w.into()).collect();
-    let timeout = args.timeout;
-    let fault = match &args.fault {
-        Some(name) => Some(name.parse::<dsxor::emu::FaultSpec>().map_err(bad_input)?),
-        None => None,
-    };
-    if fault.is_some() && choice != BackendChoice::Emu {
-        return Err(bad_input(anyhow::anyhow!("--fault needs --backend emu")));
-    }
-    let mut settings = Settings::new(args.quick);
-    settings.seed = parse_seed(&args.seed)?;
-    if let Some(r) = args.reps {
-        settings.reps = r;
-    }
-    if let Some(w) = args.warmup {
-        settings.warmup = w;
-    }
-    if let Some(i) = args.iters {
-        if i < 4 || i % 4 != 0 {
-            return Err(bad_input(anyhow::anyhow!(
-                "--iters must be a positive multiple of 4, not {i}"
-            )));
-        }
-        settings.iters_indep = i;
-        settings.iters_dep = i - 1;
-    }
-    if let Some(n) = args.workgroups_per_cu {
-        settings.workgroups_per_cu = n;
-    }
-    if let Some(n) = args.lanes_per_group {
-        settings.lanes_per_group = n;
-    }
-    settings.filter = args.filter.clone();
-    settings.validate().map_err(bad_input)?;
+    let mut settings = settings_of(&args)?;
     // Before the first launch: an --out that cannot take the record would
     // otherwise be found after every run was measured.
     dsxor::report::results::check_writable(Some(&args.out), None).map_err(bad_input)?;
-
-    // Probe HIP once (unless the software device was asked for), select.
-    let probe = (choice != BackendChoice::Emu).then(dsxor::hip::probe);
-    let view = probe.as_ref().map(HipView::from_probe);
-    let selection = select(choice, view.as_ref(), &waves, args.device, |p, w| {
-        find_embedded(p, w).is_some()
-    })
-    .map_err(environment)?;
-    if args.require_gpu {
-        dsxor::backend::select::require_hardware(&selection, view.as_ref()).map_err(environment)?;
-    }
-    eprintln!("dsxor: {}", selection.reason);
-    let backend_err = |e: BackendError| {
-        if e.is_bad_input() {
-            bad_input(e)
-        } else {
-            environment(e)
-        }
-    };
-    let mut backend: Box<dyn Backend> = match (selection.hip_device, &probe) {
-        (Some(index), Some(Ok(report))) => {
-            Box::new(HipBackend::from_report(report, Some(index)).map_err(backend_err)?)
-        }
-        (Some(index), _) => Box::new(HipBackend::open(Some(index)).map_err(backend_err)?),
-        (None, _) => Box::new(
-            EmuBackend::new(dsxor::emu::EmuConfig {
-                fault,
-                ..Default::default()
-            })
-            .map_err(backend_err)?,
-        ),
-    };
-    let objects: Vec<KernelObject> = selection
-        .waves
-        .iter()
-        .filter_map(|&w| find_embedded(&selection.target, w))
-        .map(|o| KernelObject {
-            target: o.target.to_string(),
-            wave: o.wave,
-            origin: o.origin.name().to_string(),
-            source: format!("embedded:{}", o.file_name),
-            compiler: Some(o.compiler.to_string()),
-            // As its throughput kernel's descriptor states.
-            mode: dsxor::codeobj::CodeObject::parse(o.bytes)
-                .ok()
-                .and_then(|co| co.mode_of("dsxor_throughput_dep"))
-                .unwrap_or_default(),
-            bytes: o.bytes,
-        })
-        .collect();
+    let (mut backend, selection) = open_bench_device(&args)?;
+    let objects = throughput_objects(&selection);
     settings.waves = objects.iter().map(|o| o.wave).collect();
     let emulated = backend.info().backend == dsxor::backend::BackendKind::Emu;
     let unit = if emulated {
@@ -182,7 +96,7 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
     let provenance = Provenance {
         command: std::env::args().collect(),
         selection: selection.reason.clone(),
-        timeout: Some(timeout),
+        timeout: Some(args.timeout),
     };
     let record = run_bench(
         backend.as_mut(),
@@ -216,6 +130,124 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
             bad_input(e)
         }
     })?;
+    report_bench(&args, &record)
+}
+
+/// The bench's settings from its flags (`--quick`, then each override).
+fn settings_of(args: &BenchArgs) -> Result<dsxor::bench::Settings, Failure> {
+    let mut settings = dsxor::bench::Settings::new(args.quick);
+    settings.seed = parse_seed(&args.seed)?;
+    if let Some(r) = args.reps {
+        settings.reps = r;
+    }
+    if let Some(w) = args.warmup {
+        settings.warmup = w;
+    }
+    if let Some(i) = args.iters {
+        if i < 4 || i % 4 != 0 {
+            return Err(bad_input(anyhow::anyhow!(
+                "--iters must be a positive multiple of 4, not {i}"
+            )));
+        }
+        settings.iters_indep = i;
+        settings.iters_dep = i - 1;
+    }
+    if let Some(n) = args.workgroups_per_cu {
+        settings.workgroups_per_cu = n;
+    }
+    if let Some(n) = args.lanes_per_group {
+        settings.lanes_per_group = n;
+    }
+    settings.filter = args.filter.clone();
+    settings.validate().map_err(bad_input)?;
+    Ok(settings)
+}
+
+/// The device the bench runs on (HIP probed once unless the software
+/// device was asked for) and why it was chosen.
+fn open_bench_device(
+    args: &BenchArgs,
+) -> Result<
+    (
+        Box<dyn dsxor::backend::Backend>,
+        dsxor::backend::select::Selection,
+    ),
+    Failure,
+> {
+    use dsxor::backend::select::{select, BackendChoice, HipView};
+    use dsxor::backend::{emu::EmuBackend, hip::HipBackend, Backend, BackendError};
+    use dsxor::case::WaveSize;
+    use dsxor::codeobj::embedded::find_embedded;
+    let choice: BackendChoice = args.backend.into();
+    let waves: Vec<WaveSize> = args.wave.iter().map(|&w| w.into()).collect();
+    let fault = match &args.fault {
+        Some(name) => Some(name.parse::<dsxor::emu::FaultSpec>().map_err(bad_input)?),
+        None => None,
+    };
+    if fault.is_some() && choice != BackendChoice::Emu {
+        return Err(bad_input(anyhow::anyhow!("--fault needs --backend emu")));
+    }
+    let probe = (choice != BackendChoice::Emu).then(dsxor::hip::probe);
+    let view = probe.as_ref().map(HipView::from_probe);
+    let selection = select(choice, view.as_ref(), &waves, args.device, |p, w| {
+        find_embedded(p, w).is_some()
+    })
+    .map_err(environment)?;
+    if args.require_gpu {
+        dsxor::backend::select::require_hardware(&selection, view.as_ref()).map_err(environment)?;
+    }
+    eprintln!("dsxor: {}", selection.reason);
+    let backend_err = |e: BackendError| {
+        if e.is_bad_input() {
+            bad_input(e)
+        } else {
+            environment(e)
+        }
+    };
+    let backend: Box<dyn Backend> = match (selection.hip_device, &probe) {
+        (Some(index), Some(Ok(report))) => {
+            Box::new(HipBackend::from_report(report, Some(index)).map_err(backend_err)?)
+        }
+        (Some(index), _) => Box::new(HipBackend::open(Some(index)).map_err(backend_err)?),
+        (None, _) => Box::new(
+            EmuBackend::new(dsxor::emu::EmuConfig {
+                fault,
+                ..Default::default()
+            })
+            .map_err(backend_err)?,
+        ),
+    };
+    Ok((backend, selection))
+}
+
+/// The embedded objects holding the throughput kernels, one per selected
+/// wave size, each with the mode its kernel's descriptor states.
+fn throughput_objects(
+    selection: &dsxor::backend::select::Selection,
+) -> Vec<dsxor::bench::KernelObject<'static>> {
+    selection
+        .waves
+        .iter()
+        .filter_map(|&w| dsxor::codeobj::embedded::find_embedded(&selection.target, w))
+        .map(|o| dsxor::bench::KernelObject {
+            target: o.target.to_string(),
+            wave: o.wave,
+            origin: o.origin.name().to_string(),
+            source: format!("embedded:{}", o.file_name),
+            compiler: Some(o.compiler.to_string()),
+            mode: dsxor::codeobj::CodeObject::parse(o.bytes)
+                .ok()
+                .and_then(|co| co.mode_of("dsxor_throughput_dep"))
+                .unwrap_or_default(),
+            bytes: o.bytes,
+        })
+        .collect()
+}
+
+/// The ceiling, skipped runs and verdict on the console, the record
+/// written, `--json`'s summary; the exit code.
+fn report_bench(args: &BenchArgs, record: &dsxor::report::bench_record::BenchRecord) -> Outcome {
+    use dsxor::report::svg::si;
     match &record.ceiling {
         Some(c) => outln!(
             "ceiling: {} lane-ops/s = {} CUs x {} kHz x {} lanes/clock/CU\n  {}\n  sources: {}",

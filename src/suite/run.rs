@@ -15,7 +15,7 @@ use crate::backend::BackendError;
 use crate::case::{Case, WaveSize};
 use crate::exit;
 use crate::gen::minimize::{minimize_until, Budget, MinimizeStats};
-use crate::gen::{case_digest, Generated, Pattern, SuiteSpec};
+use crate::gen::{case_digest, CaseId, Generated, Pattern, SuiteSpec};
 use crate::report::console::{summary_table, Progress};
 use crate::report::junit::write_junit;
 use crate::report::results::{
@@ -497,10 +497,12 @@ fn run_plan(
     ));
 
     let mut cells: Vec<Cell> = Vec::new();
-    let mut failures = Vec::new();
-    let mut repros = Vec::new();
-    let mut minimized: HashMap<(Pattern, WaveSize, crate::case::Mode, String), u64> =
-        HashMap::new();
+    let mut findings = Findings {
+        info: info.clone(),
+        failures: Vec::new(),
+        repros: Vec::new(),
+        minimized: HashMap::new(),
+    };
     let mut abort: Option<Abort> = None;
     let mut contended_lane_ops = 0u64;
     let mut verified_lane_ops = 0u64;
@@ -578,36 +580,13 @@ fn run_plan(
             }
         };
         contended_lane_ops += facts.contended_lane_ops;
-        let device_us = match &outcome {
-            DeviceOutcome::Completed { device_us, .. } => *device_us,
-            _ => 0,
-        };
-        let recorded = writer.record(&CaseRecord {
-            index: planned.index,
-            pattern: id.pattern,
-            variant: variant.clone(),
-            wave: id.wave,
-            mode: id.mode,
-            ordinal: id.ordinal,
-            groups: case.geometry.groups,
-            waves_per_group: case.geometry.waves_per_group,
-            active_lanes: facts.active_lanes,
-            lds_bytes: case.lds_bytes,
-            offset: case.offset,
-            rounds: facts.rounds,
-            case_digest: facts.case_digest.clone(),
-            outcome: outcome.name().to_string(),
-            passed: judgement.passed,
-            kind: judgement.kind.clone(),
-            summary: if judgement.passed {
-                String::new()
-            } else {
-                judgement.summary.clone()
-            },
-            notes: judgement.notes.clone(),
-            halves_split: judgement.halves_split,
-            device_us,
-        });
+        let recorded = writer.record(&case_record(
+            planned.index,
+            (&id, &variant, &case),
+            &facts,
+            &outcome,
+            &judgement,
+        ));
         if let Err(e) = recorded {
             abort = Some(Abort {
                 code: exit::ENVIRONMENT,
@@ -635,13 +614,84 @@ fn run_plan(
 
         // A failure: shrink it on this device, then write its repro — if it
         // is the first of its kind in its cell and the cap allows.
+        let failure = Failure {
+            index: planned.index,
+            id,
+            variant,
+            case,
+            facts,
+            outcome,
+            judgement,
+        };
+        if let Some(a) = findings.add(device, judge, opts, &writer, &mut progress, failure) {
+            abort = Some(a);
+            break;
+        }
+    }
+    finish_cell(&mut progress, cells.last_mut());
+    progress.finish();
+
+    let counts = Counts {
+        patterns: cells.into_iter().map(|c| c.counts).collect(),
+        verified_lane_ops,
+        contended_lane_ops,
+    };
+    let times = (started_at, started);
+    finish_run(opts, writer, env, times, counts, findings, abort)
+}
+
+/// One failed case, as `run_plan` hands it to [`Findings::add`].
+struct Failure {
+    index: u64,
+    id: CaseId,
+    variant: String,
+    case: Case,
+    facts: Facts,
+    outcome: DeviceOutcome,
+    judgement: Judgement,
+}
+
+/// The run's failures so far, the repro files written, and the first
+/// failure of each (pattern, wave, mode, kind), which later ones point to.
+struct Findings {
+    /// The device the repros name.
+    info: crate::backend::DeviceInfo,
+    failures: Vec<FailureRecord>,
+    repros: Vec<PathBuf>,
+    minimized: HashMap<(Pattern, WaveSize, crate::case::Mode, String), u64>,
+}
+
+impl Findings {
+    /// Record a failure; the first of its kind in its cell (while the
+    /// repro cap allows) is shrunk on `device` and written as a repro
+    /// file. Some: what stops the run (the repro cannot be written, or the
+    /// device failed while shrinking).
+    fn add(
+        &mut self,
+        device: &mut dyn CaseDevice,
+        judge: &dyn Judge,
+        opts: &RunOptions,
+        writer: &ResultsWriter,
+        progress: &mut Progress,
+        f: Failure,
+    ) -> Option<Abort> {
+        let spec = &opts.spec;
+        let Failure {
+            index,
+            id,
+            variant,
+            case,
+            facts,
+            outcome,
+            judgement,
+        } = f;
         let kind = judgement.kind.clone().unwrap_or_else(|| "unknown".into());
         let key = (id.pattern, id.wave, id.mode, kind.clone());
-        let same_kind_as = minimized.get(&key).copied();
-        if same_kind_as.is_some() || repros.len() >= opts.max_repros {
+        let same_kind_as = self.minimized.get(&key).copied();
+        if same_kind_as.is_some() || self.repros.len() >= opts.max_repros {
             let active = facts.active_lanes;
-            failures.push(FailureRecord {
-                index: planned.index,
+            self.failures.push(FailureRecord {
+                index,
                 pattern: id.pattern,
                 variant,
                 wave: id.wave,
@@ -655,12 +705,12 @@ fn run_plan(
                 active_lanes_before: active,
                 active_lanes_after: active,
             });
-            continue;
+            return None;
         }
-        minimized.insert(key, planned.index);
+        self.minimized.insert(key, index);
         progress.println(&format!(
             "FAIL case {} ({}/{} wave{} {} mode #{}): {kind}: {} — minimizing",
-            planned.index,
+            index,
             id.pattern,
             variant,
             id.wave.lanes(),
@@ -681,19 +731,18 @@ fn run_plan(
             shrunk.case.clone(),
             &shrunk.judgement,
             shrunk.outcome.clone(),
-            info.clone(),
+            self.info.clone(),
             kernel,
             judge.policy(),
             shrunk.stats.clone(),
         );
         repro.fault = opts.parameters.fault.clone();
-        let path = repro_path(writer.dir(), writer.stem(), planned.index);
+        let path = repro_path(writer.dir(), writer.stem(), index);
         if let Err(e) = repro.write(&path) {
-            abort = Some(Abort {
+            return Some(Abort {
                 code: exit::ENVIRONMENT,
                 reason: e.to_string(),
             });
-            break;
         }
         let after = shrunk.case.lanes.iter().filter(|l| l.active).count();
         progress.println(&format!(
@@ -706,8 +755,8 @@ fn run_plan(
             if shrunk.stats.budget_exhausted { ", budget exhausted" } else { "" },
             path.display()
         ));
-        failures.push(FailureRecord {
-            index: planned.index,
+        self.failures.push(FailureRecord {
+            index,
             pattern: id.pattern,
             variant,
             wave: id.wave,
@@ -721,16 +770,77 @@ fn run_plan(
             active_lanes_before: case.lanes.iter().filter(|l| l.active).count(),
             active_lanes_after: after,
         });
-        repros.push(path);
-        if let Some(e) = env_error {
-            abort = Some(abort_from(&e));
-            break;
-        }
+        self.repros.push(path);
+        env_error.map(|e| abort_from(&e))
     }
-    finish_cell(&mut progress, cells.last_mut());
-    progress.finish();
+}
 
-    let patterns: Vec<PatternCounts> = cells.into_iter().map(|c| c.counts).collect();
+/// A case's line in the case stream.
+fn case_record(
+    index: u64,
+    (id, variant, case): (&CaseId, &str, &Case),
+    facts: &Facts,
+    outcome: &DeviceOutcome,
+    judgement: &Judgement,
+) -> CaseRecord {
+    CaseRecord {
+        index,
+        pattern: id.pattern,
+        variant: variant.to_string(),
+        wave: id.wave,
+        mode: id.mode,
+        ordinal: id.ordinal,
+        groups: case.geometry.groups,
+        waves_per_group: case.geometry.waves_per_group,
+        active_lanes: facts.active_lanes,
+        lds_bytes: case.lds_bytes,
+        offset: case.offset,
+        rounds: facts.rounds,
+        case_digest: facts.case_digest.clone(),
+        outcome: outcome.name().to_string(),
+        passed: judgement.passed,
+        kind: judgement.kind.clone(),
+        summary: if judgement.passed {
+            String::new()
+        } else {
+            judgement.summary.clone()
+        },
+        notes: judgement.notes.clone(),
+        halves_split: judgement.halves_split,
+        device_us: match outcome {
+            DeviceOutcome::Completed { device_us, .. } => *device_us,
+            _ => 0,
+        },
+    }
+}
+
+/// What the cases added up to.
+struct Counts {
+    patterns: Vec<PatternCounts>,
+    verified_lane_ops: u64,
+    contended_lane_ops: u64,
+}
+
+/// The results file, the summary and the exit code of a run whose cases
+/// are done (or that stopped: `abort`).
+fn finish_run(
+    opts: &RunOptions,
+    mut writer: ResultsWriter,
+    env: Environment,
+    (started_at, started): (SystemTime, Instant),
+    counts: Counts,
+    findings: Findings,
+    abort: Option<Abort>,
+) -> Result<RunOutcome, RunError> {
+    let Counts {
+        patterns,
+        verified_lane_ops,
+        contended_lane_ops,
+    } = counts;
+    let Findings {
+        failures, repros, ..
+    } = findings;
+    let spec = &opts.spec;
     let passed: u64 = patterns.iter().map(|c| c.passed).sum();
     let failed: u64 = patterns.iter().map(|c| c.failed).sum();
     let probe_failed = opts.probes.iter().any(|p| p.verdict == Status::Failed);

@@ -102,8 +102,13 @@ impl Shard {
         Ok(Shard { index, count })
     }
 
+    /// Whether run index `run_index` is this shard's. A shard read from a
+    /// file may be anything (`parse` refuses these): 0/N and K/0 hold no
+    /// case, rather than panic on the arithmetic.
     pub fn contains(&self, run_index: u64) -> bool {
-        run_index % u64::from(self.count) == u64::from(self.index - 1)
+        self.index >= 1
+            && self.count >= 1
+            && run_index % u64::from(self.count) == u64::from(self.index - 1)
     }
 }
 
@@ -399,6 +404,15 @@ mod tests {
 
     fn spec(cases: u64, shard: Shard) -> SuiteSpec {
         SuiteSpec::new(1, cases, &[], &[], &[], shard).unwrap()
+    }
+
+    #[test]
+    fn a_shard_read_from_a_file_holds_no_case_when_it_cannot_exist() {
+        // A mutated case stream once had shard 0/1 and panicked recovery.
+        assert!(!Shard { index: 0, count: 1 }.contains(0));
+        assert!(!Shard { index: 1, count: 0 }.contains(0));
+        assert!(Shard { index: 2, count: 3 }.contains(4));
+        assert!(!Shard { index: 2, count: 3 }.contains(5));
     }
 
     #[test]

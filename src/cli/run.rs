@@ -178,7 +178,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
 /// What `run`'s flags select, refused before anything runs where it
 /// cannot make a run (each would otherwise be found late, or pass a run
 /// that checked nothing).
-struct Selection {
+struct Asked {
     patterns: Vec<dsxor::gen::Pattern>,
     /// The probes that are case families.
     probes: Vec<dsxor::gen::Pattern>,
@@ -191,7 +191,7 @@ struct Selection {
     needed: Option<u64>,
 }
 
-fn selection(args: &RunArgs) -> Result<Selection, Failure> {
+fn selection(args: &RunArgs) -> Result<Asked, Failure> {
     use dsxor::gen::suite::{parse_pattern, parse_probe};
     let patterns = args
         .pattern
@@ -241,7 +241,7 @@ fn selection(args: &RunArgs) -> Result<Selection, Failure> {
         Some(r) => Some(odds::events_needed(r, args.confidence).map_err(bad_input)?),
         None => None,
     };
-    Ok(Selection {
+    Ok(Asked {
         patterns,
         probes,
         leftover_lds: args.probe.contains(&ProbeArg::LeftoverLds),
@@ -257,7 +257,7 @@ fn selection(args: &RunArgs) -> Result<Selection, Failure> {
 /// for, then fails with `f`.
 fn unopened(
     args: &RunArgs,
-    sel: &Selection,
+    sel: &Asked,
     req: &dsxor::suite::device::DeviceRequest,
     parameters: dsxor::report::results::Parameters,
     f: Failure,
@@ -319,7 +319,7 @@ fn unopened(
 /// claim needs at this selection's mean contention.
 fn cases_for(
     args: &RunArgs,
-    sel: &Selection,
+    sel: &Asked,
     waves: &[dsxor::case::WaveSize],
     modes: &[dsxor::case::Mode],
     wgps: u32,

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use rand::{Rng, SeedableRng};
 
-use crate::backend::conformance::{fill_then_listen, CaseDevice, PROBE_LDS_BYTES};
+use crate::backend::conformance::{fill_then_listen, CaseDevice, Reading, PROBE_LDS_BYTES};
 use crate::backend::BackendError;
 use crate::report::results::{ProbeRecord, Status};
 
@@ -43,31 +43,15 @@ pub fn leftover_lds(
     for object in &objects {
         // The top bit set: LDS cleared to zeros never holds the marker.
         let marker = rng.random::<u64>() | 1 << 63;
-        let record = |verdict, summary: String| ProbeRecord {
-            probe: LEFTOVER_LDS.into(),
-            wave: object.wave,
-            mode: object.mode,
-            verdict,
-            groups,
-            bytes_read: 0,
-            leaked_bytes: 0,
-            other_nonzero_bytes: 0,
-            summary,
-        };
-        let r = match fill_then_listen(device, object, groups, marker, timeout) {
-            Ok(r) => r,
-            Err(e @ (BackendError::Fault(_) | BackendError::Timeout { .. })) => {
-                records.push(record(
-                    Status::Failed,
-                    format!("the probe's launch did not complete: {e}"),
-                ));
-                continue;
-            }
+        let (verdict, summary, r) = match fill_then_listen(device, object, groups, marker, timeout)
+        {
+            Err(e @ (BackendError::Fault(_) | BackendError::Timeout { .. })) => (
+                Status::Failed,
+                format!("the probe's launch did not complete: {e}"),
+                Reading::default(),
+            ),
             Err(e) => return Err(e),
-        };
-        let whole = u64::from(groups) * u64::from(PROBE_LDS_BYTES);
-        let (verdict, summary) = if r.marker_bytes > 0 {
-            (
+            Ok(r) if r.marker_bytes > 0 => (
                 Status::Failed,
                 format!(
                     "security: {} of {} LDS bytes the listener never wrote held the fill kernel's \
@@ -75,31 +59,37 @@ pub fn leftover_lds(
                      CVE-2023-4969)",
                     r.marker_bytes, r.bytes_read
                 ),
-            )
-        } else if r.unvisited_qwords > 0 {
-            (
+                r,
+            ),
+            Ok(r) if r.unvisited_qwords > 0 => (
                 Status::Failed,
                 format!(
                     "the listener did not read its whole allocation: {} of {} qwords unread, so \
                      the probe proves nothing",
                     r.unvisited_qwords,
-                    whole / 8
+                    u64::from(groups) * u64::from(PROBE_LDS_BYTES) / 8
                 ),
-            )
-        } else {
-            (
+                r,
+            ),
+            Ok(r) => (
                 Status::Passed,
                 format!(
                     "{} LDS bytes read after the fill, none of them the fill's ({} other nonzero)",
                     r.bytes_read, r.other_nonzero_bytes
                 ),
-            )
+                r,
+            ),
         };
         records.push(ProbeRecord {
+            probe: LEFTOVER_LDS.into(),
+            wave: object.wave,
+            mode: object.mode,
+            verdict,
+            groups,
             bytes_read: r.bytes_read,
             leaked_bytes: r.marker_bytes,
             other_nonzero_bytes: r.other_nonzero_bytes,
-            ..record(verdict, summary)
+            summary,
         });
     }
     Ok(records)

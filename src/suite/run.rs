@@ -497,12 +497,7 @@ fn run_plan(
     ));
 
     let mut cells: Vec<Cell> = Vec::new();
-    let mut findings = Findings {
-        info: info.clone(),
-        failures: Vec::new(),
-        repros: Vec::new(),
-        minimized: HashMap::new(),
-    };
+    let mut findings = Findings::default();
     let mut abort: Option<Abort> = None;
     let mut contended_lane_ops = 0u64;
     let mut verified_lane_ops = 0u64;
@@ -653,9 +648,8 @@ struct Failure {
 
 /// The run's failures so far, the repro files written, and the first
 /// failure of each (pattern, wave, mode, kind), which later ones point to.
+#[derive(Default)]
 struct Findings {
-    /// The device the repros name.
-    info: crate::backend::DeviceInfo,
     failures: Vec<FailureRecord>,
     repros: Vec<PathBuf>,
     minimized: HashMap<(Pattern, WaveSize, crate::case::Mode, String), u64>,
@@ -688,23 +682,24 @@ impl Findings {
         let kind = judgement.kind.clone().unwrap_or_else(|| "unknown".into());
         let key = (id.pattern, id.wave, id.mode, kind.clone());
         let same_kind_as = self.minimized.get(&key).copied();
+        // As found; a minimized one gets its repro, stats and shrunk lanes below.
+        let mut record = FailureRecord {
+            index,
+            pattern: id.pattern,
+            variant: variant.clone(),
+            wave: id.wave,
+            mode: id.mode,
+            ordinal: id.ordinal,
+            kind: kind.clone(),
+            summary: judgement.summary.clone(),
+            repro: None,
+            minimize: None,
+            same_kind_as,
+            active_lanes_before: facts.active_lanes,
+            active_lanes_after: facts.active_lanes,
+        };
         if same_kind_as.is_some() || self.repros.len() >= opts.max_repros {
-            let active = facts.active_lanes;
-            self.failures.push(FailureRecord {
-                index,
-                pattern: id.pattern,
-                variant,
-                wave: id.wave,
-                mode: id.mode,
-                ordinal: id.ordinal,
-                kind,
-                summary: judgement.summary.clone(),
-                repro: None,
-                minimize: None,
-                same_kind_as,
-                active_lanes_before: active,
-                active_lanes_after: active,
-            });
+            self.failures.push(record);
             return None;
         }
         self.minimized.insert(key, index);
@@ -731,7 +726,7 @@ impl Findings {
             shrunk.case.clone(),
             &shrunk.judgement,
             shrunk.outcome.clone(),
-            self.info.clone(),
+            device.info().clone(),
             kernel,
             judge.policy(),
             shrunk.stats.clone(),
@@ -755,21 +750,11 @@ impl Findings {
             if shrunk.stats.budget_exhausted { ", budget exhausted" } else { "" },
             path.display()
         ));
-        self.failures.push(FailureRecord {
-            index,
-            pattern: id.pattern,
-            variant,
-            wave: id.wave,
-            mode: id.mode,
-            ordinal: id.ordinal,
-            kind,
-            summary: shrunk.judgement.summary.clone(),
-            repro: Some(path.display().to_string()),
-            minimize: Some(shrunk.stats),
-            same_kind_as: None,
-            active_lanes_before: case.lanes.iter().filter(|l| l.active).count(),
-            active_lanes_after: after,
-        });
+        record.summary = shrunk.judgement.summary.clone();
+        record.repro = Some(path.display().to_string());
+        record.minimize = Some(shrunk.stats);
+        record.active_lanes_after = after;
+        self.failures.push(record);
         self.repros.push(path);
         env_error.map(|e| abort_from(&e))
     }

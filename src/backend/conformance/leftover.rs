@@ -23,10 +23,9 @@ pub const PROBE_BLOCK: u32 = 256;
 pub const PROBE_LDS_BYTES: u32 = 65536;
 const QWORDS: u32 = PROBE_LDS_BYTES / 8;
 
-/// What one listener launch read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What one listener launch read (all zeros: nothing read).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Reading {
-    pub groups: u32,
     /// LDS bytes the listener copied out (every workgroup's allocation).
     pub bytes_read: u64,
     /// Bytes of qwords that hold exactly the fill's `marker ^ i`: LDS the
@@ -91,18 +90,12 @@ pub fn fill_then_listen(
             )))
         }
     };
-    Ok(read(groups, marker, seen, visited))
+    Ok(read(marker, seen, visited))
 }
 
-/// Judge the listener's buffers (`groups` allocations of [`QWORDS`]).
-fn read(groups: u32, marker: u64, seen: &[u8], visited: &[u8]) -> Reading {
-    let mut r = Reading {
-        groups,
-        bytes_read: 0,
-        marker_bytes: 0,
-        other_nonzero_bytes: 0,
-        unvisited_qwords: 0,
-    };
+/// Judge the listener's buffers (whole allocations of [`QWORDS`]).
+fn read(marker: u64, seen: &[u8], visited: &[u8]) -> Reading {
+    let mut r = Reading::default();
     for (k, (s, v)) in seen
         .chunks_exact(8)
         .zip(visited.chunks_exact(4))
@@ -143,16 +136,16 @@ mod tests {
     fn markers_others_and_unread_qwords_are_told_apart() {
         let m = 0xfeed_0000_0000_0000;
         let (s, v) = buffers(2, |i| (0, i as u32 + 1));
-        let clean = read(2, m, &s, &v);
+        let clean = read(m, &s, &v);
         assert_eq!(clean.bytes_read, 2 * PROBE_LDS_BYTES as u64);
         assert_eq!((clean.marker_bytes, clean.other_nonzero_bytes), (0, 0));
         let (s, v) = buffers(2, |i| (if i < 3 { m ^ i } else { 0 }, i as u32 + 1));
-        assert_eq!(read(2, m, &s, &v).marker_bytes, 2 * 3 * 8);
+        assert_eq!(read(m, &s, &v).marker_bytes, 2 * 3 * 8);
         // The marker of another qword is not this qword's: another kernel's data.
         let (s, v) = buffers(1, |i| (if i == 5 { m ^ 4 } else { 0 }, i as u32 + 1));
-        let moved = read(1, m, &s, &v);
+        let moved = read(m, &s, &v);
         assert_eq!((moved.marker_bytes, moved.other_nonzero_bytes), (0, 8));
         let (s, v) = buffers(1, |i| (0, if i == 7 { 0 } else { i as u32 + 1 }));
-        assert_eq!(read(1, m, &s, &v).unvisited_qwords, 1);
+        assert_eq!(read(m, &s, &v).unvisited_qwords, 1);
     }
 }

@@ -33,9 +33,7 @@ pub use batch::{
     LdsFit, BATCH_WINDOW, DEFAULT_BATCH, LAUNCH_BYTES_CAP, LDS_CLASS_FLOOR,
 };
 pub use device::{ConformanceDevice, PATCHED_CACHE};
-pub use leftover::{
-    fill_then_listen, Reading, FILL_KERNEL, LISTEN_KERNEL, PROBE_BLOCK, PROBE_LDS_BYTES,
-};
+pub use leftover::{fill_then_listen, Reading, FILL_KERNEL, LISTEN_KERNEL, PROBE_LDS_BYTES};
 pub use objects::{
     codeobj_kernels, codeobj_patch, embedded_objects, file_object, KernelObject, ListKernels,
     PatchOffset,

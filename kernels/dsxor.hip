@@ -342,6 +342,87 @@ DSXOR_GLOBAL void dsxor_lds_listen(uint64_t *seen, uint32_t *visited,
 }
 
 // ---------------------------------------------------------------------------
+// In-flight probes (`dsxor run --probe back-to-back,exec-zero-in-flight`)
+//
+//   dsxor_probe_back_to_back(in, out)
+//   dsxor_probe_exec_zero(in, out)
+//
+// Each work-item owns LDS qword tid (ADDR = tid * 8): no two lanes share an
+// address, so every expected value below is exact. in[lane * 4 + 0..4] holds
+// init, d1, d2, d3; the kernel stores init to its qword and waits, then runs
+// three ds_xor_rtn_b64 with no wait between them and one wait after the
+// last, and stores r1, r2, r3 and the qword's final value to
+// out[lane * 4 + 0..4].
+//
+// back_to_back: the returns must chain, r1 = init, r2 = init ^ d1,
+// r3 = init ^ d1 ^ d2, final = init ^ d1 ^ d2 ^ d3: DS instructions of one
+// wave return in the order issued (LLVM SIInsertWaitcnts.cpp: "Instructions
+// of a given type are returned in order ... We rely on this in-order
+// completion"), so a positive control: the compiler's own waits assume it.
+//
+// exec_zero: EXEC is saved and set to 0 between the first and the second
+// atomic, and restored before the third. The second touches no lane,
+// whether the wave skips it or issues it with no lane on (RDNA3 ISA guide
+// §3.2.3 "Instruction Skipping: EXEC==0"), while the first is still in
+// flight: r1 = init, r2 keeps what the host put in out[lane * 4 + 1],
+// r3 = init ^ d1, final = init ^ d1 ^ d3. The 64-bit moves of EXEC serve
+// both wave sizes (in wave32 only EXEC_LO is the mask).
+//
+// VDST is early-clobber ("=&v"), so no return register overlaps an ADDR or
+// DATA register a later atomic of the same asm still reads.
+// ---------------------------------------------------------------------------
+DSXOR_DEVICE const uint64_t *dsxor_probe_slot(const uint64_t *base) {
+  const uint32_t lane =
+      __builtin_amdgcn_workgroup_id_x() * dsxor_block_dim() +
+      __builtin_amdgcn_workitem_id_x();
+  return base + (uint64_t)lane * 4;
+}
+
+DSXOR_GLOBAL void dsxor_probe_back_to_back(const uint64_t *in, uint64_t *out) {
+  const uint32_t tid = __builtin_amdgcn_workitem_id_x();
+  const uint64_t *v = dsxor_probe_slot(in);
+  uint64_t *o = (uint64_t *)dsxor_probe_slot(out);
+  const uint32_t a = tid * 8;
+  dsxor_lds[tid] = v[0];
+  __asm__ volatile(DSXOR_WAIT_DS ::: "memory");
+  uint64_t r1, r2, r3;
+  __asm__ volatile("ds_xor_rtn_b64 %0, %3, %4\n\t"
+                   "ds_xor_rtn_b64 %1, %3, %5\n\t"
+                   "ds_xor_rtn_b64 %2, %3, %6\n\t" DSXOR_WAIT_DS
+                   : "=&v"(r1), "=&v"(r2), "=&v"(r3)
+                   : "v"(a), "v"(v[1]), "v"(v[2]), "v"(v[3])
+                   : "memory");
+  o[0] = r1;
+  o[1] = r2;
+  o[2] = r3;
+  o[3] = dsxor_lds[tid];
+}
+
+DSXOR_GLOBAL void dsxor_probe_exec_zero(const uint64_t *in, uint64_t *out) {
+  const uint32_t tid = __builtin_amdgcn_workitem_id_x();
+  const uint64_t *v = dsxor_probe_slot(in);
+  uint64_t *o = (uint64_t *)dsxor_probe_slot(out);
+  const uint32_t a = tid * 8;
+  dsxor_lds[tid] = v[0];
+  __asm__ volatile(DSXOR_WAIT_DS ::: "memory");
+  uint64_t r1, r3, saved;
+  uint64_t r2 = o[1];
+  __asm__ volatile("ds_xor_rtn_b64 %0, %4, %5\n\t"
+                   "s_mov_b64 %3, exec\n\t"
+                   "s_mov_b64 exec, 0\n\t"
+                   "ds_xor_rtn_b64 %1, %4, %6\n\t"
+                   "s_mov_b64 exec, %3\n\t"
+                   "ds_xor_rtn_b64 %2, %4, %7\n\t" DSXOR_WAIT_DS
+                   : "=&v"(r1), "+v"(r2), "=&v"(r3), "=&s"(saved)
+                   : "v"(a), "v"(v[1]), "v"(v[2]), "v"(v[3])
+                   : "memory");
+  o[0] = r1;
+  o[1] = r2;
+  o[2] = r3;
+  o[3] = dsxor_lds[tid];
+}
+
+// ---------------------------------------------------------------------------
 // ALU qualification harness (gfx11 only; `dsxor qualify`)
 //
 //   dsxor_alu_harness(vin, sin, vout, sout)

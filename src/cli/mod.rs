@@ -422,6 +422,20 @@ pub(crate) enum ProbeArg {
     /// LDS left by one kernel read by the next (LeftoverLocals,
     /// CVE-2023-4969): a security finding, exit 1.
     LeftoverLds,
+    /// Three atomics of a wave with no wait between them: the returns must
+    /// chain (a positive control).
+    BackToBack,
+    /// An atomic under EXEC = 0 while another is in flight: it must touch
+    /// no lane.
+    ExecZeroInFlight,
+}
+
+impl ProbeArg {
+    /// The probe that runs kernels of its own, if this is one (the others
+    /// are case families).
+    pub(crate) fn kernel_probe(self) -> Option<dsxor::suite::probe::KernelProbe> {
+        dsxor::suite::probe::KernelProbe::from_name(&value_name(&self))
+    }
 }
 
 /// The name clap shows for a value (kebab-case), which is also the
@@ -457,11 +471,15 @@ mod tests {
         let library: Vec<String> = Pattern::PROBES
             .iter()
             .map(|p| p.name().to_string())
-            .chain([dsxor::suite::probe::LEFTOVER_LDS.to_string()])
+            .chain(
+                dsxor::suite::probe::KernelProbe::ALL
+                    .iter()
+                    .map(|p| p.name().to_string()),
+            )
             .collect();
         assert_eq!(probes, library);
         for p in ProbeArg::value_variants() {
-            if *p != ProbeArg::LeftoverLds {
+            if p.kernel_probe().is_none() {
                 parse_probe(&value_name(p)).expect("a probe the library knows");
             }
         }

@@ -141,8 +141,9 @@ pub(crate) fn cmd_run(args: RunArgs) -> Outcome {
         interactive: None,
         probes: Vec::new(),
     };
-    if sel.leftover_lds {
-        opts.probes = leftover_probe(&mut opened, sel.seed, req.timeout, &opts)?;
+    for &probe in &sel.kernel_probes {
+        let records = kernel_probe(probe, &mut opened, sel.seed, req.timeout, &opts)?;
+        opts.probes.extend(records);
     }
     let judge = dsxor::suite::judge::ModelJudge::new(policy);
     let workers = workers_for(args.jobs, &opened, policy)?;
@@ -182,8 +183,9 @@ struct Asked {
     patterns: Vec<dsxor::gen::Pattern>,
     /// The probes that are case families.
     probes: Vec<dsxor::gen::Pattern>,
-    /// `--probe leftover-lds`: kernels of its own (`suite::probe`).
-    leftover_lds: bool,
+    /// `--probe leftover-lds` and the others that run kernels of their own
+    /// (`suite::probe`), in the order given.
+    kernel_probes: Vec<dsxor::suite::probe::KernelProbe>,
     modes: Vec<dsxor::case::Mode>,
     shard: dsxor::gen::suite::Shard,
     seed: u64,
@@ -202,7 +204,7 @@ fn selection(args: &RunArgs) -> Result<Asked, Failure> {
     let probes = args
         .probe
         .iter()
-        .filter(|&&p| p != ProbeArg::LeftoverLds)
+        .filter(|p| p.kernel_probe().is_none())
         .map(|p| parse_probe(&value_name(p)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(bad_input)?;
@@ -244,7 +246,7 @@ fn selection(args: &RunArgs) -> Result<Asked, Failure> {
     Ok(Asked {
         patterns,
         probes,
-        leftover_lds: args.probe.contains(&ProbeArg::LeftoverLds),
+        kernel_probes: kernel_probes(&args.probe),
         modes: args.mode.iter().map(|&m| m.into()).collect(),
         shard,
         seed,
@@ -353,22 +355,35 @@ fn cases_for(
     Ok(cases)
 }
 
-/// `--probe leftover-lds`, before the cases: its lines are in the
-/// summary; a failed probe fails the run (exit 1) with the cases' verdicts
-/// still recorded. A probe that cannot run stops the run with its
-/// `aborted` results, as a device that cannot open does.
-fn leftover_probe(
+/// The probes with kernels of their own, each once, in the order given.
+fn kernel_probes(asked: &[ProbeArg]) -> Vec<dsxor::suite::probe::KernelProbe> {
+    let mut probes = Vec::new();
+    for p in asked.iter().filter_map(|p| p.kernel_probe()) {
+        if !probes.contains(&p) {
+            probes.push(p);
+        }
+    }
+    probes
+}
+
+/// A probe with kernels of its own (`--probe leftover-lds`, …), before the
+/// cases: its lines are in the summary; a failed probe fails the run (exit
+/// 1) with the cases' verdicts still recorded. A probe that cannot run
+/// stops the run with its `aborted` results, as a device that cannot open
+/// does.
+fn kernel_probe(
+    probe: dsxor::suite::probe::KernelProbe,
     opened: &mut dsxor::suite::device::Opened,
     seed: u64,
     timeout: std::time::Duration,
     opts: &dsxor::suite::run::RunOptions,
 ) -> Result<Vec<dsxor::report::results::ProbeRecord>, Failure> {
-    dsxor::suite::probe::leftover_lds(opened.device.as_mut(), seed, timeout).map_err(|e| {
+    dsxor::suite::probe::run(probe, opened.device.as_mut(), seed, timeout).map_err(|e| {
         let f = match e {
             dsxor::backend::BackendError::Invalid(_) => bad_input(e),
             e => environment(e),
         };
-        let reason = format!("probe {}: {:#}", dsxor::suite::probe::LEFTOVER_LDS, f.error);
+        let reason = format!("probe {}: {:#}", probe.name(), f.error);
         let info = opened.device.info().clone();
         if let Err(e) = dsxor::suite::run::write_unstarted(opts, info, &reason, f.code) {
             eprintln!("dsxor: error: cannot write the aborted results: {e}");

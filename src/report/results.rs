@@ -221,8 +221,9 @@ impl PatternCounts {
     }
 }
 
-/// A device probe that is not a case family (`--probe leftover-lds`): what
-/// it ran, what it read and its verdict. A failed probe fails the run.
+/// A device probe that is not a case family (`--probe leftover-lds`,
+/// `back-to-back`, `exec-zero-in-flight`): what it ran, what it read and its
+/// verdict, once per code object. A failed probe fails the run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProbeRecord {
     /// The probe's `--probe` name.
@@ -233,14 +234,25 @@ pub struct ProbeRecord {
     pub verdict: Status,
     /// Workgroups of each launch.
     pub groups: u32,
-    /// LDS bytes the listener read.
+    /// `leftover-lds`: LDS bytes the listener read (0 for other probes).
+    #[serde(default)]
     pub bytes_read: u64,
-    /// Bytes holding the fill kernel's marker: LDS another kernel left behind.
+    /// `leftover-lds`: bytes holding the fill kernel's marker, LDS another
+    /// kernel left behind.
+    #[serde(default)]
     pub leaked_bytes: u64,
-    /// Other nonzero bytes (reported, not judged: a device that does not
-    /// clear LDS may show any earlier kernel's data, and one that clears it
-    /// need not clear it to zero).
+    /// `leftover-lds`: other nonzero bytes (reported, not judged: a device
+    /// that does not clear LDS may show any earlier kernel's data, and one
+    /// that clears it need not clear it to zero).
+    #[serde(default)]
     pub other_nonzero_bytes: u64,
+    /// The in-flight probes: lanes checked (every lane of the launch).
+    /// Absent in files written before they existed.
+    #[serde(default)]
+    pub lanes: u64,
+    /// The in-flight probes: lanes that read back any wrong value.
+    #[serde(default)]
+    pub wrong_lanes: u64,
     /// Why it failed, or what it showed.
     pub summary: String,
 }

@@ -67,6 +67,7 @@ mod gpu_hip_backend;
 mod gpu_hipsim_api;
 mod gpu_hostile_exit_codes;
 mod gpu_launch_llvm;
+mod gpu_probe_inflight;
 mod gpu_probe_leftover_lds;
 mod gpu_qualify_workers;
 mod gpu_run;

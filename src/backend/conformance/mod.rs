@@ -12,7 +12,10 @@
 //!   file) and the code-object hooks a device patches offsets with;
 //! - `device`: the kernels on a `Backend` (`ConformanceDevice`: kernel
 //!   choice, offset patching, the launch);
-//! - `leftover`: the leftover-LDS probe's fill and listener kernels.
+//! - `leftover`: the leftover-LDS probe's fill and listener kernels;
+//! - `inflight`: the in-flight probes' kernels (atomics with no wait
+//!   between them, one of them under EXEC = 0) and what each lane must
+//!   return.
 //!
 //! Below are what every case device shares: the `CaseDevice` trait and what
 //! a case, a batch or a kernel identity comes back as.
@@ -20,6 +23,7 @@
 mod abi;
 mod batch;
 mod device;
+mod inflight;
 mod leftover;
 mod objects;
 
@@ -33,6 +37,7 @@ pub use batch::{
     LdsFit, BATCH_WINDOW, DEFAULT_BATCH, LAUNCH_BYTES_CAP, LDS_CLASS_FLOOR,
 };
 pub use device::{ConformanceDevice, PATCHED_CACHE};
+pub use inflight::{run_inflight, Inflight, Returns, INFLIGHT_BLOCK};
 pub use leftover::{fill_then_listen, Reading, FILL_KERNEL, LISTEN_KERNEL, PROBE_LDS_BYTES};
 pub use objects::{
     codeobj_kernels, codeobj_patch, embedded_objects, file_object, KernelObject, ListKernels,

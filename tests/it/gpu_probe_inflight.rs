@@ -1,0 +1,158 @@
+//! `--probe back-to-back` and `--probe exec-zero-in-flight`: three
+//! `ds_xor_rtn_b64` of a wave with no wait between them, on a qword each
+//! lane owns. Each passes on the software device and through the software
+//! HIP runtime, which complete DS instructions in issue order and run an
+//! atomic under EXEC = 0 on no lane, and fails, exit 1, on a device made to
+//! differ in just what it probes: returns that do not chain (`return-stale`)
+//! and lanes that run with their EXEC bit clear (`ignore-exec`).
+
+use std::path::Path;
+
+use crate::common::{self, code, text};
+
+const BOTH: &str = "back-to-back,exec-zero-in-flight";
+
+/// The probes of the one results file in `dir`, by name.
+fn probes(dir: &Path, name: &str) -> Vec<serde_json::Value> {
+    let files = common::results_json(dir);
+    assert_eq!(files.len(), 1, "{files:?}");
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    r["probes"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| p["probe"] == name)
+        .collect()
+}
+
+/// Each record of `name` (one per code object: both wave sizes, both
+/// modes) has the verdict `verdict`, every lane of its grid checked, and
+/// all or none of them wrong.
+fn assert_probe(dir: &Path, name: &str, verdict: &str) {
+    let p = probes(dir, name);
+    assert_eq!(p.len(), 4, "{p:?}");
+    for r in &p {
+        assert_eq!(r["verdict"], verdict, "{r}");
+        let lanes = r["lanes"].as_u64().unwrap();
+        assert_eq!(Some(lanes), r["groups"].as_u64().map(|g| g * 256), "{r}");
+        let wrong = if verdict == "passed" { 0 } else { lanes };
+        assert_eq!(r["wrong_lanes"].as_u64(), Some(wrong), "{r}");
+    }
+}
+
+fn emu_run(dir: &Path, fault: Option<&str>) -> std::process::Output {
+    let mut args = common::emu("run")
+        .seed(5)
+        .cases(4)
+        .arg("--probe")
+        .arg(BOTH)
+        .arg("--minimize-budget")
+        .arg("0s");
+    if let Some(f) = fault {
+        args = args.arg("--fault").arg(f);
+    }
+    args.out(dir).output()
+}
+
+#[test]
+fn both_pass_on_the_software_device_and_each_catches_its_own_deviant() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = emu_run(dir.path(), None);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert_probe(dir.path(), "back-to-back", "passed");
+    assert_probe(dir.path(), "exec-zero-in-flight", "passed");
+
+    // Lanes whose EXEC bit is clear run the atomic anyway: only the probe
+    // of EXEC = 0 can tell (its lanes own their qwords, so chaining holds).
+    let dir = tempfile::tempdir().unwrap();
+    let o = emu_run(dir.path(), Some("ignore-exec"));
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    assert_probe(dir.path(), "back-to-back", "passed");
+    assert_probe(dir.path(), "exec-zero-in-flight", "failed");
+    assert!(
+        text(&o).contains("probe exec-zero-in-flight (wave64, wgp mode): FAILED"),
+        "{}",
+        text(&o)
+    );
+
+    // A return from before the previous update: the chain breaks.
+    let dir = tempfile::tempdir().unwrap();
+    let o = emu_run(dir.path(), Some("return-stale"));
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    assert_probe(dir.path(), "back-to-back", "failed");
+}
+
+#[test]
+fn the_software_hip_runtime_passes_and_fails_as_the_software_device() {
+    for (fault, verdict) in [("", "passed"), ("return-stale", "failed")] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let junit = dir.path().join("junit.xml");
+        let mut env = vec![];
+        if !fault.is_empty() {
+            env.push(("DSXOR_HIPSIM_FAULT", fault));
+        }
+        let o = common::dsxor_hipsim(
+            &[
+                "run",
+                "--backend",
+                "hip",
+                "--cases",
+                "4",
+                "--seed",
+                "5",
+                "--minimize-budget",
+                "0s",
+                "--probe",
+                "back-to-back",
+                "--out",
+                out.to_str().unwrap(),
+                "--junit",
+                junit.to_str().unwrap(),
+            ],
+            &env,
+        );
+        assert_eq!(code(&o), i32::from(verdict == "failed"), "{}", text(&o));
+        assert_probe(&out, "back-to-back", verdict);
+        let junit = std::fs::read_to_string(junit).unwrap();
+        assert!(junit.contains("probe back-to-back/wave64/cu"), "{junit}");
+        assert_eq!(junit.contains("<failure"), verdict == "failed", "{junit}");
+    }
+}
+
+#[test]
+fn a_users_object_without_the_probes_kernel_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = common::edit_conformance_sites(dir.path(), "no-probe.co", |_, _| {});
+    let mut bytes = std::fs::read(&user).unwrap();
+    let (name, renamed) = (b"dsxor_probe_exec_zero", b"dsxor_probe_exec_zerq");
+    let mut n = 0;
+    while let Some(at) = bytes.windows(name.len()).position(|w| w == name) {
+        bytes[at..at + name.len()].copy_from_slice(renamed);
+        n += 1;
+    }
+    assert!(n > 0);
+    std::fs::write(&user, &bytes).unwrap();
+    let out = dir.path().join("out");
+    let o = common::emu("run")
+        .seed(5)
+        .cases(4)
+        .arg("--code-object")
+        .arg(&user)
+        .arg("--probe")
+        .arg("exec-zero-in-flight")
+        .out(&out)
+        .output();
+    assert_eq!(code(&o), 2, "{}", text(&o));
+    assert!(
+        text(&o).contains("has no kernel `dsxor_probe_exec_zero`"),
+        "{}",
+        text(&o)
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&common::results_json(&out)[0]).unwrap())
+            .unwrap();
+    assert_eq!(r["status"], "aborted");
+}

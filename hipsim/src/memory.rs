@@ -120,19 +120,20 @@ impl Heap {
             return Err(OutOfMemory);
         }
         let n = usize::try_from(len.div_ceil(4)).map_err(|_| OutOfMemory)?;
-        let mut v: Vec<AtomicU32> = Vec::new();
-        v.try_reserve_exact(n).map_err(|_| OutOfMemory)?;
-        v.extend((0..n).map(|_| AtomicU32::new(0)));
+        // The zeroed words go straight into the shared slice (a Vec turned
+        // into an Arc is allocated, zeroed and page-faulted twice, and
+        // copied once). Collecting into an Arc aborts where the host cannot
+        // hold it, so first ask for the room fallibly and give it back: a
+        // request the host refuses stays hipErrorOutOfMemory.
+        Vec::<AtomicU32>::new()
+            .try_reserve_exact(n)
+            .map_err(|_| OutOfMemory)?;
+        let words: Arc<[AtomicU32]> = (0..n).map(|_| AtomicU32::new(0)).collect();
         let addr = self.next;
         self.next += rounded + ALIGN;
         self.in_use += rounded;
-        self.allocations.insert(
-            addr,
-            Arc::new(Allocation {
-                len,
-                words: v.into(),
-            }),
-        );
+        self.allocations
+            .insert(addr, Arc::new(Allocation { len, words }));
         Ok(addr)
     }
 

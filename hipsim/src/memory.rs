@@ -32,25 +32,47 @@ pub struct Allocation {
 }
 
 impl Allocation {
+    /// Copy out `dst.len()` bytes from `off`: whole words a relaxed load
+    /// each (a load per byte made `hipMemcpy` most of a worker's CPU), the
+    /// ragged ends a byte at a time.
     pub fn read(&self, off: u64, dst: &mut [u8]) {
-        for (k, b) in dst.iter_mut().enumerate() {
+        let mut k = 0usize;
+        while k < dst.len() {
             let o = off + k as u64;
-            let w = self.words[(o / 4) as usize].load(Relaxed);
-            *b = (w >> (8 * (o % 4))) as u8;
+            if o.is_multiple_of(4) && dst.len() - k >= 4 {
+                let first = (o / 4) as usize;
+                let whole = (dst.len() - k) / 4;
+                let words = &self.words[first..first + whole];
+                for (c, w) in dst[k..k + whole * 4].chunks_exact_mut(4).zip(words) {
+                    c.copy_from_slice(&w.load(Relaxed).to_le_bytes());
+                }
+                k += whole * 4;
+            } else {
+                let w = self.words[(o / 4) as usize].load(Relaxed);
+                dst[k] = (w >> (8 * (o % 4))) as u8;
+                k += 1;
+            }
         }
     }
 
+    /// Copy `src` in at `off`: whole words stored a word at a time, the
+    /// ragged ends merged into their word a byte at a time.
     pub fn write(&self, off: u64, src: &[u8]) {
         let mut k = 0usize;
         while k < src.len() {
             let o = off + k as u64;
-            let word = &self.words[(o / 4) as usize];
             if o.is_multiple_of(4) && src.len() - k >= 4 {
-                let mut b = [0u8; 4];
-                b.copy_from_slice(&src[k..k + 4]);
-                word.store(u32::from_le_bytes(b), Relaxed);
-                k += 4;
+                let first = (o / 4) as usize;
+                let whole = (src.len() - k) / 4;
+                let words = &self.words[first..first + whole];
+                for (c, w) in src[k..k + whole * 4].chunks_exact(4).zip(words) {
+                    let mut b = [0u8; 4];
+                    b.copy_from_slice(c);
+                    w.store(u32::from_le_bytes(b), Relaxed);
+                }
+                k += whole * 4;
             } else {
+                let word = &self.words[(o / 4) as usize];
                 let sh = 8 * (o % 4);
                 let v = u32::from(src[k]);
                 let _ =
@@ -98,19 +120,20 @@ impl Heap {
             return Err(OutOfMemory);
         }
         let n = usize::try_from(len.div_ceil(4)).map_err(|_| OutOfMemory)?;
-        let mut v: Vec<AtomicU32> = Vec::new();
-        v.try_reserve_exact(n).map_err(|_| OutOfMemory)?;
-        v.extend((0..n).map(|_| AtomicU32::new(0)));
+        // The zeroed words go straight into the shared slice (a Vec turned
+        // into an Arc is allocated, zeroed and page-faulted twice, and
+        // copied once). Collecting into an Arc aborts where the host cannot
+        // hold it, so first ask for the room fallibly and give it back: a
+        // request the host refuses stays hipErrorOutOfMemory.
+        Vec::<AtomicU32>::new()
+            .try_reserve_exact(n)
+            .map_err(|_| OutOfMemory)?;
+        let words: Arc<[AtomicU32]> = (0..n).map(|_| AtomicU32::new(0)).collect();
         let addr = self.next;
         self.next += rounded + ALIGN;
         self.in_use += rounded;
-        self.allocations.insert(
-            addr,
-            Arc::new(Allocation {
-                len,
-                words: v.into(),
-            }),
-        );
+        self.allocations
+            .insert(addr, Arc::new(Allocation { len, words }));
         Ok(addr)
     }
 
@@ -156,5 +179,26 @@ mod tests {
         assert!(!h.free(a));
         assert!(h.find(a, 1).is_none());
         assert_eq!(h.alloc(TOTAL_GLOBAL_MEM + 1), Err(OutOfMemory));
+    }
+
+    #[test]
+    fn copies_at_any_offset_and_length_match_a_byte_model() {
+        let mut h = Heap::new(0);
+        let a = h.alloc(40).unwrap();
+        let (x, _) = h.find(a, 40).unwrap();
+        let mut model = [0u8; 40];
+        for off in 0..12usize {
+            for len in 0..20usize {
+                let src: Vec<u8> = (0..len).map(|i| (off * 31 + len * 7 + i) as u8).collect();
+                x.write(off as u64, &src);
+                model[off..off + len].copy_from_slice(&src);
+                let mut all = [0u8; 40];
+                x.read(0, &mut all);
+                assert_eq!(all, model, "write of {len} at {off}");
+                let mut part = vec![0u8; len];
+                x.read(off as u64, &mut part);
+                assert_eq!(part, src, "read of {len} at {off}");
+            }
+        }
     }
 }

@@ -67,9 +67,8 @@ fn u64s(values: impl ExactSizeIterator<Item = u64>) -> Vec<u8> {
     out
 }
 
-/// The LDS images of every group, `q` qwords each, back to back.
-fn lds_images(case: &Case, groups: usize, q: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(groups * q * 8);
+/// Append the LDS images of every group, `q` qwords each, back to back.
+fn put_lds_images(out: &mut Vec<u8>, case: &Case, groups: usize, q: usize) {
     for g in 0..groups {
         // Missing qwords (a malformed case) read as 0 rather than panic;
         // `model::validate_case` rejects such cases before they get here.
@@ -80,7 +79,27 @@ fn lds_images(case: &Case, groups: usize, q: usize) -> Vec<u8> {
         }
         out.resize(out.len() + (q - have) * 8, 0);
     }
-    out
+}
+
+/// Six empty ABI buffers with room for `cases` in one launch whose LDS
+/// images are `q` qwords each, so appending never reallocates (regrowing
+/// the large LDS buffers page-faulted anew for every launch).
+fn buffers_for(cases: &[&Case], q: usize) -> Vec<Vec<u8>> {
+    let lanes: usize = cases.iter().map(|c| c.lanes.len()).sum();
+    let lane_rounds: usize = cases.iter().map(|c| c.lanes.len() * c.rounds()).sum();
+    let groups: usize = cases.iter().map(|c| c.geometry.groups as usize).sum();
+    let mut buffers = vec![Vec::new(); 6];
+    for (i, bytes) in [
+        (BUF_ADDR, lanes * 4),
+        (BUF_DATA, lane_rounds * 8),
+        (BUF_ACTIVE, lanes * 4),
+        (BUF_LDS_INIT, groups * q * 8),
+        (BUF_RET, lane_rounds * 8),
+        (BUF_LDS_OUT, groups * q * 8),
+    ] {
+        buffers[i].reserve_exact(bytes);
+    }
+    buffers
 }
 
 /// The launch of `kernel` (from `code_object`) that runs `case`.
@@ -91,7 +110,7 @@ pub fn dispatch_for<'a>(
     timeout: Duration,
 ) -> Dispatch<'a> {
     let q = case.lds_qwords();
-    let mut buffers = vec![Vec::new(); 6];
+    let mut buffers = buffers_for(&[case], q);
     append_case(&mut buffers, case, q);
     Dispatch {
         code_object,
@@ -142,10 +161,6 @@ fn append_case(buffers: &mut [Vec<u8>], case: &Case, q: usize) {
     fn put64(b: &mut Vec<u8>, v: u64) {
         b.extend_from_slice(&v.to_le_bytes());
     }
-    buffers[BUF_ADDR].reserve(n * 4);
-    buffers[BUF_ACTIVE].reserve(n * 4);
-    buffers[BUF_DATA].reserve(n * rounds * 8);
-    buffers[BUF_RET].reserve(n * rounds * 8);
     for l in &case.lanes {
         put32(&mut buffers[BUF_ADDR], l.addr);
         put32(&mut buffers[BUF_ACTIVE], u32::from(l.active));
@@ -165,10 +180,8 @@ fn append_case(buffers: &mut [Vec<u8>], case: &Case, q: usize) {
             }
         }
     }
-    let images = lds_images(case, groups, q);
-    buffers[BUF_LDS_INIT].extend_from_slice(&images);
+    put_lds_images(&mut buffers[BUF_LDS_INIT], case, groups, q);
     let out = &mut buffers[BUF_LDS_OUT];
-    out.reserve(groups * q * 8);
     for g in 0..groups {
         for i in 0..q {
             // The padding past the case's own image (never read back)
@@ -250,9 +263,11 @@ fn observation_at(
     }
     let lds_final = (0..groups)
         .map(|g| {
-            (0..own_q)
-                .map(|i| qword(lds_buf, (group_base + g) * q + i))
-                .collect()
+            let first = (group_base + g) * q;
+            match lds_buf.get(first * 8..(first + own_q) * 8) {
+                Some(img) => img.chunks_exact(8).map(|c| qword(c, 0)).collect(),
+                None => (0..own_q).map(|i| qword(lds_buf, first + i)).collect(),
+            }
         })
         .collect();
     Observation { ret, lds_final }
@@ -271,7 +286,7 @@ pub fn dispatch_for_batch<'a>(
 ) -> Dispatch<'a> {
     let lds_bytes = cases.iter().map(|c| c.lds_bytes).max().unwrap_or(0);
     let q = lds_bytes as usize / 8;
-    let mut buffers = vec![Vec::new(); 6];
+    let mut buffers = buffers_for(cases, q);
     for c in cases {
         append_case(&mut buffers, c, q);
     }

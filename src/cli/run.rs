@@ -367,8 +367,8 @@ fn kernel_probes(asked: &[ProbeArg]) -> Vec<dsxor::suite::probe::KernelProbe> {
 }
 
 /// A probe with kernels of its own (`--probe leftover-lds`, …), before the
-/// cases: its lines are in the summary; a failed probe fails the run (exit
-/// 1) with the cases' verdicts still recorded. A probe that cannot run
+/// cases: its lines are in the summary; a failed probe fails the run with
+/// exit code 1, the cases' verdicts still recorded. A probe that cannot run
 /// stops the run with its `aborted` results, as a device that cannot open
 /// does.
 fn kernel_probe(

@@ -15,7 +15,7 @@ use dsxor::case::WaveSize;
 use dsxor::codeobj::{embedded, CodeObject};
 use sha2::{Digest, Sha256};
 
-const KERNELS: [&str; 12] = [
+const KERNELS: [&str; 14] = [
     "dsxor_conformance_off0",
     "dsxor_conformance_off8",
     "dsxor_conformance_off4096",
@@ -28,6 +28,8 @@ const KERNELS: [&str; 12] = [
     "dsxor_throughput_indep",
     dsxor::backend::conformance::FILL_KERNEL,
     dsxor::backend::conformance::LISTEN_KERNEL,
+    "dsxor_probe_back_to_back",
+    "dsxor_probe_exec_zero",
 ];
 
 const CONFORMANCE: [(&str, u16); 4] = [

@@ -497,7 +497,12 @@ fn dsxor_gate_as_health_check_drains_a_node_with_a_faulty_gpu_and_returns_it() {
             hc.display()
         ),
     );
-    std::fs::write(&conf, text).unwrap();
+    // Replaced by a rename, never rewritten in place: slurmctld and slurmd
+    // may still be reading it at their start, and a truncated file is a
+    // fatal parse error ("unrecognized key") for them.
+    let fresh = t.join("slurm.conf.new");
+    std::fs::write(&fresh, text).unwrap();
+    std::fs::rename(&fresh, &conf).unwrap();
     c.wait_for("slurmctld", Duration::from_secs(60), |c| {
         !c.state().is_empty()
     });

@@ -87,6 +87,19 @@ macro_rules! ops {
             pub fn name(self) -> &'static str { match self { $($name::$v => $s),* } }
         }
     };
+    // The same, and a macro `$each` that hands its caller every opcode of
+    // the family as a list of variant names, `$each!(m!(args))` expanding
+    // to `m!([V0, V1, ...] args)`: the pre-resolved handler table of
+    // `emu::wave::handlers` is built from it, so an opcode added here gets
+    // its handler without being listed twice. (`$d` is a `$` token: a
+    // macro_rules written by a macro needs one for its own variables.)
+    ($d:tt $each:ident; $(#[$m:meta])* $name:ident { $($v:ident = $s:literal),* $(,)? }) => {
+        ops!($(#[$m])* $name { $($v = $s),* });
+        macro_rules! $each {
+            ($d cb:ident ! ( $d ($d args:tt)* )) => { $d cb!([$($v),*] $d ($d args)*) };
+        }
+        pub(crate) use $each;
+    };
 }
 
 /// The opcode → op map of one encoding `format` for one family of decoded
@@ -131,6 +144,7 @@ fn row_of(mnemonic: &str, format: Format) -> Option<&'static AluOp> {
 }
 
 ops!(
+    $ sop2_each;
     /// SOP2 (bits 31:30 = 10, op 29:23).
     Sop2 {
     AddU32 = "s_add_u32", SubU32 = "s_sub_u32", AddI32 = "s_add_i32", SubI32 = "s_sub_i32",
@@ -199,6 +213,7 @@ impl Sop2 {
 }
 
 ops!(
+    $ sopk_each;
     /// SOPK (bits 31:28 = 1011, op 27:23).
     Sopk {
     MovkI32 = "s_movk_i32", Version = "s_version", CmovkI32 = "s_cmovk_i32",
@@ -282,6 +297,7 @@ impl SMovrel {
 }
 
 ops!(
+    $ sop1_each;
     /// SOP1 (bits 31:23 = 0x17d, op 15:8).
     Sop1 {
     MovB32 = "s_mov_b32", MovB64 = "s_mov_b64", CmovB32 = "s_cmov_b32", CmovB64 = "s_cmov_b64",
@@ -352,6 +368,7 @@ impl Sop1 {
 }
 
 ops!(
+    $ sopc_each;
     /// SOPC (bits 31:23 = 0x17e, op 22:16).
     Sopc {
     EqI32 = "s_cmp_eq_i32", LgI32 = "s_cmp_lg_i32", GtI32 = "s_cmp_gt_i32", GeI32 = "s_cmp_ge_i32",
@@ -413,6 +430,7 @@ impl Cond {
 }
 
 ops!(
+    $ vop_each;
     /// Vector ALU operations (VOP1, VOP2, VOP3, VOP3SD; VOPC separately).
     VOp {
     MovB32 = "v_mov_b32", ReadfirstlaneB32 = "v_readfirstlane_b32", NotB32 = "v_not_b32",

@@ -135,13 +135,14 @@ fn test_only(attrs: &[syn::Attribute]) -> bool {
 /// `super::`, `self::` (and `dsxor::` in the binary), in `use` items, in
 /// expression and type paths, and inside macro invocations; items under
 /// `#[cfg(test)]` are skipped.
-struct Refs<'a> {
-    here: &'a [String],
+struct Refs {
+    /// The module the visitor is in: the file's, then any inline `mod`.
+    here: Vec<String>,
     binary: bool,
     found: BTreeSet<Vec<String>>,
 }
 
-impl Refs<'_> {
+impl Refs {
     /// The absolute path `segments` names (modules, then perhaps an item),
     /// or `None` for a path that does not start inside the crate.
     fn resolve(&self, segments: &[String]) -> Option<Vec<String>> {
@@ -149,7 +150,7 @@ impl Refs<'_> {
         let abs: Vec<String> = match first.as_str() {
             "crate" => segments[1..].to_vec(),
             "dsxor" if self.binary => segments[1..].to_vec(),
-            "self" => [self.here, &segments[1..]].concat(),
+            "self" => [&self.here[..], &segments[1..]].concat(),
             "super" => {
                 let ups = segments.iter().take_while(|s| *s == "super").count();
                 let base = self.here.get(..self.here.len().checked_sub(ups)?)?;
@@ -229,7 +230,7 @@ impl Refs<'_> {
     }
 }
 
-impl<'ast> syn::visit::Visit<'ast> for Refs<'_> {
+impl<'ast> syn::visit::Visit<'ast> for Refs {
     fn visit_item(&mut self, item: &'ast syn::Item) {
         let attrs: &[syn::Attribute] = match item {
             syn::Item::Const(i) => &i.attrs,
@@ -245,8 +246,17 @@ impl<'ast> syn::visit::Visit<'ast> for Refs<'_> {
             syn::Item::Use(i) => &i.attrs,
             _ => &[],
         };
-        if !test_only(attrs) {
-            syn::visit::visit_item(self, item);
+        if test_only(attrs) {
+            return;
+        }
+        match item {
+            // An inline module: `self::`/`super::` inside it start there.
+            syn::Item::Mod(m) if m.content.is_some() => {
+                self.here.push(m.ident.to_string());
+                syn::visit::visit_item(self, item);
+                self.here.pop();
+            }
+            _ => syn::visit::visit_item(self, item),
         }
     }
 
@@ -270,15 +280,20 @@ impl<'ast> syn::visit::Visit<'ast> for Refs<'_> {
 fn references(file: &Path) -> BTreeSet<Vec<String>> {
     let text =
         std::fs::read_to_string(file).unwrap_or_else(|e| panic!("read {}: {e}", file.display()));
-    let ast = syn::parse_file(&text).unwrap_or_else(|e| panic!("parse {}: {e}", file.display()));
-    let here = module_path(file);
+    references_in(&text, &module_path(file))
+        .unwrap_or_else(|e| panic!("parse {}: {e}", file.display()))
+}
+
+/// [`references`] of source `text` read as the file of module path `here`.
+fn references_in(text: &str, here: &[String]) -> syn::Result<BTreeSet<Vec<String>>> {
+    let ast = syn::parse_file(text)?;
     let mut refs = Refs {
         binary: here.first().is_some_and(|m| m == "cli"),
-        here: &here,
+        here: here.to_vec(),
         found: BTreeSet::new(),
     };
     syn::visit::Visit::visit_file(&mut refs, &ast);
-    refs.found
+    Ok(refs.found)
 }
 
 /// The files of top-level module `m`.
@@ -511,18 +526,86 @@ fn every_module_uses_only_what_its_row_allows() {
             .any(|(m, a)| m == "backend" && a.contains("emu")),
         "the \"may use\" column did not parse: {rows:?}"
     );
+    let uses = rows
+        .iter()
+        .map(|(m, _)| (m.clone(), modules_named(m)))
+        .collect();
+    let broken = violations(&rows, &uses, &present);
+    assert!(
+        broken.is_empty(),
+        "uses outside ARCHITECTURE.md's \"may use\" column: {broken:?}"
+    );
+}
+
+/// Each "`m` uses `n`" where module `m` names module `n` (in `uses`) and
+/// its row does not allow it. Only the modules of the map count: the
+/// crate root's inline `exit` table of exit codes is there for every
+/// module.
+fn violations(
+    rows: &[(String, BTreeSet<String>)],
+    uses: &std::collections::BTreeMap<String, BTreeSet<String>>,
+    present: &BTreeSet<String>,
+) -> Vec<String> {
     let mut broken = Vec::new();
-    for (m, allowed) in &rows {
-        // Only the modules of the map count: the crate root's inline `exit`
-        // table of exit codes is there for every module.
-        for used in modules_named(m).intersection(&present) {
-            if !allowed.contains(used) {
+    for (m, allowed) in rows {
+        for used in uses.get(m).into_iter().flatten() {
+            if present.contains(used) && !allowed.contains(used) {
                 broken.push(format!("{m} uses {used}"));
             }
         }
     }
+    broken
+}
+
+/// The check has teeth: `backend` (whose row does not allow `model`, by
+/// the independence rule) given one more file that names `model` in each
+/// way code can (a `use`, a path in an expression, a type, a path inside
+/// a macro, `super::` from a nested module) is reported, and the same
+/// names in `#[cfg(test)]` code are not.
+#[test]
+fn a_planted_use_outside_the_row_is_caught() {
+    let rows = may_use();
+    let present = src_modules();
+    let real: std::collections::BTreeMap<String, BTreeSet<String>> = rows
+        .iter()
+        .map(|(m, _)| (m.clone(), modules_named(m)))
+        .collect();
+    assert!(violations(&rows, &real, &present).is_empty());
+    let backend_row = &rows.iter().find(|(m, _)| m == "backend").unwrap().1;
+    assert!(!backend_row.contains("model"), "{backend_row:?}");
+    let here = ["backend".to_string(), "planted".to_string()];
+    let planted = [
+        ("a use", "use crate::model::Policy;"),
+        (
+            "an expression path",
+            "fn f() { let _ = crate::model::Policy::default(); }",
+        ),
+        ("a type", "fn f(_: &crate::model::Policy) {}"),
+        (
+            "a macro's tokens",
+            "fn f() { println!(\"{:?}\", crate::model::Policy::default()); }",
+        ),
+        (
+            "super:: from a nested module",
+            "mod inner { use super::super::super::model::Policy; }",
+        ),
+    ];
+    for (how, text) in planted {
+        let mut uses = real.clone();
+        let found = references_in(text, &here).expect("planted source parses");
+        uses.get_mut("backend")
+            .unwrap()
+            .extend(found.into_iter().map(|p| p[0].clone()));
+        assert_eq!(
+            violations(&rows, &uses, &present),
+            ["backend uses model"],
+            "planted through {how}: {text}"
+        );
+    }
+    let test_only = "#[cfg(test)]\nmod tests { use crate::model::Policy; }";
+    let found = references_in(test_only, &here).expect("parses");
     assert!(
-        broken.is_empty(),
-        "uses outside ARCHITECTURE.md's \"may use\" column: {broken:?}"
+        !found.iter().any(|p| p[0] == "model"),
+        "test-only code was counted: {found:?}"
     );
 }

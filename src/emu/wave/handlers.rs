@@ -3,8 +3,13 @@
 //! the block loop of [`Wave::run`] calls.
 
 use super::operand::{ResolvedSrc, Spec};
+use super::salu::is_sop1_data;
+use super::valu::is_lane_map;
 use super::Wave;
-use crate::emu::decode::{Cmp, Inst, Sop1, Sop2, Sopc, Sopk, Src, VOp, VopdHalf};
+use crate::emu::decode::{
+    sop1_each, sop2_each, sopc_each, sopk_each, vop_each, Cmp, Inst, Sop1, Sop2, Sopc, Sopk, Src,
+    VOp, VopdHalf,
+};
 
 /// An instruction pre-resolved for the block loop of [`Wave::run`]: the
 /// handler of its opcode and its operands resolved at decode time (see
@@ -64,13 +69,14 @@ pub fn no_op() -> Op {
     }
 }
 
-/// One handler per listed opcode of enum `$e`: `$body` with `$o` bound to
-/// the opcode as a constant. Opcodes not listed get None.
+/// One handler per opcode of enum `$e`, whose variants come first (from
+/// the family's `*_each!`, so every opcode is listed): `$body` with `$o`
+/// bound to the opcode as a constant.
 macro_rules! per_op {
     // Scalar: one handler per opcode and per kind of its first two
     // operands (`$sel`: whether each is fixed by the encoding), `$a`/`$b`
     // bound to them as `Spec` operands.
-    ($op:expr, $e:ident, [$($v:ident),* $(,)?], $sel:expr,
+    ([$($v:ident),* $(,)?] $op:expr, $e:ident, $sel:expr,
      |$w:ident, $p:ident, $o:ident, $a:ident, $b:ident| $body:expr) => {
         match $op {
             $($e::$v => {
@@ -94,7 +100,7 @@ macro_rules! per_op {
     // x86_64, one compiled for AVX2 (`$avx2`: use it), so the 32/64-lane
     // loops run on 256-bit vectors with AVX2's per-lane variable shifts
     // and 32-bit multiplies and min/max where the CPU has them.
-    ($op:expr, $e:ident, [$($v:ident),* $(,)?], avx2: $avx2:expr,
+    ([$($v:ident),* $(,)?] $op:expr, $e:ident, avx2: $avx2:expr,
      |$w:ident, $p:ident, $o:ident| $body:expr) => {
         match $op {
             $($e::$v => {
@@ -131,9 +137,11 @@ macro_rules! per_op {
 /// The pre-resolved form of `inst` (see [`Op`]), or None when it runs
 /// through the generic path. Adding an instruction: its semantics go in the
 /// per-class function (`sop2`, `sop1_data`, `sopk`, `sopc`,
-/// `valu_map`/`valu_other`, ...), which both paths call; listing its opcode
-/// here only gives it a handler of its own (unlisted opcodes run through
-/// the generic path, correct but slower).
+/// `valu_map`/`valu_other`, ...), which both paths call. Nothing is listed
+/// here: every opcode of the SOP2, SOP1, SOPK and SOPC families and every
+/// per-lane VALU map gets a handler (the families' `*_each!`); the opcodes
+/// that run only through the generic path are the ones the semantics
+/// decline by name (`moves_pc!`, `not_lane_maps!`).
 pub fn op_for(inst: &Inst) -> Option<Op> {
     op_for_isa(inst, avx2())
 }
@@ -157,193 +165,53 @@ pub fn op_for_isa(inst: &Inst, avx2: bool) -> Option<Op> {
         Inst::Sop2 { op, sdst, s0, s1 } => {
             let (a0, a1) = (ResolvedSrc::of(*s0)?, ResolvedSrc::of(*s1)?);
             (
-                per_op!(
+                sop2_each!(per_op!(
                     *op,
                     Sop2,
-                    [
-                        AddU32,
-                        SubU32,
-                        AddI32,
-                        SubI32,
-                        AddcU32,
-                        SubbU32,
-                        AbsdiffI32,
-                        LshlB32,
-                        LshlB64,
-                        LshrB32,
-                        LshrB64,
-                        AshrI32,
-                        AshrI64,
-                        Lshl1AddU32,
-                        Lshl2AddU32,
-                        Lshl3AddU32,
-                        Lshl4AddU32,
-                        MinI32,
-                        MinU32,
-                        MaxI32,
-                        MaxU32,
-                        AndB32,
-                        AndB64,
-                        OrB32,
-                        OrB64,
-                        XorB32,
-                        XorB64,
-                        NandB32,
-                        NandB64,
-                        NorB32,
-                        NorB64,
-                        XnorB32,
-                        XnorB64,
-                        AndNot1B32,
-                        AndNot1B64,
-                        OrNot1B32,
-                        OrNot1B64,
-                        BfeU32,
-                        BfeI32,
-                        BfeU64,
-                        BfeI64,
-                        BfmB32,
-                        BfmB64,
-                        MulI32,
-                        MulHiU32,
-                        MulHiI32,
-                        CselectB32,
-                        CselectB64,
-                        PackLlB32B16,
-                        PackLhB32B16,
-                        PackHhB32B16,
-                        PackHlB32B16,
-                    ],
                     (a0.fixed32, a1.fixed32),
                     |w, p, OP, a, b| w.sop2(OP, p.d, a, b)
-                ),
+                )),
                 *sdst,
                 [a0, a1, z],
             )
         }
         Inst::Sop1 { op, sdst, s0 } => {
+            if !is_sop1_data(*op) {
+                return None;
+            }
             let a0 = ResolvedSrc::of(*s0)?;
             (
-                per_op!(
-                    *op,
-                    Sop1,
-                    [
-                        MovB32,
-                        MovB64,
-                        CmovB32,
-                        CmovB64,
-                        BrevB32,
-                        BrevB64,
-                        CtzI32B32,
-                        CtzI32B64,
-                        ClzI32U32,
-                        ClzI32U64,
-                        ClsI32,
-                        ClsI32I64,
-                        SextI32I8,
-                        SextI32I16,
-                        Bitset0B32,
-                        Bitset0B64,
-                        Bitset1B32,
-                        Bitset1B64,
-                        BitreplicateB64B32,
-                        AbsI32,
-                        QuadmaskB32,
-                        QuadmaskB64,
-                        WqmB32,
-                        WqmB64,
-                        Bcnt0I32B32,
-                        Bcnt0I32B64,
-                        Bcnt1I32B32,
-                        Bcnt1I32B64,
-                        NotB32,
-                        NotB64,
-                        AndSaveexecB32,
-                        AndSaveexecB64,
-                        OrSaveexecB32,
-                        OrSaveexecB64,
-                        XorSaveexecB32,
-                        XorSaveexecB64,
-                        NandSaveexecB32,
-                        NandSaveexecB64,
-                        NorSaveexecB32,
-                        NorSaveexecB64,
-                        XnorSaveexecB32,
-                        XnorSaveexecB64,
-                        AndNot0SaveexecB32,
-                        AndNot0SaveexecB64,
-                        OrNot0SaveexecB32,
-                        OrNot0SaveexecB64,
-                        AndNot1SaveexecB32,
-                        AndNot1SaveexecB64,
-                        OrNot1SaveexecB32,
-                        OrNot1SaveexecB64,
-                        AndNot0WrexecB32,
-                        AndNot0WrexecB64,
-                        AndNot1WrexecB32,
-                        AndNot1WrexecB64,
-                    ],
-                    (a0.fixed32, true),
-                    |w, p, OP, a, _b| {
-                        // Listed opcodes are all of sop1_data's (it declines only
-                        // s_getpc/s_setpc/s_swappc, which move the pc).
-                        let done = w.sop1_data(OP, p.d, a);
-                        debug_assert!(done);
-                    }
-                ),
+                sop1_each!(per_op!(*op, Sop1, (a0.fixed32, true), |w, p, OP, a, _b| {
+                    // Only handed out for sop1_data's opcodes (the
+                    // filter below).
+                    let done = w.sop1_data(OP, p.d, a);
+                    debug_assert!(done);
+                })),
                 *sdst,
                 [a0, z, z],
             )
         }
         Inst::Sopk { op, sdst, simm16 } => (
-            per_op!(
-                *op,
-                Sopk,
-                [
-                    MovkI32,
-                    Version,
-                    CmovkI32,
-                    CmpkEqI32,
-                    CmpkLgI32,
-                    CmpkGtI32,
-                    CmpkGeI32,
-                    CmpkLtI32,
-                    CmpkLeI32,
-                    CmpkEqU32,
-                    CmpkLgU32,
-                    CmpkGtU32,
-                    CmpkGeU32,
-                    CmpkLtU32,
-                    CmpkLeU32,
-                    AddkI32,
-                    MulkI32,
-                    WaitcntVscnt,
-                    WaitcntVmcnt,
-                    WaitcntExpcnt,
-                    WaitcntLgkmcnt,
-                ],
-                (true, true),
-                |w, p, OP, _a, _b| w.sopk(OP, p.d, p.src[0].imm32 as u16)
-            ),
+            sopk_each!(per_op!(*op, Sopk, (true, true), |w, p, OP, _a, _b| w.sopk(
+                OP,
+                p.d,
+                p.src[0].imm32 as u16
+            ))),
             *sdst,
             [ResolvedSrc::imm(*simm16 as u32, *simm16 as u64), z, z],
         ),
         Inst::Sopc { op, s0, s1 } => {
             let (a0, a1) = (ResolvedSrc::of(*s0)?, ResolvedSrc::of(*s1)?);
             (
-                per_op!(
+                sopc_each!(per_op!(
                     *op,
                     Sopc,
-                    [
-                        EqI32, LgI32, GtI32, GeI32, LtI32, LeI32, EqU32, LgU32, GtU32, GeU32,
-                        LtU32, LeU32, Bitcmp0B32, Bitcmp1B32, Bitcmp0B64, Bitcmp1B64, EqU64, LgU64,
-                    ],
                     (a0.fixed32, a1.fixed32),
                     |w, p, OP, a, b| {
                         let _ = p;
                         w.sopc(OP, a, b)
                     }
-                ),
+                )),
                 0,
                 [a0, a1, z],
             )
@@ -352,79 +220,18 @@ pub fn op_for_isa(inst: &Inst, avx2: bool) -> Option<Op> {
             fn nop(_: &mut Wave, _: &Op) {}
             (Some(nop as OpFn), 0, [z; 3])
         }
-        Inst::Valu { op, vdst, src, .. } => (
-            per_op!(
+        Inst::Valu { op, vdst, src, .. } if is_lane_map(*op) => (
+            vop_each!(per_op!(
                 *op,
                 VOp,
-                [
-                    NotB32,
-                    BfrevB32,
-                    ClzI32U32,
-                    CtzI32B32,
-                    ClsI32,
-                    AddNcU32,
-                    SubNcU32,
-                    SubrevNcU32,
-                    MulI32I24,
-                    MulHiI32I24,
-                    MulU32U24,
-                    MulHiU32U24,
-                    MinI32,
-                    MaxI32,
-                    MinU32,
-                    MaxU32,
-                    LshrrevB32,
-                    AshrrevI32,
-                    LshlrevB32,
-                    AndB32,
-                    OrB32,
-                    XorB32,
-                    XnorB32,
-                    BfmB32,
-                    BcntU32B32,
-                    MulLoU32,
-                    AddNcI32,
-                    SubNcI32,
-                    SadU8,
-                    MsadU8,
-                    SadHiU8,
-                    SadU16,
-                    SadU32,
-                    LerpU8,
-                    MulHiU32,
-                    MulHiI32,
-                    LshlAddU32,
-                    AddLshlU32,
-                    LshlOrB32,
-                    AndOrB32,
-                    Or3B32,
-                    Xor3B32,
-                    Add3U32,
-                    XadU32,
-                    BfeU32,
-                    BfeI32,
-                    BfiB32,
-                    AlignbitB32,
-                    AlignbyteB32,
-                    PermB32,
-                    MadU32U24,
-                    MadI32I24,
-                    Min3I32,
-                    Min3U32,
-                    Max3I32,
-                    Max3U32,
-                    Med3I32,
-                    Med3U32,
-                    MovB32,
-                    CndmaskB32,
-                ],
                 avx2: avx2,
                 |w, p, OP| {
-                    // Listed opcodes are all of valu_map's.
+                    // Only handed out for valu_map's opcodes (the filter
+                    // above).
                     let done = w.valu_map(OP, p.d, &p.src);
                     debug_assert!(done);
                 }
-            ),
+            )),
             *vdst,
             [
                 ResolvedSrc::of(src[0])?,

@@ -12,6 +12,20 @@ use crate::emu::decode::{
 use crate::emu::hwreg;
 use crate::emu::WaveError;
 
+/// The SOP1 opcodes that read or move the program counter: the generic
+/// path runs them (it knows the pc), `sop1_data` declines them, and they
+/// have no pre-resolved handler. A pattern, read by both.
+macro_rules! moves_pc {
+    () => {
+        Sop1::GetpcB64 | Sop1::SetpcB64 | Sop1::SwappcB64
+    };
+}
+
+/// Whether `sop1_data` runs `op` (it does all but `moves_pc!`'s).
+pub(super) fn is_sop1_data(op: Sop1) -> bool {
+    !matches!(op, moves_pc!())
+}
+
 impl Wave {
     #[inline(always)]
     pub(super) fn sop2<A: Operand, B: Operand>(&mut self, op: Sop2, sdst: u8, s0: A, s1: B) {
@@ -312,7 +326,7 @@ impl Wave {
                 }
                 self.scc = new != 0;
             }
-            GetpcB64 | SetpcB64 | SwappcB64 => return false,
+            moves_pc!() => return false,
         }
         true
     }

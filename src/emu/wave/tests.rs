@@ -51,6 +51,52 @@ fn same(a: &Wave, b: &Wave, what: &str) {
     assert!(a.v == b.v, "{what}: VGPRs differ");
 }
 
+/// The handler table covers exactly what the semantics run as data: every
+/// VALU opcode that `valu_map` runs (a per-lane map) has a pre-resolved
+/// handler and no other does, and likewise every SOP1 opcode `sop1_data`
+/// runs. The table is derived from the opcode families, so an opcode
+/// added to a family cannot be left on the slow path by a forgotten list
+/// (as `v_cvt_f32_ubyte0..3` once were), nor handed a handler whose
+/// semantics decline it.
+#[test]
+fn every_opcode_the_semantics_run_as_data_has_a_handler() {
+    use super::operand::ResolvedSrc;
+    use crate::emu::decode::{Sop1, Src, VEnc};
+    for &op in VOp::ALL {
+        let inst = Inst::Valu {
+            op,
+            enc: VEnc::E64,
+            vdst: 1,
+            sdst: 106,
+            src: [Src::V(2), Src::V(3), Src::V(4)],
+        };
+        let mut w = random_wave(false, 7);
+        let src = [ResolvedSrc::of(Src::V(2)).unwrap(); 3];
+        let mapped = w.valu_map(op, 1, &src);
+        assert_eq!(
+            op_for(&inst).is_some(),
+            mapped,
+            "{}: handler vs valu_map",
+            op.name()
+        );
+    }
+    for &op in Sop1::ALL {
+        let inst = Inst::Sop1 {
+            op,
+            sdst: 2,
+            s0: Src::S(4),
+        };
+        let mut w = random_wave(false, 7);
+        let runs = w.sop1_data(op, 2, ResolvedSrc::of(Src::S(4)).unwrap());
+        assert_eq!(
+            op_for(&inst).is_some(),
+            runs,
+            "{}: handler vs sop1_data",
+            op.name()
+        );
+    }
+}
+
 /// Every instruction form that has a pre-resolved [`Op`], drawn as
 /// random words of its encoding and decoded (so operands cover SGPRs,
 /// VGPRs, inline constants, literals, vcc/exec/null/m0 and src_scc):

@@ -7,6 +7,39 @@ use super::operand::Operand;
 use super::{NoSemantics, Wave};
 use crate::emu::decode::{Cmp, Src, VOp, VopdHalf, VopdOp, VCC_LO};
 
+/// The VALU opcodes that are not per-lane maps (lane reads and writes,
+/// 64-bit results, carry-outs): `valu_other` runs them, and they have no
+/// pre-resolved handler. The one list of them, a pattern read by
+/// `valu_map`'s exhaustive match and by [`is_lane_map`].
+macro_rules! not_lane_maps {
+    () => {
+        VOp::Nop
+            | VOp::SwapB32
+            | VOp::ReadfirstlaneB32
+            | VOp::ReadlaneB32
+            | VOp::WritelaneB32
+            | VOp::MbcntLoU32B32
+            | VOp::MbcntHiU32B32
+            | VOp::LshlrevB64
+            | VOp::LshrrevB64
+            | VOp::AshrrevI64
+            | VOp::AddCoU32
+            | VOp::SubCoU32
+            | VOp::SubrevCoU32
+            | VOp::AddCoCiU32
+            | VOp::SubCoCiU32
+            | VOp::SubrevCoCiU32
+            | VOp::MadU64U32
+            | VOp::MadI64I32
+    };
+}
+
+/// Whether `valu_map` runs `op` (a per-lane map of its sources), so that
+/// it has a pre-resolved handler; the rest are `valu_other`'s.
+pub(super) fn is_lane_map(op: VOp) -> bool {
+    !matches!(op, not_lane_maps!())
+}
+
 impl Wave {
     pub(super) fn vopc(&mut self, cmp: Cmp, cmpx: bool, sdst: u8, src0: Src, src1: Src) {
         let exec = self.exec();
@@ -228,14 +261,10 @@ impl Wave {
                     self.cndmask::<64, S>(vdst, src, exec)
                 }
             }
-            // Not per-lane maps: `valu_other`'s. Listed by name, not `_`,
-            // so that a new opcode does not compile until it is given an
-            // arm here or there.
-            Nop | SwapB32 | ReadfirstlaneB32 | ReadlaneB32 | WritelaneB32 | MbcntLoU32B32
-            | MbcntHiU32B32 | LshlrevB64 | LshrrevB64 | AshrrevI64 | AddCoU32 | SubCoU32
-            | SubrevCoU32 | AddCoCiU32 | SubCoCiU32 | SubrevCoCiU32 | MadU64U32 | MadI64I32 => {
-                return false
-            }
+            // Not per-lane maps: `valu_other`'s, named by
+            // `not_lane_maps!`, not `_`, so that a new opcode does not
+            // compile until it is given an arm here or a place there.
+            not_lane_maps!() => return false,
         }
         true
     }

@@ -12,7 +12,7 @@ use super::wire::{
 use super::PARENT_PID;
 use crate::backend::conformance::{BatchOutcome, CaseDevice, ConformanceDevice, DeviceOutcome};
 use crate::backend::hip::HipBackend;
-use crate::backend::{Backend, Dispatch};
+use crate::backend::{Backend, Dispatch, ReadBack};
 use crate::case::Case;
 
 /// The child's first act: end with its parent. A parent killed outright
@@ -149,6 +149,7 @@ fn respond(
                 buffers,
                 args: w.args.iter().map(|a| a.to_arg()).collect(),
                 timeout: Duration::from_millis(w.timeout_ms),
+                read_back: ReadBack::All,
             };
             match WireLaunch::from_result(d.backend_mut().dispatch(&dispatch), blobs) {
                 Ok(outcome) => Response::Launch {

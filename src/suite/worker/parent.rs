@@ -651,7 +651,17 @@ impl Backend for WorkerDevice {
             other => Err(Box::new(other)),
         })?;
         match answer {
-            Ok(launch) => launch,
+            // The protocol brings every buffer back (raw launches are
+            // `qualify`'s, which reads them all); the contract of
+            // `read_back` holds all the same.
+            Ok(launch) => launch.map(|mut done| {
+                for (i, b) in done.buffers.iter_mut().enumerate() {
+                    if !d.read_back.wants(i) {
+                        *b = Vec::new();
+                    }
+                }
+                done
+            }),
             Err(Lost::Signal { death, said }) => Err(BackendError::Fault(killed_by_signal(
                 "launch", &death, &said,
             ))),

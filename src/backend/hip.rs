@@ -175,8 +175,10 @@ pub struct HipBackend {
     /// lanes and workgroups).
     pool: Vec<DeviceBuffer>,
     /// The timing events, recorded again by every launch (hipEventRecord
-    /// on an event recorded before overwrites its state: hip_runtime_api.h,
-    /// hipEventRecord).
+    /// on an event recorded before overwrites its state; on one still being
+    /// recorded the result is undefined: hip_runtime_api.h, hipEventRecord).
+    /// They come back here only once the launch's `stop` has completed, and
+    /// go to quarantine with a launch that timed out.
     events: Option<(Event, Event)>,
 }
 

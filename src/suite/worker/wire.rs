@@ -4,7 +4,7 @@
 //! Both ends use these types; neither end's behaviour lives here.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -887,15 +887,28 @@ impl FrameReader {
                     ),
                 ));
             };
-            // Sized to the frame (the bytes are overwritten by the reads);
-            // a frame smaller than the last keeps the allocation.
-            self.json.resize(json_len, 0);
-            r.read_exact(&mut self.json)?;
-            self.payload.resize(payload_len, 0);
-            r.read_exact(&mut self.payload)?;
+            read_part(r, &mut self.json, json_len)?;
+            read_part(r, &mut self.payload, payload_len)?;
             return Ok(Some(None));
         }
     }
+}
+
+/// Exactly `len` bytes of `r` into `buf`, replacing what it held and
+/// keeping its allocation. Read into the spare capacity, not into a
+/// zero-filled buffer: zeroing every payload before the read overwrote it
+/// was a tenth of the child's CPU.
+fn read_part(r: &mut impl BufRead, buf: &mut Vec<u8>, len: usize) -> std::io::Result<()> {
+    buf.clear();
+    buf.reserve_exact(len);
+    r.take(len as u64).read_to_end(buf)?;
+    if buf.len() != len {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            format!("a frame part of {len} bytes ended after {}", buf.len()),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

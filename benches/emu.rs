@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use dsxor::backend::emu::EmuBackend;
-use dsxor::backend::{ArgValue, Backend, Dispatch};
+use dsxor::backend::{ArgValue, Backend, Dispatch, ReadBack};
 use dsxor::case::WaveSize;
 use dsxor::codeobj::find_embedded;
 use dsxor::emu::EmuConfig;
@@ -49,6 +49,7 @@ fn dispatch<'a>(bytes: &'a [u8], kernel: &'a str, block: u32) -> Dispatch<'a> {
             ArgValue::U32(LDS_QWORDS),
         ],
         timeout: Duration::from_secs(600),
+        read_back: ReadBack::All,
     }
 }
 

@@ -300,6 +300,10 @@ impl Backend for EmuBackend {
         self.last = Some(stats);
         let mut buffers = Vec::with_capacity(d.buffers.len());
         for i in 0..d.buffers.len() {
+            if !d.read_back.wants(i) {
+                buffers.push(Vec::new());
+                continue;
+            }
             buffers.push(
                 mem.region_bytes(i)
                     .ok_or_else(|| BackendError::Invalid(format!("emu: buffer {i} vanished")))?,

@@ -6,6 +6,10 @@
 //! target id), loaded once with `hipModuleLoadData` and cached by content;
 //! the kernarg segment is laid out by `codeobj::build_kernarg` from the
 //! kernel's metadata and the device addresses of the dispatch's buffers.
+//! Device buffers and the two timing events are kept from launch to launch
+//! (grown when a launch needs more, freed with the backend); each launch
+//! copies all its buffers in and only those `Dispatch::read_back` names
+//! out.
 //!
 //! Watchdog: after the launch the stream is polled (`hipStreamQuery`) until
 //! `Dispatch::timeout`. A launch still running then is `BackendError::Timeout`
@@ -161,7 +165,39 @@ pub struct HipBackend {
     /// Objects kept loaded at most ([`LOADED_OBJECTS`]).
     object_bound: usize,
     quarantine: Vec<Quarantined>,
+    /// Device buffers kept from launch to launch, by position in
+    /// `Dispatch::buffers`: a launch reuses one that is large enough and
+    /// replaces one that is not (see [`pooled_len`]). Fresh allocations per
+    /// launch were the worker's largest host cost through the software
+    /// runtime (page faults). A launch never sees another's data: each
+    /// copies every buffer of its own in whole before it starts, and reads
+    /// no byte past them (the kernels index buffers by the launch's own
+    /// lanes and workgroups).
+    pool: Vec<DeviceBuffer>,
+    /// The timing events, recorded again by every launch (hipEventRecord
+    /// on an event recorded before overwrites its state; on one still being
+    /// recorded the result is undefined: hip_runtime_api.h, hipEventRecord).
+    /// They come back here only once the launch's `stop` has completed, and
+    /// go to quarantine with a launch that timed out.
+    events: Option<(Event, Event)>,
 }
+
+/// Bytes a pooled device buffer is allocated with for a launch that needs
+/// `len`: the next power of two, at least 64 KiB, so that a run whose
+/// launches grow a little at a time reallocates a few times, not at every
+/// launch. No contents are assumed: hipMalloc does not fill what it
+/// returns (ROCm/clr hipamd/src/hip_memory.cpp, `ihipMalloc`:
+/// `amd::SvmBuffer::malloc` and nothing after), so a fresh buffer held
+/// earlier data on a GPU too, and the launch overwrites what it uses.
+pub fn pooled_len(len: usize) -> usize {
+    len.checked_next_power_of_two()
+        .unwrap_or(len)
+        .max(POOL_MIN_BYTES)
+}
+
+/// The smallest pooled device buffer (the software runtime's allocation
+/// granule, hipsim/src/memory.rs `ALIGN`; a GPU's is at least a page).
+const POOL_MIN_BYTES: usize = 64 << 10;
 
 /// Code objects a `HipBackend` keeps loaded. Policy (no source sizes it):
 /// `dsxor run` patches a fresh random offset into a code object for about
@@ -345,6 +381,8 @@ impl HipBackend {
             recent: Vec::new(),
             object_bound: LOADED_OBJECTS,
             quarantine: Vec::new(),
+            pool: Vec::new(),
+            events: None,
         })
     }
 
@@ -503,22 +541,42 @@ impl Backend for HipBackend {
         // explicit arguments (hipErrorLaunchOutOfResources): pass none then.
         let explicit_args = meta.args.iter().any(|a| !a.value_kind.is_hidden());
 
-        // Buffers in; the kernarg segment laid out with their device addresses.
-        let mut buffers = Vec::with_capacity(d.buffers.len());
-        for b in &d.buffers {
-            let mut dev = hip.alloc(b.len()).map_err(|e| classify(e, Phase::Setup))?;
+        // Buffers in, each whole (the pool's buffers hold the last launch's
+        // data); the kernarg segment laid out with their device addresses.
+        for (i, b) in d.buffers.iter().enumerate() {
+            if self.pool.get(i).is_none_or(|p| p.len() < b.len()) {
+                let dev = hip
+                    .alloc(pooled_len(b.len()))
+                    .map_err(|e| classify(e, Phase::Setup))?;
+                match self.pool.get_mut(i) {
+                    Some(p) => *p = dev,
+                    None => self.pool.push(dev),
+                }
+            }
+            let Some(dev) = self.pool.get_mut(i) else {
+                return Err(BackendError::Environment(
+                    "device buffer pool lost an entry just inserted".into(),
+                ));
+            };
             dev.copy_from_host(b)
                 .map_err(|e| classify(e, Phase::Setup))?;
-            buffers.push(dev);
         }
-        let addresses: Vec<u64> = buffers.iter().map(|b| b.device_address()).collect();
+        let addresses: Vec<u64> = self.pool[..d.buffers.len()]
+            .iter()
+            .map(|b| b.device_address())
+            .collect();
         let launch = LaunchDims::linear(d.groups, d.block, d.dynamic_lds);
         let mut kernarg = build_kernarg(&meta, &d.args, &addresses, &launch)
             .map_err(|e| BackendError::Invalid(e.to_string()))?
             .bytes;
 
-        let start = hip.event().map_err(|e| classify(e, Phase::Setup))?;
-        let stop = hip.event().map_err(|e| classify(e, Phase::Setup))?;
+        let (start, stop) = match self.events.take() {
+            Some(e) => e,
+            None => (
+                hip.event().map_err(|e| classify(e, Phase::Setup))?,
+                hip.event().map_err(|e| classify(e, Phase::Setup))?,
+            ),
+        };
         let Some(stream) = self.stream.as_ref() else {
             return Err(BackendError::Environment("no stream".into()));
         };
@@ -550,7 +608,8 @@ impl Backend for HipBackend {
                     object: key,
                     since: Instant::now(),
                     stream,
-                    _buffers: buffers,
+                    // The kernel may still write them: they leave the pool.
+                    _buffers: std::mem::take(&mut self.pool),
                     _events: (start, stop),
                     _kernarg: kernarg,
                 });
@@ -565,8 +624,14 @@ impl Backend for HipBackend {
         let elapsed = start
             .elapsed_until(&stop)
             .map_err(|e| classify(e, Phase::Execute))?;
-        let mut out = Vec::with_capacity(buffers.len());
-        for (dev, host) in buffers.iter().zip(&d.buffers) {
+        self.events = Some((start, stop));
+        let mut out = Vec::with_capacity(d.buffers.len());
+        for (i, (dev, host)) in self.pool.iter().zip(&d.buffers).enumerate() {
+            if !d.read_back.wants(i) {
+                out.push(Vec::new());
+                continue;
+            }
+            // The launch's own length, not the pooled buffer's.
             let mut b = vec![0u8; host.len()];
             dev.copy_to_host(&mut b)
                 .map_err(|e| classify(e, Phase::Execute))?;
@@ -615,6 +680,17 @@ mod tests {
             pci_bus_id: "0000:03:00.0".into(),
             uuid: None,
         }
+    }
+
+    #[test]
+    fn pooled_buffers_grow_in_powers_of_two_from_64_kib() {
+        assert_eq!(pooled_len(0), 64 << 10);
+        assert_eq!(pooled_len(1), 64 << 10);
+        assert_eq!(pooled_len(64 << 10), 64 << 10);
+        assert_eq!(pooled_len((64 << 10) + 1), 128 << 10);
+        assert_eq!(pooled_len(3 << 20), 4 << 20);
+        // No overflow: a length with no next power of two is kept.
+        assert_eq!(pooled_len(usize::MAX), usize::MAX);
     }
 
     #[test]

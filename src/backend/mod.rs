@@ -183,17 +183,41 @@ pub struct Dispatch<'a> {
     pub block: u32,
     /// Dynamic LDS bytes on top of the kernel's static group segment.
     pub dynamic_lds: u32,
-    /// Global buffers, copied to the device before and back after the launch.
+    /// Global buffers, copied to the device before the launch.
     pub buffers: Vec<Vec<u8>>,
     pub args: Vec<ArgValue>,
     /// A launch not complete by then is a timeout, never a hung run.
     pub timeout: Duration,
+    /// Which buffers are copied back after the launch.
+    pub read_back: ReadBack,
+}
+
+/// The buffers of a launch that come back in its `Completion`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadBack {
+    /// Every buffer.
+    All,
+    /// Only these indices into `Dispatch::buffers`; every other buffer
+    /// comes back empty. A copy back is the launch's largest host cost
+    /// after the copies in, and the conformance ABI reads two of six.
+    Only(&'static [usize]),
+}
+
+impl ReadBack {
+    /// Buffer `i` comes back.
+    pub fn wants(self, i: usize) -> bool {
+        match self {
+            ReadBack::All => true,
+            ReadBack::Only(which) => which.contains(&i),
+        }
+    }
 }
 
 /// The result of a completed launch.
 #[derive(Clone, Debug)]
 pub struct Completion {
-    /// Buffers after the launch, same order and sizes as `Dispatch::buffers`.
+    /// Buffers after the launch, same order and sizes as `Dispatch::buffers`,
+    /// but those `Dispatch::read_back` leaves out, which are empty.
     pub buffers: Vec<Vec<u8>>,
     /// Device time of the launch (HIP events) or host time (emu).
     pub elapsed: Duration,

@@ -4,7 +4,9 @@ use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 
-use crate::backend::{ArgValue, Backend, BackendError, BackendKind, DeviceInfo, Dispatch};
+use crate::backend::{
+    ArgValue, Backend, BackendError, BackendKind, DeviceInfo, Dispatch, ReadBack,
+};
 use crate::bench::expect::{self, CheckOutcome, POISON};
 use crate::bench::pattern::{lane_data, Layout};
 use crate::bench::plan::{plan, RunSpec, Settings};
@@ -281,6 +283,7 @@ fn run_one(
                 ArgValue::U32(layout.lds_qwords),
             ],
             timeout,
+            read_back: ReadBack::All,
         };
         let completion = match backend.dispatch(&dispatch) {
             Ok(c) => c,

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use dsxor::backend::emu::EmuBackend;
-use dsxor::backend::{ArgValue, Backend, BackendError, Dispatch};
+use dsxor::backend::{ArgValue, Backend, BackendError, Dispatch, ReadBack};
 use dsxor::case::WaveSize;
 use dsxor::codeobj::find_embedded;
 use dsxor::emu::{EmuConfig, Fault};
@@ -66,6 +66,7 @@ fn run_conformance(
             ArgValue::U32(c.lds_qwords),
         ],
         timeout: Duration::from_secs(20),
+        read_back: ReadBack::All,
     };
     let done = dev.dispatch(&d)?;
     Ok((to_u64s(&done.buffers[4]), to_u64s(&done.buffers[5])))
@@ -286,6 +287,7 @@ fn throughput_kernels_leave_the_checkable_lds_image() {
                         ArgValue::U32(q),
                     ],
                     timeout: Duration::from_secs(20),
+                    read_back: ReadBack::All,
                 };
                 let done = dev.dispatch(&d).expect("runs");
                 let lds = to_u64s(&done.buffers[3]);
@@ -352,6 +354,7 @@ fn a_global_access_past_a_buffer_is_a_fault_not_host_memory() {
             .chain([ArgValue::U32(8)])
             .collect(),
         timeout: Duration::from_secs(20),
+        read_back: ReadBack::All,
     };
     match dev.dispatch(&d) {
         Err(BackendError::Fault(m)) => {

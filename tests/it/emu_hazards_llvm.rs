@@ -11,7 +11,7 @@ use crate::common;
 use std::time::Duration;
 
 use dsxor::backend::emu::EmuBackend;
-use dsxor::backend::{ArgValue, Backend, BackendError, Dispatch};
+use dsxor::backend::{ArgValue, Backend, BackendError, Dispatch, ReadBack};
 use dsxor::case::WaveSize;
 use dsxor::codeobj::find_embedded;
 use dsxor::emu::EmuConfig;
@@ -104,6 +104,7 @@ fn dispatch(bytes: &[u8], kernel: &str, hazard_check: bool) -> Result<Vec<u8>, B
         buffers: vec![vec![0; 128], (0..128u8).collect()],
         args: vec![ArgValue::Buffer(0), ArgValue::Buffer(1)],
         timeout: Duration::from_secs(10),
+        read_back: ReadBack::All,
     };
     dev.dispatch(&d).map(|c| c.buffers[0].clone())
 }
@@ -185,6 +186,7 @@ fn shipped_kernels_have_no_hazard() {
                     .chain([ArgValue::U32(q)])
                     .collect(),
                 timeout: Duration::from_secs(20),
+                read_back: ReadBack::All,
             };
             if let Err(e) = dev.dispatch(&d) {
                 panic!("{kernel} {wave:?}: {e}");
@@ -216,6 +218,7 @@ fn shipped_kernels_have_no_hazard() {
                     ArgValue::U32(64),
                 ],
                 timeout: Duration::from_secs(20),
+                read_back: ReadBack::All,
             };
             if let Err(e) = dev.dispatch(&d) {
                 panic!("{kernel} {wave:?}: {e}");

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use dsxor::backend::emu::EmuBackend;
-use dsxor::backend::{ArgValue, Backend, Dispatch};
+use dsxor::backend::{ArgValue, Backend, Dispatch, ReadBack};
 use dsxor::codeobj::CodeObject;
 use dsxor::emu::decode::{decode_text, Inst};
 use dsxor::emu::EmuConfig;
@@ -61,6 +61,7 @@ fn conformance(bytes: &[u8], lanes: u32) -> (Vec<u64>, Vec<u64>) {
             .chain([ArgValue::U32(q)])
             .collect(),
         timeout: Duration::from_secs(20),
+        read_back: ReadBack::All,
     };
     let done = dev.dispatch(&d).expect("dispatch");
     let u = |b: &[u8]| {
@@ -126,6 +127,7 @@ fn an_unoptimised_build_is_refused_naming_scratch() {
             .chain([ArgValue::U32(8)])
             .collect(),
         timeout: Duration::from_secs(20),
+        read_back: ReadBack::All,
     };
     match dev.dispatch(&d) {
         // What the device cannot run; whose fault that is (exit 2 or 3)
@@ -161,6 +163,7 @@ fn a_kernel_that_never_ends_is_a_timeout_naming_its_pc() {
         buffers: vec![vec![0; 4]],
         args: vec![ArgValue::Buffer(0)],
         timeout: Duration::from_millis(300),
+        read_back: ReadBack::All,
     };
     let t = std::time::Instant::now();
     match dev.dispatch(&d) {

@@ -380,7 +380,8 @@ fn a_hung_kernel_is_a_timeout_verdict() {
 }
 
 /// DSXOR_HIPSIM_STALL: a blocking HIP call outside the launch (here the
-/// seventh hipMemcpyDtoH of a worker: the first case makes six) never
+/// third hipMemcpyDtoH of a worker: the first case makes two, for `ret`
+/// and `lds_out`, the only buffers read back) never
 /// returns, as ROCm 5.4 did on AMD's emulator once the emulator crashed.
 /// The child's own watchdog cannot see it; the parent's answer deadline
 /// (launch timeout + suite::worker::ANSWER_GRACE) kills the worker, the case
@@ -392,7 +393,7 @@ fn a_runtime_stuck_outside_the_launch_is_a_timeout_and_the_run_goes_on() {
     let start = std::time::Instant::now();
     let mut child = spawn(
         &short_timeout_run("3", tmp.path()),
-        &[("DSXOR_HIPSIM_STALL", "hipMemcpyDtoH:7")],
+        &[("DSXOR_HIPSIM_STALL", "hipMemcpyDtoH:3")],
         true,
     );
     // Bounded here too: without the deadline the run never ends.

@@ -15,7 +15,7 @@ use crate::common;
 use std::time::Duration;
 
 use dsxor::backend::hip::HipBackend;
-use dsxor::backend::{ArgValue, Backend, BackendError, Dispatch};
+use dsxor::backend::{ArgValue, Backend, BackendError, Dispatch, ReadBack};
 use dsxor::case::WaveSize;
 use dsxor::codeobj::find_embedded;
 
@@ -134,6 +134,7 @@ fn contended_xor_on_one_qword_serializes() {
                     .chain([ArgValue::U32(lds_qwords)])
                     .collect(),
                 timeout: Duration::from_secs(10),
+                read_back: ReadBack::All,
             };
             let c = b
                 .dispatch(&d)
@@ -220,6 +221,7 @@ fn timed_throughput_run() {
                     ArgValue::U32(block),
                 ],
                 timeout: Duration::from_secs(30),
+                read_back: ReadBack::All,
             };
             let c = b.dispatch(&d).unwrap_or_else(|e| panic!("{kernel}: {e}"));
             let fold = from_le64(&c.buffers[2]);
@@ -277,6 +279,7 @@ fn watchdog_times_out_and_recovers() {
             ArgValue::U32(block),
         ],
         timeout,
+        read_back: ReadBack::All,
     };
     // ~16M dependent LDS round trips: far beyond 1 ms on any GPU; on the
     // simulator 128K (millions of interpreted instructions) are.
@@ -309,4 +312,92 @@ fn watchdog_times_out_and_recovers() {
     }
     assert_eq!(b.quarantined(), 0);
     eprintln!("watchdog: recovered after {:?}", start.elapsed());
+}
+
+/// A one-group wave32 case on `lanes` lanes, lane i on qword i, DATA and
+/// VDST-before and the LDS image all drawn from `tag`.
+fn one_qword_each(lanes: u32, active: bool, tag: u64) -> dsxor::case::Case {
+    use dsxor::case::{Case, Geometry, LaneInput, Mode};
+    Case {
+        pattern: "reuse".into(),
+        index: tag,
+        geometry: Geometry {
+            wave_size: WaveSize::Wave32,
+            waves_per_group: lanes / 32,
+            groups: 1,
+            mode: Mode::Wgp,
+        },
+        lds_bytes: lanes * 8,
+        offset: 0,
+        lds_init: vec![(0..u64::from(lanes)).map(|q| tag << 32 | q).collect()],
+        lanes: (0..lanes)
+            .map(|i| LaneInput {
+                addr: i * 8,
+                data: tag << 48 | u64::from(i),
+                active,
+                vdst_init: !(tag << 40 | u64::from(i)),
+            })
+            .collect(),
+        more_rounds: Vec::new(),
+    }
+}
+
+/// The backend keeps its device buffers (and the conformance device its
+/// host buffers) from launch to launch: no launch may see another's data.
+/// A launch whose lanes are all inactive after one whose lanes all wrote
+/// returns exactly its own VDST-before and LDS image, never what the
+/// earlier launch left in the reused `ret` and `lds_out`; a smaller launch
+/// after a larger one gets buffers of its own sizes back, and only the two
+/// the conformance ABI reads.
+#[test]
+fn reused_buffers_never_show_an_earlier_launch() {
+    use dsxor::backend::conformance::{
+        embedded_objects, CaseDevice, ConformanceDevice, DeviceOutcome, BUF_LDS_OUT, BUF_RET,
+    };
+    let Some(b) = backend() else { return };
+    let objects = embedded_objects(&b.info().target_id);
+    if !objects.iter().any(|o| o.wave == WaveSize::Wave32) {
+        eprintln!("SKIPPED: no wave32 object for {}", b.info().target_id);
+        return;
+    }
+    let mut dev = ConformanceDevice::with_codeobj(b, objects, Duration::from_secs(30));
+    let observe = |dev: &mut ConformanceDevice<HipBackend>, c: &dsxor::case::Case| match dev
+        .run_case(c)
+        .unwrap_or_else(|e| panic!("case {}: {e}", c.index))
+    {
+        DeviceOutcome::Completed { observation, .. } => observation,
+        other => panic!("case {}: {other:?}", c.index),
+    };
+    let big = one_qword_each(128, true, 1);
+    let o = observe(&mut dev, &big);
+    // Every lane wrote: its return is the qword before its XOR.
+    assert_eq!(o.ret, big.lds_init[0]);
+    for (small_lanes, tag) in [(128, 2), (64, 3), (32, 4)] {
+        let idle = one_qword_each(small_lanes, false, tag);
+        let o = observe(&mut dev, &idle);
+        let vdst: Vec<u64> = idle.lanes.iter().map(|l| l.vdst_init).collect();
+        assert_eq!(o.ret, vdst, "{small_lanes} idle lanes after 128 busy ones");
+        assert_eq!(o.lds_final, idle.lds_init, "{small_lanes} idle lanes: LDS");
+        // And busy again, on the buffers the idle launch left.
+        let busy = one_qword_each(small_lanes, true, tag + 16);
+        assert_eq!(observe(&mut dev, &busy).ret, busy.lds_init[0]);
+    }
+    // The raw launch: buffers of this launch's sizes, only ret and lds_out.
+    let code = dev.kernel_objects()[0].bytes.clone();
+    let small = one_qword_each(32, true, 5);
+    let d = dsxor::backend::conformance::dispatch_for(
+        &small,
+        &code,
+        "dsxor_conformance_off0",
+        Duration::from_secs(30),
+    );
+    let done = dev.launch(&d).expect("the raw launch completes");
+    for (i, (got, sent)) in done.buffers.iter().zip(&d.buffers).enumerate() {
+        let want = if i == BUF_RET || i == BUF_LDS_OUT {
+            sent.len()
+        } else {
+            0
+        };
+        assert_eq!(got.len(), want, "buffer {i}");
+    }
 }

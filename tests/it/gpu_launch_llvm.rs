@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use dsxor::backend::hip::HipBackend;
-use dsxor::backend::{Backend, BackendError, Dispatch};
+use dsxor::backend::{Backend, BackendError, Dispatch, ReadBack};
 
 fn hipsim() -> Option<PathBuf> {
     // Part of the repository (a workspace member): built, never skipped.
@@ -60,6 +60,7 @@ fn launches_the_real_runtime_accepts() {
         buffers,
         args,
         timeout: Duration::from_secs(30),
+        read_back: ReadBack::All,
     };
 
     // No explicit arguments: no `extra` (current clr refuses a non-empty

@@ -16,7 +16,7 @@
 
 use std::time::Duration;
 
-use crate::backend::{ArgValue, BackendError, Completion, Dispatch};
+use crate::backend::{ArgValue, BackendError, Completion, Dispatch, ReadBack};
 use crate::case::{Case, Observation};
 
 /// Buffer order of the ABI.
@@ -26,6 +26,10 @@ pub const BUF_ACTIVE: usize = 2;
 pub const BUF_LDS_INIT: usize = 3;
 pub const BUF_RET: usize = 4;
 pub const BUF_LDS_OUT: usize = 5;
+
+/// The buffers the host reads after a launch (`observation_at`); the
+/// others are inputs the kernels only read.
+pub const READ_BACK: ReadBack = ReadBack::Only(&[BUF_RET, BUF_LDS_OUT]);
 
 /// Kernel symbol prefix; the shipped variants append their offset.
 pub const KERNEL_PREFIX: &str = "dsxor_conformance_off";
@@ -81,14 +85,18 @@ fn put_lds_images(out: &mut Vec<u8>, case: &Case, groups: usize, q: usize) {
     }
 }
 
-/// Six empty ABI buffers with room for `cases` in one launch whose LDS
-/// images are `q` qwords each, so appending never reallocates (regrowing
-/// the large LDS buffers page-faulted anew for every launch).
-fn buffers_for(cases: &[&Case], q: usize) -> Vec<Vec<u8>> {
+/// The six ABI buffers, emptied, with room for `cases` in one launch whose
+/// LDS images are `q` qwords each, so appending never reallocates
+/// (regrowing the large LDS buffers page-faulted anew for every launch).
+/// `staging` is an earlier launch's buffers (or none): their allocations
+/// are reused, never their contents, as every buffer starts empty and
+/// `append_case` writes each byte of the launch.
+fn buffers_for(cases: &[&Case], q: usize, mut staging: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
     let lanes: usize = cases.iter().map(|c| c.lanes.len()).sum();
     let lane_rounds: usize = cases.iter().map(|c| c.lanes.len() * c.rounds()).sum();
     let groups: usize = cases.iter().map(|c| c.geometry.groups as usize).sum();
-    let mut buffers = vec![Vec::new(); 6];
+    staging.resize_with(6, Vec::new);
+    let mut buffers = staging;
     for (i, bytes) in [
         (BUF_ADDR, lanes * 4),
         (BUF_DATA, lane_rounds * 8),
@@ -97,6 +105,7 @@ fn buffers_for(cases: &[&Case], q: usize) -> Vec<Vec<u8>> {
         (BUF_RET, lane_rounds * 8),
         (BUF_LDS_OUT, groups * q * 8),
     ] {
+        buffers[i].clear();
         buffers[i].reserve_exact(bytes);
     }
     buffers
@@ -109,8 +118,20 @@ pub fn dispatch_for<'a>(
     kernel: &'a str,
     timeout: Duration,
 ) -> Dispatch<'a> {
+    dispatch_for_in(Vec::new(), case, code_object, kernel, timeout)
+}
+
+/// [`dispatch_for`] with its buffers in `staging`'s allocations (an
+/// earlier launch's `Dispatch::buffers`; see `buffers_for`).
+pub fn dispatch_for_in<'a>(
+    staging: Vec<Vec<u8>>,
+    case: &Case,
+    code_object: &'a [u8],
+    kernel: &'a str,
+    timeout: Duration,
+) -> Dispatch<'a> {
     let q = case.lds_qwords();
-    let mut buffers = buffers_for(&[case], q);
+    let mut buffers = buffers_for(&[case], q, staging);
     append_case(&mut buffers, case, q);
     Dispatch {
         code_object,
@@ -121,6 +142,7 @@ pub fn dispatch_for<'a>(
         buffers,
         args: conformance_args(q, case.rounds()),
         timeout,
+        read_back: READ_BACK,
     }
 }
 
@@ -284,9 +306,21 @@ pub fn dispatch_for_batch<'a>(
     kernel: &'a str,
     timeout: Duration,
 ) -> Dispatch<'a> {
+    dispatch_for_batch_in(Vec::new(), cases, code_object, kernel, timeout)
+}
+
+/// [`dispatch_for_batch`] with its buffers in `staging`'s allocations (see
+/// [`dispatch_for_in`]).
+pub fn dispatch_for_batch_in<'a>(
+    staging: Vec<Vec<u8>>,
+    cases: &[&Case],
+    code_object: &'a [u8],
+    kernel: &'a str,
+    timeout: Duration,
+) -> Dispatch<'a> {
     let lds_bytes = cases.iter().map(|c| c.lds_bytes).max().unwrap_or(0);
     let q = lds_bytes as usize / 8;
-    let mut buffers = buffers_for(cases, q);
+    let mut buffers = buffers_for(cases, q, staging);
     for c in cases {
         append_case(&mut buffers, c, q);
     }
@@ -300,6 +334,7 @@ pub fn dispatch_for_batch<'a>(
         buffers,
         args: conformance_args(q, first.map_or(1, |c| c.rounds())),
         timeout: timeout.saturating_mul(cases.len().max(1) as u32),
+        read_back: READ_BACK,
     }
 }
 
@@ -371,6 +406,35 @@ mod tests {
             observation(&c, &short),
             Err(BackendError::Invalid(_))
         ));
+    }
+
+    /// A launch built in an earlier launch's buffers is byte for byte the
+    /// launch built fresh: nothing of the earlier one is left in it, ret's
+    /// VDST-before and lds_out's poison included. Only `ret` and `lds_out`
+    /// are read back.
+    #[test]
+    fn staging_reuses_allocations_never_contents() {
+        let mut big = case();
+        big.lds_bytes = 32;
+        big.lds_init = vec![vec![5, 6, 7, 8], vec![9, 10, 11, 12]];
+        for l in &mut big.lanes {
+            l.vdst_init = !l.vdst_init;
+        }
+        let earlier = dispatch_for_batch(&[&big, &big], b"o", "k", Duration::ZERO).buffers;
+        let capacity: Vec<usize> = earlier.iter().map(Vec::capacity).collect();
+        let small = case();
+        let fresh = dispatch_for(&small, b"o", "k", Duration::ZERO);
+        let reused = dispatch_for_in(earlier, &small, b"o", "k", Duration::ZERO);
+        assert_eq!(reused.buffers, fresh.buffers);
+        let kept: Vec<usize> = reused.buffers.iter().map(Vec::capacity).collect();
+        assert_eq!(kept, capacity, "the allocations were not reused");
+        let batch =
+            dispatch_for_batch_in(reused.buffers, &[&small, &big], b"o", "k", Duration::ZERO);
+        let fresh = dispatch_for_batch(&[&small, &big], b"o", "k", Duration::ZERO);
+        assert_eq!(batch.buffers, fresh.buffers);
+        assert_eq!(batch.read_back, READ_BACK);
+        let read: Vec<usize> = (0..6).filter(|&i| READ_BACK.wants(i)).collect();
+        assert_eq!(read, vec![BUF_RET, BUF_LDS_OUT]);
     }
 
     /// Each case of a batch owns its workgroups and slices; its poison is

@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use super::abi::{dispatch_for, dispatch_for_batch, kernel_name_for, observation, observations};
+use super::abi::{
+    dispatch_for_batch_in, dispatch_for_in, kernel_name_for, observation, observations,
+};
 use super::batch::batch_key;
 use super::objects::{codeobj_kernels, codeobj_patch, KernelObject, ListKernels, PatchOffset};
 use super::{BatchOutcome, CaseDevice, DeviceOutcome, KernelIdentity};
@@ -46,6 +48,9 @@ pub struct ConformanceDevice<B: Backend> {
     timeout: Duration,
     /// [`CaseDevice::batch_cap`].
     batch: usize,
+    /// The last launch's ABI buffers, whose allocations the next launch
+    /// fills (`abi::buffers_for`): per launch, fresh ones page-faulted.
+    staging: Vec<Vec<u8>>,
 }
 
 impl<B: Backend> ConformanceDevice<B> {
@@ -65,6 +70,7 @@ impl<B: Backend> ConformanceDevice<B> {
             patched: Vec::new(),
             timeout,
             batch: 1,
+            staging: Vec::new(),
         }
     }
 
@@ -214,12 +220,11 @@ impl<B: Backend> CaseDevice for ConformanceDevice<B> {
     fn run_case(&mut self, case: &Case) -> Result<DeviceOutcome, BackendError> {
         let (i, kernel, patched) = self.choose(case)?;
         let bytes = chosen_bytes(&self.objects, &self.patched, i, &kernel, patched);
-        let dispatch = dispatch_for(case, bytes, &kernel, self.timeout);
-        match self
-            .backend
-            .dispatch(&dispatch)
-            .map_err(|e| answerable(e, &self.objects[i]))
-        {
+        let staging = std::mem::take(&mut self.staging);
+        let dispatch = dispatch_for_in(staging, case, bytes, &kernel, self.timeout);
+        let result = self.backend.dispatch(&dispatch);
+        self.staging = dispatch.buffers;
+        match result.map_err(|e| answerable(e, &self.objects[i])) {
             Ok(done) => Ok(DeviceOutcome::Completed {
                 observation: {
                     ran_in_mode(&done, case.geometry.mode, &kernel)?;
@@ -287,12 +292,11 @@ impl<B: Backend> CaseDevice for ConformanceDevice<B> {
         }
         let (i, kernel, patched) = self.choose(first)?;
         let bytes = chosen_bytes(&self.objects, &self.patched, i, &kernel, patched);
-        let dispatch = dispatch_for_batch(cases, bytes, &kernel, self.timeout);
-        match self
-            .backend
-            .dispatch(&dispatch)
-            .map_err(|e| answerable(e, &self.objects[i]))
-        {
+        let staging = std::mem::take(&mut self.staging);
+        let dispatch = dispatch_for_batch_in(staging, cases, bytes, &kernel, self.timeout);
+        let result = self.backend.dispatch(&dispatch);
+        self.staging = dispatch.buffers;
+        match result.map_err(|e| answerable(e, &self.objects[i])) {
             Ok(done) => {
                 ran_in_mode(&done, first.geometry.mode, &kernel)?;
                 // Each case's share of the launch's device time.

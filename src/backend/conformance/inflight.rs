@@ -11,7 +11,7 @@ use rand::{Rng, SeedableRng};
 
 use super::objects::{codeobj_kernels, KernelObject};
 use super::CaseDevice;
-use crate::backend::{ArgValue, BackendError, Dispatch};
+use crate::backend::{ArgValue, BackendError, Dispatch, ReadBack};
 
 /// Work-items per workgroup: 8 wave32 or 4 wave64 waves.
 pub const INFLIGHT_BLOCK: u32 = 256;
@@ -92,6 +92,7 @@ pub fn run_inflight(
         buffers: vec![le_bytes(&input), le_bytes(&out)],
         args: vec![ArgValue::Buffer(0), ArgValue::Buffer(1)],
         timeout,
+        read_back: ReadBack::All,
     })?;
     let got = match done.buffers.as_slice() {
         [_, o] if o.len() == lanes * SLOT * 8 => qwords(o),

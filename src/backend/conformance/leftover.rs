@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use super::objects::{codeobj_kernels, KernelObject};
 use super::CaseDevice;
-use crate::backend::{ArgValue, BackendError, Dispatch};
+use crate::backend::{ArgValue, BackendError, Dispatch, ReadBack};
 
 pub const FILL_KERNEL: &str = "dsxor_lds_fill";
 pub const LISTEN_KERNEL: &str = "dsxor_lds_listen";
@@ -66,6 +66,7 @@ pub fn fill_then_listen(
         buffers: Vec::new(),
         args: vec![ArgValue::U64(marker), ArgValue::U32(QWORDS)],
         timeout,
+        read_back: ReadBack::All,
     })?;
     let qwords = groups as usize * QWORDS as usize;
     let done = device.launch(&Dispatch {
@@ -81,6 +82,7 @@ pub fn fill_then_listen(
             ArgValue::U32(QWORDS),
         ],
         timeout,
+        read_back: ReadBack::All,
     })?;
     let (seen, visited) = match done.buffers.as_slice() {
         [s, v] if s.len() == qwords * 8 && v.len() == qwords * 4 => (s, v),

@@ -28,9 +28,9 @@ mod leftover;
 mod objects;
 
 pub use abi::{
-    dispatch_for, dispatch_for_batch, kernel_name, kernel_name_for, observation, observations,
-    BUF_ACTIVE, BUF_ADDR, BUF_DATA, BUF_LDS_INIT, BUF_LDS_OUT, BUF_RET, KERNEL_PREFIX,
-    LDS_OUT_POISON, ROUNDS_KERNEL_PREFIX,
+    dispatch_for, dispatch_for_batch, dispatch_for_batch_in, dispatch_for_in, kernel_name,
+    kernel_name_for, observation, observations, BUF_ACTIVE, BUF_ADDR, BUF_DATA, BUF_LDS_INIT,
+    BUF_LDS_OUT, BUF_RET, KERNEL_PREFIX, LDS_OUT_POISON, READ_BACK, ROUNDS_KERNEL_PREFIX,
 };
 pub use batch::{
     batch_key, launch_groups, launch_groups_of, run_cases, run_launch, BatchKey, LaunchShare,

@@ -13,7 +13,7 @@ use super::{
     corpus_names, wave32_only, wave64_only, wave_mask, AluState, BLOCK, HARNESS, SCALAR_DWORDS,
     SLOT, SLOT_END, S_NOP_0,
 };
-use crate::backend::{ArgValue, Backend, Completion, Dispatch};
+use crate::backend::{ArgValue, Backend, Completion, Dispatch, ReadBack};
 use crate::case::WaveSize;
 use crate::codeobj::CodeObject;
 use crate::isa::alu::Inst;
@@ -111,6 +111,7 @@ pub fn dispatch<'a>(code: &'a [u8], input: &AluState, timeout: Duration) -> Disp
             ArgValue::Buffer(3),
         ],
         timeout,
+        read_back: ReadBack::All,
     }
 }
 

@@ -6,13 +6,13 @@ use std::io::{BufRead, Write};
 use std::time::Duration;
 
 use super::wire::{
-    read_frame, write_frame, Blobs, CodeCache, Incoming, Payload, Request, Response, Setup,
-    WireBatch, WireError, WireLaunch, WireOutcome,
+    Blobs, CodeCache, FrameReader, FrameWriter, Payload, Request, Response, Setup, WireBatch,
+    WireError, WireLaunch, WireOutcome,
 };
 use super::PARENT_PID;
 use crate::backend::conformance::{BatchOutcome, CaseDevice, ConformanceDevice, DeviceOutcome};
 use crate::backend::hip::HipBackend;
-use crate::backend::{Backend, Dispatch};
+use crate::backend::{Backend, Dispatch, ReadBack};
 use crate::case::Case;
 
 /// The child's first act: end with its parent. A parent killed outright
@@ -48,12 +48,18 @@ pub fn serve(mut input: impl BufRead, mut output: impl Write) -> std::io::Result
     let mut device: Option<ConformanceDevice<HipBackend>> = None;
     let mut code = CodeCache::default();
     let error = |msg: String| Response::Error(WireError::Invalid(msg));
+    // Frame buffers kept from request to request: each launch's request
+    // and answer reuse the last one's memory.
+    let mut reader = FrameReader::default();
+    let mut writer = FrameWriter::default();
+    let mut blobs = Blobs::default();
     loop {
-        let (json, payload) = match read_frame(&mut input) {
+        blobs.clear();
+        match reader.next(&mut input) {
             Ok(None) => return Ok(()),
-            Ok(Some(Incoming::Frame { json, payload })) => (json, payload),
-            Ok(Some(Incoming::Foreign(msg))) => {
-                return write_frame(&mut output, &error(msg), &Blobs::default());
+            Ok(Some(None)) => {}
+            Ok(Some(Some(msg))) => {
+                return writer.write(&mut output, &error(msg), &blobs);
             }
             // A damaged header or a frame cut short: the stream cannot be
             // resynchronised, so say why and stop.
@@ -64,36 +70,32 @@ pub fn serve(mut input: impl BufRead, mut output: impl Write) -> std::io::Result
                 ) =>
             {
                 let msg = format!("worker: unreadable request frame: {e}");
-                return write_frame(&mut output, &error(msg), &Blobs::default());
+                return writer.write(&mut output, &error(msg), &blobs);
             }
             Err(e) => return Err(e),
         };
-        let request: Request = match serde_json::from_slice(&json) {
+        let request: Request = match serde_json::from_slice(&reader.json) {
             Ok(r) => r,
             Err(e) => {
                 let msg = format!("worker: unreadable request: {e}");
-                write_frame(&mut output, &error(msg), &Blobs::default())?;
+                writer.write(&mut output, &error(msg), &blobs)?;
                 continue;
             }
         };
-        // The JSON is not needed again: a batch is not held twice.
-        drop(json);
-        let mut blobs = Blobs::default();
         let response = respond(
             request,
-            Payload(&payload),
+            Payload(&reader.payload),
             &mut blobs,
             &mut device,
             &mut code,
         );
-        drop(payload);
         let retire = matches!(
             response,
             Response::Outcome { retire: true, .. }
                 | Response::Batch { retire: true, .. }
                 | Response::Launch { retire: true, .. }
         );
-        write_frame(&mut output, &response, &blobs)?;
+        writer.write(&mut output, &response, &blobs)?;
         if retire {
             return Ok(());
         }
@@ -149,6 +151,7 @@ fn respond(
                 buffers,
                 args: w.args.iter().map(|a| a.to_arg()).collect(),
                 timeout: Duration::from_millis(w.timeout_ms),
+                read_back: ReadBack::All,
             };
             match WireLaunch::from_result(d.backend_mut().dispatch(&dispatch), blobs) {
                 Ok(outcome) => Response::Launch {
@@ -236,7 +239,8 @@ mod tests {
     use crate::backend::ArgValue;
     use crate::case::WaveSize;
     use crate::suite::worker::wire::{
-        foreign_version, WireArg, WireCase, WireCode, WireDispatch, WireObject, LINE_TAG,
+        foreign_version, read_frame, write_frame, Incoming, WireArg, WireCase, WireCode,
+        WireDispatch, WireObject, LINE_TAG,
     };
 
     /// The answers `serve` wrote: every frame, in order.

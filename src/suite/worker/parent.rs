@@ -104,6 +104,10 @@ pub struct WorkerDevice {
     started: u32,
     /// The code objects the current child holds (`Request::Dispatch`).
     code: CodeCache,
+    /// The last request's payload buffer, emptied: the next case or batch
+    /// is encoded into its allocation (a fresh one regrew and page-faulted
+    /// for every launch).
+    spare: Blobs,
 }
 
 /// Lines of a child's stderr kept for a fault message.
@@ -117,6 +121,7 @@ impl WorkerDevice {
             stderr_tail: Arc::new(Mutex::new(VecDeque::new())),
             started: 0,
             code: CodeCache::default(),
+            spare: Blobs::default(),
         }
     }
 
@@ -263,8 +268,12 @@ impl WorkerDevice {
         take: impl FnOnce(Response, Payload<'_>) -> Taken<T>,
     ) -> Result<Result<T, Lost>, BackendError> {
         let answer = self.exchange(&request.0, &request.1, deadline);
-        // A batch is not held while its answer is read.
+        // A batch is not held while its answer is read; its payload's
+        // allocation is kept for the next request.
+        let (request, mut spare) = request;
         drop(request);
+        spare.clear();
+        self.spare = spare;
         let (response, payload) = match answer {
             Ok(r) => r,
             // The policy of the module docs: a signal is the runtime ending
@@ -540,7 +549,7 @@ impl CaseDevice for WorkerDevice {
     }
 
     fn run_case(&mut self, case: &Case) -> Result<DeviceOutcome, BackendError> {
-        let mut blobs = Blobs::default();
+        let mut blobs = std::mem::take(&mut self.spare);
         let request = Request::Run(Box::new(WireCase::from_case(case, &mut blobs)));
         let deadline = self.plan.timeout + ANSWER_GRACE;
         let answer = self.request("a case", (request, blobs), deadline, |r, p| match r {
@@ -577,7 +586,7 @@ impl CaseDevice for WorkerDevice {
         // The child's watchdog allows the launch timeout per case
         // (`dispatch_for_batch`); the answer may take that long plus grace.
         let deadline = self.plan.timeout.saturating_mul(cases.len().max(1) as u32) + ANSWER_GRACE;
-        let mut blobs = Blobs::default();
+        let mut blobs = std::mem::take(&mut self.spare);
         let request = Request::RunBatch(
             cases
                 .iter()
@@ -651,7 +660,17 @@ impl Backend for WorkerDevice {
             other => Err(Box::new(other)),
         })?;
         match answer {
-            Ok(launch) => launch,
+            // The protocol brings every buffer back (raw launches are
+            // `qualify`'s, which reads them all); the contract of
+            // `read_back` holds all the same.
+            Ok(launch) => launch.map(|mut done| {
+                for (i, b) in done.buffers.iter_mut().enumerate() {
+                    if !d.read_back.wants(i) {
+                        *b = Vec::new();
+                    }
+                }
+                done
+            }),
             Err(Lost::Signal { death, said }) => Err(BackendError::Fault(killed_by_signal(
                 "launch", &death, &said,
             ))),

@@ -4,7 +4,7 @@
 //! Both ends use these types; neither end's behaviour lives here.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -92,6 +92,11 @@ impl Blobs {
     pub fn as_slice(&self) -> &[u8] {
         &self.bytes
     }
+
+    /// Empty, keeping the allocation for the next frame.
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+    }
 }
 
 /// A received frame's payload, read through the `Blob`s its JSON names.
@@ -115,8 +120,14 @@ impl<'a> Payload<'a> {
         })
     }
 
-    /// The blob as a whole number of `N`-byte words.
-    fn chunks<const N: usize>(&self, b: Blob, what: &str) -> Result<Vec<[u8; N]>, String> {
+    /// The blob's `N`-byte words, straight from the payload (collecting
+    /// them into a vector of arrays first was a second allocation and copy
+    /// of every buffer of every case, on both ends).
+    fn chunks<const N: usize>(
+        &self,
+        b: Blob,
+        what: &str,
+    ) -> Result<impl ExactSizeIterator<Item = [u8; N]> + 'a, String> {
         let bytes = self.bytes(b, what)?;
         if !bytes.len().is_multiple_of(N) {
             return Err(format!(
@@ -126,30 +137,17 @@ impl<'a> Payload<'a> {
         }
         Ok(bytes
             .chunks_exact(N)
-            .map(|c| {
-                let mut a = [0u8; N];
-                a.copy_from_slice(c);
-                a
-            })
-            .collect())
+            .map(|c| c.try_into().unwrap_or([0u8; N])))
     }
 
     /// The inverse of [`Blobs::words`].
     pub fn words(&self, b: Blob, what: &str) -> Result<Vec<u64>, String> {
-        Ok(self
-            .chunks::<8>(b, what)?
-            .into_iter()
-            .map(u64::from_le_bytes)
-            .collect())
+        Ok(self.chunks::<8>(b, what)?.map(u64::from_le_bytes).collect())
     }
 
     /// The inverse of [`Blobs::u32s`].
     pub fn u32s(&self, b: Blob, what: &str) -> Result<Vec<u32>, String> {
-        Ok(self
-            .chunks::<4>(b, what)?
-            .into_iter()
-            .map(u32::from_le_bytes)
-            .collect())
+        Ok(self.chunks::<4>(b, what)?.map(u32::from_le_bytes).collect())
     }
 }
 
@@ -255,9 +253,10 @@ impl WireCase {
 
     pub fn to_case(&self, payload: Payload<'_>) -> Result<Case, String> {
         let what = |f: &str| format!("case {} {f}", self.index);
-        let addr = payload.u32s(self.addr, &what("addr"))?;
-        let data = payload.words(self.data, &what("data"))?;
-        let vdst = payload.words(self.vdst_init, &what("vdst_init"))?;
+        // Read lane by lane from the payload: no per-field vectors.
+        let addr = payload.chunks::<4>(self.addr, &what("addr"))?;
+        let data = payload.chunks::<8>(self.data, &what("data"))?;
+        let vdst = payload.chunks::<8>(self.vdst_init, &what("vdst_init"))?;
         let active = payload.bytes(self.active, &what("active"))?;
         let n = addr.len();
         if data.len() != n || vdst.len() != n || active.len() != n {
@@ -269,20 +268,20 @@ impl WireCase {
                 active.len()
             ));
         }
-        let lanes = (0..n)
-            .map(|i| {
-                Ok(LaneInput {
-                    addr: addr[i],
-                    data: data[i],
-                    active: match active[i] {
-                        0 => false,
-                        1 => true,
-                        b => return Err(format!("{}: lane {i} is {b}", what("active"))),
-                    },
-                    vdst_init: vdst[i],
-                })
-            })
-            .collect::<Result<Vec<_>, String>>()?;
+        // Sized once (collecting into a `Result` cannot see the length).
+        let mut lanes = Vec::with_capacity(n);
+        for (i, (((a, d), v), &on)) in addr.zip(data).zip(vdst).zip(active).enumerate() {
+            lanes.push(LaneInput {
+                addr: u32::from_le_bytes(a),
+                data: u64::from_le_bytes(d),
+                active: match on {
+                    0 => false,
+                    1 => true,
+                    b => return Err(format!("{}: lane {i} is {b}", what("active"))),
+                },
+                vdst_init: u64::from_le_bytes(v),
+            });
+        }
         Ok(Case {
             pattern: self.pattern.clone(),
             index: self.index,
@@ -782,12 +781,41 @@ pub(super) fn write_frame<W: Write>(
     value: &impl Serialize,
     payload: &Blobs,
 ) -> std::io::Result<()> {
-    let json = serde_json::to_vec(value).map_err(std::io::Error::other)?;
-    let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
-    writeln!(w, "{LINE_TAG}{} {}", json.len(), payload.bytes.len())?;
-    w.write_all(&json)?;
-    w.write_all(&payload.bytes)?;
-    w.flush()
+    FrameWriter::default().write(w, value, payload)
+}
+
+/// Writes frames through buffers kept from frame to frame (the child
+/// answers every launch with one; a fresh JSON and header buffer per frame
+/// was memory to fault in per launch).
+#[derive(Default)]
+pub(super) struct FrameWriter {
+    json: Vec<u8>,
+    head: Vec<u8>,
+}
+
+impl FrameWriter {
+    /// [`write_frame`].
+    pub(super) fn write<W: Write>(
+        &mut self,
+        w: &mut W,
+        value: &impl Serialize,
+        payload: &Blobs,
+    ) -> std::io::Result<()> {
+        self.json.clear();
+        serde_json::to_writer(&mut self.json, value).map_err(std::io::Error::other)?;
+        // The header and the JSON in one write, the payload in another.
+        self.head.clear();
+        writeln!(
+            self.head,
+            "{LINE_TAG}{} {}",
+            self.json.len(),
+            payload.bytes.len()
+        )?;
+        self.head.extend_from_slice(&self.json);
+        w.write_all(&self.head)?;
+        w.write_all(&payload.bytes)?;
+        w.flush()
+    }
 }
 
 /// What [`read_frame`] found.
@@ -806,38 +834,81 @@ pub(super) enum Incoming {
 /// announces a part above [`MAX_FRAME_PART`], or a frame cut short, is an
 /// `InvalidData`/`UnexpectedEof` error.
 pub(super) fn read_frame(r: &mut impl BufRead) -> std::io::Result<Option<Incoming>> {
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        if r.read_until(b'\n', &mut line)? == 0 {
-            return Ok(None);
+    let mut f = FrameReader::default();
+    Ok(match f.next(r)? {
+        None => None,
+        Some(Some(msg)) => Some(Incoming::Foreign(msg)),
+        Some(None) => Some(Incoming::Frame {
+            json: f.json,
+            payload: f.payload,
+        }),
+    })
+}
+
+/// Reads frames into buffers kept from frame to frame: after
+/// [`FrameReader::next`] found a frame, `json` and `payload` hold it until
+/// the next call (the child reads every launch's cases so; fresh buffers
+/// per frame were memory to fault in per launch).
+#[derive(Default)]
+pub(super) struct FrameReader {
+    line: Vec<u8>,
+    pub json: Vec<u8>,
+    pub payload: Vec<u8>,
+}
+
+impl FrameReader {
+    /// [`read_frame`] into `self.json` and `self.payload`: `None` at the
+    /// end of the stream, `Some(None)` for a frame, `Some(Some(message))`
+    /// for a line of another protocol version.
+    pub(super) fn next(&mut self, r: &mut impl BufRead) -> std::io::Result<Option<Option<String>>> {
+        let line = &mut self.line;
+        loop {
+            line.clear();
+            if r.read_until(b'\n', line)? == 0 {
+                return Ok(None);
+            }
+            let text = String::from_utf8_lossy(line);
+            if let Some(msg) = foreign_version(&text) {
+                return Ok(Some(Some(msg)));
+            }
+            let Some(sizes) = text.trim_end().strip_prefix(LINE_TAG) else {
+                continue; // not ours: a runtime printing to stdout
+            };
+            let parts: Vec<Option<usize>> = sizes
+                .split(' ')
+                .map(|n| n.parse().ok().filter(|&n| n <= MAX_FRAME_PART))
+                .collect();
+            let [Some(json_len), Some(payload_len)] = parts[..] else {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "unreadable frame header {:?} (want `{LINE_TAG}<json bytes> <payload bytes>`, each at most {MAX_FRAME_PART})",
+                        text.trim_end()
+                    ),
+                ));
+            };
+            read_part(r, &mut self.json, json_len)?;
+            read_part(r, &mut self.payload, payload_len)?;
+            return Ok(Some(None));
         }
-        let text = String::from_utf8_lossy(&line);
-        if let Some(msg) = foreign_version(&text) {
-            return Ok(Some(Incoming::Foreign(msg)));
-        }
-        let Some(sizes) = text.trim_end().strip_prefix(LINE_TAG) else {
-            continue; // not ours: a runtime printing to stdout
-        };
-        let parts: Vec<Option<usize>> = sizes
-            .split(' ')
-            .map(|n| n.parse().ok().filter(|&n| n <= MAX_FRAME_PART))
-            .collect();
-        let [Some(json_len), Some(payload_len)] = parts[..] else {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                format!(
-                    "unreadable frame header {:?} (want `{LINE_TAG}<json bytes> <payload bytes>`, each at most {MAX_FRAME_PART})",
-                    text.trim_end()
-                ),
-            ));
-        };
-        let mut json = vec![0; json_len];
-        r.read_exact(&mut json)?;
-        let mut payload = vec![0; payload_len];
-        r.read_exact(&mut payload)?;
-        return Ok(Some(Incoming::Frame { json, payload }));
     }
+}
+
+/// Exactly `len` bytes of `r` into `buf`, replacing what it held and
+/// keeping its allocation. Read into the spare capacity, not into a
+/// zero-filled buffer: zeroing every payload before the read overwrote it
+/// was a tenth of the child's CPU.
+fn read_part(r: &mut impl BufRead, buf: &mut Vec<u8>, len: usize) -> std::io::Result<()> {
+    buf.clear();
+    buf.reserve_exact(len);
+    r.take(len as u64).read_to_end(buf)?;
+    if buf.len() != len {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            format!("a frame part of {len} bytes ended after {}", buf.len()),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -884,6 +955,32 @@ mod tests {
             Some(Incoming::Frame { json, payload }) => (json, payload),
             other => panic!("{other:?}"),
         }
+    }
+
+    /// One reader and one writer for every frame, as the child uses them:
+    /// a small frame after a large one is exactly its own bytes.
+    #[test]
+    fn reused_frame_buffers_hold_each_frame_exactly() {
+        let mut pipe = Vec::new();
+        let mut writer = FrameWriter::default();
+        let mut blobs = Blobs::default();
+        for n in [4096u64, 3, 0, 17] {
+            blobs.clear();
+            let b = blobs.words(0..n);
+            writer.write(&mut pipe, &b, &blobs).unwrap();
+            pipe.extend_from_slice(b"a runtime's line\n");
+        }
+        let mut reader = FrameReader::default();
+        let mut r = pipe.as_slice();
+        for n in [4096u64, 3, 0, 17] {
+            assert_eq!(reader.next(&mut r).unwrap(), Some(None));
+            let b: Blob = serde_json::from_slice(&reader.json).unwrap();
+            assert_eq!(b, Blob { at: 0, len: n * 8 });
+            let words = Payload(&reader.payload).words(b, "w").unwrap();
+            assert_eq!(words, (0..n).collect::<Vec<_>>());
+            assert_eq!(reader.payload.len() as u64, n * 8);
+        }
+        assert_eq!(reader.next(&mut r).unwrap(), None);
     }
 
     #[test]

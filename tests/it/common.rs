@@ -428,6 +428,26 @@ pub fn edit_conformance_sites(dir: &Path, name: &str, edit: impl Fn(&mut [u8], u
     path
 }
 
+/// The embedded gfx1100 wave32 object as a user's build without kernel
+/// `kernel`, written to `dir/name`: every occurrence of the name (symbol
+/// table, metadata) gets its last letter changed, same length, so the
+/// object still parses and only that kernel is gone.
+pub fn without_kernel(dir: &Path, name: &str, kernel: &str) -> PathBuf {
+    let user = edit_conformance_sites(dir, name, |_, _| {});
+    let mut bytes = std::fs::read(&user).unwrap();
+    let from = kernel.as_bytes();
+    let mut to = from.to_vec();
+    *to.last_mut().expect("a kernel name") ^= 0x01;
+    let mut n = 0;
+    while let Some(at) = bytes.windows(from.len()).position(|w| w == from) {
+        bytes[at..at + from.len()].copy_from_slice(&to);
+        n += 1;
+    }
+    assert!(n > 0, "{kernel} is not in the object");
+    std::fs::write(&user, &bytes).unwrap();
+    user
+}
+
 /// Assemble gfx1100 source with llvm-mc and return the machine code bytes
 /// (from `-show-encoding`, so no ELF reader is involved); None (skipped)
 /// without llvm-mc.

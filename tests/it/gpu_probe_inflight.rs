@@ -125,16 +125,7 @@ fn the_software_hip_runtime_passes_and_fails_as_the_software_device() {
 #[test]
 fn a_users_object_without_the_probes_kernel_is_bad_input() {
     let dir = tempfile::tempdir().unwrap();
-    let user = common::edit_conformance_sites(dir.path(), "no-probe.co", |_, _| {});
-    let mut bytes = std::fs::read(&user).unwrap();
-    let (name, renamed) = (b"dsxor_probe_exec_zero", b"dsxor_probe_exec_zerq");
-    let mut n = 0;
-    while let Some(at) = bytes.windows(name.len()).position(|w| w == name) {
-        bytes[at..at + name.len()].copy_from_slice(renamed);
-        n += 1;
-    }
-    assert!(n > 0);
-    std::fs::write(&user, &bytes).unwrap();
+    let user = common::without_kernel(dir.path(), "no-probe.co", "dsxor_probe_exec_zero");
     let out = dir.path().join("out");
     let o = common::emu("run")
         .seed(5)

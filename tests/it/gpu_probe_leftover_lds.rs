@@ -110,19 +110,11 @@ fn a_users_object_without_the_probes_kernels_is_bad_input_with_aborted_results()
     // The shipped object with its fill kernel renamed: as a user's build of
     // the conformance kernels alone would be.
     let dir = tempfile::tempdir().unwrap();
-    let user = common::edit_conformance_sites(dir.path(), "no-probe.co", |_, _| {});
-    let mut bytes = std::fs::read(&user).unwrap();
-    // Rename the fill kernel's symbol (same length), so the object no longer has it.
-    let name = dsxor::backend::conformance::FILL_KERNEL.as_bytes();
-    let renamed = b"dsxor_lds_fylx";
-    assert_eq!(name.len(), renamed.len());
-    let mut n = 0;
-    while let Some(at) = bytes.windows(name.len()).position(|w| w == name) {
-        bytes[at..at + name.len()].copy_from_slice(renamed);
-        n += 1;
-    }
-    assert!(n > 0);
-    std::fs::write(&user, &bytes).unwrap();
+    let user = common::without_kernel(
+        dir.path(),
+        "no-probe.co",
+        dsxor::backend::conformance::FILL_KERNEL,
+    );
     let out = dir.path().join("out");
     let o = common::emu("run")
         .seed(3)

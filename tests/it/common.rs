@@ -269,6 +269,14 @@ pub fn emu(command: &str) -> EmuArgs {
     }
 }
 
+/// `dsxor <command> --backend hip`, to run on the software HIP runtime
+/// with [`EmuArgs::on_hipsim`].
+pub fn hip(command: &str) -> EmuArgs {
+    EmuArgs {
+        args: vec![command.into(), "--backend".into(), "hip".into()],
+    }
+}
+
 impl EmuArgs {
     /// Any further argument (a positional one, or a flag without a value).
     pub fn arg(mut self, a: impl AsRef<std::ffi::OsStr>) -> EmuArgs {
@@ -318,6 +326,12 @@ impl EmuArgs {
     /// Run it to the end.
     pub fn output(&self) -> Output {
         dsxor(&self.args())
+    }
+
+    /// Run it to the end on the software HIP runtime, `env` added
+    /// ([`dsxor_hipsim`]).
+    pub fn on_hipsim(&self, env: &[(&str, &str)]) -> Output {
+        dsxor_hipsim(&self.args(), env)
     }
 
     /// The command, not started (to spawn it, or to add to its environment).

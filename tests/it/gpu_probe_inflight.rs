@@ -94,26 +94,15 @@ fn the_software_hip_runtime_passes_and_fails_as_the_software_device() {
         if !fault.is_empty() {
             env.push(("DSXOR_HIPSIM_FAULT", fault));
         }
-        let o = common::dsxor_hipsim(
-            &[
-                "run",
-                "--backend",
-                "hip",
-                "--cases",
-                "4",
-                "--seed",
-                "5",
-                "--minimize-budget",
-                "0s",
-                "--probe",
-                "back-to-back",
-                "--out",
-                out.to_str().unwrap(),
-                "--junit",
-                junit.to_str().unwrap(),
-            ],
-            &env,
-        );
+        let o = common::hip("run")
+            .cases(4)
+            .seed(5)
+            .flag("--minimize-budget", "0s")
+            .flag("--probe", "back-to-back")
+            .out(&out)
+            .arg("--junit")
+            .arg(&junit)
+            .on_hipsim(&env);
         assert_eq!(code(&o), i32::from(verdict == "failed"), "{}", text(&o));
         assert_probe(&out, "back-to-back", verdict);
         let junit = std::fs::read_to_string(junit).unwrap();

@@ -153,6 +153,8 @@ pub fn f64_value(rng: &mut ChaCha8Rng) -> u64 {
 
 /// The new memory value of float atomic `name` (`_f32` forms on the low
 /// dwords), None for a name that is not one of gfx11's float DS atomics.
+/// Values are compared as Rust's IEEE floats on the stored bits
+/// ([`POLICY_FLOAT_COMPARE`]).
 pub fn pseudocode(name: &str, tmp: u64, data: u64, data2: u64, denorm32: u32) -> Option<u64> {
     let wide = name.ends_with("_f64");
     if !wide && !name.ends_with("_f32") {

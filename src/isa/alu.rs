@@ -11,7 +11,7 @@
 //! `VOPCInstructions.td`, `VOPDInstructions.td` for GFX11); the table was
 //! read from `llvm-mc-22 -mcpu=gfx1100 -show-encoding`, and
 //! `tests/it/host_isa_llvm.rs` assembles every op's text with llvm-mc and
-//! compares its bytes with [`Inst::encode`]'s, in both wave sizes. Layouts:
+//! compares its bytes with [`ProgramInst::encode`]'s, in both wave sizes. Layouts:
 //!
 //! | format | word 0 |
 //! | --- | --- |
@@ -839,7 +839,7 @@ pub struct VopdHalf {
 
 /// One instruction of a program.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Inst {
+pub enum ProgramInst {
     One(AluInst),
     Dual(VopdHalf, VopdHalf),
 }
@@ -1277,7 +1277,7 @@ impl AluInst {
                         | code(0),
                 ]
             }
-            Vopd => return Err(rule("a VOPD half is encoded with Inst::Dual")),
+            Vopd => return Err(rule("a VOPD half is encoded with ProgramInst::Dual")),
             Sopk => return Err(rule("SOPK is encoded above")),
         };
         if let Some(l) = lit {
@@ -1295,12 +1295,12 @@ fn vopd_entry(name: &str) -> Option<&'static (&'static str, Option<u16>, u16, &'
     VOPD_OPS.iter().find(|e| e.0 == name)
 }
 
-impl Inst {
+impl ProgramInst {
     /// LLVM's text.
     pub fn text(&self, wave64: bool) -> String {
         match self {
-            Inst::One(i) => i.text(wave64),
-            Inst::Dual(x, y) => {
+            ProgramInst::One(i) => i.text(wave64),
+            ProgramInst::Dual(x, y) => {
                 let half = |h: &VopdHalf| {
                     let kinds = vopd_entry(h.name).map_or(&[][..], |e| e.3);
                     let mut parts = vec![format!("v{}", h.vdst)];
@@ -1317,8 +1317,8 @@ impl Inst {
     /// The encoded words.
     pub fn encode(&self, wave64: bool) -> Result<Vec<u32>, AluError> {
         match self {
-            Inst::One(i) => i.encode(wave64),
-            Inst::Dual(x, y) => encode_vopd(x, y, wave64),
+            ProgramInst::One(i) => i.encode(wave64),
+            ProgramInst::Dual(x, y) => encode_vopd(x, y, wave64),
         }
     }
 }
@@ -1387,7 +1387,7 @@ fn encode_vopd(x: &VopdHalf, y: &VopdHalf, wave64: bool) -> Result<Vec<u32>, Alu
 
 /// The words of `insts` as text, one per line, with each one's encoding
 /// (for reports: `v_add_nc_u32_e32 v16, v17, v18  ; [0x4a202311]`).
-pub fn listing(insts: &[Inst], wave64: bool) -> String {
+pub fn listing(insts: &[ProgramInst], wave64: bool) -> String {
     let mut out = String::new();
     for i in insts {
         let words = match i.encode(wave64) {

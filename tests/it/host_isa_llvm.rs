@@ -696,7 +696,7 @@ fn whatever_dsxor_accepts_llvm_mc_accepts_identically() {
 /// LLVM text by llvm-mc, must be the words dsxor's encoder gives.
 #[test]
 fn alu_encodings_are_llvm_mcs() {
-    use dsxor::isa::alu::{AluInst, Inst, Mods, Opnd};
+    use dsxor::isa::alu::{AluInst, Mods, Opnd, ProgramInst};
     use dsxor::qualify::alu::{corpus_names, program_for, wave32_only, wave64_only};
     let Some(mc) = common::llvm_mc() else { return };
     for wave64 in [false, true] {
@@ -734,8 +734,8 @@ fn alu_encodings_are_llvm_mcs() {
                 clamp: k % 3 == 0,
                 ..Default::default()
             });
-            lines.push(Inst::One(i.clone()).text(wave64));
-            words.push(Inst::One(i).encode(wave64).unwrap());
+            lines.push(ProgramInst::One(i.clone()).text(wave64));
+            words.push(ProgramInst::One(i).encode(wave64).unwrap());
         }
         for name in corpus_names() {
             if (wave64 && wave32_only(name)) || (!wave64 && wave64_only(name)) {

@@ -10,7 +10,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{wave_mask, AluState, BLOCK, S_BASE, V_BASE};
 use crate::case::WaveSize;
-use crate::isa::alu::{alu_op, AluInst, AluOp, Inst, Kind, Mods, Opnd, VopdHalf};
+use crate::isa::alu::{alu_op, AluInst, AluOp, Kind, Mods, Opnd, ProgramInst, VopdHalf};
 use crate::qualify::{ExecPattern, QualifyError};
 
 /// Values at the boundaries integer ops care about: 0, ±1, the signed
@@ -205,7 +205,7 @@ pub fn program_for(
     wave64: bool,
     seed: u64,
     index: u64,
-) -> Result<Vec<Inst>, QualifyError> {
+) -> Result<Vec<ProgramInst>, QualifyError> {
     let mut rng =
         ChaCha8Rng::seed_from_u64(seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ fxhash(name));
     let bad = |why: String| QualifyError::Corpus(format!("program for {name}: {why}"));
@@ -230,15 +230,19 @@ fn inst(
     dst: Option<Opnd>,
     sdst: Option<Opnd>,
     srcs: Vec<Opnd>,
-) -> Result<Inst, String> {
+) -> Result<ProgramInst, String> {
     AluInst::new(name, dst, sdst, srcs)
-        .map(Inst::One)
+        .map(ProgramInst::One)
         .map_err(|e| e.to_string())
 }
 
 /// The program of chain `rest` (a [`CHAINS`](super::CHAINS) name without
 /// `chain_`).
-fn chain_program(rest: &str, rng: &mut ChaCha8Rng, wave64: bool) -> Result<Vec<Inst>, String> {
+fn chain_program(
+    rest: &str,
+    rng: &mut ChaCha8Rng,
+    wave64: bool,
+) -> Result<Vec<ProgramInst>, String> {
     let m = mask(rng, wave64);
     Ok(match rest {
         "s_add_u32_s_addc_u32" => vec![
@@ -298,7 +302,7 @@ fn chain_program(rest: &str, rng: &mut ChaCha8Rng, wave64: bool) -> Result<Vec<I
 
 /// A VOPD program: the named op as one half, a mov or cndmask (the integer
 /// X halves) as the other, within the bank and constant-bus rules.
-fn vopd_program(name: &str, rng: &mut ChaCha8Rng) -> Vec<Inst> {
+fn vopd_program(name: &str, rng: &mut ChaCha8Rng) -> Vec<ProgramInst> {
     // The named op as Y; X a mov or cndmask (the integer X halves).
     let x_name = if rng.random_bool(0.5) {
         "v_dual_mov_b32"
@@ -357,7 +361,7 @@ fn vopd_program(name: &str, rng: &mut ChaCha8Rng) -> Vec<Inst> {
         let k = rng.random_range(0..2u8);
         y.srcs[0] = bank(rng, 2 + k);
     }
-    vec![Inst::Dual(x, y)]
+    vec![ProgramInst::Dual(x, y)]
 }
 
 /// A program of one instruction of [`CORPUS_OPS`](super::CORPUS_OPS) (not
@@ -366,7 +370,11 @@ fn vopd_program(name: &str, rng: &mut ChaCha8Rng) -> Vec<Inst> {
 /// register operand, lane selects, bit-field extracts, byte selectors, the
 /// constant bus), then its 16-bit halves and modifiers. Every draw comes
 /// from `rng` in this order, so a (seed, index) names one program.
-fn single_program(name: &str, rng: &mut ChaCha8Rng, wave64: bool) -> Result<Vec<Inst>, String> {
+fn single_program(
+    name: &str,
+    rng: &mut ChaCha8Rng,
+    wave64: bool,
+) -> Result<Vec<ProgramInst>, String> {
     let op = alu_op(name).ok_or_else(|| "not in the ALU table".to_string())?;
     let mut lit_ok = true;
     let dst = match op.dst {
@@ -404,8 +412,8 @@ fn single_program(name: &str, rng: &mut ChaCha8Rng, wave64: bool) -> Result<Vec<
     let clamp16 = op.clamp && rng.random_bool(0.5);
     let mods = modifiers(name, srcs.len() as u32, rng);
     inst(name, dst, sdst, srcs).map(|i| match i {
-        Inst::One(a) if a.is16() => vec![Inst::One(a.with_halves(hi, clamp16))],
-        Inst::One(a) => vec![Inst::One(a.with_mods(mods))],
+        ProgramInst::One(a) if a.is16() => vec![ProgramInst::One(a.with_halves(hi, clamp16))],
+        ProgramInst::One(a) => vec![ProgramInst::One(a.with_mods(mods))],
         other => vec![other],
     })
 }
@@ -558,7 +566,10 @@ fn modifiers(name: &str, n: u32, rng: &mut ChaCha8Rng) -> Mods {
 /// may overlap B: neither LLVM's constraints nor the guide forbid it), so
 /// its programs compute A * A^T + C. neg_lo[1:0] (the signedness of A and
 /// B) and clamp are random.
-fn wmma_program(name: &str, rng: &mut ChaCha8Rng) -> Result<Vec<Inst>, crate::isa::alu::AluError> {
+fn wmma_program(
+    name: &str,
+    rng: &mut ChaCha8Rng,
+) -> Result<Vec<ProgramInst>, crate::isa::alu::AluError> {
     let (a, b) = if name.ends_with("iu8") {
         (16, 16)
     } else if rng.random_bool(0.25) {
@@ -585,7 +596,7 @@ fn wmma_program(name: &str, rng: &mut ChaCha8Rng) -> Result<Vec<Inst>, crate::is
         None,
         vec![Opnd::V(a), Opnd::V(b), c],
     )?;
-    Ok(vec![Inst::One(i.with_mods(mods))])
+    Ok(vec![ProgramInst::One(i.with_mods(mods))])
 }
 
 /// Make a WMMA program's input legal: the guide requires A and B
@@ -593,9 +604,9 @@ fn wmma_program(name: &str, rng: &mut ChaCha8Rng) -> Result<Vec<Inst>, crate::is
 /// are replicated into lanes 16-31 (for wave64: also into lanes 32-47 and
 /// 48-63)"), so every lane of their VGPRs takes lane `l % 16`'s value. C is
 /// left random; other programs' inputs are left alone.
-pub fn replicate_wmma_inputs(insts: &[Inst], st: &mut AluState) {
+pub fn replicate_wmma_inputs(insts: &[ProgramInst], st: &mut AluState) {
     for inst in insts {
-        let Inst::One(i) = inst else { continue };
+        let ProgramInst::One(i) = inst else { continue };
         if !i.op.name.starts_with("v_wmma_") {
             continue;
         }

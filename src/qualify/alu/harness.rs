@@ -16,7 +16,7 @@ use super::{
 use crate::backend::{ArgValue, Backend, Completion, Dispatch, ReadBack};
 use crate::case::WaveSize;
 use crate::codeobj::CodeObject;
-use crate::isa::alu::Inst;
+use crate::isa::alu::ProgramInst;
 use crate::qualify::driver::{qualify_into, Answers, Corpus, Options, Tally, Target};
 use crate::qualify::{ExecPattern, QualifyError, QualifyRecord, Unfinished};
 
@@ -50,7 +50,7 @@ pub fn find_slot(co: &CodeObject) -> Result<(u64, usize), QualifyError> {
 
 /// `code` (an ELF code object with the harness) with `insts` written at
 /// the start of the harness's slot; the rest of the slot stays s_nop.
-pub fn program(code: &[u8], insts: &[Inst], wave64: bool) -> Result<Vec<u8>, QualifyError> {
+pub fn program(code: &[u8], insts: &[ProgramInst], wave64: bool) -> Result<Vec<u8>, QualifyError> {
     let bad = |why: String| QualifyError::Corpus(format!("ALU program: {why}"));
     let co = CodeObject::parse(code).map_err(|e| bad(e.to_string()))?;
     let (vaddr, len) = find_slot(&co)?;
@@ -191,7 +191,7 @@ pub struct AluCorpus;
 /// One ALU program: its instructions, the harness with them in its slot,
 /// its input block and EXEC shape.
 pub struct AluProgram {
-    insts: Vec<Inst>,
+    insts: Vec<ProgramInst>,
     code: Vec<u8>,
     input: AluState,
     exec: ExecPattern,

@@ -9,7 +9,7 @@
 //! silent are named in the `alu` module text.
 
 use super::{wave_mask, AluState, BLOCK, S_BASE, V_BASE};
-use crate::isa::alu::{AluInst, Inst, Opnd};
+use crate::isa::alu::{AluInst, Opnd, ProgramInst};
 
 mod packed;
 mod salu;
@@ -178,7 +178,11 @@ fn bfe_i(x: u64, off: u32, width: u32, bits: u32) -> u64 {
 }
 
 /// Run `insts` on `st` by the guide's pseudocode (`wave64`: the wave size).
-pub fn run_pseudocode(insts: &[Inst], st: &mut AluState, wave64: bool) -> Result<(), String> {
+pub fn run_pseudocode(
+    insts: &[ProgramInst],
+    st: &mut AluState,
+    wave64: bool,
+) -> Result<(), String> {
     let lanes = st.v.len();
     for inst in insts {
         let mut m = Machine {
@@ -187,8 +191,8 @@ pub fn run_pseudocode(insts: &[Inst], st: &mut AluState, wave64: bool) -> Result
             lanes,
         };
         match inst {
-            Inst::One(i) => one(&mut m, i)?,
-            Inst::Dual(x, y) => valu::dual(&mut m, x, y)?,
+            ProgramInst::One(i) => one(&mut m, i)?,
+            ProgramInst::Dual(x, y) => valu::dual(&mut m, x, y)?,
         }
     }
     Ok(())
@@ -308,7 +312,7 @@ mod tests {
 
     fn run(text: &str, dst: Option<Opnd>, sdst: Option<Opnd>, srcs: Vec<Opnd>, st: &mut AluState) {
         let i = AluInst::new(text, dst, sdst, srcs).unwrap();
-        run_pseudocode(&[Inst::One(i)], st, st.v.len() == 64).unwrap();
+        run_pseudocode(&[ProgramInst::One(i)], st, st.v.len() == 64).unwrap();
     }
 
     /// Values worked out by hand from the guide's pseudocode.

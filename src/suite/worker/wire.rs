@@ -305,6 +305,8 @@ impl WireCase {
                     })
                 })
                 .collect::<Result<_, String>>()?,
+            // The device never sees the stress record; the parent keeps it.
+            stress: None,
         })
     }
 }
@@ -873,6 +875,7 @@ mod tests {
                 data: (0..64).map(|i| i << 40).collect(),
                 vdst_init: vec![1; 64],
             }],
+            stress: None,
         }
     }
 

@@ -1202,7 +1202,7 @@ mod tests {
     }
 
     fn stress_case(seed: u64, wave: WaveSize, ordinal: u64) -> Generated {
-        let mode = if ordinal % 2 == 0 {
+        let mode = if ordinal.is_multiple_of(2) {
             Mode::Wgp
         } else {
             Mode::Cu

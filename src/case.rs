@@ -218,7 +218,7 @@ pub struct Case {
 }
 
 /// The stress parameters of a `stress` case, drawn from the case's seed
-/// stream (docs/src/guide/conformance-runs.md, "stress"): the shape it
+/// stream (docs/src/guide/conformance-runs.md, "Stress"): the shape it
 /// drew within the device's limits, how many qwords its lanes contend on,
 /// and the thread randomization that put each lane of the unpermuted
 /// layout on a random lane of its workgroup.

@@ -30,7 +30,7 @@ pub const DEFAULT_CASES: u64 = 72_000;
 /// k-per-address's: about as many cases as a small family (cross-wave,
 /// data), each a few hundred lanes on at most four qwords.
 /// stress (generator version 5) took 5 of k-per-address's: a shape family
-/// by cost (up to 4,096 lanes a case, `STRESS_MAX_LANES`), sized like
+/// by cost (up to 16,384 lanes a case, `STRESS_MAX_LANES`), sized like
 /// big-group so every (wave, mode) cell sees each variant many times.
 pub const DEFAULT_MIX: [(Pattern, u32); 14] = [
     (Pattern::Uniform, 40),

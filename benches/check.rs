@@ -41,6 +41,7 @@ fn contended_case(rng: &mut ChaCha8Rng, addresses: u32) -> (Case, Observation) {
             })
             .collect(),
         more_rounds: Vec::new(),
+        stress: None,
     };
     // A random serialization, so the returns follow no lane order.
     let mut perm: Vec<u32> = (0..geometry.lanes_per_group()).collect();

@@ -209,6 +209,47 @@ pub struct Case {
     /// rounds existed; such a case serializes exactly as it did then).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub more_rounds: Vec<Round>,
+    /// How a `stress` case was drawn (absent for every other family, whose
+    /// cases serialize exactly as they did before it existed). Plain
+    /// record: the lanes above already hold its effect, and the device
+    /// never sees it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stress: Option<Stress>,
+}
+
+/// The stress parameters of a `stress` case, drawn from the case's seed
+/// stream (docs/src/guide/conformance-runs.md, "Stress"): the shape it
+/// drew within the device's limits, how many qwords its lanes contend on,
+/// and the thread randomization that put each lane of the unpermuted
+/// layout on a random lane of its workgroup.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Stress {
+    /// Workgroups the case drew.
+    pub groups: u32,
+    /// Waves per workgroup the case drew.
+    pub waves_per_group: u32,
+    /// Contended qwords per workgroup: every active lane of a workgroup
+    /// issues to one of them.
+    pub contended_qwords: u32,
+    /// Lanes of the case that the permutation moved off their slot.
+    pub permuted_lanes: u32,
+    /// Thread randomization, per lane (same order as `Case::lanes`): the
+    /// slot of the unpermuted layout (slot `s` of a workgroup on contended
+    /// qword `s * contended_qwords / lanes_per_group`, so contenders are
+    /// neighbours) whose address, DATA and EXEC bit the lane took. Empty in
+    /// a case stream's record, which carries the parameters without it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slots: Vec<u16>,
+}
+
+impl Stress {
+    /// The parameters without the per-lane slots (a case stream's record).
+    pub fn summary(&self) -> Stress {
+        Stress {
+            slots: Vec::new(),
+            ..self.clone()
+        }
+    }
 }
 
 impl Case {

@@ -410,6 +410,7 @@ pub(crate) enum PatternArg {
     Occupancy,
     LdsStraddle,
     Wave64Halves,
+    Stress,
 }
 
 /// `run --probe`: opt-in probes that can fault real hardware.

@@ -182,11 +182,22 @@ fn restrict(case: &Case, groups: &[usize], waves: &[usize]) -> Option<Case> {
             vdst_init: Vec::new(),
         })
         .collect();
+    // A stress case keeps its parameters as drawn, and each kept lane its
+    // slot: the record still says where every remaining lane came from.
+    let mut stress = case.stress.clone();
+    if let Some(s) = stress.as_mut() {
+        s.slots.clear();
+    }
     for &g in groups {
         lds_init.push(case.lds_init.get(g)?.clone());
         for &w in waves {
             let start = g * lpg + w * wl;
             lanes.extend_from_slice(case.lanes.get(start..start + wl)?);
+            if let (Some(to), Some(from)) = (stress.as_mut(), case.stress.as_ref()) {
+                if let Some(slots) = from.slots.get(start..start + wl) {
+                    to.slots.extend_from_slice(slots);
+                }
+            }
             for (to, from) in more_rounds.iter_mut().zip(&case.more_rounds) {
                 to.data.extend_from_slice(from.data.get(start..start + wl)?);
                 to.vdst_init
@@ -205,6 +216,7 @@ fn restrict(case: &Case, groups: &[usize], waves: &[usize]) -> Option<Case> {
         },
         lds_init,
         lanes,
+        stress,
         ..case.clone()
     })
 }
@@ -455,6 +467,7 @@ mod tests {
                 })
                 .collect(),
             more_rounds: Vec::new(),
+            stress: None,
         }
     }
 
@@ -530,6 +543,47 @@ mod tests {
         let m = minimize(&case(1, 4), Budget::default(), fails);
         assert!(fails(&m.case));
         assert_eq!(m.case.lanes.iter().filter(|l| l.active).count(), 2);
+    }
+
+    /// A stress case shrunk to fewer groups and waves keeps its drawn
+    /// parameters, and each kept lane the slot it had: the slots still name
+    /// the lanes' places in the unpermuted layout.
+    #[test]
+    fn a_stress_case_keeps_its_parameters_and_its_lanes_slots() {
+        use crate::gen::{generate, CaseId, Pattern};
+        let id = |ordinal| CaseId {
+            pattern: Pattern::Stress,
+            wave: crate::case::WaveSize::Wave32,
+            mode: crate::case::Mode::Wgp,
+            ordinal,
+        };
+        let start = (0..40)
+            .map(|o| generate(9, id(o), 0).case)
+            .find(|c| c.geometry.groups >= 2 && c.geometry.waves_per_group >= 2)
+            .expect("a stress case of several groups and waves");
+        let st = start.stress.clone().expect("stress parameters");
+        // "Fails" while the lane of group 1, wave 1, lane 3 is active.
+        let n = start.geometry.lanes_per_group() as usize;
+        let culprit = n + 32 + 3;
+        let slot = st.slots[culprit];
+        let data = start.lanes[culprit].data;
+        let fails = |c: &Case| {
+            c.lanes
+                .iter()
+                .zip(&c.stress.as_ref().unwrap().slots)
+                .any(|(l, &s)| l.active && s == slot && l.data == data)
+        };
+        assert!(fails(&start));
+        let m = minimize(&start, Budget::default(), fails);
+        assert_eq!(
+            (m.case.geometry.groups, m.case.geometry.waves_per_group),
+            (1, 1)
+        );
+        let kept = m.case.stress.as_ref().expect("the record survives");
+        assert_eq!(kept.summary(), st.summary());
+        assert_eq!(kept.slots.len(), m.case.lanes.len());
+        // The kept wave is group 1's wave 1: its slots are those lanes'.
+        assert_eq!(kept.slots[..], st.slots[n + 32..n + 64]);
     }
 
     #[test]

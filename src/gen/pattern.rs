@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::case::{Case, Geometry, LaneInput, Mode, WaveSize};
+use crate::case::{Case, Geometry, LaneInput, Mode, Stress, WaveSize};
 
 use super::rng::CaseRng;
 
@@ -81,6 +81,12 @@ pub enum Pattern {
     /// evidence says where the returns show a split. In wave32 cells the
     /// same layout with each half a wave32 wave of its own: the control.
     Wave64Halves,
+    /// Stress (Levine et al., ASPLOS'23; Kirkham et al., OOPSLA'20): a
+    /// shape drawn within the device's limits, few contended qwords, and
+    /// thread randomization (each lane of the unpermuted layout moved to a
+    /// random lane of its workgroup); the parameters are recorded in the
+    /// case ([`crate::case::Stress`]).
+    Stress,
     /// Probe (opt-in): misaligned effective addresses.
     Misaligned,
     /// Probe (opt-in): effective addresses past the allocation.
@@ -89,7 +95,7 @@ pub enum Pattern {
 
 impl Pattern {
     /// Every family of the default suite, in run order.
-    pub const DEFAULT: [Pattern; 13] = [
+    pub const DEFAULT: [Pattern; 14] = [
         Pattern::Uniform,
         Pattern::OneAddress,
         Pattern::KPerAddress,
@@ -103,6 +109,7 @@ impl Pattern {
         Pattern::Occupancy,
         Pattern::LdsStraddle,
         Pattern::Wave64Halves,
+        Pattern::Stress,
     ];
     /// Opt-in probes (`--probe NAME`): off by default because they can
     /// fault real hardware.
@@ -127,6 +134,7 @@ impl Pattern {
             Pattern::Occupancy => "occupancy",
             Pattern::LdsStraddle => "lds-straddle",
             Pattern::Wave64Halves => "wave64-halves",
+            Pattern::Stress => "stress",
             Pattern::Misaligned => "misaligned",
             Pattern::OutOfRange => "out-of-range",
         }
@@ -159,6 +167,7 @@ impl Pattern {
             Pattern::Occupancy => 13,
             Pattern::LdsStraddle => 14,
             Pattern::Wave64Halves => 15,
+            Pattern::Stress => 16,
         }
     }
 
@@ -197,6 +206,7 @@ impl Pattern {
             Pattern::Occupancy => &["one-qword", "few-qwords"],
             Pattern::LdsStraddle => &["second-allocation", "third-allocation"],
             Pattern::Wave64Halves => &["one-qword", "few-qwords", "few-lanes"],
+            Pattern::Stress => &["few-qwords", "one-qword", "partial-exec"],
         }
     }
 }
@@ -293,6 +303,7 @@ pub fn generate_on(seed: u64, id: CaseId, index: u64, wgps: u32) -> Generated {
         Pattern::Occupancy => occupancy(&mut b, variant),
         Pattern::LdsStraddle => lds_straddle(&mut b, variant),
         Pattern::Wave64Halves => wave64_halves(&mut b, variant),
+        Pattern::Stress => stress(&mut b, variant),
         Pattern::Misaligned => misaligned(&mut b, variant),
         Pattern::OutOfRange => out_of_range(&mut b, variant),
     }
@@ -321,8 +332,10 @@ struct Draft<'r> {
     active: Vec<bool>,
     /// All-zero LDS image instead of random.
     zero_lds: bool,
-    /// WGPs of the device (the occupancy pattern's grid).
+    /// WGPs of the device (the occupancy and stress patterns' grids).
     wgps: u32,
+    /// The stress pattern's parameters.
+    stress: Option<Stress>,
 }
 
 impl<'r> Draft<'r> {
@@ -340,6 +353,7 @@ impl<'r> Draft<'r> {
             active: Vec::new(),
             zero_lds: false,
             wgps: STAND_IN_WGPS,
+            stress: None,
         }
     }
 
@@ -406,6 +420,7 @@ impl<'r> Draft<'r> {
             active,
             zero_lds,
             wgps: _,
+            stress,
         } = self;
         let qwords = (lds_bytes / 8) as usize;
         let lds_init = (0..groups)
@@ -442,6 +457,7 @@ impl<'r> Draft<'r> {
             lds_init,
             lanes,
             more_rounds: Vec::new(),
+            stress,
         }
     }
 }
@@ -844,6 +860,73 @@ fn wave64_halves(b: &mut Draft, variant: &str) {
     }
 }
 
+/// Most lanes a stress case draws (policy `stress-lane-cap`). The device
+/// allows far more (a dispatch's grid size is a 32-bit count of
+/// work-items: ROCR-Runtime `hsa.h`, `hsa_kernel_dispatch_packet_t`
+/// `grid_size_x`), but the software device runs every lane, so the grid is
+/// capped at sixteen full workgroups' worth (the occupancy family's grid is
+/// 12,288 lanes on the stand-in device).
+pub const STRESS_MAX_LANES: u32 = 16384;
+
+fn stress(b: &mut Draft, variant: &str) {
+    // Stress parameters after Kirkham et al. (OOPSLA'20, "tuned thread
+    // randomization, workgroup counts and memory stress") and Levine et al.
+    // (ASPLOS'23, "MC Mutants"): the shape is drawn, not fixed. Waves per
+    // group: 1 up to 1,024 work-items (the kernels'
+    // .max_flat_workgroup_size, AMDGPUUsage.rst "flat workgroup size"):
+    // 32 waves of wave32, 16 of wave64. Groups: 1 up to two per WGP (as the
+    // occupancy pattern), within STRESS_MAX_LANES.
+    let wl = b.wave.lanes();
+    let waves = b.rng.range_u32(1, 1024 / wl);
+    let lpg = waves * wl;
+    let max_groups = b.wgps.saturating_mul(2).min(STRESS_MAX_LANES / lpg).max(1);
+    let groups = b.rng.range_u32(1, max_groups);
+    // Few contended qwords, so most lanes share a qword with lanes of
+    // other waves once permuted.
+    let m = match variant {
+        "one-qword" => 1,
+        _ => b.rng.range_u32(2, 8),
+    };
+    // The allocation: a random ceiling from 64 bytes to the 64 KiB limit
+    // (LDS_MAX_BYTES), so small and full allocations both come up.
+    let top = 1u32 << b.rng.range_u32(3, 13);
+    let lds = b.random_lds(m, top.max(m));
+    b.shape(groups, waves, lds);
+    let n = b.lanes_per_group();
+    let mut slots = Vec::with_capacity(b.eff.len());
+    let mut permuted = 0u32;
+    for g in 0..groups as usize {
+        let addrs = b.distinct_effs(m as usize);
+        let base = b.group_range(g).start;
+        // The unpermuted layout: slot s on qword s * m / n (contenders are
+        // neighbouring lanes of one wave), its DATA the lane's draw, its
+        // EXEC bit all on or (partial-exec) a coin.
+        let data: Vec<u64> = b.data.get(base..base + n).unwrap_or_default().to_vec();
+        let active: Vec<bool> = (0..n)
+            .map(|_| variant != "partial-exec" || b.rng.chance(1, 2))
+            .collect();
+        // Thread randomization: lane i of the group runs slot perm[i].
+        let mut perm: Vec<usize> = (0..n).collect();
+        b.rng.shuffle(&mut perm);
+        for (i, &slot) in perm.iter().enumerate() {
+            let lane = base + i;
+            b.eff[lane] = addrs.get(slot * addrs.len() / n).copied().unwrap_or(0);
+            b.data[lane] = data.get(slot).copied().unwrap_or(0);
+            b.active[lane] = active.get(slot).copied().unwrap_or(true);
+            // n <= 1024, so a slot fits in 16 bits.
+            slots.push(slot as u16);
+            permuted += u32::from(slot != i);
+        }
+    }
+    b.stress = Some(Stress {
+        groups,
+        waves_per_group: waves,
+        contended_qwords: m,
+        permuted_lanes: permuted,
+        slots,
+    });
+}
+
 fn misaligned(b: &mut Draft, variant: &str) {
     let compensated = variant == "offset-compensated";
     if variant == "offset-misaligns" || compensated {
@@ -1116,6 +1199,117 @@ mod tests {
         )
         .case;
         assert!(c.lanes.iter().any(|l| l.addr >= LDS_MAX_BYTES));
+    }
+
+    fn stress_case(seed: u64, wave: WaveSize, ordinal: u64) -> Generated {
+        let mode = if ordinal.is_multiple_of(2) {
+            Mode::Wgp
+        } else {
+            Mode::Cu
+        };
+        let id = CaseId {
+            pattern: Pattern::Stress,
+            wave,
+            mode,
+            ordinal,
+        };
+        generate(seed, id, ordinal)
+    }
+
+    /// Every stress case records what it drew, the shape stays within the
+    /// limits, and each workgroup's lanes are a permutation of the
+    /// unpermuted layout: slot s on the s * m / n-th contended qword.
+    #[test]
+    fn stress_cases_draw_within_the_limits_and_record_the_permutation() {
+        let mut shapes = std::collections::BTreeSet::new();
+        for wave in [WaveSize::Wave32, WaveSize::Wave64] {
+            for o in 0..30 {
+                let g = stress_case(11, wave, o);
+                let c = &g.case;
+                let st = c
+                    .stress
+                    .as_ref()
+                    .expect("a stress case records its parameters");
+                assert_eq!(st.groups, c.geometry.groups, "{o}");
+                assert_eq!(st.waves_per_group, c.geometry.waves_per_group, "{o}");
+                let n = c.geometry.lanes_per_group() as usize;
+                assert!(
+                    n <= 1024 && c.lanes.len() <= STRESS_MAX_LANES as usize,
+                    "{o}"
+                );
+                assert!(st.groups <= 2 * STAND_IN_WGPS, "{o}");
+                assert!(c.lds_bytes <= LDS_MAX_BYTES, "{o}");
+                assert_eq!(st.slots.len(), c.lanes.len(), "{o}");
+                let m = st.contended_qwords as usize;
+                assert_eq!(m == 1, g.variant == "one-qword", "{o}");
+                let mut moved = 0;
+                for grp in 0..c.geometry.groups as usize {
+                    let slots = &st.slots[grp * n..(grp + 1) * n];
+                    let lanes = c.group_lanes(grp);
+                    let mut seen = vec![false; n];
+                    // slot -> address: the unpermuted layout's blocks.
+                    let mut by_slot = vec![0u32; n];
+                    for (i, (&s, l)) in slots.iter().zip(lanes).enumerate() {
+                        assert!(!seen[s as usize], "{o}: slot {s} twice");
+                        seen[s as usize] = true;
+                        by_slot[s as usize] = l.addr;
+                        moved += usize::from(s as usize != i);
+                    }
+                    let distinct: std::collections::BTreeSet<u32> =
+                        by_slot.iter().copied().collect();
+                    assert_eq!(distinct.len(), m, "{o}");
+                    for s in 1..n {
+                        let same_block = s * m / n == (s - 1) * m / n;
+                        assert_eq!(by_slot[s] == by_slot[s - 1], same_block, "{o} slot {s}");
+                    }
+                    if g.variant != "partial-exec" {
+                        assert!(lanes.iter().all(|l| l.active), "{o}");
+                    }
+                }
+                assert_eq!(moved as u32, st.permuted_lanes, "{o}");
+                shapes.insert((c.geometry.groups, c.geometry.waves_per_group));
+            }
+        }
+        // The shape is drawn, not fixed.
+        assert!(shapes.len() > 20, "{shapes:?}");
+    }
+
+    /// Thread randomization spreads a qword's contenders over the waves.
+    /// Where every qword's block of slots is at least a wave long, the
+    /// unpermuted layout puts a wave's lanes on at most two qwords; with
+    /// three or more qwords, permuted, the first wave reaches at least
+    /// three.
+    #[test]
+    fn stress_spreads_contenders_over_waves() {
+        let mut checked = 0;
+        for o in 0..60 {
+            let c = stress_case(5, WaveSize::Wave32, o).case;
+            let n = c.geometry.lanes_per_group() as usize;
+            let m = c.stress.as_ref().map_or(0, |s| s.contended_qwords) as usize;
+            if m < 3 || n / m < 32 {
+                continue;
+            }
+            checked += 1;
+            let first_wave: std::collections::BTreeSet<u32> =
+                c.group_lanes(0)[..32].iter().map(|l| l.addr).collect();
+            assert!(first_wave.len() >= 3, "{o}: {first_wave:?}");
+        }
+        assert!(checked >= 10, "{checked}");
+    }
+
+    #[test]
+    fn stress_is_deterministic_per_seed_and_only_stress_records_it() {
+        for o in 0..6 {
+            let a = stress_case(3, WaveSize::Wave64, o);
+            assert_eq!(a, stress_case(3, WaveSize::Wave64, o));
+            assert_ne!(
+                a.case.stress,
+                stress_case(4, WaveSize::Wave64, o).case.stress
+            );
+        }
+        for id in ids().filter(|i| i.pattern != Pattern::Stress) {
+            assert!(generate(42, id, 0).case.stress.is_none(), "{id:?}");
+        }
     }
 
     #[test]

@@ -661,6 +661,7 @@ mod tests {
             lds_init: vec![vec![0; 8]; 2],
             lanes,
             more_rounds: Vec::new(),
+            stress: None,
         };
         match expect(&case, &Order::LaneAscending, &Policy::GFX11).unwrap() {
             Expected::Fault(m) => {

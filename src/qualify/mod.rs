@@ -669,6 +669,7 @@ fn corpus_case_with(
         lds_init,
         lanes,
         more_rounds: Vec::new(),
+        stress: None,
     };
     (case, exec, addresses)
 }

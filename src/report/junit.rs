@@ -291,6 +291,7 @@ mod tests {
             same_kind_as: None,
             active_lanes_before: 64,
             active_lanes_after: 2,
+            stress: None,
         }];
         let xml = junit_xml(&r).unwrap();
         assert!(

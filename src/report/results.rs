@@ -17,7 +17,7 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::DeviceInfo;
-use crate::case::{Mode, WaveSize};
+use crate::case::{Mode, Stress, WaveSize};
 use crate::gen::minimize::MinimizeStats;
 use crate::gen::{Pattern, SuiteSpec};
 
@@ -160,6 +160,10 @@ pub struct CaseRecord {
     /// fix); absent when no instruction of the case could show it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub halves_split: Option<bool>,
+    /// A `stress` case's parameters (`case::Stress` without the per-lane
+    /// slots, which the repro's case carries); absent for other families.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stress: Option<Stress>,
     pub device_us: u64,
 }
 
@@ -281,6 +285,10 @@ pub struct FailureRecord {
     /// Active lanes before and after minimization.
     pub active_lanes_before: usize,
     pub active_lanes_after: usize,
+    /// A `stress` case's parameters as drawn (without the per-lane slots);
+    /// absent for other families.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stress: Option<Stress>,
 }
 
 /// `passed`, `failed` (a conformance failure) or `aborted` (environment
@@ -486,6 +494,7 @@ impl Results {
                     same_kind_as: None,
                     active_lanes_before: r.active_lanes,
                     active_lanes_after: r.active_lanes,
+                    stress: r.stress,
                 });
             }
         }
@@ -902,6 +911,7 @@ pub(crate) mod tests {
             summary: "ok".into(),
             notes: vec![],
             halves_split: None,
+            stress: None,
             device_us: 5,
             rounds: 1,
         };

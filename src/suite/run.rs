@@ -12,7 +12,7 @@ use crate::backend::conformance::{
     LaunchShare, BATCH_WINDOW,
 };
 use crate::backend::BackendError;
-use crate::case::{Case, WaveSize};
+use crate::case::{Case, Stress, WaveSize};
 use crate::exit;
 use crate::gen::minimize::{minimize_until, Budget, MinimizeStats};
 use crate::gen::{case_digest, CaseId, Generated, Pattern, SuiteSpec};
@@ -697,6 +697,7 @@ impl Findings {
             same_kind_as,
             active_lanes_before: facts.active_lanes,
             active_lanes_after: facts.active_lanes,
+            stress: case.stress.as_ref().map(Stress::summary),
         };
         if same_kind_as.is_some() || self.repros.len() >= opts.max_repros {
             self.failures.push(record);
@@ -792,6 +793,7 @@ fn case_record(
         },
         notes: judgement.notes.clone(),
         halves_split: judgement.halves_split,
+        stress: case.stress.as_ref().map(Stress::summary),
         device_us: match outcome {
             DeviceOutcome::Completed { device_us, .. } => *device_us,
             _ => 0,

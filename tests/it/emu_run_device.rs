@@ -56,6 +56,7 @@ fn slack_case() -> Case {
             })
             .collect(),
         more_rounds: Vec::new(),
+        stress: None,
     }
 }
 

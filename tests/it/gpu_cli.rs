@@ -166,9 +166,9 @@ fn the_default_suite_through_hip_on_the_simulator_matches_emu_case_for_case() {
     };
     let (hc, ec) = (cells(&r), cells(&results(emu_dir.path())));
     assert_eq!(hc, ec);
-    // `dsxor run --help`: thirteen patterns, each in wave32 and wave64, in
+    // `dsxor run --help`: fourteen patterns, each in wave32 and wave64, in
     // CU and in WGP mode.
-    assert_eq!(hc.len(), 52, "{hc:?}");
+    assert_eq!(hc.len(), 56, "{hc:?}");
 }
 
 /// Run the default suite's first `cases` cases through HIP with `fault`

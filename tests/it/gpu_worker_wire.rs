@@ -66,6 +66,7 @@ fn a_parent_refuses_a_worker_of_protocol_3() {
         lds_init: vec![vec![0]],
         lanes: vec![],
         more_rounds: vec![],
+        stress: None,
     };
     let e = device.run_case(&case).unwrap_err().to_string();
     assert!(

@@ -309,6 +309,7 @@ fn sample_case() -> Case {
         lds_init: vec![vec![1, 2, 3, 4, 5, 6, 7, 8], vec![0; 8]],
         lanes,
         more_rounds: Vec::new(),
+        stress: None,
     }
 }
 
@@ -389,6 +390,7 @@ fn an_exported_lost_update_from_zero_to_zero_is_claimed_and_fails() {
         lds_init: vec![vec![0; 8]],
         lanes,
         more_rounds: Vec::new(),
+        stress: None,
     };
     let mut ret: Vec<u64> = (0..32).map(|_| 0x5555).collect();
     ret[3] = 0;

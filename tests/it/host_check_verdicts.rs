@@ -75,6 +75,7 @@ fn random_case(rng: &mut ChaCha8Rng) -> Case {
             .collect(),
         lanes,
         more_rounds: Vec::new(),
+        stress: None,
     }
 }
 
@@ -258,6 +259,7 @@ fn one_address_case(data: &[u64], init: u64) -> Case {
         lds_init: vec![vec![init, 1, init, 3, 4, 5, 6, 7]],
         lanes,
         more_rounds: Vec::new(),
+        stress: None,
     }
 }
 
@@ -480,6 +482,7 @@ fn wave_at_a_time_orders_are_recognised() {
             .map(|_| active(rng.random_range(0..4u32) * 8, rng.random()))
             .collect(),
         more_rounds: Vec::new(),
+        stress: None,
     };
     let waves = [2u32, 0, 3, 1];
     let within = |rev: bool| -> Vec<u32> {

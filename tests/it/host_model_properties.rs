@@ -74,6 +74,7 @@ fn random_case(rng: &mut ChaCha8Rng, index: u64) -> Case {
         lds_init,
         lanes,
         more_rounds: Vec::new(),
+        stress: None,
     }
 }
 

@@ -32,6 +32,7 @@
 mod bench_support;
 mod codeobj_support;
 mod common;
+mod emu_stress;
 mod emu_support;
 #[path = "../../build/hip_device.rs"]
 mod hip_device;
@@ -72,6 +73,7 @@ mod gpu_probe_leftover_lds;
 mod gpu_qualify_workers;
 mod gpu_run;
 mod gpu_slurm;
+mod gpu_stress;
 mod gpu_worker_wire;
 mod host_bench_run;
 mod host_calc_ds_addr_llvm;

@@ -167,5 +167,6 @@ fn test_case() -> Case {
             })
             .collect(),
         more_rounds: Vec::new(),
+        stress: None,
     }
 }

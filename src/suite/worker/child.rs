@@ -299,6 +299,7 @@ mod tests {
                 lds_init: vec![vec![0]],
                 lanes: vec![],
                 more_rounds: vec![],
+                stress: None,
             },
             &mut blobs,
         );

@@ -304,6 +304,8 @@ impl WireCase {
                     })
                 })
                 .collect::<Result<_, String>>()?,
+            // The device never sees the stress record; the parent keeps it.
+            stress: None,
         })
     }
 }
@@ -944,6 +946,7 @@ mod tests {
                 data: (0..64).map(|i| i << 40).collect(),
                 vdst_init: vec![1; 64],
             }],
+            stress: None,
         }
     }
 

@@ -544,21 +544,19 @@ impl Backend for HipBackend {
         // Buffers in, each whole (the pool's buffers hold the last launch's
         // data); the kernarg segment laid out with their device addresses.
         for (i, b) in d.buffers.iter().enumerate() {
+            // Positions fill in order, so `i` is at most the pool's length.
             if self.pool.get(i).is_none_or(|p| p.len() < b.len()) {
                 let dev = hip
                     .alloc(pooled_len(b.len()))
                     .map_err(|e| classify(e, Phase::Setup))?;
-                match self.pool.get_mut(i) {
-                    Some(p) => *p = dev,
-                    None => self.pool.push(dev),
+                if i < self.pool.len() {
+                    self.pool[i] = dev;
+                } else {
+                    self.pool.push(dev);
                 }
             }
-            let Some(dev) = self.pool.get_mut(i) else {
-                return Err(BackendError::Environment(
-                    "device buffer pool lost an entry just inserted".into(),
-                ));
-            };
-            dev.copy_from_host(b)
+            self.pool[i]
+                .copy_from_host(b)
                 .map_err(|e| classify(e, Phase::Setup))?;
         }
         let addresses: Vec<u64> = self.pool[..d.buffers.len()]

@@ -60,10 +60,9 @@ pub fn kernel_name_for(offset: u16, rounds: usize) -> String {
     }
 }
 
-#[cfg(test)]
 /// Little-endian bytes of `values`, written straight into one allocation
 /// (an iterator of `to_le_bytes` arrays flattened costs several times more).
-fn u64s(values: impl ExactSizeIterator<Item = u64>) -> Vec<u8> {
+pub(super) fn u64s(values: impl ExactSizeIterator<Item = u64>) -> Vec<u8> {
     let mut out = Vec::with_capacity(values.len() * 8);
     for v in values {
         out.extend_from_slice(&v.to_le_bytes());
@@ -218,8 +217,8 @@ fn append_case(buffers: &mut [Vec<u8>], case: &Case, q: usize) {
     }
 }
 
-#[cfg(test)]
-fn read_u64s(bytes: &[u8]) -> Vec<u64> {
+/// The little-endian qwords of `bytes` (a trailing partial qword dropped).
+pub(super) fn read_u64s(bytes: &[u8]) -> Vec<u64> {
     bytes
         .chunks_exact(8)
         .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use rand::{Rng, SeedableRng};
 
+use super::abi::{read_u64s, u64s};
 use super::objects::{codeobj_kernels, KernelObject};
 use super::CaseDevice;
 use crate::backend::{ArgValue, BackendError, Dispatch, ReadBack};
@@ -89,13 +90,13 @@ pub fn run_inflight(
         groups,
         block: INFLIGHT_BLOCK,
         dynamic_lds: INFLIGHT_BLOCK * 8,
-        buffers: vec![le_bytes(&input), le_bytes(&out)],
+        buffers: vec![u64s(input.iter().copied()), u64s(out.iter().copied())],
         args: vec![ArgValue::Buffer(0), ArgValue::Buffer(1)],
         timeout,
         read_back: ReadBack::All,
     })?;
     let got = match done.buffers.as_slice() {
-        [_, o] if o.len() == lanes * SLOT * 8 => qwords(o),
+        [_, o] if o.len() == lanes * SLOT * 8 => read_u64s(o),
         _ => {
             return Err(BackendError::Environment(format!(
                 "{kernel}: the launch gave back buffers of other sizes"
@@ -103,16 +104,6 @@ pub fn run_inflight(
         }
     };
     Ok(judge(probe, &input, &out, &got))
-}
-
-fn le_bytes(v: &[u64]) -> Vec<u8> {
-    v.iter().flat_map(|q| q.to_le_bytes()).collect()
-}
-
-fn qwords(b: &[u8]) -> Vec<u64> {
-    b.chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
-        .collect()
 }
 
 /// Compare every lane's four values with what `probe` says they must be.

@@ -175,15 +175,12 @@ pub fn op_for_isa(inst: &Inst, avx2: bool) -> Option<Op> {
                 [a0, a1, z],
             )
         }
-        Inst::Sop1 { op, sdst, s0 } => {
-            if !is_sop1_data(*op) {
-                return None;
-            }
+        Inst::Sop1 { op, sdst, s0 } if is_sop1_data(*op) => {
             let a0 = ResolvedSrc::of(*s0)?;
             (
                 sop1_each!(per_op!(*op, Sop1, (a0.fixed32, true), |w, p, OP, a, _b| {
                     // Only handed out for sop1_data's opcodes (the
-                    // filter below).
+                    // match guard).
                     let done = w.sop1_data(OP, p.d, a);
                     debug_assert!(done);
                 })),
@@ -226,8 +223,8 @@ pub fn op_for_isa(inst: &Inst, avx2: bool) -> Option<Op> {
                 VOp,
                 avx2: avx2,
                 |w, p, OP| {
-                    // Only handed out for valu_map's opcodes (the filter
-                    // above).
+                    // Only handed out for valu_map's opcodes (the match
+                    // guard).
                     let done = w.valu_map(OP, p.d, &p.src);
                     debug_assert!(done);
                 }

@@ -6,8 +6,8 @@ use std::io::{BufRead, Write};
 use std::time::Duration;
 
 use super::wire::{
-    Blobs, CodeCache, FrameReader, FrameWriter, Payload, Request, Response, Setup, WireBatch,
-    WireError, WireLaunch, WireOutcome,
+    Blobs, CodeCache, FrameReader, FrameWriter, Framed, Payload, Request, Response, Setup,
+    WireBatch, WireError, WireLaunch, WireOutcome,
 };
 use super::PARENT_PID;
 use crate::backend::conformance::{BatchOutcome, CaseDevice, ConformanceDevice, DeviceOutcome};
@@ -57,8 +57,8 @@ pub fn serve(mut input: impl BufRead, mut output: impl Write) -> std::io::Result
         blobs.clear();
         match reader.next(&mut input) {
             Ok(None) => return Ok(()),
-            Ok(Some(None)) => {}
-            Ok(Some(Some(msg))) => {
+            Ok(Some(Framed::Frame)) => {}
+            Ok(Some(Framed::Foreign(msg))) => {
                 return writer.write(&mut output, &error(msg), &blobs);
             }
             // A damaged header or a frame cut short: the stream cannot be
@@ -239,7 +239,7 @@ mod tests {
     use crate::backend::ArgValue;
     use crate::case::WaveSize;
     use crate::suite::worker::wire::{
-        foreign_version, read_frame, write_frame, Incoming, WireArg, WireCase, WireCode,
+        foreign_version, read_frame, FrameWriter, Incoming, WireArg, WireCase, WireCode,
         WireDispatch, WireObject, LINE_TAG,
     };
 
@@ -258,7 +258,9 @@ mod tests {
 
     fn frame(request: &Request, blobs: &Blobs) -> Vec<u8> {
         let mut v = Vec::new();
-        write_frame(&mut v, request, blobs).unwrap();
+        FrameWriter::default()
+            .write(&mut v, request, blobs)
+            .unwrap();
         v
     }
 

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::wire::{
-    read_frame, write_frame, Blobs, CodeCache, Incoming, Payload, Request, Response, Setup,
+    read_frame, Blobs, CodeCache, FrameWriter, Incoming, Payload, Request, Response, Setup,
     WireArg, WireCase, WireDispatch, WireObject,
 };
 use super::{PARENT_PID, VISIBLE_DEVICES};
@@ -108,6 +108,9 @@ pub struct WorkerDevice {
     /// is encoded into its allocation (a fresh one regrew and page-faulted
     /// for every launch).
     spare: Blobs,
+    /// The frame writer of every request, its buffers kept (as the
+    /// child's).
+    writer: FrameWriter,
 }
 
 /// Lines of a child's stderr kept for a fault message.
@@ -122,6 +125,7 @@ impl WorkerDevice {
             started: 0,
             code: CodeCache::default(),
             spare: Blobs::default(),
+            writer: FrameWriter::default(),
         }
     }
 
@@ -357,7 +361,7 @@ impl WorkerDevice {
         let Some(r) = self.running.as_mut() else {
             return Err(Exchange::Io("no worker process".into()));
         };
-        if write_frame(&mut r.stdin, request, blobs).is_err() {
+        if self.writer.write(&mut r.stdin, request, blobs).is_err() {
             return Err(Exchange::Died(self.reap()));
         }
         let frame = match self

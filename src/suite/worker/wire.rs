@@ -774,21 +774,14 @@ pub enum Response {
     Error(WireError),
 }
 
+/// Writes frames, its buffers kept from frame to frame (both ends write
+/// every launch's request or answer through one; a fresh JSON and header
+/// buffer per frame was memory to fault in per launch).
+///
 /// One frame: the header line `LINE_TAG<json bytes> <payload bytes>\n`,
 /// the JSON value, then the payload's raw bytes. The header is a line so
 /// that what a runtime prints to the same stdout between frames is still
 /// told apart and skipped ([`read_frame`]).
-pub(super) fn write_frame<W: Write>(
-    w: &mut W,
-    value: &impl Serialize,
-    payload: &Blobs,
-) -> std::io::Result<()> {
-    FrameWriter::default().write(w, value, payload)
-}
-
-/// Writes frames through buffers kept from frame to frame (the child
-/// answers every launch with one; a fresh JSON and header buffer per frame
-/// was memory to fault in per launch).
 #[derive(Default)]
 pub(super) struct FrameWriter {
     json: Vec<u8>,
@@ -796,7 +789,7 @@ pub(super) struct FrameWriter {
 }
 
 impl FrameWriter {
-    /// [`write_frame`].
+    /// Write one frame of `value` and `payload`.
     pub(super) fn write<W: Write>(
         &mut self,
         w: &mut W,
@@ -839,8 +832,8 @@ pub(super) fn read_frame(r: &mut impl BufRead) -> std::io::Result<Option<Incomin
     let mut f = FrameReader::default();
     Ok(match f.next(r)? {
         None => None,
-        Some(Some(msg)) => Some(Incoming::Foreign(msg)),
-        Some(None) => Some(Incoming::Frame {
+        Some(Framed::Foreign(msg)) => Some(Incoming::Foreign(msg)),
+        Some(Framed::Frame) => Some(Incoming::Frame {
             json: f.json,
             payload: f.payload,
         }),
@@ -858,11 +851,19 @@ pub(super) struct FrameReader {
     pub payload: Vec<u8>,
 }
 
+/// What [`FrameReader::next`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Framed {
+    /// A frame, now in the reader's `json` and `payload`.
+    Frame,
+    /// A line of another protocol version, with the message to answer it.
+    Foreign(String),
+}
+
 impl FrameReader {
-    /// [`read_frame`] into `self.json` and `self.payload`: `None` at the
-    /// end of the stream, `Some(None)` for a frame, `Some(Some(message))`
-    /// for a line of another protocol version.
-    pub(super) fn next(&mut self, r: &mut impl BufRead) -> std::io::Result<Option<Option<String>>> {
+    /// [`read_frame`] into `self.json` and `self.payload`; `None` at the
+    /// end of the stream.
+    pub(super) fn next(&mut self, r: &mut impl BufRead) -> std::io::Result<Option<Framed>> {
         let line = &mut self.line;
         loop {
             line.clear();
@@ -871,7 +872,7 @@ impl FrameReader {
             }
             let text = String::from_utf8_lossy(line);
             if let Some(msg) = foreign_version(&text) {
-                return Ok(Some(Some(msg)));
+                return Ok(Some(Framed::Foreign(msg)));
             }
             let Some(sizes) = text.trim_end().strip_prefix(LINE_TAG) else {
                 continue; // not ours: a runtime printing to stdout
@@ -891,7 +892,7 @@ impl FrameReader {
             };
             read_part(r, &mut self.json, json_len)?;
             read_part(r, &mut self.payload, payload_len)?;
-            return Ok(Some(None));
+            return Ok(Some(Framed::Frame));
         }
     }
 }
@@ -953,7 +954,9 @@ mod tests {
     /// `value` with `blobs` through a frame and back: the JSON and payload.
     fn through_frame<T: Serialize>(value: &T, blobs: &Blobs) -> (Vec<u8>, Vec<u8>) {
         let mut pipe = b"a runtime's line\n".to_vec();
-        write_frame(&mut pipe, value, blobs).unwrap();
+        FrameWriter::default()
+            .write(&mut pipe, value, blobs)
+            .unwrap();
         match read_frame(&mut pipe.as_slice()).unwrap() {
             Some(Incoming::Frame { json, payload }) => (json, payload),
             other => panic!("{other:?}"),
@@ -976,7 +979,7 @@ mod tests {
         let mut reader = FrameReader::default();
         let mut r = pipe.as_slice();
         for n in [4096u64, 3, 0, 17] {
-            assert_eq!(reader.next(&mut r).unwrap(), Some(None));
+            assert_eq!(reader.next(&mut r).unwrap(), Some(Framed::Frame));
             let b: Blob = serde_json::from_slice(&reader.json).unwrap();
             assert_eq!(b, Blob { at: 0, len: n * 8 });
             let words = Payload(&reader.payload).words(b, "w").unwrap();

@@ -213,16 +213,32 @@ fn a_fifo_with_a_reader_gets_the_file_and_without_one_is_refused() {
         std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
     };
     let i = inputs();
-    let o = dsxor(&[
-        "merge",
-        i.results.to_str().unwrap(),
-        "--out",
-        fifo.to_str().unwrap(),
-    ]);
+    // The reader thread may not be in open(2) yet when merge looks for a
+    // reader: it then says "no reader" (the second half's verdict). Try
+    // again until the reader is there.
+    let mut tries = 0;
+    let o = loop {
+        let o = dsxor(&[
+            "merge",
+            i.results.to_str().unwrap(),
+            "--out",
+            fifo.to_str().unwrap(),
+        ]);
+        tries += 1;
+        if !text(&o).contains("no reader") || tries == 100 {
+            break o;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
     assert_eq!(code(&o), 1, "{}", text(&o));
-    // Checked before joining the reader: a FIFO replaced by a file would
-    // leave it blocked in open(2) for ever.
+    // Checked before joining the reader: a FIFO replaced by a file, or one
+    // never opened, would leave it blocked in open(2) for ever.
     assert_eq!(kind(&fifo), "fifo", "merge replaced the FIFO: {}", text(&o));
+    assert!(
+        !text(&o).contains("no reader"),
+        "merge never saw the reader in {tries} tries: {}",
+        text(&o)
+    );
     let got = reader.join().unwrap();
     assert!(got.contains("\"dsxor-results/1\""), "{got}");
     // No reader: refused at once (exit 2; merge's shards hold failures,

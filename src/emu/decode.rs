@@ -835,7 +835,8 @@ pub enum Inst {
         s1: Src,
     },
     /// An instruction with no architectural effect here: s_nop, s_clause,
-    /// s_delay_alu, s_waitcnt* (memory completes in order at issue, see
+    /// s_delay_alu, s_waitcnt* (no effect of its own: the run loops land the
+    /// results a wait covers, `emu::late`; see
     /// `emu::wave`'s header; `emu::hazard` checks the waits a GPU needs),
     /// s_set_inst_prefetch_distance, cache invalidations, hints.
     Nop {

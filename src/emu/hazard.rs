@@ -1,6 +1,7 @@
-//! Hazard checks: the software device completes memory at issue, so a
-//! kernel that reads a memory result before its `s_waitcnt` would pass here
-//! and fail on silicon. With checking on, each wave keeps the memory
+//! Hazard checks: a kernel that reads a memory result before its
+//! `s_waitcnt` may pass or fail on silicon, depending on timing (on the
+//! software device the register keeps its old value, `super::late`); the
+//! check names the early read. With checking on, each wave keeps the memory
 //! instructions it has issued and not yet waited for, per counter (counter
 //! fields from LLVM `SIDefines.h` and `docs/AMDGPU/gfx11_waitcnt.rst`, gfx11
 //! `s_waitcnt`: "2:0 EXP_CNT", "9:4 LGKM_CNT: LDS, GDS, Constant and Message
@@ -55,7 +56,7 @@
 //! s_barrier`; the bare `__builtin_amdgcn_s_barrier()` without fences emits
 //! no wait, and orders no memory). Every barrier in dsxor's kernels is such
 //! a workgroup synchronization, so a user build that drops that wait passes
-//! on the software device (which completes LDS at issue) and may read stale
+//! on the software device (whose LDS accesses happen at issue) and may read stale
 //! LDS on silicon. A hand-written barrier meant only for execution
 //! synchronization with LDS accesses in flight is reported too: turn the
 //! check off (`--no-hazard-check`) for such code.
@@ -428,6 +429,50 @@ fn uses(inst: &Inst, wave64: bool, m0: u32) -> (Regs, Regs) {
     (rd, wr)
 }
 
+/// The registers a memory instruction (SMEM, DS, FLAT/GLOBAL load) writes
+/// when its result returns, for [`super::late`]; None for any other
+/// instruction or one that returns nothing.
+pub(crate) fn memory_dest(inst: &Inst) -> Option<super::late::Dest> {
+    if !matches!(inst, Inst::Smem { .. } | Inst::Ds(_) | Inst::Flat(_)) {
+        return None;
+    }
+    let (_, wr) = uses(inst, false, 0);
+    let first = wr.iter().next().copied();
+    first.map(|r| super::late::Dest {
+        vgpr: r.vgpr,
+        first: r.first,
+        count: r.count,
+    })
+}
+
+/// The counts an `s_waitcnt` (or its SOPK `vmcnt`/`lgkmcnt` form) waits
+/// for: (VM_CNT, LGKM_CNT), each None when it does not wait on that
+/// counter. gfx11 fields: "15:10 VM_CNT", "9:4 LGKM_CNT" (this module's
+/// header). Policy: the SOPK forms with an SGPR operand wait for simm16
+/// (the count the compiler emits with `null`).
+pub(crate) fn wait_counts(inst: &Inst) -> (Option<usize>, Option<usize>) {
+    match inst {
+        Inst::Nop {
+            name: "s_waitcnt",
+            simm16,
+        } => (
+            Some(((simm16 >> 10) & 0x3f) as usize),
+            Some(((simm16 >> 4) & 0x3f) as usize),
+        ),
+        Inst::Sopk {
+            op: Sopk::WaitcntVmcnt,
+            simm16,
+            ..
+        } => (Some(*simm16 as usize), None),
+        Inst::Sopk {
+            op: Sopk::WaitcntLgkmcnt,
+            simm16,
+            ..
+        } => (None, Some(*simm16 as usize)),
+        _ => (None, None),
+    }
+}
+
 /// One outstanding memory instruction.
 #[derive(Clone, Debug)]
 struct Outstanding {
@@ -531,26 +576,15 @@ impl Pending {
                     _ => self.lgkm.push_back(o),
                 }
             }
-            Inst::Nop {
-                name: "s_waitcnt",
-                simm16,
-            } => {
-                self.wait_vm(((simm16 >> 10) & 0x3f) as usize);
-                self.wait_lgkm(((simm16 >> 4) & 0x3f) as usize);
+            _ => {
+                let (vm, lgkm) = wait_counts(inst);
+                if let Some(n) = vm {
+                    self.wait_vm(n);
+                }
+                if let Some(n) = lgkm {
+                    self.wait_lgkm(n);
+                }
             }
-            // Policy: the SOPK forms with an SGPR operand wait for simm16 (the
-            // count the compiler emits with `null`).
-            Inst::Sopk {
-                op: Sopk::WaitcntVmcnt,
-                simm16,
-                ..
-            } => self.wait_vm(*simm16 as usize),
-            Inst::Sopk {
-                op: Sopk::WaitcntLgkmcnt,
-                simm16,
-                ..
-            } => self.wait_lgkm(*simm16 as usize),
-            _ => {}
         }
     }
 

@@ -12,6 +12,8 @@
 //! - `ds`: LDS instructions from the ISA pseudocode (never `model`).
 //! - `fault`: fault injection into DS atomics (classes, rates, conditions).
 //! - `hazard`: reads of memory results before their `s_waitcnt`.
+//! - `late`: memory results held until their wait (or a bounded
+//!   number of instructions), so an early read sees the old register.
 //! - `hwreg`: the hardware registers `s_getreg`/`s_setreg` reach.
 //! - `mem`: bounds-checked global memory at fake device addresses.
 //! - this file: configuration, the initial wave state of the
@@ -24,6 +26,7 @@ pub mod ds;
 pub mod fault;
 pub mod hazard;
 pub mod hwreg;
+pub mod late;
 pub mod mem;
 pub mod valu16;
 pub mod vext;
@@ -274,6 +277,9 @@ pub const SPLIT_ONE_IN: u64 = 2;
 /// ChaCha stream bit of the halves stream: the order stream of group `g` is
 /// stream `g` (`g < 2^32`), its halves stream `g | HALVES_STREAM`.
 const HALVES_STREAM: u64 = 1 << 63;
+/// ChaCha stream bit of the late-results stream of group `g`:
+/// `g | LATE_STREAM`.
+const LATE_STREAM: u64 = 1 << 62;
 
 /// The seeded scheduler of one workgroup: two random streams of the
 /// interleave seed.
@@ -286,6 +292,10 @@ pub struct Sched {
     /// own, so `order` draws what it drew before the policy until the first
     /// split changes the interleaving.
     pub halves: ChaCha8Rng,
+    /// How many of its wave's instructions each memory result takes to
+    /// return ([`late::LATE_RESULTS_POLICY`]): a stream of its own, so the
+    /// other two draw what they drew before the policy.
+    pub late: ChaCha8Rng,
 }
 
 impl Sched {
@@ -300,6 +310,7 @@ impl Sched {
         Sched {
             order: stream(u64::from(group)),
             halves: stream(u64::from(group) | HALVES_STREAM),
+            late: stream(u64::from(group) | LATE_STREAM),
         }
     }
 
@@ -476,6 +487,7 @@ fn init_wave(wave: &mut Wave, l: &Launch<'_>, g: u32, w: u32, entry: u32) {
     wave.status = Status::Running;
     wave.executed = 0;
     wave.pending_half = None;
+    wave.late.clear();
     wave.ds_atomic_lane_ops = 0;
     wave.hwreg = hwreg::HwRegs::at_dispatch(s.mode, w);
     let mut r: u8 = 0;

@@ -245,54 +245,107 @@ fn wait_removed(dir: &std::path::Path) -> std::path::PathBuf {
     })
 }
 
-/// The user's view: `dsxor run --code-object` of a build whose wait is
-/// missing stops with exit 2 and an `aborted` results file naming the
-/// hazard (never a pass, never a conformance failure); `--no-hazard-check`
-/// runs it (and the software device passes it: that is why the check
-/// exists). Needs no compiler.
-#[test]
-fn run_refuses_a_code_object_with_a_missing_wait() {
-    let tmp = tempfile::tempdir().unwrap();
-    let co = wait_removed(tmp.path());
-    let run = |extra: &[&str], out: &str| {
-        let out = tmp.path().join(out);
-        let mut args = vec![
-            "run",
-            "--backend",
-            "emu",
-            "--code-object",
-            co.to_str().unwrap(),
-            "--seed",
-            "1",
-            "--cases",
-            "40",
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        args.extend_from_slice(extra);
-        (common::dsxor(&args), out)
+/// The same object with nothing edited: the control of the tests below.
+fn wait_kept(dir: &std::path::Path) -> std::path::PathBuf {
+    common::edit_conformance_sites(dir, "dsxor-with-its-wait.co", |_, _| {})
+}
+
+/// `dsxor run --code-object CO --seed 1 --cases 40 --out DIR` plus `extra`,
+/// on the software device or (`hipsim`) through the software HIP runtime:
+/// the output (stdout and stderr as one text) and the results file's JSON.
+fn run_object(
+    co: &std::path::Path,
+    out: &std::path::Path,
+    extra: &[&str],
+    hipsim: bool,
+) -> (Option<i32>, String, Option<serde_json::Value>) {
+    let mut args = if hipsim {
+        common::hip("run")
+    } else {
+        common::emu("run")
+    }
+    .arg("--code-object")
+    .arg(co)
+    .seed(1)
+    .cases(40)
+    .flag("--minimize-budget", "0s")
+    .out(out);
+    for a in extra {
+        args = args.arg(a);
+    }
+    let o = if hipsim {
+        args.on_hipsim(&[])
+    } else {
+        args.output()
     };
-    let (o, out) = run(&[], "checked");
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     );
-    assert_eq!(o.status.code(), Some(2), "{text}");
+    let results = common::results_json(out);
+    let res = results
+        .first()
+        .map(|r| serde_json::from_str(&std::fs::read_to_string(r).unwrap()).unwrap());
+    (o.status.code(), text, res)
+}
+
+/// The user's view: `dsxor run --code-object` of a build whose wait is
+/// missing stops with exit 2 and an `aborted` results file naming the
+/// hazard (never a pass, never a conformance failure). With
+/// `--no-hazard-check` the software device runs it as silicon would: the
+/// returns are stored before they arrived (RDNA3 ISA guide §5.6, "Data
+/// dependency resolution"; policy `results-arrive-late`), so the stored
+/// returns are the VDST's old values and conformance fails (exit 1). The
+/// same object with its wait passes both ways. Needs no compiler.
+#[test]
+fn run_refuses_a_code_object_with_a_missing_wait() {
+    let tmp = tempfile::tempdir().unwrap();
+    let co = wait_removed(tmp.path());
+    let (code, text, res) = run_object(&co, &tmp.path().join("checked"), &[], false);
+    assert_eq!(code, Some(2), "{text}");
     assert!(text.contains("hazard"), "{text}");
     assert!(text.contains("lgkmcnt"), "names the counter: {text}");
-    let results = common::results_json(&out);
-    assert_eq!(results.len(), 1, "{text}");
-    let res: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&results[0]).unwrap()).unwrap();
+    let res = res.expect("a results file");
     assert_eq!(res["status"], "aborted", "{res}");
     assert_eq!(res["failed"], 0, "{res}");
 
-    let (o, _) = run(&["--no-hazard-check"], "unchecked");
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
+    let (code, text, res) = run_object(
+        &co,
+        &tmp.path().join("unchecked"),
+        &["--no-hazard-check"],
+        false,
     );
+    assert_eq!(code, Some(1), "the early read sees the old VDST: {text}");
+    let res = res.expect("a results file");
+    assert_eq!(res["status"], "failed", "{res}");
+    assert_eq!(res["failed"], res["total"], "every case fails: {res}");
+
+    let kept = wait_kept(tmp.path());
+    for (extra, dir) in [
+        (&[][..], "kept-checked"),
+        (&["--no-hazard-check"][..], "kept"),
+    ] {
+        let (code, text, _) = run_object(&kept, &tmp.path().join(dir), extra, false);
+        assert_eq!(code, Some(0), "{extra:?}: {text}");
+    }
+}
+
+/// Through the software HIP runtime (no hazard check, as on a GPU), the
+/// object without its wait fails conformance with exit 1, as a GPU would
+/// show it; with its wait it passes.
+#[test]
+fn a_missing_wait_fails_conformance_through_the_software_hip_runtime() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, text, res) = run_object(
+        &wait_removed(tmp.path()),
+        &tmp.path().join("removed"),
+        &[],
+        true,
+    );
+    assert_eq!(code, Some(1), "{text}");
+    let res = res.expect("a results file");
+    assert_eq!(res["status"], "failed", "{res}");
+    let (code, text, _) = run_object(&wait_kept(tmp.path()), &tmp.path().join("kept"), &[], true);
+    assert_eq!(code, Some(0), "{text}");
 }

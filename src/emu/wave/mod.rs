@@ -4,10 +4,11 @@
 //! ALU operations", § "Vector ALU operations"); each policy where it is
 //! silent is named in a comment.
 //!
-//! Memory instructions complete at issue, in program order, so `s_waitcnt`
-//! has nothing to wait for: a kernel that reads a result before its waitcnt
-//! sees the completed value (a kernel that relies on seeing a *stale* value is
-//! outside what this device checks).
+//! Memory instructions read and write memory at issue, in program order;
+//! the registers they load are written when the `s_waitcnt` that covers
+//! them runs or a bounded number of instructions later (`emu::late`,
+//! policy `results-arrive-late`), so a kernel that reads a result before
+//! its wait may see the old value, as on silicon.
 //!
 //! This file holds the wave's state, the traits through which `ds`,
 //! `valu16` and `vext` see it, and the register accessors every part uses.
@@ -43,6 +44,7 @@ use super::ds::DsWave;
 use super::fault::FaultSpec;
 use super::hazard::Pending;
 use super::hwreg::HwRegs;
+use super::late::Late;
 use super::mem::GlobalMem;
 use super::WaveError;
 
@@ -111,6 +113,9 @@ pub struct Wave {
     /// half runs before anything else when the scheduler next runs this
     /// wave (policy `wave64-split-halves`, [`super::HALVES_POLICY`]).
     pub pending_half: Option<u32>,
+    /// Memory results on their way back ([`super::late`], policy
+    /// `results-arrive-late`).
+    pub late: Late,
 }
 
 pub use super::decode::{MOVREL_SGPRS, POLICY_MOVREL_PAST_SGPRS_FAULTS};
@@ -221,6 +226,7 @@ impl Wave {
             hazard: None,
             hwreg: HwRegs::default(),
             pending_half: None,
+            late: Late::new(),
         }
     }
 

@@ -4,9 +4,21 @@
 
 use super::operand::ResolvedSrc;
 use super::{no_semantics, Env, Status, Wave};
-use crate::emu::decode::{Cond, DsKind, Inst, Sopc, Sopk, Src, M0, NULL, VCC_LO};
+use crate::emu::decode::{Cond, DsKind, FlatKind, Inst, Sopc, Sopk, Src, M0, NULL, VCC_LO};
 use crate::emu::ds::{exec_ds, Lds, Part};
+use crate::emu::late::{Counter, Dest, Files};
 use crate::emu::{Sched, WaveError};
+
+/// The wave's register files as `emu::late` writes them (a macro, so the
+/// borrow is of the two fields and `self.late` stays free).
+macro_rules! files {
+    ($w:expr) => {
+        Files {
+            v: &mut $w.v.0[..],
+            s: &mut $w.s[..],
+        }
+    };
+}
 
 impl Wave {
     /// Run until the wave ends, reaches a barrier, or has executed `quantum`
@@ -45,10 +57,16 @@ impl Wave {
             // counter, bounds or status work per instruction, only
             // one indirect call each. Cut at `left`, so the quantum
             // (and with it the interleaving of waves) is exact.
-            let run = prog
-                .runs
-                .get(i)
-                .map_or(0, |&n| (n as u64).min(left) as usize);
+            // While a memory result is on its way back, every instruction
+            // goes through the generic path, which lands results at their
+            // wait or when due (`emu::late`).
+            let run = if self.late.is_empty() {
+                prog.runs
+                    .get(i)
+                    .map_or(0, |&n| (n as u64).min(left) as usize)
+            } else {
+                0
+            };
             if run > 0 {
                 if let Some(ops) = ops.get(i..i + run) {
                     for op in ops {
@@ -63,7 +81,7 @@ impl Wave {
                     }
                 }
             }
-            match exits.get(i) {
+            match exits.get(i).filter(|_| self.late.is_empty()) {
                 // A SOPP branch with a resolved target (the usual end of a
                 // block): taken or not, the pc moves here and the loop goes
                 // on at the next block, as exec_generic would leave it (pc
@@ -110,11 +128,70 @@ impl Wave {
             };
             self.pc = i + 1;
             self.executed += 1;
-            if let Some(st) = self.exec_generic(inst, i, env, lds, sched.as_deref_mut())? {
+            let st = self.exec_generic(inst, i, env, lds, sched.as_deref_mut())?;
+            if !self.late.is_empty() {
+                self.late_step(inst);
+            }
+            if let Some(st) = st {
                 return Ok(st);
             }
         }
         Ok(Status::Running)
+    }
+
+    /// After an instruction while results are on their way back: a wait
+    /// lands what it covers, then every result due by now lands.
+    #[inline(never)]
+    fn late_step(&mut self, inst: &Inst) {
+        let (vm, lgkm) = crate::emu::hazard::wait_counts(inst);
+        if let Some(n) = vm {
+            self.late.wait_vm(n, files!(self));
+        }
+        if let Some(n) = lgkm {
+            self.late.wait_lgkm(n, files!(self));
+        }
+        if self.late.next_due() <= self.executed {
+            self.late.land_due(self.executed, files!(self));
+        }
+    }
+
+    /// Before a memory instruction runs: its counter, destination and the
+    /// destination's values now (`emu::late`). None: it counts on no
+    /// counter a wait can name (a store on VS_CNT, any non-memory
+    /// instruction).
+    #[inline(never)]
+    fn late_before(&mut self, inst: &Inst) -> Option<(Counter, Option<Dest>, Vec<u32>)> {
+        let counter = match inst {
+            Inst::Ds(_) => Counter::Lds,
+            Inst::Smem { .. } => Counter::Smem,
+            Inst::Flat(f) if matches!(f.kind, FlatKind::Load { .. }) => {
+                if f.global {
+                    Counter::Vm
+                } else {
+                    Counter::Flat
+                }
+            }
+            _ => return None,
+        };
+        let dest = crate::emu::hazard::memory_dest(inst);
+        let before = self.late.snapshot(dest, &files!(self));
+        Some((counter, dest, before))
+    }
+
+    /// After the memory instruction [`Wave::late_before`] saw ran (with
+    /// `mask` its lanes): its result waits.
+    #[inline(never)]
+    fn late_after(
+        &mut self,
+        before: Option<(Counter, Option<Dest>, Vec<u32>)>,
+        mask: u64,
+        rng: Option<&mut rand_chacha::ChaCha8Rng>,
+    ) {
+        if let Some((counter, dest, vals)) = before {
+            let executed = self.executed;
+            self.late
+                .defer(counter, dest, mask, vals, files!(self), executed, rng);
+        }
     }
 
     /// A DS instruction under the seeded scheduler: whole, or (policy
@@ -161,10 +238,14 @@ impl Wave {
         let Some(i) = self.pending_half.take() else {
             return Ok(());
         };
-        if let Some(Inst::Ds(d)) = env.prog.insts.get(i as usize) {
+        if let Some(inst @ Inst::Ds(d)) = env.prog.insts.get(i as usize) {
             let pc = Wave::pc_addr(env.prog, i);
             let order = sched.map(|s| &mut s.order);
+            let dest = crate::emu::hazard::memory_dest(inst);
+            let before = self.late.snapshot(dest, &files!(self));
             exec_ds(self, d, lds, env.fault, order, pc, Part::High)?;
+            let mask = self.exec() & Part::High.mask();
+            self.late.join_high_half(before, mask, files!(self));
         }
         Ok(())
     }
@@ -204,7 +285,11 @@ impl Wave {
             }
             self.pc = i + 1;
             self.executed += 1;
-            if let Some(st) = self.exec_generic(inst, i, env, lds, sched.as_deref_mut())? {
+            let st = self.exec_generic(inst, i, env, lds, sched.as_deref_mut())?;
+            if !self.late.is_empty() {
+                self.late_step(inst);
+            }
+            if let Some(st) = st {
                 return Ok(st);
             }
         }
@@ -247,6 +332,15 @@ impl Wave {
                 return Ok(Some(Status::AtBarrier));
             }
             Inst::Endpgm | Inst::EndpgmSaved => {
+                // "The hardware implicitly executes S_WAITCNT 0 and
+                // S_WAITCNT_VSCNT 0 before executing this instruction" (the
+                // RDNA ISA guide on S_ENDPGM, as Mesa's
+                // src/amd/compiler/README-ISA.md quotes it): every result
+                // lands, so the wave ends with its registers complete.
+                if !self.late.is_empty() {
+                    self.late.wait_vm(0, files!(self));
+                    self.late.wait_lgkm(0, files!(self));
+                }
                 self.status = Status::Ended;
                 return Ok(Some(Status::Ended));
             }
@@ -321,6 +415,7 @@ impl Wave {
                         ),
                     });
                 }
+                let before = self.late_before(inst);
                 let mut buf = [0u8; 64];
                 env.mem
                     .read(addr, &mut buf[..4 * n])
@@ -336,6 +431,7 @@ impl Wave {
                     b.copy_from_slice(&buf[4 * k..4 * k + 4]);
                     self.sw(sdata + k as u8, u32::from_le_bytes(b));
                 }
+                self.late_after(before, 0, sched.map(|s| &mut s.late));
             }
             Inst::Valu {
                 op,
@@ -357,16 +453,28 @@ impl Wave {
             Inst::Vopd { x, y } => self.vopd(x, y),
             Inst::Ds(d) => {
                 let pc = Wave::pc_addr(prog, i);
+                let before = self.late_before(inst);
+                let exec = self.exec();
                 match sched {
-                    None => exec_ds(self, d, lds, env.fault, None, pc, Part::Whole)?,
+                    None => {
+                        exec_ds(self, d, lds, env.fault, None, pc, Part::Whole)?;
+                        self.late_after(before, exec, None);
+                    }
                     Some(s) => {
                         if self.ds_seeded(d, i, env, lds, s, pc)? {
+                            self.late_after(before, exec & Part::Low.mask(), Some(&mut s.late));
                             return Ok(Some(Status::Running));
                         }
+                        self.late_after(before, exec, Some(&mut s.late));
                     }
                 }
             }
-            Inst::Flat(f) => self.flat(f, env.mem, Wave::pc_addr(prog, i))?,
+            Inst::Flat(f) => {
+                let before = self.late_before(inst);
+                let exec = self.exec();
+                self.flat(f, env.mem, Wave::pc_addr(prog, i))?;
+                self.late_after(before, exec, sched.map(|s| &mut s.late));
+            }
             Inst::Valu16(v) => crate::emu::valu16::exec(self, v),
             Inst::Vx(x) => crate::emu::vext::exec(self, x).map_err(|e| WaveError::Unsupported {
                 pc: Wave::pc_addr(prog, i),

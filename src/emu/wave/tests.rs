@@ -402,3 +402,198 @@ fn bfe_and_med3_edges() {
     assert_eq!(med3(-1i32, -5, 7), -1);
     assert_eq!(perm(0x0102_0304, 0x0506_0708, 0x0c07_0004), 0x0001_0804);
 }
+
+/// Words of a gfx1100 program, each instruction's bytes as llvm-mc-22
+/// `-triple=amdgcn -mcpu=gfx1100 -show-encoding` prints them.
+mod late_asm {
+    pub const V_MOV_V2_0: &[u8] = &[0x80, 0x02, 0x04, 0x7e];
+    /// ds_load_b64 v[3:4], v2
+    pub const DS_LOAD_V3: &[u8] = &[0x00, 0x00, 0xd8, 0xd9, 0x02, 0x00, 0x00, 0x03];
+    /// ds_load_b64 v[5:6], v2 offset:8
+    pub const DS_LOAD_V5_OFF8: &[u8] = &[0x08, 0x00, 0xd8, 0xd9, 0x02, 0x00, 0x00, 0x05];
+    /// v_mov_b32 v10, v3
+    pub const V_MOV_V10_V3: &[u8] = &[0x03, 0x03, 0x14, 0x7e];
+    /// v_mov_b32 v3, 7
+    pub const V_MOV_V3_7: &[u8] = &[0x87, 0x02, 0x06, 0x7e];
+    /// v_mov_b32 v11, v5
+    pub const V_MOV_V11_V5: &[u8] = &[0x05, 0x03, 0x16, 0x7e];
+    /// v_mov_b32 v12, s4
+    pub const V_MOV_V12_S4: &[u8] = &[0x04, 0x02, 0x18, 0x7e];
+    pub const WAIT_LGKM_0: &[u8] = &[0x07, 0xfc, 0x89, 0xbf];
+    pub const WAIT_LGKM_1: &[u8] = &[0x17, 0xfc, 0x89, 0xbf];
+    /// s_load_b64 s[4:5], s[0:1], 0x0
+    pub const S_LOAD_S4: &[u8] = &[0x00, 0x01, 0x04, 0xf4, 0x00, 0x00, 0x00, 0xf8];
+    /// s_mov_b32 exec_lo, 0xff
+    pub const EXEC_FF: &[u8] = &[0xff, 0x00, 0xfe, 0xbe, 0xff, 0x00, 0x00, 0x00];
+    /// s_mov_b32 exec_lo, -1
+    pub const EXEC_ALL: &[u8] = &[0xc1, 0x00, 0xfe, 0xbe];
+    pub const S_NOP_0: &[u8] = &[0x00, 0x00, 0x80, 0xbf];
+    pub const S_ENDPGM: &[u8] = &[0x00, 0x00, 0xb0, 0xbf];
+}
+
+/// Run `parts` (then s_endpgm) on a wave32 whose LDS holds `0x1111_0000 + k`
+/// in dword k, v3..v6 hold 0xdead and s[0:1] points at a global dword
+/// 0x5eed; by the block loop (`stepwise` false) or the stepwise path, with
+/// a scheduler of `seed` if given. The wave at its end.
+fn run_late(parts: &[&[u8]], stepwise: bool, seed: Option<u64>) -> Wave {
+    use crate::emu::decode::decode_text;
+    let mut text: Vec<u8> = parts.concat();
+    text.extend_from_slice(late_asm::S_ENDPGM);
+    let prog = decode_text(&text, 0x1000);
+    let mut mem = GlobalMem::new();
+    let at = mem.map("sdata", &0x5eed_u64.to_le_bytes());
+    let env = Env {
+        prog: &prog,
+        mem: &mem,
+        fault: None,
+    };
+    let mut w = Wave::new(false);
+    w.set_exec(w.full_mask());
+    for r in 3..=6 {
+        for l in 0..32 {
+            w.set_vgpr(r, l, 0xdead);
+        }
+    }
+    w.sw(0, at as u32);
+    w.sw(1, (at >> 32) as u32);
+    let mut lds = Lds::new(64);
+    for k in 0..16u32 {
+        lds.bytes[4 * k as usize..4 * k as usize + 4]
+            .copy_from_slice(&(0x1111_0000 + k).to_le_bytes());
+    }
+    let mut sched = seed.map(|s| crate::emu::Sched::new(s, 0));
+    let st = if stepwise {
+        w.run_stepwise(&env, &mut lds, sched.as_mut(), 10_000)
+    } else {
+        w.run(&env, &mut lds, sched.as_mut(), 10_000)
+    };
+    assert_eq!(st.expect("the program runs"), Status::Ended);
+    w
+}
+
+/// Policy results-arrive-late (`emu::late`): a DS load's destination keeps
+/// its old value until the `s_waitcnt` that covers it (RDNA3 ISA guide
+/// §5.6), on the block loop, the stepwise path and under a seeded
+/// scheduler alike.
+#[test]
+fn a_ds_result_is_seen_only_after_its_wait() {
+    use late_asm::*;
+    for (stepwise, seed) in [
+        (false, None),
+        (true, None),
+        (false, Some(3)),
+        (true, Some(9)),
+    ] {
+        let w = run_late(
+            &[
+                V_MOV_V2_0,
+                DS_LOAD_V3,
+                V_MOV_V10_V3,
+                WAIT_LGKM_0,
+                V_MOV_V11_V5,
+            ],
+            stepwise,
+            seed,
+        );
+        let what = format!("stepwise {stepwise}, seed {seed:?}");
+        assert_eq!(w.vgpr(10, 0), 0xdead, "{what}: the early read");
+        assert_eq!(w.vgpr(3, 0), 0x1111_0000, "{what}: after the wait");
+        assert_eq!(w.vgpr(4, 31), 0x1111_0001, "{what}: after the wait");
+        assert!(w.late.is_empty(), "{what}");
+    }
+}
+
+/// Without a wait a result lands [`crate::emu::late::LATE_BOUND`] of the
+/// wave's instructions after it issued: the instruction that many after
+/// the load still reads the old value, the one after it the new.
+#[test]
+fn a_result_nobody_waits_for_lands_after_the_bound() {
+    use crate::emu::late::LATE_BOUND;
+    use late_asm::*;
+    for stepwise in [false, true] {
+        let nops = |n: u64| vec![S_NOP_0; n as usize];
+        let mut at_bound: Vec<&[u8]> = vec![V_MOV_V2_0, DS_LOAD_V3];
+        at_bound.extend(nops(LATE_BOUND - 1));
+        at_bound.push(V_MOV_V10_V3);
+        let w = run_late(&at_bound, stepwise, None);
+        assert_eq!(
+            w.vgpr(10, 5),
+            0xdead,
+            "stepwise {stepwise}: instruction {LATE_BOUND}"
+        );
+        let mut past: Vec<&[u8]> = vec![V_MOV_V2_0, DS_LOAD_V3];
+        past.extend(nops(LATE_BOUND));
+        past.push(V_MOV_V10_V3);
+        let w = run_late(&past, stepwise, None);
+        assert_eq!(
+            w.vgpr(10, 5),
+            0x1111_0000,
+            "stepwise {stepwise}: past the bound"
+        );
+    }
+}
+
+/// DS results return in order: `lgkmcnt(1)` after two loads lands the
+/// first and not the second.
+#[test]
+fn a_partial_lgkm_wait_lands_the_older_ds_result() {
+    use late_asm::*;
+    let w = run_late(
+        &[
+            V_MOV_V2_0,
+            DS_LOAD_V3,
+            DS_LOAD_V5_OFF8,
+            WAIT_LGKM_1,
+            V_MOV_V10_V3,
+            V_MOV_V11_V5,
+        ],
+        false,
+        None,
+    );
+    assert_eq!(w.vgpr(10, 0), 0x1111_0000, "the older load landed");
+    assert_eq!(w.vgpr(11, 0), 0xdead, "the younger is still out");
+}
+
+/// Sub-policy smem-returns-first: with an SMEM load issued after a DS load,
+/// `lgkmcnt(1)` lands the SMEM result and leaves the DS one out (SMEM may
+/// return out of order, so the count proves nothing about the DS load).
+#[test]
+fn a_partial_lgkm_wait_with_smem_in_flight_lands_the_smem_first() {
+    use late_asm::*;
+    let w = run_late(
+        &[
+            V_MOV_V2_0,
+            DS_LOAD_V3,
+            S_LOAD_S4,
+            WAIT_LGKM_1,
+            V_MOV_V10_V3,
+            V_MOV_V12_S4,
+        ],
+        false,
+        None,
+    );
+    assert_eq!(w.vgpr(12, 0), 0x5eed, "the SMEM result landed");
+    assert_eq!(w.vgpr(10, 0), 0xdead, "the DS result is still out");
+}
+
+/// A result lands in the lanes active at issue: a lane EXEC left out keeps
+/// what a VALU wrote into it while the load was out; an active lane's
+/// value written meanwhile is overwritten by the late result.
+#[test]
+fn a_late_result_writes_only_the_lanes_active_at_issue() {
+    use late_asm::*;
+    let w = run_late(
+        &[
+            V_MOV_V2_0,
+            EXEC_FF,
+            DS_LOAD_V3,
+            EXEC_ALL,
+            V_MOV_V3_7,
+            WAIT_LGKM_0,
+        ],
+        false,
+        None,
+    );
+    assert_eq!(w.vgpr(3, 7), 0x1111_0000, "an active lane: the late result");
+    assert_eq!(w.vgpr(3, 8), 7, "an inactive lane keeps the VALU's write");
+}

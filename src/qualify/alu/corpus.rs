@@ -511,7 +511,7 @@ pub const CORPUS_OPS: &[&str] = &[
 ];
 
 const WHY_FLOW: &str = "program flow: the slot is straight-line code between two labels and the harness stores the block after it; a branch, call or end of program would leave the slot";
-const WHY_HINT: &str = "a scheduling, wait or performance hint with no effect on the register block (the software device completes memory at issue and runs it as a no-op)";
+const WHY_HINT: &str = "a scheduling, wait or performance hint with no effect on the register block (without memory in flight the software device runs it as a no-op)";
 const WHY_STOPS: &str = "stops the wave (a trap, a halt or code-end padding): the software device faults on it, so there is no register block to compare";
 const WHY_HWREG: &str = "reads or writes a hardware register: MODE starts from the kernel descriptor on the software device and from the firmware's defaults on a GPU, HW_ID/SHADER_CYCLES differ by nature, and none of them is in the harness's block; not made deterministic here";
 const WHY_M0: &str = "M0-relative: M0 is not in the harness's register block (kernels/dsxor.hip), so its index cannot be set or kept inside the block; needs a harness with M0 as an input and regenerated prebuilt objects";

@@ -15,6 +15,7 @@ use crate::backend::BackendError;
 use crate::case::{Case, Stress, WaveSize};
 use crate::exit;
 use crate::gen::minimize::{minimize_until, Budget, MinimizeStats};
+use crate::gen::suite::Planned;
 use crate::gen::{case_digest, CaseId, Generated, Pattern, SuiteSpec};
 use crate::report::console::{summary_table, Progress};
 use crate::report::junit::write_junit;
@@ -122,12 +123,12 @@ fn write_final(
 }
 
 /// Why a run stopped early.
-struct Abort {
-    code: u8,
-    reason: String,
+pub(crate) struct Abort {
+    pub(crate) code: u8,
+    pub(crate) reason: String,
 }
 
-fn abort_from(e: &BackendError) -> Abort {
+pub(crate) fn abort_from(e: &BackendError) -> Abort {
     Abort {
         code: if e.is_bad_input() {
             exit::USAGE
@@ -264,16 +265,20 @@ pub struct Facts {
     pub rounds: u32,
     pub lane_ops: u64,
     pub contended_lane_ops: u64,
+    /// The first case of its launch (a batched launch carries several):
+    /// counting these counts launches.
+    pub opens_launch: bool,
 }
 
 impl Facts {
-    fn of(case: &Case) -> Facts {
+    fn of(case: &Case, opens_launch: bool) -> Facts {
         Facts {
             case_digest: case_digest(case),
             active_lanes: case.lanes.iter().filter(|l| l.active).count(),
             rounds: case.rounds() as u32,
             lane_ops: case.lane_ops(),
             contended_lane_ops: crate::gen::odds::contended_lane_ops(case),
+            opens_launch,
         }
     }
 }
@@ -329,8 +334,8 @@ fn evaluate_chunk(
         let cases: Vec<&Case> = generated.iter().map(|g| &g.case).collect();
         let outcomes = run_launch(device, &cases);
         drop(cases);
-        for ((&i, mut g), outcome) in group.iter().zip(generated).zip(outcomes) {
-            let facts = Facts::of(&g.case);
+        for (k, ((&i, mut g), outcome)) in group.iter().zip(generated).zip(outcomes).enumerate() {
+            let facts = Facts::of(&g.case, k == 0);
             let r = outcome.map_err(|e| abort_from(&e)).and_then(|outcome| {
                 let judgement = judge.judge(&g.case, &outcome).map_err(|e| Abort {
                     code: exit::USAGE,
@@ -405,11 +410,8 @@ pub fn run_suite_with(
     device: &mut dyn CaseDevice,
     judge: &dyn Judge,
     opts: &RunOptions,
-    workers: Vec<Worker>,
+    mut workers: Vec<Worker>,
 ) -> Result<RunOutcome, RunError> {
-    // Lazy: generated as taken, so memory does not grow with --cases.
-    let plan = opts.spec.plan_iter();
-    let n = workers.len();
     // Every device a case may run on, once each (workers may share one).
     let mut devices = vec![device.info().clone()];
     for (w, _) in &workers {
@@ -417,12 +419,37 @@ pub fn run_suite_with(
             devices.push(w.info().clone());
         }
     }
+    with_workers(
+        device,
+        judge,
+        &opts.spec,
+        &mut workers,
+        |device, judge, feed| run_plan(device, judge, opts, feed, devices),
+    )
+}
+
+/// Run `spec`'s plan on `device` and `workers` side by side and hand `take`
+/// a [`Feed`] of the results in plan order (worker k takes windows k, k +
+/// n, … of the plan, a window being one position, or `BATCH_WINDOW` on a
+/// device that batches). The workers stop when `take` returns (a closed
+/// channel), so `take` may stop early; they are borrowed, so a caller can
+/// run plan after plan on the same worker processes (`suite::soak`).
+pub(crate) fn with_workers<R>(
+    device: &mut dyn CaseDevice,
+    judge: &dyn Judge,
+    spec: &SuiteSpec,
+    workers: &mut [Worker],
+    take: impl FnOnce(&mut dyn CaseDevice, &dyn Judge, Feed<'_>) -> R,
+) -> R {
+    // Lazy: generated as taken, so memory does not grow with --cases.
+    let plan = spec.plan_iter();
+    let n = workers.len();
     let window = window_of(device);
     std::thread::scope(|scope| {
         let mut results = Vec::with_capacity(n);
-        for (k, (mut w_device, w_judge)) in workers.into_iter().enumerate() {
+        for (k, (w_device, w_judge)) in workers.iter_mut().enumerate() {
             let (tx, rx) = std::sync::mpsc::sync_channel(WORKER_AHEAD);
-            let (plan, spec) = (plan.clone(), &opts.spec);
+            let plan = plan.clone();
             scope.spawn(move || {
                 let mut plan = plan.skip(k * window);
                 loop {
@@ -446,20 +473,87 @@ pub fn run_suite_with(
         }
         // `results` is dropped when this returns (before the scope joins the
         // workers), which unblocks any worker still sending.
-        run_plan(device, judge, opts, plan, &results, devices, window)
+        let feed = Feed {
+            plan: Box::new(plan),
+            workers: &results,
+            window,
+            queued: Default::default(),
+            ready: Default::default(),
+            position: 0,
+        };
+        take(device, judge, feed)
     })
 }
 
-type Evaluated = (Generated, Facts, Result<(DeviceOutcome, Judgement), Abort>);
+/// The plan's cases and their results in plan order: taken from the
+/// workers, or evaluated on the main device a window at a time when there
+/// are none.
+pub(crate) struct Feed<'a> {
+    plan: Box<dyn Iterator<Item = Planned> + 'a>,
+    workers: &'a [std::sync::mpsc::Receiver<Evaluated>],
+    window: usize,
+    /// Without workers: the window being evaluated, and its results.
+    queued: std::collections::VecDeque<Planned>,
+    ready: std::collections::VecDeque<Evaluated>,
+    position: usize,
+}
+
+impl Feed<'_> {
+    /// The next planned case and its position in the plan.
+    pub(crate) fn next_planned(&mut self) -> Option<(usize, Planned)> {
+        let planned = self.queued.pop_front().or_else(|| self.plan.next())?;
+        self.position += 1;
+        Some((self.position - 1, planned))
+    }
+
+    /// The result of the case [`Feed::next_planned`] just gave: a worker's,
+    /// or (without workers) its window evaluated now on `device`.
+    pub(crate) fn evaluate(
+        &mut self,
+        device: &mut dyn CaseDevice,
+        judge: &dyn Judge,
+        spec: &SuiteSpec,
+        (position, planned): (usize, Planned),
+    ) -> Result<Evaluated, Abort> {
+        match self
+            .workers
+            .get((position / self.window) % self.workers.len().max(1))
+        {
+            None => {
+                if self.ready.is_empty() {
+                    self.queued.extend(self.plan.by_ref().take(self.window - 1));
+                    let chunk: Vec<_> = std::iter::once(planned)
+                        .chain(self.queued.iter().copied())
+                        .collect();
+                    self.ready
+                        .extend(evaluate_chunk(device, judge, spec, &chunk));
+                }
+                self.ready.pop_front().ok_or_else(|| Abort {
+                    code: exit::ENVIRONMENT,
+                    reason: format!("case {} was not evaluated", planned.index),
+                })
+            }
+            Some(rx) => rx.recv().map_err(|_| Abort {
+                code: exit::ENVIRONMENT,
+                reason: format!(
+                    "the worker running case {} stopped without a result",
+                    planned.index
+                ),
+            }),
+        }
+    }
+}
+
+/// A case as generated, what is recorded of it, and its outcome and verdict
+/// (or why the run must stop).
+pub(crate) type Evaluated = (Generated, Facts, Result<(DeviceOutcome, Judgement), Abort>);
 
 fn run_plan(
     device: &mut dyn CaseDevice,
     judge: &dyn Judge,
     opts: &RunOptions,
-    plan: impl Iterator<Item = crate::gen::suite::Planned>,
-    workers: &[std::sync::mpsc::Receiver<Evaluated>],
+    mut feed: Feed<'_>,
     devices: Vec<crate::backend::DeviceInfo>,
-    window: usize,
 ) -> Result<RunOutcome, RunError> {
     let started_at = SystemTime::now();
     let started = Instant::now();
@@ -502,16 +596,7 @@ fn run_plan(
     let mut contended_lane_ops = 0u64;
     let mut verified_lane_ops = 0u64;
 
-    let mut plan = plan;
-    // Without workers: the window being evaluated, and its results.
-    let mut queued: std::collections::VecDeque<crate::gen::suite::Planned> = Default::default();
-    let mut ready: std::collections::VecDeque<Evaluated> = Default::default();
-    let mut position = 0usize;
-    while let Some(planned) = queued.pop_front().or_else(|| plan.next()) {
-        let position = {
-            position += 1;
-            position - 1
-        };
+    while let Some((position, planned)) = feed.next_planned() {
         if let Some(signal) = super::stop::requested() {
             abort = Some(Abort {
                 code: exit::ENVIRONMENT,
@@ -520,39 +605,12 @@ fn run_plan(
             break;
         }
         let (generated, facts, evaluated) =
-            match workers.get((position / window) % workers.len().max(1)) {
-                None => {
-                    if ready.is_empty() {
-                        queued.extend(plan.by_ref().take(window - 1));
-                        let chunk: Vec<_> = std::iter::once(planned)
-                            .chain(queued.iter().copied())
-                            .collect();
-                        ready.extend(evaluate_chunk(device, judge, spec, &chunk));
-                    }
-                    match ready.pop_front() {
-                        Some(x) => x,
-                        None => {
-                            abort = Some(Abort {
-                                code: exit::ENVIRONMENT,
-                                reason: format!("case {} was not evaluated", planned.index),
-                            });
-                            break;
-                        }
-                    }
+            match feed.evaluate(device, judge, spec, (position, planned)) {
+                Ok(x) => x,
+                Err(a) => {
+                    abort = Some(a);
+                    break;
                 }
-                Some(rx) => match rx.recv() {
-                    Ok(x) => x,
-                    Err(_) => {
-                        abort = Some(Abort {
-                            code: exit::ENVIRONMENT,
-                            reason: format!(
-                                "the worker running case {} stopped without a result",
-                                planned.index
-                            ),
-                        });
-                        break;
-                    }
-                },
             };
         let Generated { id, variant, case } = generated;
         let cell_name = format!("{}/wave{}/{}", id.pattern, id.wave.lanes(), id.mode);
@@ -618,7 +676,8 @@ fn run_plan(
             outcome,
             judgement,
         };
-        if let Some(a) = findings.add(device, judge, opts, &writer, &mut progress, failure) {
+        let at = (writer.dir(), writer.stem());
+        if let Some(a) = findings.add(device, judge, opts, at, &mut progress, failure) {
             abort = Some(a);
             break;
         }
@@ -636,36 +695,36 @@ fn run_plan(
 }
 
 /// One failed case, as `run_plan` hands it to [`Findings::add`].
-struct Failure {
-    index: u64,
-    id: CaseId,
-    variant: String,
-    case: Case,
-    facts: Facts,
-    outcome: DeviceOutcome,
-    judgement: Judgement,
+pub(crate) struct Failure {
+    pub(crate) index: u64,
+    pub(crate) id: CaseId,
+    pub(crate) variant: String,
+    pub(crate) case: Case,
+    pub(crate) facts: Facts,
+    pub(crate) outcome: DeviceOutcome,
+    pub(crate) judgement: Judgement,
 }
 
 /// The run's failures so far, the repro files written, and the first
 /// failure of each (pattern, wave, mode, kind), which later ones point to.
 #[derive(Default)]
-struct Findings {
-    failures: Vec<FailureRecord>,
-    repros: Vec<PathBuf>,
+pub(crate) struct Findings {
+    pub(crate) failures: Vec<FailureRecord>,
+    pub(crate) repros: Vec<PathBuf>,
     minimized: HashMap<(Pattern, WaveSize, crate::case::Mode, String), u64>,
 }
 
 impl Findings {
     /// Record a failure; the first of its kind in its cell (while the
     /// repro cap allows) is shrunk on `device` and written as a repro
-    /// file. Some: what stops the run (the repro cannot be written, or the
-    /// device failed while shrinking).
-    fn add(
+    /// file `<dir>/<stem>.repro-<index>.json`. Some: what stops the run
+    /// (the repro cannot be written, or the device failed while shrinking).
+    pub(crate) fn add(
         &mut self,
         device: &mut dyn CaseDevice,
         judge: &dyn Judge,
         opts: &RunOptions,
-        writer: &ResultsWriter,
+        (dir, stem): (&Path, &str),
         progress: &mut Progress,
         f: Failure,
     ) -> Option<Abort> {
@@ -733,7 +792,7 @@ impl Findings {
             shrunk.stats.clone(),
         );
         repro.fault = opts.parameters.fault.clone();
-        let path = repro_path(writer.dir(), writer.stem(), index);
+        let path = repro_path(dir, stem, index);
         if let Err(e) = repro.write(&path) {
             return Some(Abort {
                 code: exit::ENVIRONMENT,

@@ -7,7 +7,7 @@ use super::*;
     clap::ArgGroup::new("until")
         .required(true)
         .multiple(true)
-        .args(["duration", "stop_on_failure"])
+        .args(["duration", "chunks", "stop_on_failure"])
 ))]
 pub(crate) struct SoakArgs {
     #[command(flatten)]
@@ -16,6 +16,10 @@ pub(crate) struct SoakArgs {
     /// case in flight. With --resume: this session's length.
     #[arg(long, value_parser = soak_duration_value)]
     pub(crate) duration: Option<std::time::Duration>,
+    /// Run this many chunks (this session), then stop: a soak of a fixed
+    /// length in cases (chunks × --chunk-cases), the same on every machine.
+    #[arg(long, value_parser = chunk_value)]
+    pub(crate) chunks: Option<u64>,
     /// Stop at the first failing case (after minimizing it into a repro).
     #[arg(long)]
     pub(crate) stop_on_failure: bool,
@@ -33,7 +37,8 @@ pub(crate) struct SoakArgs {
     #[arg(long)]
     pub(crate) seed: Option<String>,
     /// Cases per chunk: each chunk is a whole suite run of this many cases
-    /// (`dsxor run --seed <chunk seed> --cases N` replays it). 1 to 10^9.
+    /// (`run` with the chunk's seed and this case count replays it). 1 to
+    /// 10^9.
     #[arg(long, default_value_t = DEFAULT_CHUNK_CASES, value_parser = chunk_value)]
     pub(crate) chunk_cases: u64,
     /// Only these patterns (comma-separated or repeated; default: all).
@@ -236,6 +241,7 @@ pub(crate) fn cmd_soak(args: SoakArgs) -> Outcome {
         },
         record_path,
         duration: args.duration,
+        chunks: args.chunks,
         stop_on_failure: args.stop_on_failure,
         checkpoint_every: args.checkpoint,
         progress_every: std::time::Duration::from_secs(1),
@@ -264,10 +270,16 @@ pub(crate) fn cmd_soak(args: SoakArgs) -> Outcome {
         t.verified_lane_ops,
         r.sessions
     );
-    if t.failed == 0 && t.contended_lane_ops > 0 {
+    if out.exit_code == dsxor::exit::PASS {
         outln!(
             "{}",
             dsxor::gen::odds::pass_statement(t.contended_lane_ops, r.confidence)
+        );
+    } else if let Some(ruled) = r.rules_out.as_ref().filter(|_| t.failed == 0) {
+        outln!(
+            "the {} passed cases rule out, with confidence {}, a fault hitting {ruled} contended lane-ops",
+            t.passed,
+            r.confidence
         );
     }
     for p in &r.repros {

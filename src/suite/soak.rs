@@ -163,6 +163,8 @@ pub struct SoakOptions {
     pub record_path: PathBuf,
     /// Stop after this long (this session), if given.
     pub duration: Option<Duration>,
+    /// Stop after this many chunks (this session), if given.
+    pub chunks: Option<u64>,
     pub stop_on_failure: bool,
     /// Write the record at least this often (at the end of a chunk).
     pub checkpoint_every: Duration,
@@ -185,6 +187,7 @@ pub struct SoakOutcome {
 /// Why the session stops.
 enum Stop {
     Deadline,
+    Chunks(u64),
     FirstFailure,
     Aborted(Abort),
 }
@@ -251,11 +254,7 @@ pub fn soak(
         info.backend.name(),
         info.name,
         info.target_id,
-        match (opts.duration, opts.stop_on_failure) {
-            (Some(d), true) => format!("for {} or until the first failure", show(d)),
-            (Some(d), false) => format!("for {}", show(d)),
-            (None, _) => "until the first failure".into(),
-        },
+        until(opts),
         opts.record_path.display()
     ));
     write(&mut record, opts, started, elapsed_before)?;
@@ -263,6 +262,7 @@ pub fn soak(
     let mut last_checkpoint = Instant::now();
     let mut last_progress = Instant::now();
     let mut session = SoakTotals::default();
+    let first_chunk = record.next_chunk;
     let stop = loop {
         let k = record.next_chunk;
         let spec = SuiteSpec {
@@ -360,6 +360,12 @@ pub fn soak(
         if deadline.is_some_and(|d| Instant::now() >= d) {
             break Stop::Deadline;
         }
+        if let Some(n) = opts
+            .chunks
+            .filter(|&n| record.next_chunk - first_chunk >= n)
+        {
+            break Stop::Chunks(n);
+        }
     };
     progress_line(&record, started, elapsed_before, &session);
     let failed = record.totals.failed > 0;
@@ -367,11 +373,14 @@ pub fn soak(
         Stop::Aborted(a) if !failed => (SoakStatus::Aborted, a.reason, a.code),
         Stop::Aborted(a) => (SoakStatus::Failed, a.reason, exit::FAIL),
         Stop::FirstFailure => (SoakStatus::Failed, "first failure".into(), exit::FAIL),
-        Stop::Deadline => {
-            let reason = format!(
-                "duration {} elapsed",
-                show(opts.duration.unwrap_or_default())
-            );
+        Stop::Deadline | Stop::Chunks(_) => {
+            let reason = match stop {
+                Stop::Chunks(n) => format!("{n} chunk(s) run"),
+                _ => format!(
+                    "duration {} elapsed",
+                    show(opts.duration.unwrap_or_default())
+                ),
+            };
             if failed {
                 (SoakStatus::Failed, reason, exit::FAIL)
             } else {
@@ -427,6 +436,23 @@ fn progress_line(record: &SoakRecord, started: Instant, elapsed_before: u64, ses
         t.failed,
         rate,
     );
+}
+
+/// "for 8h, 10 chunks or until the first failure".
+fn until(opts: &SoakOptions) -> String {
+    let mut limits: Vec<String> = Vec::new();
+    if let Some(d) = opts.duration {
+        limits.push(show(d));
+    }
+    if let Some(n) = opts.chunks {
+        limits.push(format!("{n} chunk(s)"));
+    }
+    let limits = limits.join(" or ");
+    match (limits.is_empty(), opts.stop_on_failure) {
+        (false, true) => format!("for {limits} or until the first failure"),
+        (false, false) => format!("for {limits}"),
+        (true, _) => "until the first failure".into(),
+    }
 }
 
 fn show(d: Duration) -> String {

@@ -148,6 +148,16 @@ fn schemas() -> BTreeMap<&'static str, (Option<&'static str>, Value)> {
             ),
         ),
     );
+    m.insert(
+        "soak.schema.json",
+        (
+            Some(dsxor::suite::soak::SOAK_FORMAT),
+            schema_of::<dsxor::suite::soak::SoakRecord>(
+                Some(dsxor::suite::soak::SOAK_FORMAT),
+                "dsxor-soak/1: `dsxor soak`'s record, its checkpoint while it runs, read by `dsxor soak --resume`",
+            ),
+        ),
+    );
     m
 }
 

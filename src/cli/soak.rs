@@ -253,6 +253,10 @@ pub(crate) fn cmd_soak(args: SoakArgs) -> Outcome {
     let env = dsxor::suite::run::environment(opened.device.as_ref(), &opts.run.selection);
     let out = dsxor::suite::soak::soak(opened.device.as_mut(), &judge, &opts, &mut workers, env)
         .map_err(|e| match e {
+            e if e.failures_found() > 0 => Failure {
+                code: dsxor::exit::FAIL,
+                error: e.into(),
+            },
             dsxor::suite::soak::SoakError::Write(e) => unwritten(e),
             e => environment(e),
         })?;

@@ -16,6 +16,8 @@ use serde::{Deserialize, Serialize};
 use crate::backend::conformance::{CaseDevice, DeviceOutcome};
 use crate::exit;
 use crate::gen::odds;
+use crate::gen::pattern::generate_on;
+use crate::gen::suite::Planned;
 use crate::gen::SuiteSpec;
 use crate::report::console::Progress;
 use crate::report::results::{rfc3339, Environment, FailureRecord, Parameters, ResultsError};
@@ -70,7 +72,8 @@ pub struct SoakRecord {
     /// The confidence of `rules_out`.
     pub confidence: f64,
     /// The fault rate the passed contended lane-ops rule out with
-    /// `confidence` (`1 in N`, `gen::odds`); None before any ran.
+    /// `confidence` (`1 in N`, `gen::odds`); None before any ran and once
+    /// a case failed.
     pub rules_out: Option<String>,
     /// Every failure, with the chunk it was found in.
     pub failures: Vec<SoakFailure>,
@@ -125,6 +128,22 @@ pub enum SoakError {
     Write(#[from] ResultsError),
     #[error("{path}: {why}")]
     Malformed { path: PathBuf, why: String },
+    /// The record could not be written after `failed` conformance
+    /// failures were found: those still decide the exit code (1).
+    #[error(
+        "{error} (after {failed} conformance failures were found; their repro files are written)"
+    )]
+    Unwritten { error: ResultsError, failed: u64 },
+}
+
+impl SoakError {
+    /// Conformance failures found before this error.
+    pub fn failures_found(&self) -> u64 {
+        match self {
+            SoakError::Unwritten { failed, .. } => *failed,
+            _ => 0,
+        }
+    }
 }
 
 impl SoakRecord {
@@ -262,38 +281,71 @@ pub fn soak(
     let mut last_checkpoint = Instant::now();
     let mut last_progress = Instant::now();
     let mut session = SoakTotals::default();
-    let first_chunk = record.next_chunk;
-    let stop = loop {
-        let k = record.next_chunk;
+    let first = record.next_chunk;
+    let per_chunk = record.chunk_spec.cases.max(1);
+    // One endless plan over the chunks, so the worker threads (and their
+    // allocator arenas) live for the whole soak: plan index k·per_chunk + i
+    // is case i of chunk k.
+    let template = record.chunk_spec.clone();
+    let base = record.seed;
+    let plan = (first..u64::MAX / per_chunk).flat_map(move |k| {
         let spec = SuiteSpec {
-            seed: chunk_seed(record.seed, k),
-            ..record.chunk_spec.clone()
+            seed: chunk_seed(base, k),
+            ..template.clone()
         };
-        record.next_chunk = k + 1;
-        let chunk_opts = RunOptions {
-            spec: spec.clone(),
-            ..opts.run.clone()
-        };
-        let chunk_stem = format!("{stem}.chunk-{k}");
-        let stopped = with_workers(device, judge, &spec, workers, |device, judge, mut feed| {
-            while let Some(next) = feed.next_planned() {
+        spec.plan_iter().map(move |p| Planned {
+            index: k * per_chunk + p.index,
+            id: p.id,
+        })
+    });
+    let wgps = record.chunk_spec.wgps;
+    let generate = move |p: Planned| {
+        let k = p.index / per_chunk;
+        let local = p.index % per_chunk;
+        generate_on(chunk_seed(base, k), p.id, local, wgps)
+    };
+    let stop = with_workers(
+        device,
+        judge,
+        plan,
+        &generate,
+        workers,
+        |device, judge, mut feed| -> Result<Stop, SoakError> {
+            let mut chunk = first;
+            loop {
+                let Some(next) = feed.next_planned() else {
+                    return Ok(Stop::Chunks(chunk - first));
+                };
+                let k = next.1.index / per_chunk;
+                if k != chunk {
+                    // The chunks before k are done.
+                    record.totals.chunks_completed += k - chunk;
+                    chunk = k;
+                    if let Some(n) = opts.chunks.filter(|&n| k - first >= n) {
+                        return Ok(Stop::Chunks(n));
+                    }
+                    if last_checkpoint.elapsed() >= opts.checkpoint_every {
+                        last_checkpoint = Instant::now();
+                        write(&mut record, opts, started, elapsed_before)?;
+                    }
+                }
                 if let Some(signal) = super::stop::requested() {
-                    return Some(Stop::Aborted(Abort {
+                    return Ok(Stop::Aborted(Abort {
                         code: exit::ENVIRONMENT,
                         reason: format!("stopped by {signal} in chunk {k}"),
                     }));
                 }
                 if deadline.is_some_and(|d| Instant::now() >= d) {
-                    return Some(Stop::Deadline);
+                    return Ok(Stop::Deadline);
                 }
-                let (generated, facts, evaluated) = match feed.evaluate(device, judge, &spec, next)
-                {
+                record.next_chunk = k + 1;
+                let (generated, facts, evaluated) = match feed.evaluate(device, judge, next) {
                     Ok(x) => x,
-                    Err(a) => return Some(Stop::Aborted(a)),
+                    Err(a) => return Ok(Stop::Aborted(a)),
                 };
                 let (outcome, judgement) = match evaluated {
                     Ok(x) => x,
-                    Err(a) => return Some(Stop::Aborted(a)),
+                    Err(a) => return Ok(Stop::Aborted(a)),
                 };
                 let t = &mut record.totals;
                 t.cases += 1;
@@ -310,8 +362,16 @@ pub fn soak(
                 } else {
                     t.failed += 1;
                     let crate::gen::Generated { id, variant, case } = generated;
+                    let spec = SuiteSpec {
+                        seed: chunk_seed(base, k),
+                        ..record.chunk_spec.clone()
+                    };
+                    let chunk_opts = RunOptions {
+                        spec,
+                        ..opts.run.clone()
+                    };
                     let failure = Failure {
-                        index: next.1.index,
+                        index: next.1.index % per_chunk,
                         id,
                         variant,
                         case,
@@ -319,13 +379,14 @@ pub fn soak(
                         outcome,
                         judgement,
                     };
+                    let chunk_stem = format!("{stem}.chunk-{k}");
                     let at = (dir.as_path(), chunk_stem.as_str());
                     let abort =
                         findings.add(device, judge, &chunk_opts, at, &mut progress, failure);
                     for f in findings.failures.drain(..) {
                         record.failures.push(SoakFailure {
                             chunk: k,
-                            chunk_seed: spec.seed,
+                            chunk_seed: chunk_opts.spec.seed,
                             failure: f,
                         });
                     }
@@ -336,10 +397,10 @@ pub fn soak(
                         .chain(findings.repros.iter().map(|p| p.display().to_string()))
                         .collect();
                     if let Some(a) = abort {
-                        return Some(Stop::Aborted(a));
+                        return Ok(Stop::Aborted(a));
                     }
                     if opts.stop_on_failure {
-                        return Some(Stop::FirstFailure);
+                        return Ok(Stop::FirstFailure);
                     }
                 }
                 if last_progress.elapsed() >= opts.progress_every {
@@ -347,26 +408,8 @@ pub fn soak(
                     progress_line(&record, started, elapsed_before, &session);
                 }
             }
-            None
-        });
-        if let Some(stop) = stopped {
-            break stop;
-        }
-        record.totals.chunks_completed += 1;
-        if last_checkpoint.elapsed() >= opts.checkpoint_every {
-            last_checkpoint = Instant::now();
-            write(&mut record, opts, started, elapsed_before)?;
-        }
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            break Stop::Deadline;
-        }
-        if let Some(n) = opts
-            .chunks
-            .filter(|&n| record.next_chunk - first_chunk >= n)
-        {
-            break Stop::Chunks(n);
-        }
-    };
+        },
+    )?;
     progress_line(&record, started, elapsed_before, &session);
     let failed = record.totals.failed > 0;
     let (status, reason, code) = match stop {
@@ -407,10 +450,22 @@ fn write(
 ) -> Result<(), SoakError> {
     record.elapsed_ms = elapsed_before + started.elapsed().as_millis() as u64;
     record.updated_utc = rfc3339(SystemTime::now());
-    record.rules_out =
-        odds::rate_ruled_out(record.totals.contended_lane_ops, record.confidence).map(odds::one_in);
-    crate::report::results::write_atomic(&opts.record_path, record)?;
-    Ok(())
+    record.rules_out = ruled_out(record).map(odds::one_in);
+    crate::report::results::write_atomic(&opts.record_path, record).map_err(|error| {
+        match record.totals.failed {
+            0 => SoakError::Write(error),
+            failed => SoakError::Unwritten { error, failed },
+        }
+    })
+}
+
+/// The fault rate the passed contended lane-ops rule out; none once a case
+/// failed (a fault was seen, not ruled out).
+fn ruled_out(record: &SoakRecord) -> Option<f64> {
+    if record.totals.failed > 0 {
+        return None;
+    }
+    odds::rate_ruled_out(record.totals.contended_lane_ops, record.confidence)
 }
 
 /// The live line on stderr: elapsed, chunks, cases, launches, failures,
@@ -424,9 +479,11 @@ fn progress_line(record: &SoakRecord, started: Instant, elapsed_before: u64, ses
         0.0
     };
     let total = Duration::from_millis(elapsed_before) + started.elapsed();
-    let rules_out = odds::rate_ruled_out(t.contended_lane_ops, record.confidence)
-        .map(|r| format!("rules out {} at {}", odds::one_in(r), record.confidence))
-        .unwrap_or_else(|| "rules out nothing yet".into());
+    let rules_out = match ruled_out(record) {
+        Some(r) => format!("rules out {} at {}", odds::one_in(r), record.confidence),
+        None if t.failed > 0 => "a case failed: rules out nothing".into(),
+        None => "rules out nothing yet".into(),
+    };
     eprintln!(
         "soak {}: chunk {}, {} cases, {} launches, {} failed, {:.3e} verified lane-ops/s, {rules_out}",
         show(Duration::from_secs(total.as_secs())),

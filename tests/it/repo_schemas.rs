@@ -456,3 +456,30 @@ fn a_fresh_run_writes_files_that_match_their_schemas() {
     );
     v.check_record("the exported observation", &read_json(&obs));
 }
+
+#[test]
+fn a_fresh_soak_record_matches_its_schema() {
+    // A failing soak's record: totals, a failure with its chunk, a repro.
+    let v = Validator::new();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let record = dir.path().join("soak.json");
+    let o = common::emu("soak")
+        .seed(1)
+        .fault("swap-dwords")
+        .flag("--chunks", 1)
+        .flag("--chunk-cases", 40)
+        .flag("--max-repros", 1)
+        .flag("--minimize-budget", "0s")
+        .out(dir.path())
+        .flag("--results", record.display())
+        .output();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let r = read_json(&record);
+    assert!(!r["failures"].as_array().expect("failures").is_empty());
+    v.check_record("the soak's record", &r);
+}

@@ -95,6 +95,12 @@ enum Command {
     /// results in OUT/<UTC>-<backend>-<target>.json. Exit 0 passed, 1 a
     /// conformance failure, 2 bad input, 3 environment (no device, ...).
     Run(cli::run::RunArgs),
+    /// Burn-in: the conformance suite's case stream, chunk after chunk of
+    /// seeds derived from --seed, for --duration or until the first failure
+    /// (--stop-on-failure); every case judged, failures minimized into
+    /// repro files, a dsxor-soak/1 record written every --checkpoint and at
+    /// the end; --resume continues it. Exit codes as `run`.
+    Soak(cli::soak::SoakArgs),
     /// Replay a repro file on the current backend and say whether it still
     /// fails (exit 1) or passes (exit 0); or export its recorded observation
     /// as a dsxor-observation/1 file (--export, runs nothing).
@@ -204,6 +210,7 @@ fn run(args: Cli) -> cli::Outcome {
         } => cli::info::cmd_info(json, require_device, device),
         // ---- conformance dispatch ----
         Command::Run(args) => cli::run::cmd_run(args),
+        Command::Soak(args) => cli::soak::cmd_soak(args),
         Command::Repro(args) => cli::repro::cmd_repro(args),
         Command::Merge(args) => cli::merge::cmd_merge(args),
         Command::Fleet(args) => cli::fleet::cmd_fleet(args),

@@ -109,6 +109,7 @@ pub(crate) mod qualify;
 pub(crate) mod report;
 pub(crate) mod repro;
 pub(crate) mod run;
+pub(crate) mod soak;
 pub(crate) mod worker;
 
 /// Options of every command that runs conformance kernels.

@@ -394,7 +394,7 @@ fn kernel_probe(
 
 /// The devices that run cases side by side (`--jobs`); none: the opened
 /// device runs everything.
-fn workers_for(
+pub(crate) fn workers_for(
     jobs: Option<usize>,
     opened: &dsxor::suite::device::Opened,
     policy: dsxor::model::Policy,
@@ -468,7 +468,7 @@ fn state_claim(args: &RunArgs, out: &dsxor::suite::run::RunOutcome) -> Option<St
 /// clap value parser of `--batch`: 1 (one case per launch) to
 /// `BATCH_WINDOW`, the run of consecutive cases a batch is drawn from (a
 /// larger value would batch no more).
-fn batch_value(text: &str) -> Result<usize, String> {
+pub(crate) fn batch_value(text: &str) -> Result<usize, String> {
     count_in(text, 1, dsxor::backend::conformance::BATCH_WINDOW)
 }
 

@@ -553,7 +553,7 @@ pub fn rfc3339(t: SystemTime) -> String {
 }
 
 /// Keep `[A-Za-z0-9._+-]` of a device-supplied string, for file names.
-fn file_safe(s: &str) -> String {
+pub fn file_safe(s: &str) -> String {
     let out: String = s
         .chars()
         .map(|c| {

@@ -10,6 +10,7 @@ pub mod merge;
 pub mod probe;
 pub mod repro;
 pub mod run;
+pub mod soak;
 pub mod stop;
 pub mod worker;
 

@@ -148,6 +148,16 @@ fn schemas() -> BTreeMap<&'static str, (Option<&'static str>, Value)> {
             ),
         ),
     );
+    m.insert(
+        "soak.schema.json",
+        (
+            Some(dsxor::suite::soak::SOAK_FORMAT),
+            schema_of::<dsxor::suite::soak::SoakRecord>(
+                Some(dsxor::suite::soak::SOAK_FORMAT),
+                "dsxor-soak/1: `dsxor soak`'s record, its checkpoint while it runs, read by `dsxor soak --resume`",
+            ),
+        ),
+    );
     m
 }
 
@@ -445,4 +455,31 @@ fn a_fresh_run_writes_files_that_match_their_schemas() {
         String::from_utf8_lossy(&o.stderr)
     );
     v.check_record("the exported observation", &read_json(&obs));
+}
+
+#[test]
+fn a_fresh_soak_record_matches_its_schema() {
+    // A failing soak's record: totals, a failure with its chunk, a repro.
+    let v = Validator::new();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let record = dir.path().join("soak.json");
+    let o = common::emu("soak")
+        .seed(1)
+        .fault("swap-dwords")
+        .flag("--chunks", 1)
+        .flag("--chunk-cases", 40)
+        .flag("--max-repros", 1)
+        .flag("--minimize-budget", "0s")
+        .out(dir.path())
+        .flag("--results", record.display())
+        .output();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let r = read_json(&record);
+    assert!(!r["failures"].as_array().expect("failures").is_empty());
+    v.check_record("the soak's record", &r);
 }

@@ -309,6 +309,7 @@ pub fn generate_on(seed: u64, id: CaseId, index: u64, wgps: u32) -> Generated {
     }
     let mut case = b.finish(id.pattern.name(), index);
     super::rounds::add_rounds(&mut case, seed, &id, variant);
+    super::traffic::add_traffic(&mut case, seed, &id);
     Generated {
         id,
         variant: variant.to_string(),
@@ -458,6 +459,7 @@ impl<'r> Draft<'r> {
             lanes,
             more_rounds: Vec::new(),
             stress,
+            traffic: None,
         }
     }
 }
@@ -924,6 +926,8 @@ fn stress(b: &mut Draft, variant: &str) {
         contended_qwords: m,
         permuted_lanes: permuted,
         slots,
+        traffic_lanes: 0,
+        spin_max: 0,
     });
 }
 

@@ -635,10 +635,10 @@ fn host_objects_are_read_through_their_hip_fatbin() {
         co.container,
         dsxor::codeobj::Container::HostFatbin { e_machine: 62, .. }
     ));
-    // 4 conformance + 4 rounds conformance + dep + indep + the leftover-LDS
-    // probe's fill and listener + the two in-flight probes + qualify's ALU
-    // harness (gfx11 only).
-    assert_eq!(co.kernels.len(), 15);
+    // 4 conformance + 4 rounds conformance + 4 traffic conformance + dep +
+    // indep + the leftover-LDS probe's fill and listener + the two in-flight
+    // probes + qualify's ALU harness (gfx11 only).
+    assert_eq!(co.kernels.len(), 19);
     assert!(co.kernel("dsxor_alu_harness").is_ok());
     assert!(matches!(
         CodeObject::parse(&data),

@@ -505,6 +505,7 @@ mod tests {
                 .collect(),
             more_rounds: Vec::new(),
             stress: None,
+            traffic: None,
         }
     }
 

@@ -713,6 +713,7 @@ mod tests {
             lanes,
             more_rounds: Vec::new(),
             stress: None,
+            traffic: None,
         };
         match expect(&case, &Order::LaneAscending, &Policy::GFX11).unwrap() {
             Expected::Fault(m) => {

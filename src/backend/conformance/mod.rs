@@ -172,5 +172,6 @@ fn test_case() -> Case {
             .collect(),
         more_rounds: Vec::new(),
         stress: None,
+        traffic: None,
     }
 }

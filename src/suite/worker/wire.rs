@@ -1009,6 +1009,7 @@ mod tests {
                 vdst_init: vec![1; 64],
             }],
             stress: None,
+            traffic: None,
         }
     }
 
@@ -1066,6 +1067,7 @@ mod tests {
                 observation: Observation {
                     ret: vec![0, u64::MAX, 42],
                     lds_final: vec![vec![7; 4], vec![]],
+                    traffic_verdicts: Vec::new(),
                 },
                 device_us: 12,
             },

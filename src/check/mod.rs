@@ -1180,9 +1180,8 @@ fn judge_traffic(case: &Case, t: &Traffic, o: &Observation, findings: &mut Vec<F
             stray_groups.push(g as u32);
         }
     }
-    findings.retain(|f| {
-        !(f.kind == FindingKind::UntouchedChanged && stray_groups.contains(&f.group))
-    });
+    findings
+        .retain(|f| !(f.kind == FindingKind::UntouchedChanged && stray_groups.contains(&f.group)));
 }
 
 /// A reusable judge for many cases (keeps its buffers between calls).

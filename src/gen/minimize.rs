@@ -225,7 +225,8 @@ fn restrict(case: &Case, groups: &[usize], waves: &[usize]) -> Option<Case> {
                 }
             }
             if let (Some(to), Some(from)) = (traffic.as_mut(), case.traffic.as_ref()) {
-                to.lanes.extend_from_slice(from.lanes.get(start..start + wl)?);
+                to.lanes
+                    .extend_from_slice(from.lanes.get(start..start + wl)?);
                 to.spin.extend_from_slice(from.spin.get(start..start + wl)?);
             }
             for (to, from) in more_rounds.iter_mut().zip(&case.more_rounds) {

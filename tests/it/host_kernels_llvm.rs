@@ -716,9 +716,17 @@ fn traffic_kernels_wait_after_every_traffic_load_and_the_atomic() {
                 .filter(|&i| body[i].mnemonic == "ds_xor_rtn_b64")
                 .collect();
             assert_eq!(xors.len(), 1, "{} {kernel}", o.file_name);
-            assert!(body[xors[0]].operands.ends_with(&suffix), "{} {kernel}", o.file_name);
+            assert!(
+                body[xors[0]].operands.ends_with(&suffix),
+                "{} {kernel}",
+                o.file_name
+            );
             let next = body.get(xors[0] + 1).expect("an instruction after the xor");
-            assert!(is_ds_wait(next, o.target), "{} {kernel}: no wait after the xor", o.file_name);
+            assert!(
+                is_ds_wait(next, o.target),
+                "{} {kernel}: no wait after the xor",
+                o.file_name
+            );
             let is_load = |m: &str| m == "ds_load_b64" || m == "ds_read_b64";
             let is_store = |m: &str| m == "ds_store_b64" || m == "ds_write_b64";
             let loads: Vec<usize> = (0..body.len())

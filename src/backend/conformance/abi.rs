@@ -452,7 +452,10 @@ pub fn observations(
     let groups: usize = cases.iter().map(|c| c.geometry.groups as usize).sum();
     check_lengths(&completion.buffers, lanes, groups * q)?;
     if cases.first().is_some_and(|c| c.traffic.is_some()) {
-        check_verdicts(&completion.buffers, cases.iter().map(|c| c.lanes.len()).sum())?;
+        check_verdicts(
+            &completion.buffers,
+            cases.iter().map(|c| c.lanes.len()).sum(),
+        )?;
     }
     let (mut lane_base, mut group_base) = (0, 0);
     Ok(cases

@@ -33,8 +33,8 @@ pub use abi::{
     BUF_LDS_OUT, BUF_RET, KERNEL_PREFIX, LDS_OUT_POISON, READ_BACK, ROUNDS_KERNEL_PREFIX,
 };
 pub use abi::{
-    traffic_kernel_name, BUF_CTL, BUF_VERDICT, CTL_TRAFFIC, TRAFFIC_KERNEL_PREFIX,
-    TRAFFIC_OFFSETS, TRAFFIC_READ_BACK, VERDICT_POISON,
+    traffic_kernel_name, BUF_CTL, BUF_VERDICT, CTL_TRAFFIC, TRAFFIC_KERNEL_PREFIX, TRAFFIC_OFFSETS,
+    TRAFFIC_READ_BACK, VERDICT_POISON,
 };
 pub use batch::{
     batch_key, launch_groups, launch_groups_of, run_cases, run_launch, BatchKey, LaunchShare,

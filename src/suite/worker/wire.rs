@@ -389,9 +389,8 @@ impl WireOutcome {
                     .map(|img| blobs.words(img.iter().copied()))
                     .collect(),
                 device_us: *device_us,
-                traffic_verdicts: (!observation.traffic_verdicts.is_empty()).then(|| {
-                    blobs.words(observation.traffic_verdicts.iter().flatten().copied())
-                }),
+                traffic_verdicts: (!observation.traffic_verdicts.is_empty())
+                    .then(|| blobs.words(observation.traffic_verdicts.iter().flatten().copied())),
             },
             DeviceOutcome::Fault { message } => WireOutcome::Fault {
                 message: message.clone(),

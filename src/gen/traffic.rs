@@ -95,14 +95,14 @@ pub fn add_traffic(case: &mut Case, seed: u64, id: &CaseId) {
         rng.shuffle(&mut free);
         let mut free = free.into_iter();
         for &w in &chosen[gi] {
-            for i in gi * lpg + w * wl..gi * lpg + (w + 1) * wl {
+            let wave = gi * lpg + w * wl..gi * lpg + (w + 1) * wl;
+            for (role, l) in roles[wave.clone()].iter_mut().zip(&mut case.lanes[wave]) {
                 let Some(qw) = free.next() else {
                     // Cannot happen (the allocation grew to fit); a lane
                     // without a qword of its own stays an atomic lane.
-                    roles[i] = false;
+                    *role = false;
                     continue;
                 };
-                let l = &mut case.lanes[i];
                 l.addr = ((qw * 8) as u32).wrapping_sub(u32::from(case.offset));
                 l.active = false;
             }

@@ -415,7 +415,7 @@ fn validate_traffic(case: &Case, t: &crate::case::Traffic) -> Result<(), String>
             if l.active {
                 return Err(format!("traffic lane {i} is active for the atomic"));
             }
-            if q.1 % 8 != 0 || q.1 + 8 > u64::from(case.lds_bytes) {
+            if !q.1.is_multiple_of(8) || q.1 + 8 > u64::from(case.lds_bytes) {
                 return Err(format!(
                     "traffic lane {i}'s qword at byte {} is not an aligned qword of the {}-byte allocation",
                     q.1, case.lds_bytes

@@ -42,6 +42,7 @@ fn contended_case(rng: &mut ChaCha8Rng, addresses: u32) -> (Case, Observation) {
             .collect(),
         more_rounds: Vec::new(),
         stress: None,
+        traffic: None,
     };
     // A random serialization, so the returns follow no lane order.
     let mut perm: Vec<u32> = (0..geometry.lanes_per_group()).collect();
@@ -52,6 +53,7 @@ fn contended_case(rng: &mut ChaCha8Rng, addresses: u32) -> (Case, Observation) {
     let obs = Observation {
         ret: x.ret,
         lds_final: x.lds_final,
+        traffic_verdicts: Vec::new(),
     };
     (case, obs)
 }

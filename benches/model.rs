@@ -104,6 +104,7 @@ fn bench_model(c: &mut Criterion<CpuTime>) {
         lanes: lanes(&mut rng, geometry.total_lanes(), 512),
         more_rounds: Vec::new(),
         stress: None,
+        traffic: None,
     };
     g.throughput(Throughput::Elements(geometry.total_lanes() as u64));
     g.bench_function("expect/8x1024-lanes-4KiB", |b| {

@@ -173,6 +173,141 @@ DSXOR_CONFORMANCE_ROUNDS(4096)
 DSXOR_CONFORMANCE_ROUNDS(65528)
 
 // ---------------------------------------------------------------------------
+// Conformance kernels with background LDS traffic and a spin (the stress
+// family)
+//
+//   dsxor_conformance_traffic_off<N>(addr, data, active, lds_init, ret,
+//                                    lds_out, lds_qwords, rounds, ctl,
+//                                    verdict)
+//
+// The rounds kernel above (rounds >= 1; data[] and ret[] lane-major, one
+// qword per lane and round), with two more buffers:
+//
+//   ctl[lane]          bit 31: the lane runs traffic instead of the atomic
+//                      (the host gives whole waves this role, so traffic
+//                      runs in other waves than the atomics); bits 15:0:
+//                      spin, iterations of s_sleep before each round's
+//                      atomic, so waves leave the barrier out of lockstep.
+//   verdict[2 * lane]  count of the lane's traffic loads that did not
+//                      return what the lane expected (0 for atomic lanes);
+//   verdict[2*lane+1]  the first such value (0 if none).
+//
+// Each round, after the barrier that starts it, a traffic lane owns the
+// qword at ADDR + N (disjoint from every contended qword, one owner each)
+// and runs DSXOR_TRAFFIC_ITERS iterations: a ds_store_b64 of the qword's
+// original value XOR a per-iteration pattern (from the lane's DATA of the
+// round), then a ds_load_b64 that must return it; the round ends with a
+// store of the original value, so the final image is the initial one. The
+// round's first load must return the value round 0 started from. Its EXEC
+// bit for the atomic is 0 (the host clears `active`), so its VDST keeps
+// its initial value, as any inactive lane's.
+//
+// Same-wave DS operations complete in order (RDNA3 ISA guide §12.5; LLVM
+// SIInsertWaitcnts.cpp relies on it), so a load after the lane's own store
+// needs no wait for the store; each load's result is used only after
+// s_waitcnt lgkmcnt(0) (ISA guide "Data dependency resolution"), inside the
+// same asm statement. The traffic loads and stores carry offset:N as the
+// atomic does, so every lane's effective address is ADDR + offset
+// (CalcDsAddr); offset patching (codeobj::patch_ds_offset) rewrites only
+// the atomic, so the host runs these kernels only at their shipped offsets.
+// ---------------------------------------------------------------------------
+#if defined(__GFX11__) || defined(__GFX12__)
+#define DSXOR_DS_LOAD_B64 "ds_load_b64"
+#define DSXOR_DS_STORE_B64 "ds_store_b64"
+#else
+// The pre-gfx11 names of the same instructions (LLVM renamed them for
+// gfx11: llvm/lib/Target/AMDGPU/DSInstructions.td).
+#define DSXOR_DS_LOAD_B64 "ds_read_b64"
+#define DSXOR_DS_STORE_B64 "ds_write_b64"
+#endif
+#define DSXOR_TRAFFIC_ITERS 4
+#define DSXOR_TRAFFIC_ROLE 0x80000000u
+#define DSXOR_TRAFFIC_SPIN 0xffffu
+// Odd, so the patterns of successive iterations differ.
+#define DSXOR_TRAFFIC_STEP 0x9e3779b97f4a7c15ull
+
+#define DSXOR_CONFORMANCE_TRAFFIC(N)                                           \
+  DSXOR_GLOBAL void dsxor_conformance_traffic_off##N(                          \
+      const uint32_t *addr, const uint64_t *data, const uint32_t *active,      \
+      const uint64_t *lds_init, uint64_t *ret, uint64_t *lds_out,              \
+      uint32_t lds_qwords, uint32_t rounds, const uint32_t *ctl,               \
+      uint64_t *verdict) {                                                     \
+    const uint32_t tid = __builtin_amdgcn_workitem_id_x();                     \
+    const uint32_t group = __builtin_amdgcn_workgroup_id_x();                  \
+    const uint32_t block = dsxor_block_dim();                                  \
+    const uint32_t lane = group * block + tid;                                 \
+    const uint64_t base = (uint64_t)group * lds_qwords;                        \
+    for (uint32_t i = tid; i < lds_qwords; i += block)                         \
+      dsxor_lds[i] = lds_init[base + i];                                       \
+    dsxor_barrier();                                                           \
+    const uint32_t a = addr[lane];                                             \
+    const bool on = active[lane] != 0;                                         \
+    const uint32_t c = ctl[lane];                                              \
+    const bool traffic = (c & DSXOR_TRAFFIC_ROLE) != 0;                        \
+    const uint32_t spin = c & DSXOR_TRAFFIC_SPIN;                              \
+    const uint64_t first = (uint64_t)lane * rounds;                            \
+    uint64_t bad = 0, first_bad = 0, start = 0;                                \
+    _Pragma("clang loop unroll(disable)")                                      \
+    for (uint32_t r = 0; r < rounds; ++r) {                                    \
+      const uint64_t d = data[first + r];                                      \
+      uint64_t vdst = ret[first + r];                                          \
+      if (traffic) {                                                           \
+        uint64_t orig;                                                         \
+        __asm__ volatile(DSXOR_DS_LOAD_B64 " %0, %1 offset:" DSXOR_STR(N)      \
+                         "\n\t" DSXOR_WAIT_DS                                  \
+                         : "=v"(orig)                                          \
+                         : "v"(a)                                              \
+                         : "memory");                                          \
+        if (r == 0)                                                            \
+          start = orig;                                                        \
+        else if (orig != start && bad++ == 0)                                  \
+          first_bad = orig;                                                    \
+        _Pragma("clang loop unroll(disable)")                                  \
+        for (uint32_t k = 0; k < DSXOR_TRAFFIC_ITERS; ++k) {                   \
+          const uint64_t want = start ^ d ^ (k * DSXOR_TRAFFIC_STEP);          \
+          uint64_t got;                                                        \
+          __asm__ volatile(DSXOR_DS_STORE_B64 " %1, %2 offset:" DSXOR_STR(N)   \
+                           "\n\t" DSXOR_DS_LOAD_B64                            \
+                           " %0, %1 offset:" DSXOR_STR(N) "\n\t" DSXOR_WAIT_DS \
+                           : "=&v"(got)                                        \
+                           : "v"(a), "v"(want)                                 \
+                           : "memory");                                        \
+          if (got != want && bad++ == 0)                                       \
+            first_bad = got;                                                   \
+        }                                                                      \
+        __asm__ volatile(DSXOR_DS_STORE_B64 " %0, %1 offset:" DSXOR_STR(N)     \
+                         :                                                     \
+                         : "v"(a), "v"(start)                                  \
+                         : "memory");                                          \
+      } else {                                                                 \
+        _Pragma("clang loop unroll(disable)")                                  \
+        for (uint32_t s = 0; s < spin; ++s)                                    \
+          __asm__ volatile("s_sleep 1" ::: "memory");                          \
+        if (on) {                                                              \
+          __asm__ volatile("dsxor_conformance_traffic_off" #N                  \
+                           ".ds_xor_site:\n\t"                                 \
+                           "ds_xor_rtn_b64 %0, %1, %2 offset:" DSXOR_STR(N)    \
+                           "\n\t" DSXOR_WAIT_DS                                 \
+                           : "+v"(vdst)                                        \
+                           : "v"(a), "v"(d)                                    \
+                           : "memory");                                        \
+        }                                                                      \
+      }                                                                        \
+      ret[first + r] = vdst;                                                   \
+      dsxor_barrier();                                                         \
+    }                                                                          \
+    verdict[2 * (uint64_t)lane] = bad;                                         \
+    verdict[2 * (uint64_t)lane + 1] = first_bad;                               \
+    for (uint32_t i = tid; i < lds_qwords; i += block)                         \
+      lds_out[base + i] = dsxor_lds[i];                                        \
+  }
+
+DSXOR_CONFORMANCE_TRAFFIC(0)
+DSXOR_CONFORMANCE_TRAFFIC(8)
+DSXOR_CONFORMANCE_TRAFFIC(4096)
+DSXOR_CONFORMANCE_TRAFFIC(65528)
+
+// ---------------------------------------------------------------------------
 // Throughput kernels
 //
 //   dsxor_throughput_dep / dsxor_throughput_indep(addr, data, fold, lds_out,

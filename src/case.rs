@@ -215,6 +215,43 @@ pub struct Case {
     /// never sees it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stress: Option<Stress>,
+    /// Background LDS traffic and a spin before the atomic (some `stress`
+    /// cases; absent otherwise, and such a case serializes as it did before
+    /// traffic existed). Unlike `stress`, the device is given this: a case
+    /// with it runs on the traffic kernels
+    /// (docs/src/internals/kernel-abi.md, "Traffic kernels").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traffic: Option<Traffic>,
+}
+
+/// Per lane (same order as `Case::lanes`), the role and the spin of a case
+/// with background LDS traffic. A traffic lane is inactive for the atomic
+/// (its `active` is false) and owns the qword at its effective address
+/// `ADDR + offset`, which no other lane of its workgroup addresses; each
+/// round it stores and reloads patterns there and restores the original,
+/// and reports loads that did not return its own store.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Traffic {
+    /// Per lane: runs traffic instead of the atomic (whole waves do).
+    pub lanes: Vec<bool>,
+    /// Per lane: `s_sleep 1` iterations before each round's atomic (at most
+    /// `TRAFFIC_SPIN_MAX`).
+    pub spin: Vec<u16>,
+}
+
+/// Most spin iterations a lane may be given (the kernels' ctl word holds 16
+/// bits of it).
+pub const TRAFFIC_SPIN_MAX: u16 = u16::MAX;
+
+impl Traffic {
+    /// Whether lane `i` runs traffic.
+    pub fn is_traffic(&self, i: usize) -> bool {
+        self.lanes.get(i).copied().unwrap_or(false)
+    }
+    /// Lanes that run traffic.
+    pub fn traffic_lanes(&self) -> usize {
+        self.lanes.iter().filter(|&&t| t).count()
+    }
 }
 
 /// The stress parameters of a `stress` case, drawn from the case's seed
@@ -240,6 +277,19 @@ pub struct Stress {
     /// a case stream's record, which carries the parameters without it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub slots: Vec<u16>,
+    /// Lanes (whole waves) drawn to run background LDS traffic instead of
+    /// the atomic (`Case::traffic`); 0 when the case has none (generator
+    /// versions 5 and earlier never drew any).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub traffic_lanes: u32,
+    /// The largest spin drawn for a lane before the atomic (each lane's is
+    /// drawn in 0..=spin_max); 0 when the case has none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub spin_max: u32,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 impl Stress {
@@ -289,4 +339,9 @@ pub struct Observation {
     pub ret: Vec<u64>,
     /// Per workgroup, the LDS image after the last round (same size as init).
     pub lds_final: Vec<Vec<u64>>,
+    /// A case with background traffic (`Case::traffic`): per lane, the
+    /// count of its traffic loads that did not return what it stored and
+    /// the first such value, `[count, value]` (empty for other cases).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub traffic_verdicts: Vec<[u64; 2]>,
 }

@@ -23,7 +23,7 @@ mod serial;
 
 use serde::Serialize;
 
-use crate::case::{Case, Observation};
+use crate::case::{Case, Observation, Traffic};
 use crate::model::{calc_ds_addr16, validate_case, ModelError, Policy};
 use serial::{TrailFailure, TrailScratch};
 
@@ -92,6 +92,12 @@ pub enum FindingKind {
     MisalignedNoFault,
     /// The dispatch faulted although no lane was misaligned.
     UnexpectedFault,
+    /// A background-traffic lane's load returned a value it had not
+    /// stored (or the lane never wrote its verdict).
+    TrafficRead,
+    /// A qword that a background-traffic lane owns ended other than it
+    /// started: something else wrote into it.
+    TrafficStrayWrite,
 }
 
 impl FindingKind {
@@ -108,6 +114,8 @@ impl FindingKind {
             FindingKind::OutOfRangeReturn => "out-of-range-return",
             FindingKind::MisalignedNoFault => "misaligned-no-fault",
             FindingKind::UnexpectedFault => "unexpected-fault",
+            FindingKind::TrafficRead => "traffic-read",
+            FindingKind::TrafficStrayWrite => "traffic-stray-write",
         }
     }
 }
@@ -1072,14 +1080,108 @@ pub(crate) fn judge_with(
             }
         }
     }
-    Ok(total.unwrap_or(Verdict {
+    let mut total = total.unwrap_or(Verdict {
         findings: Vec::new(),
         order: OrderEvidence::default(),
         device_faulted: fault.is_some(),
         active_lanes: 0,
         addresses: 0,
         policy: *policy,
-    }))
+    });
+    if let (Some(t), Some(o)) = (&case.traffic, obs) {
+        if o.traffic_verdicts.len() != n {
+            return Err(shape(format!(
+                "{} traffic verdicts for {n} lanes of a case with background traffic",
+                o.traffic_verdicts.len()
+            )));
+        }
+        judge_traffic(case, t, o, &mut total.findings);
+    }
+    Ok(total)
+}
+
+/// The background traffic's own verdict: every lane's count of loads that
+/// did not return its own store (the kernel writes 0 for atomic lanes, so
+/// a nonzero count anywhere is a finding), and every traffic qword's final
+/// value against its initial one (the traffic restores it each round). A
+/// changed traffic qword is reported as a stray write, not also as an
+/// untouched qword that changed: `UntouchedChanged` findings of a group
+/// are dropped when every changed qword no active lane addressed there is
+/// a traffic qword.
+fn judge_traffic(case: &Case, t: &Traffic, o: &Observation, findings: &mut Vec<Finding>) {
+    let ws = case.geometry.wave_size.lanes() as usize;
+    let per_group = (case.geometry.lanes_per_group() as usize).max(1);
+    let lane_ref = |i: usize| LaneRef {
+        index: i,
+        wave: ((i % per_group) / ws.max(1)) as u32,
+        lane: ((i % per_group) % ws.max(1)) as u32,
+    };
+    for (i, &[count, value]) in o.traffic_verdicts.iter().enumerate() {
+        if count == 0 {
+            continue;
+        }
+        let traffic = t.is_traffic(i);
+        let l = case.lanes.get(i);
+        findings.push(Finding {
+            kind: FindingKind::TrafficRead,
+            group: (i / per_group) as u32,
+            address: l
+                .filter(|_| traffic)
+                .map(|l| calc_ds_addr16(l.addr, case.offset)),
+            lanes: vec![lane_ref(i)],
+            why: if traffic {
+                format!(
+                    "a traffic lane's loads of its own qword returned {count} values it had not stored (the first {value:#x})"
+                )
+            } else {
+                format!(
+                    "an atomic lane's traffic verdict is {count} (first {value:#x}), not the 0 the kernel writes: it was never written"
+                )
+            },
+        });
+    }
+    let mut stray_groups = Vec::new();
+    for g in 0..case.geometry.groups as usize {
+        let (Some(init), Some(fin)) = (case.lds_init.get(g), o.lds_final.get(g)) else {
+            continue;
+        };
+        let lanes = (g * per_group..(g + 1) * per_group).filter(|&i| i < case.lanes.len());
+        let mut owned = std::collections::BTreeMap::new();
+        let mut atomic = std::collections::BTreeSet::new();
+        for i in lanes {
+            let l = &case.lanes[i];
+            let q = calc_ds_addr16(l.addr, case.offset) / 8;
+            if t.is_traffic(i) {
+                owned.insert(q, i);
+            } else if l.active {
+                atomic.insert(q);
+            }
+        }
+        let mut all_changed_owned = true;
+        for (q, (s, f)) in init.iter().zip(fin).enumerate() {
+            let q = q as u64;
+            if s == f || atomic.contains(&q) {
+                continue;
+            }
+            match owned.get(&q) {
+                Some(&i) => findings.push(Finding {
+                    kind: FindingKind::TrafficStrayWrite,
+                    group: g as u32,
+                    address: Some(q * 8),
+                    lanes: vec![lane_ref(i)],
+                    why: format!(
+                        "a traffic lane owns this qword and restores it every round, yet it changed from {s:#x} to {f:#x}: a stray write"
+                    ),
+                }),
+                None => all_changed_owned = false,
+            }
+        }
+        if all_changed_owned {
+            stray_groups.push(g as u32);
+        }
+    }
+    findings
+        .retain(|f| !(f.kind == FindingKind::UntouchedChanged && stray_groups.contains(&f.group)));
 }
 
 /// A reusable judge for many cases (keeps its buffers between calls).

@@ -56,10 +56,14 @@ pub enum Fault {
     Torn,
     /// The write is dropped while the return is right: memory keeps the old value.
     DropWrite,
+    /// The write also lands on the next qword (or dword): the lane's DATA
+    /// is XORed into the address + size as well, a qword no lane of the
+    /// instruction named. Return and the addressed memory stay right.
+    StrayWrite,
 }
 
 impl Fault {
-    pub const ALL: [Fault; 10] = [
+    pub const ALL: [Fault; 11] = [
         Fault::LostUpdate,
         Fault::ReturnNew,
         Fault::IgnoreExec,
@@ -70,6 +74,7 @@ impl Fault {
         Fault::ReturnStale,
         Fault::Torn,
         Fault::DropWrite,
+        Fault::StrayWrite,
     ];
 
     /// The name used on the command line (`--fault NAME`).
@@ -85,6 +90,7 @@ impl Fault {
             Fault::ReturnStale => "return-stale",
             Fault::Torn => "torn",
             Fault::DropWrite => "drop-write",
+            Fault::StrayWrite => "stray-write",
         }
     }
 
@@ -101,6 +107,7 @@ impl Fault {
             Fault::ReturnStale => "the return is stale by one update (the value before the address's previous update)",
             Fault::Torn => "the read tears: high dword from before the address's previous update, low dword from after",
             Fault::DropWrite => "the write is dropped; the return is still right",
+            Fault::StrayWrite => "the write also XORs DATA into the next qword (address + size); return and the addressed memory stay right",
         }
     }
 
@@ -679,6 +686,7 @@ pub fn atomic(
         let data2 = i.data2[l];
         let new_c = atomic_new(i.op, cur, data, data2, bits, i.mode);
         let (mut ret, mut write) = (cur, new_c);
+        let mut stray = false;
         if let Some(class) = class {
             let prev = if track {
                 lds.fault.history.get(&a).copied()
@@ -719,6 +727,10 @@ pub fn atomic(
                         (t, atomic_new(i.op, t, data, data2, bits, i.mode))
                     }
                     Fault::DropWrite => (cur, cur),
+                    Fault::StrayWrite => {
+                        stray = true;
+                        (cur, new_c)
+                    }
                     Fault::IgnoreExec | Fault::DropOffset1 => (cur, new_c),
                 };
                 if cond.high_dword {
@@ -736,6 +748,11 @@ pub fn atomic(
         }
         if in_range {
             lds.write(a, bytes as usize, write);
+        }
+        let next = a + bytes;
+        if stray && next + bytes <= size {
+            let v = read(lds, next);
+            lds.write(next, bytes as usize, v ^ data);
         }
         out.ret[l] = ret;
     }

@@ -12,7 +12,8 @@ const DOMAIN: &[u8] = b"dsxor-case-digest/1\0";
 /// First 16 hex digits (64 bits) of SHA-256 over everything the device is
 /// given: geometry, LDS size, offset, every lane's ADDR, DATA, EXEC bit and
 /// VDST-before, the mode when it is CU mode, and every workgroup's LDS image (integers little-endian,
-/// lengths before sequences). Not the pattern name or run index, which the
+/// lengths before sequences), and the traffic roles and spins when the case
+/// has any. Not the pattern name or run index, which the
 /// device never sees: a case named `(seed, pattern, wave, ordinal)` has one
 /// digest whatever else the run selected. 64 bits tell cases apart; the
 /// stream stays small. Rounds after the first (DATA and VDST-before per
@@ -59,6 +60,17 @@ pub fn case_digest(case: &Case) -> String {
             }
             h.update(&bytes);
         }
+    }
+    // Background traffic, only when present: a case without it keeps the
+    // digest it had before traffic existed.
+    if let Some(t) = &case.traffic {
+        h.update(b"traffic\0");
+        h.update((t.lanes.len() as u64).to_le_bytes());
+        let roles: Vec<u8> = t.lanes.iter().map(|&r| u8::from(r)).collect();
+        h.update(&roles);
+        h.update((t.spin.len() as u64).to_le_bytes());
+        let spin: Vec<u8> = t.spin.iter().flat_map(|s| s.to_le_bytes()).collect();
+        h.update(&spin);
     }
     let full = h.finalize();
     hex::encode(full.get(..8).unwrap_or(&full[..]))

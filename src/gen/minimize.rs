@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::case::calc_ds_addr16;
-use crate::case::{Case, Geometry, Round};
+use crate::case::{Case, Geometry, Round, Traffic};
 
 /// What minimization did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -105,7 +105,8 @@ pub fn minimize_until(
 type Pass = fn(&Case) -> Vec<Case>;
 
 /// Coarse to fine. Each pass lists candidates, most shrinking first.
-const PASSES: [Pass; 10] = [
+const PASSES: [Pass; 11] = [
+    drop_traffic,
     fewer_rounds,
     single_group,
     single_wave,
@@ -117,6 +118,26 @@ const PASSES: [Pass; 10] = [
     simplify_data,
     compact_addresses,
 ];
+
+/// Without the background traffic (its lanes stay inactive lanes of the
+/// plain kernels), then with the traffic but no spin.
+fn drop_traffic(case: &Case) -> Vec<Case> {
+    let Some(t) = &case.traffic else {
+        return Vec::new();
+    };
+    let mut out = vec![Case {
+        traffic: None,
+        ..case.clone()
+    }];
+    if t.spin.iter().any(|&s| s != 0) {
+        let mut c = case.clone();
+        if let Some(t) = c.traffic.as_mut() {
+            t.spin.iter_mut().for_each(|s| *s = 0);
+        }
+        out.push(c);
+    }
+    out
+}
 
 /// Fewer rounds: the first 1, half, all but one; then each later round
 /// alone, as a one-round case starting from the LDS the earlier rounds
@@ -188,6 +209,11 @@ fn restrict(case: &Case, groups: &[usize], waves: &[usize]) -> Option<Case> {
     if let Some(s) = stress.as_mut() {
         s.slots.clear();
     }
+    // Traffic roles and spins are per lane: each kept lane keeps its own.
+    let mut traffic = case.traffic.as_ref().map(|_| Traffic {
+        lanes: Vec::new(),
+        spin: Vec::new(),
+    });
     for &g in groups {
         lds_init.push(case.lds_init.get(g)?.clone());
         for &w in waves {
@@ -197,6 +223,11 @@ fn restrict(case: &Case, groups: &[usize], waves: &[usize]) -> Option<Case> {
                 if let Some(slots) = from.slots.get(start..start + wl) {
                     to.slots.extend_from_slice(slots);
                 }
+            }
+            if let (Some(to), Some(from)) = (traffic.as_mut(), case.traffic.as_ref()) {
+                to.lanes
+                    .extend_from_slice(from.lanes.get(start..start + wl)?);
+                to.spin.extend_from_slice(from.spin.get(start..start + wl)?);
             }
             for (to, from) in more_rounds.iter_mut().zip(&case.more_rounds) {
                 to.data.extend_from_slice(from.data.get(start..start + wl)?);
@@ -217,6 +248,7 @@ fn restrict(case: &Case, groups: &[usize], waves: &[usize]) -> Option<Case> {
         lds_init,
         lanes,
         stress,
+        traffic,
         ..case.clone()
     })
 }
@@ -331,11 +363,13 @@ fn zero_offset(case: &Case) -> Vec<Case> {
 /// The allocation cut down to just past the highest active effective
 /// address (and a halving), when that keeps every such address inside.
 fn shrink_allocation(case: &Case) -> Vec<Case> {
+    // Traffic lanes' qwords must stay inside too.
     let top = case
         .lanes
         .iter()
-        .filter(|l| l.active)
-        .map(|l| u64::from(l.addr) + u64::from(case.offset))
+        .enumerate()
+        .filter(|(i, l)| l.active || case.traffic.as_ref().is_some_and(|t| t.is_traffic(*i)))
+        .map(|(_, l)| u64::from(l.addr) + u64::from(case.offset))
         .max()
         .unwrap_or(0);
     let mut sizes = Vec::new();
@@ -410,6 +444,10 @@ fn simplify_data(case: &Case) -> Vec<Case> {
 
 /// Renumber a group's distinct addresses to the lowest qwords, in order.
 fn compact_addresses(case: &Case) -> Vec<Case> {
+    // Renumbering could move a contended qword onto a traffic lane's.
+    if case.traffic.is_some() {
+        return Vec::new();
+    }
     let lpg = case.geometry.lanes_per_group().max(1) as usize;
     let mut c = case.clone();
     for g in 0..case.geometry.groups as usize {
@@ -468,6 +506,7 @@ mod tests {
                 .collect(),
             more_rounds: Vec::new(),
             stress: None,
+            traffic: None,
         }
     }
 

@@ -11,6 +11,7 @@ pub mod pattern;
 pub mod rng;
 pub mod rounds;
 pub mod suite;
+pub mod traffic;
 
 pub use digest::case_digest;
 pub use pattern::{generate, CaseId, Generated, Pattern};

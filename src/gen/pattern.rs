@@ -309,6 +309,7 @@ pub fn generate_on(seed: u64, id: CaseId, index: u64, wgps: u32) -> Generated {
     }
     let mut case = b.finish(id.pattern.name(), index);
     super::rounds::add_rounds(&mut case, seed, &id, variant);
+    super::traffic::add_traffic(&mut case, seed, &id);
     Generated {
         id,
         variant: variant.to_string(),
@@ -458,6 +459,7 @@ impl<'r> Draft<'r> {
             lanes,
             more_rounds: Vec::new(),
             stress,
+            traffic: None,
         }
     }
 }
@@ -924,6 +926,8 @@ fn stress(b: &mut Draft, variant: &str) {
         contended_qwords: m,
         permuted_lanes: permuted,
         slots,
+        traffic_lanes: 0,
+        spin_max: 0,
     });
 }
 
@@ -1248,22 +1252,46 @@ mod tests {
                     let lanes = c.group_lanes(grp);
                     let mut seen = vec![false; n];
                     // slot -> address: the unpermuted layout's blocks.
-                    let mut by_slot = vec![0u32; n];
+                    // A traffic lane (gen::traffic) keeps its slot but
+                    // left the layout for a qword of its own.
+                    let is_traffic = |i: usize| {
+                        c.traffic
+                            .as_ref()
+                            .is_some_and(|t| t.is_traffic(grp * n + i))
+                    };
+                    let mut by_slot = vec![None; n];
+                    let mut owned = std::collections::BTreeSet::new();
                     for (i, (&s, l)) in slots.iter().zip(lanes).enumerate() {
                         assert!(!seen[s as usize], "{o}: slot {s} twice");
                         seen[s as usize] = true;
-                        by_slot[s as usize] = l.addr;
+                        if is_traffic(i) {
+                            assert!(!l.active && owned.insert(l.addr), "{o}");
+                        } else {
+                            by_slot[s as usize] = Some(l.addr);
+                        }
                         moved += usize::from(s as usize != i);
                     }
                     let distinct: std::collections::BTreeSet<u32> =
-                        by_slot.iter().copied().collect();
-                    assert_eq!(distinct.len(), m, "{o}");
+                        by_slot.iter().flatten().copied().collect();
+                    assert!(distinct.len() <= m, "{o}");
+                    assert!(distinct.is_disjoint(&owned), "{o}");
+                    if owned.is_empty() {
+                        assert_eq!(distinct.len(), m, "{o}");
+                    }
                     for s in 1..n {
-                        let same_block = s * m / n == (s - 1) * m / n;
-                        assert_eq!(by_slot[s] == by_slot[s - 1], same_block, "{o} slot {s}");
+                        if let (Some(a), Some(b)) = (by_slot[s], by_slot[s - 1]) {
+                            let same_block = s * m / n == (s - 1) * m / n;
+                            assert_eq!(a == b, same_block, "{o} slot {s}");
+                        }
                     }
                     if g.variant != "partial-exec" {
-                        assert!(lanes.iter().all(|l| l.active), "{o}");
+                        assert!(
+                            lanes
+                                .iter()
+                                .enumerate()
+                                .all(|(i, l)| l.active || is_traffic(i)),
+                            "{o}"
+                        );
                     }
                 }
                 assert_eq!(moved as u32, st.permuted_lanes, "{o}");

@@ -31,7 +31,13 @@ use rand_chacha::ChaCha8Rng;
 /// 5: the family `stress` joins the default suite (stream tag 16), its
 /// share taken from k-per-address's; every case of version 4 keeps its
 /// content, a run of N cases holds other ordinals.
-pub const GENERATOR_VERSION: u32 = 5;
+/// 6: background LDS traffic and a spin before the atomic (`gen::traffic`):
+/// half the stress cases draw them from a stream of their own, and those
+/// cases change (traffic waves' lanes turn inactive and move to qwords of
+/// their own, the allocation may grow; `case.traffic` is new); a stress
+/// case drawn without them, and every case of every other family, keeps
+/// its version-5 content and digest, and the suite's mix is unchanged.
+pub const GENERATOR_VERSION: u32 = 6;
 
 /// A per-case random stream.
 pub struct CaseRng {

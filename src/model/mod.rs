@@ -388,6 +388,57 @@ pub fn validate_case(case: &Case) -> Result<(), ModelError> {
             case.lanes.len()
         )));
     }
+    if let Some(t) = &case.traffic {
+        validate_traffic(case, t).map_err(bad)?;
+    }
+    Ok(())
+}
+
+/// A case's background traffic is what the traffic kernels can run and
+/// the checker can judge: a role and a spin per lane; each traffic lane
+/// inactive for the atomic, on an aligned qword inside the allocation that
+/// no other lane of its workgroup (traffic, or active) addresses.
+fn validate_traffic(case: &Case, t: &crate::case::Traffic) -> Result<(), String> {
+    let n = case.lanes.len();
+    if t.lanes.len() != n || t.spin.len() != n {
+        return Err(format!(
+            "traffic has {} roles and {} spins for {n} lanes",
+            t.lanes.len(),
+            t.spin.len()
+        ));
+    }
+    let per_group = (case.geometry.lanes_per_group() as usize).max(1);
+    let mut owners = std::collections::BTreeMap::new();
+    for (i, l) in case.lanes.iter().enumerate() {
+        let q = (i / per_group, calc_ds_addr16(l.addr, case.offset));
+        if t.lanes[i] {
+            if l.active {
+                return Err(format!("traffic lane {i} is active for the atomic"));
+            }
+            if !q.1.is_multiple_of(8) || q.1 + 8 > u64::from(case.lds_bytes) {
+                return Err(format!(
+                    "traffic lane {i}'s qword at byte {} is not an aligned qword of the {}-byte allocation",
+                    q.1, case.lds_bytes
+                ));
+            }
+        }
+        if t.lanes[i] || l.active {
+            // Any lane addressing a traffic qword shares it: refused below.
+            let q8 = (q.0, q.1 & !7);
+            if let Some(&(j, jt)) = owners.get(&q8) {
+                if jt || t.lanes[i] {
+                    return Err(format!(
+                        "traffic lane {} shares its qword at byte {} with lane {}",
+                        if t.lanes[i] { i } else { j },
+                        q8.1,
+                        if t.lanes[i] { j } else { i }
+                    ));
+                }
+            } else {
+                owners.insert(q8, (i, t.lanes[i]));
+            }
+        }
+    }
     Ok(())
 }
 
@@ -662,6 +713,7 @@ mod tests {
             lanes,
             more_rounds: Vec::new(),
             stress: None,
+            traffic: None,
         };
         match expect(&case, &Order::LaneAscending, &Policy::GFX11).unwrap() {
             Expected::Fault(m) => {

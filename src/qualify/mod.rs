@@ -389,7 +389,11 @@ pub fn expected(name: &str, case: &Case, denorm32: u32) -> Option<Observation> {
         }
         lds_final.push(lds);
     }
-    Some(Observation { ret, lds_final })
+    Some(Observation {
+        ret,
+        lds_final,
+        traffic_verdicts: Vec::new(),
+    })
 }
 
 /// DS_STOREXCHG_2ADDR_RTN_B32 (RDNA3 guide): "addr1 = ADDR_BASE.u32 +
@@ -431,7 +435,11 @@ fn expected_xchg2(shape: Shape, case: &Case) -> Option<Observation> {
                 .collect(),
         );
     }
-    Some(Observation { ret, lds_final })
+    Some(Observation {
+        ret,
+        lds_final,
+        traffic_verdicts: Vec::new(),
+    })
 }
 
 /// Lanes and the two halves of a two-address exchange (the software
@@ -670,6 +678,7 @@ fn corpus_case_with(
         lanes,
         more_rounds: Vec::new(),
         stress: None,
+        traffic: None,
     };
     (case, exec, addresses)
 }

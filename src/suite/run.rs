@@ -348,10 +348,7 @@ fn evaluate_chunk(
                 let outcome = match outcome {
                     DeviceOutcome::Completed { device_us, .. } if judgement.passed => {
                         DeviceOutcome::Completed {
-                            observation: crate::case::Observation {
-                                ret: Vec::new(),
-                                lds_final: Vec::new(),
-                            },
+                            observation: crate::case::Observation::default(),
                             device_us,
                         }
                     }
@@ -361,6 +358,10 @@ fn evaluate_chunk(
                     g.case.lds_init = Vec::new();
                     g.case.lanes = Vec::new();
                     g.case.more_rounds = Vec::new();
+                    if let Some(t) = g.case.traffic.as_mut() {
+                        t.lanes = Vec::new();
+                        t.spin = Vec::new();
+                    }
                 }
                 Ok((outcome, judgement))
             });

@@ -57,6 +57,7 @@ fn slack_case() -> Case {
             .collect(),
         more_rounds: Vec::new(),
         stress: None,
+        traffic: None,
     }
 }
 

@@ -72,6 +72,68 @@ fn stress_cases_pass_record_their_parameters_and_replay_per_seed() {
         .map(|c| format!("{}x{}", c["groups"], c["waves_per_group"]))
         .collect();
     assert!(shapes.len() > 10, "{shapes:?}");
+    assert_some_records_carry_traffic(&cases);
+}
+
+/// Some records name background traffic and a spin (half the stress cases
+/// draw them, `gen::traffic`), each within its case.
+pub(crate) fn assert_some_records_carry_traffic(cases: &[Value]) {
+    let with: Vec<&Value> = cases
+        .iter()
+        .filter(|c| c["stress"]["spin_max"].as_u64().unwrap_or(0) > 0)
+        .collect();
+    assert!(!with.is_empty(), "no case drew traffic or a spin");
+    assert!(
+        with.iter()
+            .any(|c| c["stress"]["traffic_lanes"].as_u64().unwrap_or(0) > 0),
+        "no case drew traffic lanes"
+    );
+    for c in with {
+        let lanes = c["groups"].as_u64().unwrap() * c["waves_per_group"].as_u64().unwrap();
+        let traffic = c["stress"]["traffic_lanes"].as_u64().unwrap_or(0);
+        // Whole waves, at most half of each group's.
+        let wl = c["wave"].as_str().unwrap().parse::<u64>().unwrap();
+        assert_eq!(traffic % wl, 0, "{c}");
+        assert!(traffic / wl <= lanes / 2, "{c}");
+        assert!(c["stress"]["spin_max"].as_u64().unwrap() <= 32, "{c}");
+    }
+}
+
+/// A write that lands in a qword the background traffic owns (fault
+/// `stray-write`: each atomic also XORs its DATA into the next qword) is
+/// caught by the traffic's own verdict: a traffic lane reads a value it
+/// did not store, or its qword ends other than it started.
+#[test]
+fn a_stray_write_into_a_traffic_qword_fails_with_a_traffic_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = common::emu("run")
+        .fault("stray-write")
+        .pattern("stress")
+        .wave(32)
+        .mode("wgp")
+        .cases(12)
+        .seed(21)
+        .flag("--max-repros", 1)
+        .out(dir.path())
+        .output();
+    assert_eq!(code(&o), 1, "{}", text(&o));
+    let (_, cases) = results_and_cases(dir.path());
+    let traffic_kinds: Vec<&Value> = cases
+        .iter()
+        .filter(|c| {
+            c["kind"]
+                .as_str()
+                .is_some_and(|k| k == "traffic-read" || k == "traffic-stray-write")
+        })
+        .collect();
+    assert!(
+        !traffic_kinds.is_empty(),
+        "no case failed by the traffic verdict: {:?}",
+        cases.iter().map(|c| c["kind"].clone()).collect::<Vec<_>>()
+    );
+    for c in traffic_kinds {
+        assert!(c["stress"]["traffic_lanes"].as_u64().unwrap() > 0, "{c}");
+    }
 }
 
 /// A lost update fails stress cases; the failure names the parameters and

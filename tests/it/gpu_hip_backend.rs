@@ -340,6 +340,7 @@ fn one_qword_each(lanes: u32, active: bool, tag: u64) -> dsxor::case::Case {
             .collect(),
         more_rounds: Vec::new(),
         stress: None,
+        traffic: None,
     }
 }
 

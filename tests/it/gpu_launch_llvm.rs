@@ -134,6 +134,7 @@ fn a_backend_keeps_a_bounded_number_of_code_objects_loaded() {
             .collect(),
         more_rounds: vec![],
         stress: None,
+        traffic: None,
     };
     for (k, n) in [0, 1, 2, 0].into_iter().enumerate() {
         let mut bytes = shipped.bytes.clone();

@@ -3,7 +3,9 @@
 //! records, stress parameters included, are the software device's.
 
 use crate::common;
-use crate::emu_stress::{assert_records_carry_stress, results_and_cases};
+use crate::emu_stress::{
+    assert_records_carry_stress, assert_some_records_carry_traffic, results_and_cases,
+};
 
 use common::{code, dsxor_hipsim, text};
 
@@ -37,6 +39,9 @@ fn stress_cases_pass_through_hip_as_on_the_software_device() {
     let (results, hip_cases) = results_and_cases(hip.path());
     assert_eq!(results["environment"]["device"]["backend"], "hip");
     assert_records_carry_stress(&hip_cases);
+    // Background traffic and spins run through the runtime too (the traffic
+    // kernels' ctl and verdict buffers cross the HIP API).
+    assert_some_records_carry_traffic(&hip_cases);
     let (_, emu_cases) = results_and_cases(emu.path());
     let key = |c: &serde_json::Value| {
         (

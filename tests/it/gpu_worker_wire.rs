@@ -67,6 +67,7 @@ fn a_parent_refuses_a_worker_of_protocol_3() {
         lanes: vec![],
         more_rounds: vec![],
         stress: None,
+        traffic: None,
     };
     let e = device.run_case(&case).unwrap_err().to_string();
     assert!(

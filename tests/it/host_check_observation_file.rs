@@ -310,6 +310,7 @@ fn sample_case() -> Case {
         lanes,
         more_rounds: Vec::new(),
         stress: None,
+        traffic: None,
     }
 }
 
@@ -323,6 +324,7 @@ fn exported_groups_judge_like_the_case() {
     let good = Observation {
         ret: x.ret,
         lds_final: x.lds_final,
+        traffic_verdicts: Vec::new(),
     };
     let mut bad = good.clone();
     bad.ret.swap(33, 37); // group 1, lanes on the same address
@@ -391,12 +393,14 @@ fn an_exported_lost_update_from_zero_to_zero_is_claimed_and_fails() {
         lanes,
         more_rounds: Vec::new(),
         stress: None,
+        traffic: None,
     };
     let mut ret: Vec<u64> = (0..32).map(|_| 0x5555).collect();
     ret[3] = 0;
     let lost = Observation {
         ret,
         lds_final: vec![vec![0; 8]],
+        traffic_verdicts: Vec::new(),
     };
     assert!(
         !judge(&case, DeviceOutcome::Completed(&lost), &Policy::GFX11)

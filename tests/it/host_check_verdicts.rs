@@ -76,6 +76,7 @@ fn random_case(rng: &mut ChaCha8Rng) -> Case {
         lanes,
         more_rounds: Vec::new(),
         stress: None,
+        traffic: None,
     }
 }
 
@@ -84,6 +85,7 @@ fn observe(case: &Case, order: &Order) -> Observation {
         Expected::Completed(x) => Observation {
             ret: x.ret,
             lds_final: x.lds_final,
+            traffic_verdicts: Vec::new(),
         },
         Expected::Fault(m) => panic!("unexpected fault {m:?}"),
     }
@@ -260,6 +262,7 @@ fn one_address_case(data: &[u64], init: u64) -> Case {
         lanes,
         more_rounds: Vec::new(),
         stress: None,
+        traffic: None,
     }
 }
 
@@ -483,6 +486,7 @@ fn wave_at_a_time_orders_are_recognised() {
             .collect(),
         more_rounds: Vec::new(),
         stress: None,
+        traffic: None,
     };
     let waves = [2u32, 0, 3, 1];
     let within = |rev: bool| -> Vec<u32> {

@@ -360,9 +360,9 @@ fn ds_instructions_match_llvm_objdump() {
                 }
             }
         }
-        // 4 conformance + 4 rounds conformance + 1 dep + 4 indep + 3 in each
-        // of the two in-flight probes.
-        assert_eq!(xors, 19, "{}", path.display());
+        // 4 conformance + 4 rounds conformance + 4 traffic conformance + 1
+        // dep + 4 indep + 3 in each of the two in-flight probes.
+        assert_eq!(xors, 23, "{}", path.display());
     }
 }
 
@@ -635,10 +635,10 @@ fn host_objects_are_read_through_their_hip_fatbin() {
         co.container,
         dsxor::codeobj::Container::HostFatbin { e_machine: 62, .. }
     ));
-    // 4 conformance + 4 rounds conformance + dep + indep + the leftover-LDS
-    // probe's fill and listener + the two in-flight probes + qualify's ALU
-    // harness (gfx11 only).
-    assert_eq!(co.kernels.len(), 15);
+    // 4 conformance + 4 rounds conformance + 4 traffic conformance + dep +
+    // indep + the leftover-LDS probe's fill and listener + the two in-flight
+    // probes + qualify's ALU harness (gfx11 only).
+    assert_eq!(co.kernels.len(), 19);
     assert!(co.kernel("dsxor_alu_harness").is_ok());
     assert!(matches!(
         CodeObject::parse(&data),

@@ -75,6 +75,7 @@ fn random_case(rng: &mut ChaCha8Rng, index: u64) -> Case {
         lanes,
         more_rounds: Vec::new(),
         stress: None,
+        traffic: None,
     }
 }
 

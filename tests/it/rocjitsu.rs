@@ -549,8 +549,8 @@ fn mutant_or() -> Vec<u8> {
         patched += 1;
     }
     assert_eq!(
-        patched, 8,
-        "four one-round and four multi-round conformance kernels"
+        patched, 12,
+        "four one-round, four multi-round and four traffic conformance kernels"
     );
     bytes
 }

@@ -13,6 +13,13 @@
 //! work-items, dynamic LDS = `lds_qwords * 8` bytes. `ret` carries VDST's
 //! initial value in and VDST out; `lds_out` is poisoned before the launch so
 //! that an image the kernel never wrote cannot pass for one it did.
+//!
+//! A case with background traffic (`Case::traffic`) runs on
+//! `dsxor_conformance_traffic_off<N>`, which always takes `rounds` and two
+//! more buffers: `ctl` (per lane, bit 31 the traffic role, bits 15:0 the
+//! spin) and `verdict` (per lane, the count of its traffic loads that did
+//! not return its own store and the first such value; poisoned before the
+//! launch).
 
 use std::time::Duration;
 
@@ -26,10 +33,15 @@ pub const BUF_ACTIVE: usize = 2;
 pub const BUF_LDS_INIT: usize = 3;
 pub const BUF_RET: usize = 4;
 pub const BUF_LDS_OUT: usize = 5;
+/// The traffic kernels' two more buffers.
+pub const BUF_CTL: usize = 6;
+pub const BUF_VERDICT: usize = 7;
 
 /// The buffers the host reads after a launch (`observation_at`); the
 /// others are inputs the kernels only read.
 pub const READ_BACK: ReadBack = ReadBack::Only(&[BUF_RET, BUF_LDS_OUT]);
+/// The same for a launch of the traffic kernels: their verdicts too.
+pub const TRAFFIC_READ_BACK: ReadBack = ReadBack::Only(&[BUF_RET, BUF_LDS_OUT, BUF_VERDICT]);
 
 /// Kernel symbol prefix; the shipped variants append their offset.
 pub const KERNEL_PREFIX: &str = "dsxor_conformance_off";
@@ -39,6 +51,29 @@ pub const KERNEL_PREFIX: &str = "dsxor_conformance_off";
 /// hold `rounds` qwords per lane, lane-major, and an eighth argument
 /// `rounds` follows `lds_qwords`.
 pub const ROUNDS_KERNEL_PREFIX: &str = "dsxor_conformance_rounds_off";
+
+/// The kernels with background LDS traffic and a spin before the atomic
+/// (kernels/dsxor.hip "Conformance kernels with background LDS traffic"):
+/// `rounds` (any, 1 included) follows `lds_qwords`, then `ctl` and
+/// `verdict`. Shipped at the offsets below only: offset patching rewrites
+/// the atomic, not the traffic's loads and stores.
+pub const TRAFFIC_KERNEL_PREFIX: &str = "dsxor_conformance_traffic_off";
+
+/// The offsets the traffic kernels are shipped at.
+pub const TRAFFIC_OFFSETS: [u16; 4] = [0, 8, 4096, 65528];
+
+/// `ctl` bit 31: the lane runs traffic instead of the atomic.
+pub const CTL_TRAFFIC: u32 = 1 << 31;
+
+/// What `verdict` holds before the launch: qword `i` is
+/// `VERDICT_POISON ^ i`, so a lane that never wrote its verdict shows a
+/// nonzero count.
+pub const VERDICT_POISON: u64 = 0x7afe_c0de_7afe_c0de;
+
+/// The traffic kernel for a case at `offset`.
+pub fn traffic_kernel_name(offset: u16) -> String {
+    format!("{TRAFFIC_KERNEL_PREFIX}{offset}")
+}
 
 /// What `lds_out` holds before the launch: qword `i` of the buffer is
 /// `LDS_OUT_POISON ^ i`, so a missing write is visible and never equal to a
@@ -94,8 +129,14 @@ fn buffers_for(cases: &[&Case], q: usize, mut staging: Vec<Vec<u8>>) -> Vec<Vec<
     let lanes: usize = cases.iter().map(|c| c.lanes.len()).sum();
     let lane_rounds: usize = cases.iter().map(|c| c.lanes.len() * c.rounds()).sum();
     let groups: usize = cases.iter().map(|c| c.geometry.groups as usize).sum();
-    staging.resize_with(6, Vec::new);
+    let traffic = cases.first().is_some_and(|c| c.traffic.is_some());
+    staging.resize_with(if traffic { 8 } else { 6 }, Vec::new);
     let mut buffers = staging;
+    let extra = if traffic {
+        vec![(BUF_CTL, lanes * 4), (BUF_VERDICT, lanes * 16)]
+    } else {
+        Vec::new()
+    };
     for (i, bytes) in [
         (BUF_ADDR, lanes * 4),
         (BUF_DATA, lane_rounds * 8),
@@ -103,7 +144,10 @@ fn buffers_for(cases: &[&Case], q: usize, mut staging: Vec<Vec<u8>>) -> Vec<Vec<
         (BUF_LDS_INIT, groups * q * 8),
         (BUF_RET, lane_rounds * 8),
         (BUF_LDS_OUT, groups * q * 8),
-    ] {
+    ]
+    .into_iter()
+    .chain(extra)
+    {
         buffers[i].clear();
         buffers[i].reserve_exact(bytes);
     }
@@ -139,14 +183,23 @@ pub fn dispatch_for_in<'a>(
         block: case.geometry.lanes_per_group(),
         dynamic_lds: case.lds_bytes,
         buffers,
-        args: conformance_args(q, case.rounds()),
+        args: conformance_args(q, case.rounds(), case.traffic.is_some()),
         timeout,
-        read_back: READ_BACK,
+        read_back: read_back(case.traffic.is_some()),
+    }
+}
+
+/// What a launch reads back.
+fn read_back(traffic: bool) -> ReadBack {
+    if traffic {
+        TRAFFIC_READ_BACK
+    } else {
+        READ_BACK
     }
 }
 
 /// The scalar and buffer arguments of the ABI.
-fn conformance_args(q: usize, rounds: usize) -> Vec<ArgValue> {
+fn conformance_args(q: usize, rounds: usize, traffic: bool) -> Vec<ArgValue> {
     let mut args = vec![
         ArgValue::Buffer(BUF_ADDR),
         ArgValue::Buffer(BUF_DATA),
@@ -156,7 +209,13 @@ fn conformance_args(q: usize, rounds: usize) -> Vec<ArgValue> {
         ArgValue::Buffer(BUF_LDS_OUT),
         ArgValue::U32(q as u32),
     ];
-    if rounds > 1 {
+    if traffic {
+        args.extend([
+            ArgValue::U32(rounds as u32),
+            ArgValue::Buffer(BUF_CTL),
+            ArgValue::Buffer(BUF_VERDICT),
+        ]);
+    } else if rounds > 1 {
         args.push(ArgValue::U32(rounds as u32));
     }
     args
@@ -185,6 +244,17 @@ fn append_case(buffers: &mut [Vec<u8>], case: &Case, q: usize) {
     for l in &case.lanes {
         put32(&mut buffers[BUF_ADDR], l.addr);
         put32(&mut buffers[BUF_ACTIVE], u32::from(l.active));
+    }
+    if let (Some(t), true) = (&case.traffic, buffers.len() > BUF_VERDICT) {
+        for i in 0..n {
+            let spin = u32::from(t.spin.get(i).copied().unwrap_or(0));
+            let role = if t.is_traffic(i) { CTL_TRAFFIC } else { 0 };
+            put32(&mut buffers[BUF_CTL], role | spin);
+        }
+        // Numbered as in a launch of the case's own, like lds_out's poison.
+        for k in 0..2 * n {
+            put64(&mut buffers[BUF_VERDICT], VERDICT_POISON ^ k as u64);
+        }
     }
     if rounds == 1 {
         for l in &case.lanes {
@@ -232,6 +302,9 @@ pub fn observation(case: &Case, completion: &Completion) -> Result<Observation, 
     let groups = case.geometry.groups as usize;
     let rounds = case.rounds();
     check_lengths(&completion.buffers, n * rounds, groups * q)?;
+    if case.traffic.is_some() {
+        check_verdicts(&completion.buffers, n)?;
+    }
     Ok(observation_at(case, &completion.buffers, 0, 0, q))
 }
 
@@ -248,6 +321,19 @@ fn check_lengths(buffers: &[Vec<u8>], ret: usize, lds: usize) -> Result<(), Back
                 want * 8
             )));
         }
+    }
+    Ok(())
+}
+
+/// The launch returned a `verdict` buffer of two qwords per lane.
+fn check_verdicts(buffers: &[Vec<u8>], lanes: usize) -> Result<(), BackendError> {
+    let got = buffers.get(BUF_VERDICT).map(Vec::len);
+    if got != Some(lanes * 16) {
+        return Err(BackendError::Invalid(format!(
+            "the backend returned {} for `verdict` (#{BUF_VERDICT}), the launch had {} bytes",
+            got.map_or("no buffer".to_string(), |b| format!("{b} bytes")),
+            lanes * 16
+        )));
     }
     Ok(())
 }
@@ -291,7 +377,22 @@ fn observation_at(
             }
         })
         .collect();
-    Observation { ret, lds_final }
+    let traffic_verdicts = if case.traffic.is_some() {
+        let v = buffers.get(BUF_VERDICT).map_or(&[][..], Vec::as_slice);
+        (0..n)
+            .map(|i| {
+                let k = (lane_base + i) * 2;
+                [qword(v, k), qword(v, k + 1)]
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Observation {
+        ret,
+        lds_final,
+        traffic_verdicts,
+    }
 }
 
 /// The one launch that runs `cases` (equal [`BatchKey`]s, in this order):
@@ -331,9 +432,13 @@ pub fn dispatch_for_batch_in<'a>(
         block: first.map_or(0, |c| c.geometry.lanes_per_group()),
         dynamic_lds: lds_bytes,
         buffers,
-        args: conformance_args(q, first.map_or(1, |c| c.rounds())),
+        args: conformance_args(
+            q,
+            first.map_or(1, |c| c.rounds()),
+            first.is_some_and(|c| c.traffic.is_some()),
+        ),
         timeout: timeout.saturating_mul(cases.len().max(1) as u32),
-        read_back: READ_BACK,
+        read_back: read_back(first.is_some_and(|c| c.traffic.is_some())),
     }
 }
 
@@ -346,6 +451,12 @@ pub fn observations(
     let lanes: usize = cases.iter().map(|c| c.lanes.len() * c.rounds()).sum();
     let groups: usize = cases.iter().map(|c| c.geometry.groups as usize).sum();
     check_lengths(&completion.buffers, lanes, groups * q)?;
+    if cases.first().is_some_and(|c| c.traffic.is_some()) {
+        check_verdicts(
+            &completion.buffers,
+            cases.iter().map(|c| c.lanes.len()).sum(),
+        )?;
+    }
     let (mut lane_base, mut group_base) = (0, 0);
     Ok(cases
         .iter()

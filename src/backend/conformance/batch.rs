@@ -44,6 +44,8 @@ pub struct BatchKey {
     /// Picks the kernel (shipped or patched).
     pub offset: u16,
     pub lds: LdsFit,
+    /// Picks the traffic kernels (a case with background traffic).
+    pub traffic: bool,
 }
 
 /// The dynamic LDS a case may be launched with.
@@ -77,6 +79,10 @@ pub fn batch_key(case: &Case) -> Option<BatchKey> {
             .more_rounds
             .iter()
             .any(|r| r.data.len() != lanes || r.vdst_init.len() != lanes)
+        || case
+            .traffic
+            .as_ref()
+            .is_some_and(|t| t.lanes.len() != lanes || t.spin.len() != lanes)
     {
         return None;
     }
@@ -105,6 +111,7 @@ pub fn batch_key(case: &Case) -> Option<BatchKey> {
         rounds,
         offset: case.offset,
         lds,
+        traffic: case.traffic.is_some(),
     })
 }
 
@@ -137,7 +144,10 @@ impl LaunchShare {
     pub fn of(case: &Case) -> LaunchShare {
         let n = case.lanes.len();
         LaunchShare {
-            lane_bytes: n * 8 + n * case.rounds() * 16,
+            // The traffic kernels' ctl (4 bytes) and verdict (16) per lane.
+            lane_bytes: n * 8
+                + n * case.rounds() * 16
+                + if case.traffic.is_some() { n * 20 } else { 0 },
             groups: case.geometry.groups as usize,
             lds_qwords: case.lds_qwords(),
         }

@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 
 use super::abi::{
     dispatch_for_batch_in, dispatch_for_in, kernel_name_for, observation, observations,
+    traffic_kernel_name, TRAFFIC_OFFSETS,
 };
 use super::batch::batch_key;
 use super::objects::{codeobj_kernels, codeobj_patch, KernelObject, ListKernels, PatchOffset};
@@ -122,6 +123,19 @@ impl<B: Backend> ConformanceDevice<B> {
         }
         let names = self.kernels.get(&i).map(Vec::as_slice).unwrap_or(&[]);
         let rounds = case.rounds();
+        if case.traffic.is_some() {
+            // No patching: it would rewrite the atomic's offset and leave
+            // the traffic's loads and stores at the shipped one.
+            let k = traffic_kernel_name(case.offset);
+            if names.contains(&k) {
+                return Ok((i, k, None));
+            }
+            return Err(BackendError::Invalid(format!(
+                "code object {} has no `{k}`: a case with background traffic runs on the \
+                 traffic kernels at their shipped offsets {TRAFFIC_OFFSETS:?} only",
+                self.objects[i].source
+            )));
+        }
         let shipped = kernel_name_for(case.offset, rounds);
         if names.contains(&shipped) {
             return Ok((i, shipped, None));

@@ -32,6 +32,10 @@ pub use abi::{
     kernel_name_for, observation, observations, BUF_ACTIVE, BUF_ADDR, BUF_DATA, BUF_LDS_INIT,
     BUF_LDS_OUT, BUF_RET, KERNEL_PREFIX, LDS_OUT_POISON, READ_BACK, ROUNDS_KERNEL_PREFIX,
 };
+pub use abi::{
+    traffic_kernel_name, BUF_CTL, BUF_VERDICT, CTL_TRAFFIC, TRAFFIC_KERNEL_PREFIX, TRAFFIC_OFFSETS,
+    TRAFFIC_READ_BACK, VERDICT_POISON,
+};
 pub use batch::{
     batch_key, launch_groups, launch_groups_of, run_cases, run_launch, BatchKey, LaunchShare,
     LdsFit, BATCH_WINDOW, DEFAULT_BATCH, LAUNCH_BYTES_CAP, LDS_CLASS_FLOOR,
@@ -168,5 +172,6 @@ fn test_case() -> Case {
             .collect(),
         more_rounds: Vec::new(),
         stress: None,
+        traffic: None,
     }
 }

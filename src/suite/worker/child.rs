@@ -302,6 +302,7 @@ mod tests {
                 lanes: vec![],
                 more_rounds: vec![],
                 stress: None,
+                traffic: None,
             },
             &mut blobs,
         );

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::backend::conformance::{BatchOutcome, DeviceOutcome, KernelIdentity, KernelObject};
 use crate::backend::{ArgValue, BackendError, Completion, DeviceInfo};
-use crate::case::{Case, Geometry, LaneInput, Observation, Round, WaveSize};
+use crate::case::{Case, Geometry, LaneInput, Observation, Round, Traffic, WaveSize};
 
 /// Every frame's header line starts with this; the number is the
 /// protocol's version (2: buffers as base64, outcomes externally tagged;
@@ -217,6 +217,17 @@ pub struct WireCase {
     pub active: Blob,
     pub vdst_init: Blob,
     pub more_rounds: Vec<WireRound>,
+    /// `Case::traffic`: roles one byte 0 or 1 per lane, spins as 32-bit
+    /// words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traffic: Option<WireTraffic>,
+}
+
+/// A `Traffic` on the wire.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct WireTraffic {
+    pub lanes: Blob,
+    pub spin: Blob,
 }
 
 impl WireCase {
@@ -248,6 +259,13 @@ impl WireCase {
                     vdst_init: blobs.words(r.vdst_init.iter().copied()),
                 })
                 .collect(),
+            traffic: c.traffic.as_ref().map(|t| {
+                let roles: Vec<u8> = t.lanes.iter().map(|&r| u8::from(r)).collect();
+                WireTraffic {
+                    lanes: blobs.put(&roles),
+                    spin: blobs.u32s(t.spin.iter().map(|&s| u32::from(s))),
+                }
+            }),
         }
     }
 
@@ -306,6 +324,28 @@ impl WireCase {
                 .collect::<Result<_, String>>()?,
             // The device never sees the stress record; the parent keeps it.
             stress: None,
+            traffic: match &self.traffic {
+                None => None,
+                Some(t) => Some(Traffic {
+                    lanes: payload
+                        .bytes(t.lanes, &what("traffic lanes"))?
+                        .iter()
+                        .map(|&b| match b {
+                            0 => Ok(false),
+                            1 => Ok(true),
+                            b => Err(format!("{}: a role is {b}", what("traffic lanes"))),
+                        })
+                        .collect::<Result<_, String>>()?,
+                    spin: payload
+                        .u32s(t.spin, &what("traffic spin"))?
+                        .into_iter()
+                        .map(|s| {
+                            u16::try_from(s)
+                                .map_err(|_| format!("{}: a spin is {s}", what("traffic spin")))
+                        })
+                        .collect::<Result<_, String>>()?,
+                }),
+            },
         })
     }
 }
@@ -322,6 +362,10 @@ pub enum WireOutcome {
         /// `Observation::lds_final`, per workgroup.
         lds_final: Vec<Blob>,
         device_us: u64,
+        /// `Observation::traffic_verdicts`, `[count, value]` pairs as
+        /// 64-bit words (absent when empty).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        traffic_verdicts: Option<Blob>,
     },
     Fault {
         message: String,
@@ -345,6 +389,8 @@ impl WireOutcome {
                     .map(|img| blobs.words(img.iter().copied()))
                     .collect(),
                 device_us: *device_us,
+                traffic_verdicts: (!observation.traffic_verdicts.is_empty())
+                    .then(|| blobs.words(observation.traffic_verdicts.iter().flatten().copied())),
             },
             DeviceOutcome::Fault { message } => WireOutcome::Fault {
                 message: message.clone(),
@@ -361,6 +407,7 @@ impl WireOutcome {
                 ret,
                 lds_final,
                 device_us,
+                traffic_verdicts,
             } => DeviceOutcome::Completed {
                 observation: Observation {
                     ret: payload.words(*ret, "observation ret")?,
@@ -368,6 +415,19 @@ impl WireOutcome {
                         .iter()
                         .map(|img| payload.words(*img, "observation lds_final"))
                         .collect::<Result<_, _>>()?,
+                    traffic_verdicts: match traffic_verdicts {
+                        None => Vec::new(),
+                        Some(b) => {
+                            let w = payload.words(*b, "observation traffic_verdicts")?;
+                            if w.len() % 2 != 0 {
+                                return Err(format!(
+                                    "observation traffic_verdicts: {} words, not pairs",
+                                    w.len()
+                                ));
+                            }
+                            w.chunks_exact(2).map(|p| [p[0], p[1]]).collect()
+                        }
+                    },
                 },
                 device_us: *device_us,
             },
@@ -948,6 +1008,7 @@ mod tests {
                 vdst_init: vec![1; 64],
             }],
             stress: None,
+            traffic: None,
         }
     }
 
@@ -1005,6 +1066,7 @@ mod tests {
                 observation: Observation {
                     ret: vec![0, u64::MAX, 42],
                     lds_final: vec![vec![7; 4], vec![]],
+                    traffic_verdicts: Vec::new(),
                 },
                 device_us: 12,
             },

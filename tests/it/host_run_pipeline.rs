@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use dsxor::backend::conformance::{
     ConformanceDevice, DeviceOutcome, KernelObject, BUF_ACTIVE, BUF_ADDR, BUF_DATA, BUF_LDS_INIT,
-    BUF_LDS_OUT, BUF_RET, KERNEL_PREFIX, ROUNDS_KERNEL_PREFIX,
+    BUF_LDS_OUT, BUF_RET, BUF_VERDICT, KERNEL_PREFIX, ROUNDS_KERNEL_PREFIX, TRAFFIC_KERNEL_PREFIX,
 };
 use dsxor::backend::{
     ArgValue, Backend, BackendError, BackendKind, Completion, DeviceInfo, Dispatch,
@@ -91,6 +91,7 @@ fn fake_offset(code_object: &[u8], kernel: &str) -> u16 {
         return u16::from_le_bytes([rest[0], rest[1]]);
     }
     kernel
+        .trim_start_matches(TRAFFIC_KERNEL_PREFIX)
         .trim_start_matches(ROUNDS_KERNEL_PREFIX)
         .trim_start_matches(KERNEL_PREFIX)
         .parse()
@@ -114,10 +115,17 @@ impl Backend for FakeGpu {
             }
         }
         // One-round kernels take 7 arguments; the rounds kernels add
-        // `rounds`, with data and ret lane-major (lane * rounds + r).
-        let rounds = match (d.args.len(), d.kernel.starts_with(ROUNDS_KERNEL_PREFIX)) {
+        // `rounds`, with data and ret lane-major (lane * rounds + r); the
+        // traffic kernels also `ctl` and `verdict`. Their traffic lanes
+        // are inactive for the atomic, and this device has no traffic to
+        // get wrong: every lane's verdict is 0, as the kernel writes it.
+        let traffic = d.kernel.starts_with(TRAFFIC_KERNEL_PREFIX);
+        let rounds = match (
+            d.args.len(),
+            d.kernel.starts_with(ROUNDS_KERNEL_PREFIX) || traffic,
+        ) {
             (7, false) => 1,
-            (8, true) => match d.args[7] {
+            (8 | 10, true) => match d.args[7] {
                 ArgValue::U32(r) => r as usize,
                 _ => panic!("rounds"),
             },
@@ -179,6 +187,9 @@ impl Backend for FakeGpu {
         let mut buffers = d.buffers.clone();
         buffers[BUF_RET] = ret.iter().flat_map(|v| v.to_le_bytes()).collect();
         buffers[BUF_LDS_OUT] = out.iter().flat_map(|v| v.to_le_bytes()).collect();
+        if traffic {
+            buffers[BUF_VERDICT] = vec![0; buffers[BUF_VERDICT].len()];
+        }
         Ok(Completion {
             buffers,
             elapsed: Duration::from_micros(3),
@@ -194,6 +205,7 @@ fn list_kernels(_: &[u8]) -> Result<Vec<String>, String> {
             [
                 format!("{KERNEL_PREFIX}{o}"),
                 format!("{ROUNDS_KERNEL_PREFIX}{o}"),
+                format!("{TRAFFIC_KERNEL_PREFIX}{o}"),
             ]
         })
         .collect())

@@ -90,6 +90,10 @@ pub struct Late {
     /// The earliest `due` of any result (u64::MAX: none).
     next_due: u64,
     next_id: u64,
+    /// The latest `due` given to an in-order LGKM result (DS, FLAT) and
+    /// to a VM result: a later one of its kind lands no earlier.
+    last_lgkm_due: u64,
+    last_vm_due: u64,
     /// Buffers of landed results, reused.
     spare: Vec<Vec<u32>>,
 }
@@ -115,6 +119,8 @@ impl Late {
             spare.push(r.vals);
         }
         self.next_due = u64::MAX;
+        self.last_lgkm_due = 0;
+        self.last_vm_due = 0;
     }
 
     #[inline(always)]
@@ -132,13 +138,15 @@ impl Late {
     /// [`Late::snapshot`] took them), `files` the values it wrote. The
     /// destination gets its old values back and the new ones wait.
     /// `executed` counts the instruction itself; `rng` is the seeded
-    /// scheduler's stream (None: the full bound).
+    /// scheduler's stream (None: the full bound); `full` is the wave's
+    /// lane mask.
     #[allow(clippy::too_many_arguments)]
     pub fn defer(
         &mut self,
         counter: Counter,
         dest: Option<Dest>,
         mut mask: u64,
+        full: u64,
         before: Vec<u32>,
         files: Files<'_>,
         executed: u64,
@@ -155,14 +163,20 @@ impl Late {
                 };
                 let range = d.first as usize * len..(d.first + d.count) as usize * len;
                 vals.extend_from_slice(&file[range.clone()]);
-                if d.vgpr {
+                if d.vgpr && mask & full != full {
                     // A lane the instruction wrote though EXEC left it out
                     // (the fault class `ignore-exec`) lands too.
-                    for (k, (a, b)) in vals.iter().zip(&before).enumerate() {
-                        if a != b {
-                            mask |= 1 << (k % 64);
+                    for (a, b) in vals.chunks_exact(64).zip(before.chunks_exact(64)) {
+                        for l in 0..64 {
+                            mask |= u64::from(a[l] != b[l]) << l;
                         }
                     }
+                }
+                // Every lane of the wave: land whole rows (the lanes past
+                // a wave32's 32 are never touched, so they hold what they
+                // held at issue).
+                if mask & full == full {
+                    mask = u64::MAX;
                 }
                 file[range].copy_from_slice(&before);
                 self.spare.push(before);
@@ -179,21 +193,19 @@ impl Late {
         };
         // In-order counters: a result never lands before an older one of
         // its kind (DS and FLAT on LGKM_CNT; everything on VM_CNT).
-        let latest = |q: &VecDeque<Ret>| {
-            q.iter()
-                .filter(|r| r.counter != Counter::Smem)
-                .map(|r| r.due)
-                .max()
-                .unwrap_or(0)
-        };
+        let at = executed + lag;
         let due = match counter {
-            Counter::Lds => (executed + lag).max(latest(&self.lgkm)),
-            Counter::Vm => (executed + lag).max(latest(&self.vm)),
-            Counter::Flat => (executed + lag)
-                .max(latest(&self.vm))
-                .max(latest(&self.lgkm)),
-            Counter::Smem => executed + lag,
+            Counter::Lds => at.max(self.last_lgkm_due),
+            Counter::Vm => at.max(self.last_vm_due),
+            Counter::Flat => at.max(self.last_vm_due).max(self.last_lgkm_due),
+            Counter::Smem => at,
         };
+        match counter {
+            Counter::Lds => self.last_lgkm_due = due,
+            Counter::Vm => self.last_vm_due = due,
+            Counter::Flat => (self.last_lgkm_due, self.last_vm_due) = (due, due),
+            Counter::Smem => {}
+        }
         let id = self.next_id;
         self.next_id += 1;
         let ret = Ret {

@@ -188,9 +188,9 @@ impl Wave {
         rng: Option<&mut rand_chacha::ChaCha8Rng>,
     ) {
         if let Some((counter, dest, vals)) = before {
-            let executed = self.executed;
+            let (executed, full) = (self.executed, self.full_mask());
             self.late
-                .defer(counter, dest, mask, vals, files!(self), executed, rng);
+                .defer(counter, dest, mask, full, vals, files!(self), executed, rng);
         }
     }
 

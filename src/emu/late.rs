@@ -265,11 +265,7 @@ impl Late {
                     let r = queue.remove(k).expect("index checked");
                     land(&r, &mut files);
                     if r.counter == Counter::Flat {
-                        if let Some(p) = other.iter().position(|o| o.id == r.id) {
-                            let o = other.remove(p).expect("position found");
-                            land(&o, &mut files);
-                            self.spare.push(o.vals);
-                        }
+                        land_twin(other, r.id, &mut files, &mut self.spare);
                     }
                     self.spare.push(r.vals);
                 } else {
@@ -287,10 +283,7 @@ impl Late {
             let r = self.vm.pop_front().expect("len checked");
             land(&r, &mut files);
             if r.counter == Counter::Flat {
-                if let Some(p) = self.lgkm.iter().position(|o| o.id == r.id) {
-                    let o = self.lgkm.remove(p).expect("position found");
-                    self.spare.push(o.vals);
-                }
+                land_twin(&mut self.lgkm, r.id, &mut files, &mut self.spare);
             }
             self.spare.push(r.vals);
         }
@@ -310,11 +303,7 @@ impl Late {
             let r = self.lgkm.remove(p).expect("position found");
             land(&r, &mut files);
             if r.counter == Counter::Flat {
-                if let Some(p) = self.vm.iter().position(|o| o.id == r.id) {
-                    let o = self.vm.remove(p).expect("position found");
-                    land(&o, &mut files);
-                    self.spare.push(o.vals);
-                }
+                land_twin(&mut self.vm, r.id, &mut files, &mut self.spare);
             }
             self.spare.push(r.vals);
         }
@@ -353,6 +342,17 @@ impl Late {
             r.mask |= mask;
         }
         self.spare.push(before);
+    }
+}
+
+/// A FLAT result is on both counters: when one entry lands, the other
+/// (found by `id` in `queue`) lands and goes with it. The LGKM entry is a
+/// marker with no destination, so landing it writes nothing.
+fn land_twin(queue: &mut VecDeque<Ret>, id: u64, files: &mut Files<'_>, spare: &mut Vec<Vec<u32>>) {
+    if let Some(p) = queue.iter().position(|o| o.id == id) {
+        let o = queue.remove(p).expect("position found");
+        land(&o, files);
+        spare.push(o.vals);
     }
 }
 

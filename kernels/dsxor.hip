@@ -558,6 +558,106 @@ DSXOR_GLOBAL void dsxor_probe_exec_zero(const uint64_t *in, uint64_t *out) {
 }
 
 // ---------------------------------------------------------------------------
+// Probes of what a wait covers (`dsxor run --probe unused-vdst-lanes,
+// smem-in-flight`)
+//
+//   dsxor_probe_unused_lanes(in, out)
+//   dsxor_probe_smem_in_flight(in, out)
+//
+// Slots as above: in[lane * 4 + 0..4], out[lane * 4 + 0..4], LDS qword tid
+// per work-item.
+//
+// unused_lanes: in = init, d1, marker, -. The even lanes of each wave run
+// one ds_xor_rtn_b64 into r (r starts as out[0], which the host fills);
+// before the wait, the odd lanes write marker into the same r. Mesa's
+// src/amd/compiler/README-ISA.md: "On GFX11, we can't safely read/write
+// unused lanes of VMEM/DS destination VGPRs without waiting for the load to
+// finish." So an odd lane may end holding marker (the write kept) or the
+// value r had when the atomic issued (the write lost); either is the
+// documented behaviour, and nothing else is. An even lane returns init and
+// leaves init ^ d1; an odd lane's qword keeps init. out[0] = r,
+// out[1] = the qword's final value; out[2], out[3] are not written.
+//
+// smem_in_flight: in = init, d1, -, -. After a full wait, one
+// ds_xor_rtn_b64 into r (r starts as out[0]), then one s_load_b64 into s
+// (s starts as in[2], from the start of in: s loads in[0]), then
+// s_waitcnt lgkmcnt(1), copies of r and s, and a full wait. LGKM_CNT counts
+// both, and SMEM may return out of order (RDNA3 ISA guide §5.6; LLVM
+// SIInsertWaitcnts.cpp, which waits for lgkmcnt(0) whenever SMEM is
+// pending), so the partial wait guarantees only that one of the two has
+// returned: the early copies may show either result still out, never both.
+// After the full wait, r = init and s = in[0]. out[0] = early r,
+// out[1] = early s, out[2] = r, out[3] = s. gfx12 counts DS and SMEM apart
+// (s_wait_dscnt, s_wait_kmcnt), so the kernel is not built there.
+//
+// Each reads r or s before its wait on purpose: that is the probe. The
+// early copies use v_lshlrev_b64 by 0 (a 64-bit VALU move every target
+// here has).
+// ---------------------------------------------------------------------------
+DSXOR_GLOBAL void dsxor_probe_unused_lanes(const uint64_t *in, uint64_t *out) {
+  const uint32_t tid = __builtin_amdgcn_workitem_id_x();
+  const uint64_t *v = dsxor_probe_slot(in);
+  uint64_t *o = (uint64_t *)dsxor_probe_slot(out);
+  const uint32_t a = tid * 8;
+  dsxor_lds[tid] = v[0];
+  __asm__ volatile(DSXOR_WAIT_DS ::: "memory");
+  uint64_t r = o[0], saved;
+  // Every other lane of a wave: EXEC bit i is lane i of the wave, and
+  // waves start at multiples of the wave size, so lane parity is tid's.
+  const uint64_t even = 0x5555555555555555ull;
+  __asm__ volatile("s_mov_b64 %1, exec\n\t"
+                   "s_and_b64 exec, %1, %5\n\t"
+                   "ds_xor_rtn_b64 %0, %2, %3\n\t"
+                   "s_andn2_b64 exec, %1, %5\n\t"
+                   "v_lshlrev_b64 %0, 0, %4\n\t"
+                   "s_mov_b64 exec, %1\n\t" DSXOR_WAIT_DS
+                   : "+v"(r), "=&s"(saved)
+                   : "v"(a), "v"(v[1]), "v"(v[2]), "s"(even)
+                   : "memory");
+  o[0] = r;
+  o[1] = dsxor_lds[tid];
+}
+
+#if !defined(__GFX12__)
+// gfx11 renamed the scalar loads (llvm/test/MC/AMDGPU/gfx11_asm_smem.s).
+#if defined(__GFX11__)
+#define DSXOR_SMEM_LOAD_B64 "s_load_b64"
+#else
+#define DSXOR_SMEM_LOAD_B64 "s_load_dwordx2"
+#endif
+
+DSXOR_GLOBAL void dsxor_probe_smem_in_flight(const uint64_t *in, uint64_t *out) {
+  const uint32_t tid = __builtin_amdgcn_workitem_id_x();
+  const uint64_t *v = dsxor_probe_slot(in);
+  uint64_t *o = (uint64_t *)dsxor_probe_slot(out);
+  const uint32_t a = tid * 8;
+  dsxor_lds[tid] = v[0];
+  __asm__ volatile(DSXOR_WAIT_DS ::: "memory");
+  // s must start in SGPRs: the compiler loads in[2] as any global load (into
+  // VGPRs), so it is made scalar here, as the ALU harness does its inputs.
+  const uint64_t s_before = in[2];
+  const uint32_t s_lo = __builtin_amdgcn_readfirstlane((uint32_t)s_before);
+  const uint32_t s_hi = __builtin_amdgcn_readfirstlane((uint32_t)(s_before >> 32));
+  uint64_t s = (uint64_t)s_hi << 32 | s_lo;
+  uint64_t r = o[0], early_r, early_s;
+  __asm__ volatile("s_waitcnt lgkmcnt(0)\n\t"
+                   "ds_xor_rtn_b64 %0, %4, %5\n\t"
+                   DSXOR_SMEM_LOAD_B64 " %1, %6, 0x0\n\t"
+                   "s_waitcnt lgkmcnt(1)\n\t"
+                   "v_lshlrev_b64 %2, 0, %0\n\t"
+                   "v_lshlrev_b64 %3, 0, %1\n\t"
+                   "s_waitcnt lgkmcnt(0)"
+                   : "+v"(r), "+s"(s), "=&v"(early_r), "=&v"(early_s)
+                   : "v"(a), "v"(v[1]), "s"(in)
+                   : "memory");
+  o[0] = early_r;
+  o[1] = early_s;
+  o[2] = r;
+  o[3] = s;
+}
+#endif
+
+// ---------------------------------------------------------------------------
 // ALU qualification harness (gfx11 only; `dsxor qualify`)
 //
 //   dsxor_alu_harness(vin, sin, vout, sout)

@@ -25,6 +25,18 @@ pub const ENV_FAULT_DEVICES: &str = "DSXOR_HIPSIM_FAULT_DEVICES";
 /// (CVE-2023-4969) showed on an RX 7900 XT: `dsxor run --probe
 /// leftover-lds` must fail on it.
 pub const ENV_LDS: &str = "DSXOR_HIPSIM_LDS";
+/// `kept` (default) or `restored`: what a late DS or vector-memory result
+/// does to its destination's lanes that were inactive at issue (the
+/// software device's policies `unused-lanes-kept` and
+/// `unused-lanes-restored`, `dsxor::emu::UNUSED_LANES_POLICY`).
+/// `restored` is the device Mesa's gfx11 warning allows: `dsxor run
+/// --probe unused-vdst-lanes` passes on both and says which it saw.
+pub const ENV_UNUSED_LANES: &str = "DSXOR_HIPSIM_UNUSED_LANES";
+/// `exact` (default) or `one-short`: how `s_waitcnt` counts
+/// (`dsxor::emu::WaitCount`). `one-short` is a device whose partial waits
+/// leave one result too many outstanding: `dsxor run --probe
+/// smem-in-flight` must fail on it.
+pub const ENV_WAITCNT: &str = "DSXOR_HIPSIM_WAITCNT";
 pub const ENV_CUS: &str = "DSXOR_HIPSIM_CUS";
 pub const ENV_CLOCK_KHZ: &str = "DSXOR_HIPSIM_CLOCK_KHZ";
 pub const ENV_RUNTIME_VERSION: &str = "DSXOR_HIPSIM_RUNTIME_VERSION";
@@ -43,9 +55,11 @@ pub const ENV_WGP_MODE: &str = "GPU_ENABLE_WGP_MODE";
 pub const ENV_HSA_OVERRIDE: &str = "HSA_OVERRIDE_GFX_VERSION";
 
 /// Every variable, for documentation and error messages.
-pub const ALL_VARS: [&str; 13] = [
+pub const ALL_VARS: [&str; 15] = [
     ENV_DEVICES,
     ENV_LDS,
+    ENV_UNUSED_LANES,
+    ENV_WAITCNT,
     ENV_ON_FAULT,
     ENV_FAULT,
     ENV_FAULT_DEVICES,
@@ -240,6 +254,16 @@ impl Config {
                     .map_err(|e| format!("{ENV_FAULT}={f}: {e}"))?,
             );
         }
+        emu.unused_lanes = match get(ENV_UNUSED_LANES).as_deref().map(str::trim) {
+            None | Some("") | Some("kept") => dsxor::emu::UnusedLanes::Kept,
+            Some("restored") => dsxor::emu::UnusedLanes::Restored,
+            Some(o) => return Err(format!("{ENV_UNUSED_LANES}={o}: expected kept or restored")),
+        };
+        emu.waitcnt = match get(ENV_WAITCNT).as_deref().map(str::trim) {
+            None | Some("") | Some("exact") => dsxor::emu::WaitCount::Exact,
+            Some("one-short") => dsxor::emu::WaitCount::OneShort,
+            Some(o) => return Err(format!("{ENV_WAITCNT}={o}: expected exact or one-short")),
+        };
         let hang = get(ENV_HANG).filter(|h| !h.trim().is_empty());
         let fail = match get(ENV_FAIL).filter(|f| !f.trim().is_empty()) {
             None => None,

@@ -430,6 +430,13 @@ pub(crate) enum ProbeArg {
     /// An atomic under EXEC = 0 while another is in flight: it must touch
     /// no lane.
     ExecZeroInFlight,
+    /// Lanes an atomic left out write its VDST before the wait (unsafe on
+    /// gfx11, says Mesa): the write is kept or lost, the atomic's lanes
+    /// untouched.
+    UnusedVdstLanes,
+    /// An SMEM load beside the atomic under a partial lgkmcnt wait: one of
+    /// the two may still be out, never both.
+    SmemInFlight,
 }
 
 impl ProbeArg {

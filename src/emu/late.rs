@@ -27,13 +27,17 @@
 //!
 //! When a result lands it writes the lanes that were active at issue
 //! (VGPR destinations) and leaves the others as they are then (the ISA
-//! guide's EXEC rule for vector memory results); a lane written outside
-//! EXEC (a fault class of the software device) lands as well.
+//! guide's EXEC rule for vector memory results; policy
+//! [`super::UNUSED_LANES_POLICY`], whose other behaviour writes the whole
+//! register back); a lane written outside EXEC (a fault class of the
+//! software device) lands as well.
 
 use std::collections::VecDeque;
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+
+use super::{UnusedLanes, WaitCount};
 
 /// The policy's name, as the book and the policy list give it.
 pub const LATE_RESULTS_POLICY: &str = "results-arrive-late";
@@ -96,6 +100,10 @@ pub struct Late {
     last_vm_due: u64,
     /// Buffers of landed results, reused.
     spare: Vec<Vec<u32>>,
+    /// `unused-lanes-restored`: VGPR results land whole rows.
+    whole_rows: bool,
+    /// `wait-one-short`: a partial `lgkmcnt` wait leaves one more result out.
+    short: usize,
 }
 
 /// What landing writes into: the wave's register files.
@@ -121,6 +129,12 @@ impl Late {
         self.next_due = u64::MAX;
         self.last_lgkm_due = 0;
         self.last_vm_due = 0;
+    }
+
+    /// The device's landing policies ([`UnusedLanes`], [`WaitCount`]).
+    pub fn policy(&mut self, unused: UnusedLanes, wait: WaitCount) {
+        self.whole_rows = unused == UnusedLanes::Restored;
+        self.short = usize::from(wait == WaitCount::OneShort);
     }
 
     #[inline(always)]
@@ -175,7 +189,7 @@ impl Late {
                 // Every lane of the wave: land whole rows (the lanes past
                 // a wave32's 32 are never touched, so they hold what they
                 // held at issue).
-                if mask & full == full {
+                if mask & full == full || self.whole_rows {
                     mask = u64::MAX;
                 }
                 file[range].copy_from_slice(&before);
@@ -294,6 +308,7 @@ impl Late {
     /// SMEM first (sub-policy `smem-returns-first`), then the oldest.
     pub fn wait_lgkm(&mut self, n: usize, files: Files<'_>) {
         let mut files = files;
+        let n = if n > 0 { n + self.short } else { n };
         while self.lgkm.len() > n {
             let p = self
                 .lgkm

@@ -78,6 +78,51 @@ pub struct EmuConfig {
     /// What a workgroup finds in its LDS when it starts ([`LDS_POLICY`]).
     /// None: zeros. Some: what the workgroup before it left in the store.
     pub lds_leftover: Option<LdsLeftover>,
+    /// What a late DS or vector-memory result does to the destination's
+    /// lanes that were inactive at issue ([`UNUSED_LANES_POLICY`]).
+    pub unused_lanes: UnusedLanes,
+    /// How `s_waitcnt` counts ([`WaitCount`]): as the ISA says, or one
+    /// result short (a deviant device for `--probe smem-in-flight`).
+    pub waitcnt: WaitCount,
+}
+
+/// Policy `unused-lanes-kept`: a late DS or vector-memory result writes
+/// only the lanes of its destination that were active at issue, so a write
+/// into the other lanes before the wait stays. Mesa's
+/// `src/amd/compiler/README-ISA.md` says of gfx11: "we can't safely
+/// read/write unused lanes of VMEM/DS destination VGPRs without waiting for
+/// the load to finish"; AMD's guide is silent. The other behaviour,
+/// `unused-lanes-restored` ([`UnusedLanes::Restored`]), is what that
+/// warning allows: the result writes the whole register, giving the unused
+/// lanes back the values they held at issue, so such a write is lost.
+/// `dsxor run --probe unused-vdst-lanes` reports which one a device shows.
+pub const UNUSED_LANES_POLICY: &str = "unused-lanes-kept";
+
+/// See [`UNUSED_LANES_POLICY`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UnusedLanes {
+    /// `unused-lanes-kept`: only the lanes active at issue are written.
+    #[default]
+    Kept,
+    /// `unused-lanes-restored`: the whole register is written; lanes
+    /// inactive at issue get the values they held then.
+    Restored,
+}
+
+/// How the software device counts `s_waitcnt`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WaitCount {
+    /// As the ISA says: the wait ends when no more than N results remain
+    /// outstanding (RDNA3 ISA guide §5.6).
+    #[default]
+    Exact,
+    /// A device whose LGKM_CNT is off by one: a partial `lgkmcnt(N)` wait
+    /// (N > 0) ends with N + 1 outstanding, so it may return with none of
+    /// two results landed (`wait-one-short`). A full wait still lands
+    /// everything, so code that waits for 0 is unaffected; VM_CNT counts
+    /// as the ISA says (the compiler's own partial `vmcnt` waits stay
+    /// right, so only what the probe probes differs).
+    OneShort,
 }
 
 /// Policy `lds-cleared`: the software device gives every workgroup an LDS
@@ -570,6 +615,7 @@ fn run_group(
     }
     for (w, wave) in waves.iter_mut().enumerate().take(nwaves) {
         init_wave(wave, l, g, w as u32, c.entry);
+        wave.late.policy(c.cfg.unused_lanes, c.cfg.waitcnt);
         match (&mut wave.hazard, c.cfg.hazard_check) {
             (Some(h), true) => h.clear(),
             (h, true) => *h = Some(Box::default()),

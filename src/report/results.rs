@@ -226,8 +226,9 @@ impl PatternCounts {
 }
 
 /// A device probe that is not a case family (`--probe leftover-lds`,
-/// `back-to-back`, `exec-zero-in-flight`): what it ran, what it read and its
-/// verdict, once per code object. A failed probe fails the run.
+/// `back-to-back`, `exec-zero-in-flight`, `unused-vdst-lanes`,
+/// `smem-in-flight`): what it ran, what it read and its verdict, once per
+/// code object. A failed probe fails the run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProbeRecord {
     /// The probe's `--probe` name.
@@ -257,6 +258,11 @@ pub struct ProbeRecord {
     /// The in-flight probes: lanes that read back any wrong value.
     #[serde(default)]
     pub wrong_lanes: u64,
+    /// Probes with more than one legal outcome (`unused-vdst-lanes`,
+    /// `smem-in-flight`): lanes per outcome the device showed, by name.
+    /// Absent when the probe has one outcome.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub outcomes: std::collections::BTreeMap<String, u64>,
     /// Why it failed, or what it showed.
     pub summary: String,
 }

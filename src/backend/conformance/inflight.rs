@@ -1,8 +1,9 @@
 //! The in-flight probes' kernels (`dsxor_probe_back_to_back`,
-//! `dsxor_probe_exec_zero` in `kernels/dsxor.hip`; their ABI is in
-//! `docs/src/internals/kernel-abi.md`): three `ds_xor_rtn_b64` of one wave
-//! with no wait between them, on a qword each work-item owns, and what each
-//! lane must read back. The kernel file says where each expectation comes
+//! `dsxor_probe_exec_zero`, `dsxor_probe_unused_lanes`,
+//! `dsxor_probe_smem_in_flight` in `kernels/dsxor.hip`; their ABI is in
+//! `docs/src/internals/kernel-abi.md`): atomics of one wave with something
+//! in flight beside them, on a qword each work-item owns, and what each
+//! lane may read back. The kernel file says where each expectation comes
 //! from.
 
 use std::time::Duration;
@@ -27,6 +28,43 @@ pub enum Inflight {
     /// The second atomic under EXEC = 0 while the first is in flight: it
     /// touches no lane.
     ExecZero,
+    /// The odd lanes write the atomic's VDST before its wait: the write is
+    /// kept or lost, the even lanes' returns are untouched.
+    UnusedLanes,
+    /// An SMEM load after the atomic, then `lgkmcnt(1)`: one of the two
+    /// may still be out, never both; the full wait lands both.
+    SmemInFlight,
+}
+
+/// Which of its legal outcomes a lane of a probe showed, where a probe has
+/// more than one (the others have one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Shown {
+    /// `unused-vdst-lanes`: an odd lane kept the value written before the wait.
+    UnusedWriteKept,
+    /// `unused-vdst-lanes`: an odd lane holds what it held when the atomic
+    /// issued: the write before the wait was lost.
+    UnusedWriteLost,
+    /// `smem-in-flight`: at the partial wait the DS result was back, the
+    /// SMEM result too.
+    BothBack,
+    /// `smem-in-flight`: at the partial wait the DS result was still out.
+    DsOut,
+    /// `smem-in-flight`: at the partial wait the SMEM result was still out.
+    SmemOut,
+}
+
+impl Shown {
+    /// Its name in results (`outcomes`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Shown::UnusedWriteKept => "unused-write-kept",
+            Shown::UnusedWriteLost => "unused-write-lost",
+            Shown::BothBack => "both-back-at-partial-wait",
+            Shown::DsOut => "ds-out-at-partial-wait",
+            Shown::SmemOut => "smem-out-at-partial-wait",
+        }
+    }
 }
 
 impl Inflight {
@@ -34,16 +72,57 @@ impl Inflight {
         match self {
             Inflight::BackToBack => "dsxor_probe_back_to_back",
             Inflight::ExecZero => "dsxor_probe_exec_zero",
+            Inflight::UnusedLanes => "dsxor_probe_unused_lanes",
+            Inflight::SmemInFlight => "dsxor_probe_smem_in_flight",
         }
     }
 
     /// r1, r2, r3 and the qword's final value, from a lane's `in` slot
-    /// (init, d1, d2, d3) and the value the host left in its `out[1]`.
+    /// (init, d1, d2, d3) and the value the host left in its `out[1]`
+    /// (`BackToBack` and `ExecZero`, which have one outcome).
     pub fn expected(self, slot: [u64; 4], out1: u64) -> [u64; 4] {
         let [init, d1, d2, d3] = slot;
         match self {
             Inflight::BackToBack => [init, init ^ d1, init ^ d1 ^ d2, init ^ d1 ^ d2 ^ d3],
             Inflight::ExecZero => [init, out1, init ^ d1, init ^ d1 ^ d3],
+            Inflight::UnusedLanes | Inflight::SmemInFlight => [0; 4],
+        }
+    }
+
+    /// Every outcome lane `lane` may legally show, with its name where the
+    /// probe has several: from the lane's `in` slot, the host's `out` slot
+    /// before launch, and `in[0]` and `in[2]` of the whole buffer (the
+    /// SMEM load's value and the SGPRs' value before it).
+    pub fn legal(
+        self,
+        lane: usize,
+        slot: [u64; 4],
+        out: [u64; 4],
+        smem: [u64; 2],
+    ) -> Vec<([u64; 4], Option<Shown>)> {
+        let [init, d1, marker, _] = slot;
+        match self {
+            Inflight::BackToBack | Inflight::ExecZero => vec![(self.expected(slot, out[1]), None)],
+            // Even lanes run the atomic; odd lanes write marker into its
+            // VDST before the wait and leave their qword alone. out[2] and
+            // out[3] are not written.
+            Inflight::UnusedLanes if lane.is_multiple_of(2) => {
+                vec![([init, init ^ d1, out[2], out[3]], None)]
+            }
+            Inflight::UnusedLanes => vec![
+                ([marker, init, out[2], out[3]], Some(Shown::UnusedWriteKept)),
+                ([out[0], init, out[2], out[3]], Some(Shown::UnusedWriteLost)),
+            ],
+            // Early r, early s, r, s: at the partial wait at most one of
+            // the two is still out.
+            Inflight::SmemInFlight => {
+                let [loaded, s_before] = smem;
+                vec![
+                    ([init, loaded, init, loaded], Some(Shown::BothBack)),
+                    ([out[0], loaded, init, loaded], Some(Shown::DsOut)),
+                    ([init, s_before, init, loaded], Some(Shown::SmemOut)),
+                ]
+            }
         }
     }
 }
@@ -55,8 +134,11 @@ pub struct Returns {
     pub lanes: u64,
     /// Lanes with any of their four values wrong.
     pub wrong_lanes: u64,
-    /// The first wrong lane: its index, what it read, what it should have.
+    /// The first wrong lane: its index, what it read, what it should have
+    /// (the first of its legal outcomes).
     pub first_wrong: Option<(u64, [u64; 4], [u64; 4])>,
+    /// Lanes per outcome, for probes with more than one legal outcome.
+    pub shown: std::collections::BTreeMap<Shown, u64>,
 }
 
 /// Run `probe`'s kernel from `object` on `device`: `groups` workgroups of
@@ -81,9 +163,20 @@ pub fn run_inflight(
     }
     let lanes = groups as usize * INFLIGHT_BLOCK as usize;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let input: Vec<u64> = (0..lanes * SLOT).map(|_| rng.random()).collect();
+    let mut input: Vec<u64> = (0..lanes * SLOT).map(|_| rng.random()).collect();
     // Not zero, not any value a lane computes: what an untouched out[1] holds.
     let out: Vec<u64> = (0..lanes * SLOT).map(|_| rng.random()).collect();
+    // Legal outcomes must be told apart: a lane's stale and new values
+    // differ, and so do the SMEM load's value and the SGPRs' value before.
+    for (i, o) in input.chunks_exact_mut(SLOT).zip(out.chunks_exact(SLOT)) {
+        if i[0] == o[0] || i[2] == o[0] {
+            i[0] ^= 1 << 63;
+            i[2] ^= 1 << 62;
+        }
+    }
+    if input[0] == input[2] {
+        input[2] ^= 1;
+    }
     let done = device.launch(&Dispatch {
         code_object: &object.bytes,
         kernel,
@@ -106,9 +199,13 @@ pub fn run_inflight(
     Ok(judge(probe, &input, &out, &got))
 }
 
-/// Compare every lane's four values with what `probe` says they must be.
+/// Compare every lane's four values with what `probe` says they may be.
 fn judge(probe: Inflight, input: &[u64], out_before: &[u64], got: &[u64]) -> Returns {
     let mut r = Returns::default();
+    let smem = [
+        input.first().copied().unwrap_or(0),
+        input.get(2).copied().unwrap_or(0),
+    ];
     for (lane, ((i, o), g)) in input
         .chunks_exact(SLOT)
         .zip(out_before.chunks_exact(SLOT))
@@ -116,11 +213,23 @@ fn judge(probe: Inflight, input: &[u64], out_before: &[u64], got: &[u64]) -> Ret
         .enumerate()
     {
         r.lanes += 1;
-        let want = probe.expected([i[0], i[1], i[2], i[3]], o[1]);
+        let legal = probe.legal(
+            lane,
+            [i[0], i[1], i[2], i[3]],
+            [o[0], o[1], o[2], o[3]],
+            smem,
+        );
         let seen = [g[0], g[1], g[2], g[3]];
-        if seen != want {
-            r.wrong_lanes += 1;
-            r.first_wrong.get_or_insert((lane as u64, seen, want));
+        match legal.iter().find(|(want, _)| *want == seen) {
+            Some((_, shown)) => {
+                if let Some(s) = shown {
+                    *r.shown.entry(*s).or_default() += 1;
+                }
+            }
+            None => {
+                r.wrong_lanes += 1;
+                r.first_wrong.get_or_insert((lane as u64, seen, legal[0].0));
+            }
         }
     }
     r
@@ -141,6 +250,61 @@ mod tests {
         assert_eq!(
             Inflight::ExecZero.expected(slot, 99),
             [0xf0, 99, 0xf1, 0xf5]
+        );
+    }
+
+    #[test]
+    fn each_legal_outcome_is_counted_and_anything_else_is_wrong() {
+        // Two lanes of unused-vdst-lanes: lane 0 runs the atomic, lane 1
+        // writes marker 0x77 into the same VDST (r was 0x50 before).
+        let input = [0xf0, 0x01, 0x77, 0, 0xe0, 0x02, 0x77, 0];
+        let out = [0x50, 0, 9, 9, 0x60, 0, 9, 9];
+        let kept = [0xf0, 0xf1, 9, 9, 0x77, 0xe0, 9, 9];
+        let r = judge(Inflight::UnusedLanes, &input, &out, &kept);
+        assert_eq!(
+            (r.wrong_lanes, r.shown.get(&Shown::UnusedWriteKept)),
+            (0, Some(&1))
+        );
+        let lost = [0xf0, 0xf1, 9, 9, 0x60, 0xe0, 9, 9];
+        let r = judge(Inflight::UnusedLanes, &input, &out, &lost);
+        assert_eq!(
+            (r.wrong_lanes, r.shown.get(&Shown::UnusedWriteLost)),
+            (0, Some(&1))
+        );
+        // The odd lane took the atomic (its return, and its qword moved).
+        let ran = [0xf0, 0xf1, 9, 9, 0xe0, 0xe2, 9, 9];
+        assert_eq!(
+            judge(Inflight::UnusedLanes, &input, &out, &ran).wrong_lanes,
+            1
+        );
+        // A stray write into out[2]: wrong too.
+        let stray = [0xf0, 0xf1, 8, 9, 0x77, 0xe0, 9, 9];
+        assert_eq!(
+            judge(Inflight::UnusedLanes, &input, &out, &stray).wrong_lanes,
+            1
+        );
+
+        // smem-in-flight, one lane: s loads in[0] = 0xf0, s was in[2] = 0x33.
+        let input = [0xf0, 0x01, 0x33, 0];
+        let out = [0x50, 0, 0, 0];
+        for (early, shown) in [
+            ([0xf0, 0xf0], Shown::BothBack),
+            ([0x50, 0xf0], Shown::DsOut),
+            ([0xf0, 0x33], Shown::SmemOut),
+        ] {
+            let got = [early[0], early[1], 0xf0, 0xf0];
+            let r = judge(Inflight::SmemInFlight, &input, &out, &got);
+            assert_eq!(
+                (r.wrong_lanes, r.shown.get(&shown)),
+                (0, Some(&1)),
+                "{shown:?}"
+            );
+        }
+        // Both still out at the partial wait: no device may show it.
+        let neither = [0x50, 0x33, 0xf0, 0xf0];
+        assert_eq!(
+            judge(Inflight::SmemInFlight, &input, &out, &neither).wrong_lanes,
+            1
         );
     }
 

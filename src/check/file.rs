@@ -599,6 +599,7 @@ impl ObservationFile {
             init: &init,
             final_: FinalView::Sparse(&fin),
             lanes: &lanes,
+            keys: None,
         };
         Ok(Judge::default().judge_groups(std::slice::from_ref(&g), self.fault.as_deref(), policy))
     }

@@ -390,6 +390,24 @@ pub(crate) struct GroupView<'a> {
     pub init: &'a [u64],
     pub final_: FinalView<'a>,
     pub lanes: &'a [LaneView],
+    /// The in-range active lanes' keys, sorted ([`in_range_keys`]), when
+    /// the caller has them: they depend only on addresses and EXEC, so a
+    /// case's rounds share one sort.
+    pub keys: Option<&'a [u64]>,
+}
+
+/// `(qword << 32 | lane index)` of the active lanes whose address falls
+/// inside the allocation (`alloc_q` qwords), sorted: by qword, then lane
+/// index, so each qword's bucket keeps the lane-ascending order.
+pub(crate) fn in_range_keys(lanes: &[LaneView], offset: u16, alloc_q: usize, out: &mut Vec<u64>) {
+    out.clear();
+    for (li, l) in lanes.iter().enumerate() {
+        let a = calc_ds_addr16(l.addr, offset);
+        if l.active && a < alloc_q as u64 * 8 {
+            out.push((a >> 3) << 32 | li as u64);
+        }
+    }
+    out.sort_unstable();
 }
 
 /// Reusable buffers for judging many groups.
@@ -401,6 +419,8 @@ pub(crate) struct Judge {
     trail: TrailScratch,
     /// (qword << 32 | lane index) of the in-range active lanes, sorted.
     keys: Vec<u64>,
+    /// Per group of the case being judged: its [`in_range_keys`].
+    case_keys: Vec<Vec<u64>>,
     sorted: Vec<u32>,
     edges: Vec<(u64, u64)>,
     /// The order the returns fix, and the (wave, lane) of each edge
@@ -490,13 +510,7 @@ impl Judge {
         let mut inactive_written = Vec::new();
         let mut oor_bad: Vec<LaneRef> = Vec::new();
         let mut oor_first: Option<(u64, u64)> = None;
-        // In-range active lanes sorted by qword, then lane index (so each
-        // bucket keeps the lane-ascending order). A sort of the lanes, not a
-        // pass over the allocation: a case's LDS (up to 8192 qwords) is
-        // mostly untouched, and a round before the last has nothing to
-        // check there.
-        self.keys.clear();
-        for (li, l) in g.lanes.iter().enumerate() {
+        for l in g.lanes {
             if !l.active {
                 if l.vdst_init.is_some_and(|p| p != l.ret) {
                     inactive_written.push(l.r);
@@ -505,18 +519,25 @@ impl Judge {
             }
             v.active_lanes += 1;
             let a = calc_ds_addr16(l.addr, g.offset);
-            if a < alloc_q as u64 * 8 {
-                self.keys.push((a >> 3) << 32 | li as u64);
-            } else if !policy.out_of_range_return.accepts(l.vdst_init, l.ret) {
+            if a >= alloc_q as u64 * 8 && !policy.out_of_range_return.accepts(l.vdst_init, l.ret) {
                 oor_first.get_or_insert((a, l.ret));
                 oor_bad.push(l.r);
             }
         }
-        self.keys.sort_unstable();
+        // The in-range lanes by qword: a sort of the lanes, not a pass over
+        // the allocation (a case's LDS, up to 8192 qwords, is mostly
+        // untouched, and a round before the last has nothing to check there).
+        let mut own = std::mem::take(&mut self.keys);
+        let keys: &[u64] = match g.keys {
+            Some(k) => k,
+            None => {
+                in_range_keys(g.lanes, g.offset, alloc_q, &mut own);
+                &own
+            }
+        };
         let mut sorted = std::mem::take(&mut self.sorted);
         sorted.clear();
-        sorted.extend(self.keys.iter().map(|&k| k as u32));
-        let keys = std::mem::take(&mut self.keys);
+        sorted.extend(keys.iter().map(|&k| k as u32));
         let mut untouched_changed: Vec<u64> = Vec::new();
         // Qwords below `next_q` not yet compared as untouched.
         let mut next_q = 0usize;
@@ -553,7 +574,7 @@ impl Judge {
             self.judge_address(g, q as u64 * 8, start, fin, bucket, v);
         }
         untouched_upto(next_q, req_q, &mut untouched_changed);
-        self.keys = keys;
+        self.keys = own;
         self.sorted = sorted;
         if !untouched_changed.is_empty() {
             let first = untouched_changed[0];
@@ -659,20 +680,41 @@ impl Judge {
                 .iter()
                 .filter_map(|&i| lane(i).map(|l| (l.ret, l.data))),
         );
-        match self.trail.check(start, fin, &self.edges) {
+        // Most qwords have no wave with lanes in both halves (every wave32
+        // one): one pass over the bucket, no buffers.
+        let mut halves = [0u8; 32];
+        for l in bucket.iter().filter_map(|&i| lane(i)) {
+            if let Some(h) = halves.get_mut(l.r.wave as usize) {
+                *h |= if l.r.lane >= 32 { 2 } else { 1 };
+            }
+        }
+        let halves_possible = halves.contains(&3);
+        // The lanes in ascending (or descending) order reaching the final
+        // value are a serialization, so the trail check would pass: skip its
+        // hashing when one does (most qwords, on devices that serialize
+        // lanes in order), unless the halves evidence needs the trail's
+        // order. `chain_end`, not `chain_fits`: the final value must match.
+        let witnessed = |reverse: bool, edges: &[(u64, u64)]| {
+            let end = if reverse {
+                chain_end(start, edges.iter().rev())
+            } else {
+                chain_end(start, edges.iter())
+            };
+            end.is_some_and(|(_, e)| fin.is_none_or(|f| f == e))
+        };
+        let serializable = if !halves_possible
+            && (witnessed(false, &self.edges) || witnessed(true, &self.edges))
+        {
+            Ok(())
+        } else {
+            self.trail.check(start, fin, &self.edges)
+        };
+        match serializable {
             Ok(()) => {
-                // Most qwords have no wave with lanes in both halves (every
-                // wave32 one): one pass over the bucket, no buffers. The
-                // order comes from the lanes' trail, before the check one
+                // The order comes from the lanes' trail, before the check one
                 // level up reuses its buffers.
-                let mut halves = [0u8; 32];
-                for l in bucket.iter().filter_map(|&i| lane(i)) {
-                    if let Some(h) = halves.get_mut(l.r.wave as usize) {
-                        *h |= if l.r.lane >= 32 { 2 } else { 1 };
-                    }
-                }
                 let (halves_observed, halves_split) =
-                    if halves.contains(&3) && self.trail.trail_order(&mut self.order) {
+                    if halves_possible && self.trail.trail_order(&mut self.order) {
                         let lanes = bucket.iter().filter_map(|&i| lane(i).map(|l| l.r));
                         self.who.clear();
                         self.who.extend(lanes.map(|r| (r.wave, r.lane)));
@@ -980,49 +1022,65 @@ pub(crate) fn judge_with(
     };
     let mut deltas: Vec<Vec<(u32, u64)>> = vec![Vec::new(); case.lds_init.len()];
     let mut total: Option<Verdict> = None;
+    // The lane views are built once; a round changes only DATA, VDST-before
+    // and the return. Addresses and EXEC are the same every round, so is
+    // each group's sort of its lanes by qword.
+    let mut lanes = std::mem::take(&mut j.lanes);
+    lanes.clear();
+    lanes.extend(case.lanes.iter().enumerate().map(|(i, l)| {
+        let local = i % per_group;
+        LaneView {
+            r: LaneRef {
+                index: i,
+                wave: (local / ws) as u32,
+                lane: (local % ws) as u32,
+            },
+            addr: l.addr,
+            data: l.data,
+            active: l.active,
+            vdst_init: Some(l.vdst_init),
+            ret: l.vdst_init,
+        }
+    }));
+    let alloc_q = (policy.allocated_bytes(case.lds_bytes) / 8) as usize;
+    let req_q = case.lds_qwords();
+    let mut case_keys = std::mem::take(&mut j.case_keys);
+    case_keys.resize_with(case.lds_init.len(), Vec::new);
+    for (g, keys) in case_keys.iter_mut().enumerate() {
+        let group = lanes.get(g * per_group..(g + 1) * per_group).unwrap_or(&[]);
+        in_range_keys(group, case.offset, alloc_q, keys);
+    }
     for r in 0..rounds {
-        let mut lanes = std::mem::take(&mut j.lanes);
-        lanes.clear();
-        lanes.extend(case.lanes.iter().enumerate().map(|(i, l)| {
-            let local = i % per_group;
+        for (i, (lv, l)) in lanes.iter_mut().zip(&case.lanes).enumerate() {
             let (data, vdst_init) = case.round_input(r, i).unwrap_or((l.data, l.vdst_init));
-            LaneView {
-                r: LaneRef {
-                    index: i,
-                    wave: (local / ws) as u32,
-                    lane: (local % ws) as u32,
-                },
-                addr: l.addr,
-                data,
-                active: l.active,
-                vdst_init: Some(vdst_init),
-                ret: obs
-                    .and_then(|o| o.ret.get(r * n + i).copied())
-                    .unwrap_or(vdst_init),
-            }
-        }));
+            lv.data = data;
+            lv.vdst_init = Some(vdst_init);
+            lv.ret = obs
+                .and_then(|o| o.ret.get(r * n + i).copied())
+                .unwrap_or(vdst_init);
+        }
         let last = r + 1 == rounds;
         if !last {
-            for d in deltas.iter_mut() {
+            // Per group, per qword inside the request, the XOR of the
+            // round's DATA there: the sorted keys already group the lanes
+            // by qword. (A misaligned lane's floor qword is harmless: such
+            // a dispatch is decided in round 0, before any delta is used.)
+            for ((g, d), keys) in deltas.iter_mut().enumerate().zip(&case_keys) {
                 d.clear();
-            }
-            for (i, l) in lanes.iter().enumerate() {
-                let a = calc_ds_addr16(l.addr, case.offset);
-                if l.active && a < u64::from(case.lds_bytes) {
-                    if let Some(d) = deltas.get_mut(i / per_group.max(1)) {
-                        d.push(((a >> 3) as u32, l.data));
+                let group = lanes.get(g * per_group..(g + 1) * per_group).unwrap_or(&[]);
+                for &k in keys {
+                    let q = (k >> 32) as u32;
+                    if q as usize >= req_q {
+                        break;
+                    }
+                    let Some(l) = group.get(k as u32 as usize) else {
+                        continue;
+                    };
+                    match d.last_mut() {
+                        Some(last) if last.0 == q => last.1 ^= l.data,
+                        _ => d.push((q, l.data)),
                     }
                 }
-            }
-            for d in deltas.iter_mut() {
-                d.sort_unstable_by_key(|&(q, _)| q);
-                d.dedup_by(|later, kept| {
-                    let same = later.0 == kept.0;
-                    if same {
-                        kept.1 ^= later.1;
-                    }
-                    same
-                });
             }
         }
         let inits: &[Vec<u64>] = if rounds == 1 { &case.lds_init } else { &cur };
@@ -1043,11 +1101,10 @@ pub(crate) fn judge_with(
                     FinalView::Derived(init, deltas.get(g).map_or(&[][..], |d| d.as_slice()))
                 },
                 lanes: lanes.get(g * per_group..(g + 1) * per_group).unwrap_or(&[]),
+                keys: case_keys.get(g).map(|k| k.as_slice()),
             })
             .collect();
         let mut verdict = j.judge_groups(&groups, fault, policy);
-        drop(groups);
-        j.lanes = lanes;
         if rounds > 1 {
             for f in &mut verdict.findings {
                 f.why = format!("round {r} of {rounds}: {}", f.why);
@@ -1080,6 +1137,8 @@ pub(crate) fn judge_with(
             }
         }
     }
+    j.lanes = lanes;
+    j.case_keys = case_keys;
     let mut total = total.unwrap_or(Verdict {
         findings: Vec::new(),
         order: OrderEvidence::default(),

@@ -523,3 +523,64 @@ fn wave_at_a_time_orders_are_recognised() {
     let v = judge(&case, DeviceOutcome::Completed(&obs), &Policy::GFX11).unwrap();
     assert_eq!(v.order.observed(), ObservedOrder::LaneAscending);
 }
+
+/// A several-round case: round r is judged from a start the judge derives
+/// (the round before's start XOR its DATA per qword), with the lanes sorted
+/// by qword once for all rounds. Every order passes in every round; a
+/// return corrupted in a middle round is found in that round.
+#[test]
+fn later_rounds_start_where_the_earlier_ones_ended() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0xc4ec_0007);
+    let mut lanes = vec![inactive(); 64];
+    // Group 0: six lanes on qword 1, three on qword 3, one alone on qword 5;
+    // group 1: five lanes on qword 0, two on qword 7 (the last one).
+    for (i, q) in [(0..6, 1u32), (6..9, 3), (9..10, 5)]
+        .into_iter()
+        .flat_map(|(r, q)| r.map(move |i| (i, q)))
+        .chain(
+            [(0..5, 0u32), (5..7, 7)]
+                .into_iter()
+                .flat_map(|(r, q)| r.map(move |i| (32 + i, q))),
+        )
+    {
+        lanes[i] = active(q * 8, rng.random());
+    }
+    let mut case = Case {
+        pattern: "rounds".into(),
+        index: 3,
+        geometry: geometry(WaveSize::Wave32, 1, 2),
+        lds_bytes: 64,
+        offset: 0,
+        lds_init: (0..2)
+            .map(|_| (0..8).map(|_| rng.random()).collect())
+            .collect(),
+        lanes,
+        more_rounds: Vec::new(),
+        stress: None,
+        traffic: None,
+    };
+    case.more_rounds = (0..2)
+        .map(|_| dsxor::case::Round {
+            data: (0..64).map(|_| rng.random()).collect(),
+            vdst_init: (0..64).map(|_| rng.random()).collect(),
+        })
+        .collect();
+    let mut perm: Vec<u32> = (0..32).collect();
+    perm.shuffle(&mut rng);
+    for order in [
+        Order::LaneAscending,
+        Order::LaneDescending,
+        Order::Explicit(perm),
+    ] {
+        let obs = observe(&case, &order);
+        assert_eq!(kinds(&case, &obs), vec![], "{order:?}");
+        // Lane 2 of group 0 (qword 1, shared), round 1 of 3.
+        let mut bad = obs.clone();
+        bad.ret[64 + 2] ^= 1 << 40;
+        let v = judge(&case, DeviceOutcome::Completed(&bad), &Policy::GFX11).unwrap();
+        assert_eq!(v.findings.len(), 1, "{order:?}: {}", v.explain());
+        let f = &v.findings[0];
+        assert_eq!((f.group, f.address), (0, Some(8)), "{}", v.explain());
+        assert!(f.why.starts_with("round 1 of 3:"), "{}", f.why);
+    }
+}

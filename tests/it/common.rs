@@ -416,6 +416,22 @@ pub fn results_json(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The records of device probe `name` (`probes[]`) in the one results file
+/// in `dir`.
+pub fn probe_records(dir: &Path, name: &str) -> Vec<serde_json::Value> {
+    let files = results_json(dir);
+    assert_eq!(files.len(), 1, "{files:?}");
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    r["probes"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| p["probe"] == name)
+        .collect()
+}
+
 /// The embedded gfx1100 wave32 object with `edit(bytes, file offset of the
 /// site)` applied at every conformance kernel's `ds_xor_rtn_b64` site,
 /// written to `dir/name`. For deliberately broken user builds.

@@ -12,26 +12,11 @@ use crate::common::{self, code, text};
 
 const BOTH: &str = "back-to-back,exec-zero-in-flight";
 
-/// The probes of the one results file in `dir`, by name.
-fn probes(dir: &Path, name: &str) -> Vec<serde_json::Value> {
-    let files = common::results_json(dir);
-    assert_eq!(files.len(), 1, "{files:?}");
-    let r: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
-    r["probes"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|p| p["probe"] == name)
-        .collect()
-}
-
 /// Each record of `name` (one per code object: both wave sizes, both
 /// modes) has the verdict `verdict`, every lane of its grid checked, and
 /// all or none of them wrong.
 fn assert_probe(dir: &Path, name: &str, verdict: &str) {
-    let p = probes(dir, name);
+    let p = common::probe_records(dir, name);
     assert_eq!(p.len(), 4, "{p:?}");
     for r in &p {
         assert_eq!(r["verdict"], verdict, "{r}");

@@ -19,26 +19,11 @@ use crate::common::{self, code, text};
 
 const BOTH: &str = "unused-vdst-lanes,smem-in-flight";
 
-/// The records of probe `name` in the one results file in `dir`.
-fn probes(dir: &Path, name: &str) -> Vec<serde_json::Value> {
-    let files = common::results_json(dir);
-    assert_eq!(files.len(), 1, "{files:?}");
-    let r: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
-    r["probes"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|p| p["probe"] == name)
-        .collect()
-}
-
 /// Each of the 4 records (both wave sizes, both modes) of `name` has
 /// `verdict`, every lane of its grid checked, and, when it passed, exactly
 /// `outcomes` (name, share of the lanes: 1 all, 2 half).
 fn assert_probe(dir: &Path, name: &str, verdict: &str, outcomes: &[(&str, u64)]) {
-    let p = probes(dir, name);
+    let p = common::probe_records(dir, name);
     assert_eq!(p.len(), 4, "{p:?}");
     for r in &p {
         assert_eq!(r["verdict"], verdict, "{r}");
@@ -148,7 +133,7 @@ fn the_software_hip_runtime_shows_each_legal_device_and_fails_the_one_short() {
     let o = hip_run(dir.path(), &[("DSXOR_HIPSIM_WAITCNT", "one-short")]);
     assert_eq!(code(&o), 1, "{}", text(&o));
     assert_probe(dir.path(), "smem-in-flight", "failed", &[]);
-    for r in probes(dir.path(), "smem-in-flight") {
+    for r in common::probe_records(dir.path(), "smem-in-flight") {
         assert_eq!(r["wrong_lanes"], r["lanes"], "{r}");
     }
     assert_probe(

@@ -166,8 +166,11 @@ enum Command {
     /// are qualified on which device and driver. Exit 0 all agree, 1 a
     /// disagreement (a finding, not a ds_xor conformance failure), 3 no device.
     Qualify(cli::qualify::QualifyArgs),
-    /// Internal: the worker process of a HIP run (started by `dsxor run`,
-    /// talks JSON lines on stdin/stdout).
+    /// Internal: the worker process of a HIP device (started by `dsxor
+    /// run` and `dsxor qualify`; talks binary frames on stdin/stdout, each
+    /// a header line tagged with the protocol's version and the sizes of
+    /// the two parts that follow, a JSON value, then its buffers as raw
+    /// little-endian bytes).
     #[command(hide = true)]
     Worker,
 

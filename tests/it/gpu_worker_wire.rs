@@ -1,8 +1,9 @@
 //! The worker protocol's version check across real processes: a parent of
-//! `dsxor-worker/4` refuses a worker that speaks `dsxor-worker/3` (JSON
-//! lines with base64 buffers) with a message naming both versions, and the
-//! `dsxor worker` binary answers a version-3 request the same way, in its
-//! own version, instead of skipping it and waiting forever.
+//! `dsxor-worker/5` refuses a worker that speaks `dsxor-worker/3` (JSON
+//! lines with base64 buffers) or `dsxor-worker/4` (binary frames without
+//! the traffic fields) with a message naming both versions, and the
+//! `dsxor worker` binary answers such a request the same way, in its own
+//! version, instead of skipping it and waiting forever.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -28,14 +29,34 @@ fn info() -> DeviceInfo {
     .expect("a DeviceInfo")
 }
 
+/// Old workers: each reads the setup and answers it as its version did.
+const OLD_WORKERS: [(&str, &str); 2] = [
+    ("3", "echo 'dsxor-worker/3 {\"ready\":{\"info\":{}}}'"),
+    (
+        "4",
+        "printf 'dsxor-worker/4 21 0\\n{\"ready\":{\"info\":{}}}'",
+    ),
+];
+
 #[test]
-fn a_parent_refuses_a_worker_of_protocol_3() {
+fn a_parent_refuses_a_worker_of_an_older_protocol() {
+    for (version, answer) in OLD_WORKERS {
+        let e = run_against_old_worker(answer);
+        assert!(
+            e.contains(&format!("dsxor-worker/{version} at the other end"))
+                && e.contains("this is dsxor-worker/5"),
+            "{e}"
+        );
+    }
+}
+
+/// The error of one case run against a worker that answers `answer`.
+fn run_against_old_worker(answer: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let exe = dir.path().join("old-dsxor");
-    // An old worker: reads the setup, answers it as version 3 did.
     std::fs::write(
         &exe,
-        "#!/bin/sh\nhead -c 1 >/dev/null\necho 'dsxor-worker/3 {\"ready\":{\"info\":{}}}'\nsleep 5\n",
+        format!("#!/bin/sh\nhead -c 1 >/dev/null\n{answer}\nsleep 5\n"),
     )
     .unwrap();
     #[cfg(unix)]
@@ -69,33 +90,34 @@ fn a_parent_refuses_a_worker_of_protocol_3() {
         stress: None,
         traffic: None,
     };
-    let e = device.run_case(&case).unwrap_err().to_string();
-    assert!(
-        e.contains("dsxor-worker/3 at the other end") && e.contains("this is dsxor-worker/4"),
-        "{e}"
-    );
+    device.run_case(&case).unwrap_err().to_string()
 }
 
 #[test]
-fn the_worker_refuses_a_parent_of_protocol_3() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dsxor"))
-        .arg("worker")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"dsxor-worker/3 {\"run\":{\"addr\":\"AAAAAA==\"}}\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.starts_with(LINE_TAG), "{text}");
-    assert!(
-        text.contains("worker protocol dsxor-worker/3 at the other end, this is dsxor-worker/4"),
-        "{text}"
-    );
+fn the_worker_refuses_a_parent_of_an_older_protocol() {
+    for (version, request) in [
+        (
+            "3",
+            &b"dsxor-worker/3 {\"run\":{\"addr\":\"AAAAAA==\"}}\n"[..],
+        ),
+        ("4", &b"dsxor-worker/4 2 0\n{}"[..]),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dsxor"))
+            .arg("worker")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(request).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.starts_with(LINE_TAG), "{text}");
+        assert!(
+            text.contains(&format!(
+                "worker protocol dsxor-worker/{version} at the other end, this is dsxor-worker/5"
+            )),
+            "{text}"
+        );
+    }
 }

@@ -336,14 +336,17 @@ mod tests {
 
     #[test]
     fn another_protocol_version_is_refused_not_ignored() {
-        // Version 1, and version 3 (JSON lines with base64 buffers): the
-        // child answers in its own version and stops.
+        // Version 1, version 3 (JSON lines with base64 buffers), and
+        // version 4 (binary frames, no traffic fields: it would run a
+        // traffic case as a plain one): the child answers in its own
+        // version and stops.
         for (input, version) in [
             ("dsxor-worker/1 {\"identity\":{}}\n", "dsxor-worker/1 "),
             (
                 "dsxor-worker/3 {\"run\":{\"addr\":\"AAAAAA==\"}}\n",
                 "dsxor-worker/3 ",
             ),
+            ("dsxor-worker/4 2 0\n{}", "dsxor-worker/4 "),
         ] {
             let mut out = Vec::new();
             serve(input.as_bytes(), &mut out).unwrap();
@@ -352,7 +355,15 @@ mod tests {
             assert_eq!(got.len(), 1, "{got:?}");
             let want = format!("{}at the other end", version);
             assert!(invalid(&got[0], &want), "{got:?}");
+            let msg = foreign_version(input).expect("a foreign line");
+            assert!(invalid(&got[0], &msg), "{got:?}");
         }
+        assert_eq!(
+            foreign_version("dsxor-worker/4 2 0").as_deref(),
+            Some(
+                "worker protocol dsxor-worker/4 at the other end, this is dsxor-worker/5: the parent and the worker must be the same dsxor binary"
+            )
+        );
         assert_eq!(foreign_version(&format!("{LINE_TAG}0 0")), None);
         assert_eq!(foreign_version("hello"), None);
     }

@@ -1,4 +1,4 @@
-//! The `dsxor-worker/4` protocol: the frame format (a header line tagged
+//! The `dsxor-worker/5` protocol: the frame format (a header line tagged
 //! `LINE_TAG`, a JSON value, raw payload bytes), the requests and answers,
 //! and every case, outcome, kernel object and launch as it crosses the pipe.
 //! Both ends use these types; neither end's behaviour lives here.
@@ -16,9 +16,12 @@ use crate::case::{Case, Geometry, LaneInput, Observation, Round, Traffic, WaveSi
 /// Every frame's header line starts with this; the number is the
 /// protocol's version (2: buffers as base64, outcomes externally tagged;
 /// 3: raw launches, `Request::Dispatch`; 4: binary frames, buffers as raw
-/// little-endian bytes after the JSON, named by `Blob`). A line of another
-/// version is refused, not skipped (`foreign_version`).
-pub const LINE_TAG: &str = "dsxor-worker/4 ";
+/// little-endian bytes after the JSON, named by `Blob`; 5: background
+/// traffic, a case's `traffic` roles and spins and an observation's
+/// `traffic_verdicts`, which a version-4 end would drop without a word,
+/// running a traffic case as a plain one). A line of another version is
+/// refused, not skipped (`foreign_version`).
+pub const LINE_TAG: &str = "dsxor-worker/5 ";
 
 /// The start every version's lines share.
 const LINE_FAMILY: &str = "dsxor-worker/";

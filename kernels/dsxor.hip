@@ -601,19 +601,23 @@ DSXOR_GLOBAL void dsxor_probe_unused_lanes(const uint64_t *in, uint64_t *out) {
   const uint32_t a = tid * 8;
   dsxor_lds[tid] = v[0];
   __asm__ volatile(DSXOR_WAIT_DS ::: "memory");
-  uint64_t r = o[0], saved;
-  // Every other lane of a wave: EXEC bit i is lane i of the wave, and
-  // waves start at multiples of the wave size, so lane parity is tid's.
-  const uint64_t even = 0x5555555555555555ull;
-  __asm__ volatile("s_mov_b64 %1, exec\n\t"
-                   "s_and_b64 exec, %1, %5\n\t"
-                   "ds_xor_rtn_b64 %0, %2, %3\n\t"
-                   "s_andn2_b64 exec, %1, %5\n\t"
-                   "v_lshlrev_b64 %0, 0, %4\n\t"
-                   "s_mov_b64 exec, %1\n\t" DSXOR_WAIT_DS
-                   : "+v"(r), "=&s"(saved)
-                   : "v"(a), "v"(v[1]), "v"(v[2]), "s"(even)
-                   : "memory");
+  uint64_t r = o[0];
+  // s[44:45] holds EXEC, s[46:47] every other lane of a wave (EXEC bit i
+  // is lane i of the wave, and waves start at multiples of the wave size,
+  // so lane parity is tid's). Physical SGPRs named in the asm, not "s"
+  // operands: at -O0 the compiler keeps values in VGPRs and cannot satisfy
+  // an "s" constraint, and a user's unoptimised build must still compile.
+  __asm__ volatile("s_mov_b64 s[44:45], exec\n\t"
+                   "s_mov_b32 s46, 0x55555555\n\t"
+                   "s_mov_b32 s47, 0x55555555\n\t"
+                   "s_and_b64 exec, s[44:45], s[46:47]\n\t"
+                   "ds_xor_rtn_b64 %0, %1, %2\n\t"
+                   "s_andn2_b64 exec, s[44:45], s[46:47]\n\t"
+                   "v_lshlrev_b64 %0, 0, %3\n\t"
+                   "s_mov_b64 exec, s[44:45]\n\t" DSXOR_WAIT_DS
+                   : "+v"(r)
+                   : "v"(a), "v"(v[1]), "v"(v[2])
+                   : "memory", "s44", "s45", "s46", "s47");
   o[0] = r;
   o[1] = dsxor_lds[tid];
 }
@@ -633,23 +637,31 @@ DSXOR_GLOBAL void dsxor_probe_smem_in_flight(const uint64_t *in, uint64_t *out) 
   const uint32_t a = tid * 8;
   dsxor_lds[tid] = v[0];
   __asm__ volatile(DSXOR_WAIT_DS ::: "memory");
-  // s must start in SGPRs: the compiler loads in[2] as any global load (into
-  // VGPRs), so it is made scalar here, as the ALU harness does its inputs.
-  const uint64_t s_before = in[2];
-  const uint32_t s_lo = __builtin_amdgcn_readfirstlane((uint32_t)s_before);
-  const uint32_t s_hi = __builtin_amdgcn_readfirstlane((uint32_t)(s_before >> 32));
-  uint64_t s = (uint64_t)s_hi << 32 | s_lo;
-  uint64_t r = o[0], early_r, early_s;
-  __asm__ volatile("s_waitcnt lgkmcnt(0)\n\t"
-                   "ds_xor_rtn_b64 %0, %4, %5\n\t"
-                   DSXOR_SMEM_LOAD_B64 " %1, %6, 0x0\n\t"
+  const uint64_t base = (uint64_t)in, s_before = in[2];
+  uint64_t r = o[0], s, early_r, early_s;
+  // s is s[40:41], the load's base s[42:43]: physical SGPRs filled with
+  // v_readfirstlane_b32 inside the asm (both values are uniform), not "s"
+  // operands, which the compiler cannot satisfy at -O0. s_nop 4 covers the
+  // wait states a VALU SGPR write needs before an SMEM read on targets
+  // that have that hazard.
+  __asm__ volatile("v_readfirstlane_b32 s42, %4\n\t"
+                   "v_readfirstlane_b32 s43, %5\n\t"
+                   "v_readfirstlane_b32 s40, %6\n\t"
+                   "v_readfirstlane_b32 s41, %7\n\t"
+                   "s_nop 4\n\t"
+                   "s_waitcnt lgkmcnt(0)\n\t"
+                   "ds_xor_rtn_b64 %0, %8, %9\n\t"
+                   DSXOR_SMEM_LOAD_B64 " s[40:41], s[42:43], 0x0\n\t"
                    "s_waitcnt lgkmcnt(1)\n\t"
                    "v_lshlrev_b64 %2, 0, %0\n\t"
-                   "v_lshlrev_b64 %3, 0, %1\n\t"
-                   "s_waitcnt lgkmcnt(0)"
-                   : "+v"(r), "+s"(s), "=&v"(early_r), "=&v"(early_s)
-                   : "v"(a), "v"(v[1]), "s"(in)
-                   : "memory");
+                   "v_lshlrev_b64 %3, 0, s[40:41]\n\t"
+                   "s_waitcnt lgkmcnt(0)\n\t"
+                   "v_lshlrev_b64 %1, 0, s[40:41]"
+                   : "+v"(r), "=&v"(s), "=&v"(early_r), "=&v"(early_s)
+                   : "v"((uint32_t)base), "v"((uint32_t)(base >> 32)),
+                     "v"((uint32_t)s_before), "v"((uint32_t)(s_before >> 32)),
+                     "v"(a), "v"(v[1])
+                   : "memory", "s40", "s41", "s42", "s43");
   o[0] = early_r;
   o[1] = early_s;
   o[2] = r;

@@ -133,12 +133,7 @@ fn inflight(
     let objects = device.kernel_objects().to_vec();
     let mut records = Vec::new();
     for (k, object) in objects.iter().enumerate() {
-        // gfx12 counts DS and SMEM on counters of their own (DScnt, KMcnt:
-        // RDNA4 ISA guide; llvm/test/MC/AMDGPU/gfx12_asm_sopp.s), so the
-        // SMEM probe has nothing to probe there and its kernel is not built.
-        if kernel == Inflight::SmemInFlight
-            && crate::codeobj::target_of(&object.bytes).is_some_and(|t| t.starts_with("gfx12"))
-        {
+        if crate::codeobj::target_of(&object.bytes).is_some_and(|t| !kernel.built_for(&t)) {
             continue;
         }
         let mut r = record(probe, object, groups);
@@ -160,13 +155,11 @@ fn inflight(
                     .iter()
                     .map(|(s, n)| (s.name().to_string(), *n))
                     .collect();
-                let outcomes = if shown.is_empty() {
+                let parts: Vec<String> =
+                    r.outcomes.iter().map(|(k, n)| format!("{k} {n}")).collect();
+                let outcomes = if parts.is_empty() {
                     String::new()
                 } else {
-                    let parts: Vec<String> = shown
-                        .iter()
-                        .map(|(s, n)| format!("{} {n}", s.name()))
-                        .collect();
                     format!(" (lanes: {})", parts.join(", "))
                 };
                 match first_wrong {

@@ -432,6 +432,21 @@ pub fn probe_records(dir: &Path, name: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// The records of in-flight probe `name` in `dir`'s results, checked for
+/// what every such probe shares: one per code object (both wave sizes,
+/// both modes), each with `verdict` and every lane of its grid (256 per
+/// workgroup) checked.
+pub fn inflight_records(dir: &Path, name: &str, verdict: &str) -> Vec<serde_json::Value> {
+    let p = probe_records(dir, name);
+    assert_eq!(p.len(), 4, "{p:?}");
+    for r in &p {
+        assert_eq!(r["verdict"], verdict, "{r}");
+        let lanes = r["lanes"].as_u64().unwrap();
+        assert_eq!(Some(lanes), r["groups"].as_u64().map(|g| g * 256), "{r}");
+    }
+    p
+}
+
 /// The embedded gfx1100 wave32 object with `edit(bytes, file offset of the
 /// site)` applied at every conformance kernel's `ds_xor_rtn_b64` site,
 /// written to `dir/name`. For deliberately broken user builds.

@@ -622,6 +622,41 @@ DSXOR_GLOBAL void dsxor_probe_unused_lanes(const uint64_t *in, uint64_t *out) {
   o[1] = dsxor_lds[tid];
 }
 
+// ---------------------------------------------------------------------------
+// VDST past the VGPR allocation (`dsxor run --probe vdst-out-of-range`)
+//
+//   dsxor_probe_vdst_range(in, out)
+//
+// Slots as above; in = init, d1, d2, -. After a full wait, one
+// ds_xor_rtn_b64 with d1 whose VDST is v[250:251], then a full wait, then
+// an in-range ds_xor_rtn_b64 with d2 into r and a full wait. v[250:251] is
+// named in the asm text only, with no operand and no clobber, so the
+// compiler's VGPR count, and with it the descriptor's
+// GRANULATED_WORKITEM_VGPR_COUNT, leaves it out (the host checks that the
+// allocation ends below v250 before it trusts the probe). RDNA3 ISA guide
+// §3.3.3: an LDS atomic with return whose destination VGPRs are out of
+// range is issued as if EXEC were 0, so the first atomic changes nothing:
+// r = init, and the qword ends init ^ d2. out[0] = r, out[1] = the qword's
+// final value; out[2], out[3] are not written. The second atomic is the
+// control: the wave's LDS atomics work.
+// ---------------------------------------------------------------------------
+DSXOR_GLOBAL void dsxor_probe_vdst_range(const uint64_t *in, uint64_t *out) {
+  const uint32_t tid = __builtin_amdgcn_workitem_id_x();
+  const uint64_t *v = dsxor_probe_slot(in);
+  uint64_t *o = (uint64_t *)dsxor_probe_slot(out);
+  const uint32_t a = tid * 8;
+  dsxor_lds[tid] = v[0];
+  __asm__ volatile(DSXOR_WAIT_DS ::: "memory");
+  uint64_t r;
+  __asm__ volatile("ds_xor_rtn_b64 v[250:251], %1, %2\n\t" DSXOR_WAIT_DS "\n\t"
+                   "ds_xor_rtn_b64 %0, %1, %3\n\t" DSXOR_WAIT_DS
+                   : "=&v"(r)
+                   : "v"(a), "v"(v[1]), "v"(v[2])
+                   : "memory");
+  o[0] = r;
+  o[1] = dsxor_lds[tid];
+}
+
 #if !defined(__GFX12__)
 // gfx11 renamed the scalar loads (llvm/test/MC/AMDGPU/gfx11_asm_smem.s).
 #if defined(__GFX11__)

@@ -37,6 +37,12 @@ pub const ENV_UNUSED_LANES: &str = "DSXOR_HIPSIM_UNUSED_LANES";
 /// leave one result too many outstanding: `dsxor run --probe
 /// smem-in-flight` must fail on it.
 pub const ENV_WAITCNT: &str = "DSXOR_HIPSIM_WAITCNT";
+/// `nullified` (default) or `unchecked`: what a returning memory
+/// instruction whose destination lies past the wave's VGPR allocation
+/// does (`dsxor::emu::VdstRange`). `unchecked` is a device without the
+/// RDNA3 ISA guide's §3.3.3 rule: `dsxor run --probe vdst-out-of-range`
+/// must fail on it.
+pub const ENV_VDST_RANGE: &str = "DSXOR_HIPSIM_VDST_RANGE";
 pub const ENV_CUS: &str = "DSXOR_HIPSIM_CUS";
 pub const ENV_CLOCK_KHZ: &str = "DSXOR_HIPSIM_CLOCK_KHZ";
 pub const ENV_RUNTIME_VERSION: &str = "DSXOR_HIPSIM_RUNTIME_VERSION";
@@ -55,11 +61,12 @@ pub const ENV_WGP_MODE: &str = "GPU_ENABLE_WGP_MODE";
 pub const ENV_HSA_OVERRIDE: &str = "HSA_OVERRIDE_GFX_VERSION";
 
 /// Every variable, for documentation and error messages.
-pub const ALL_VARS: [&str; 15] = [
+pub const ALL_VARS: [&str; 16] = [
     ENV_DEVICES,
     ENV_LDS,
     ENV_UNUSED_LANES,
     ENV_WAITCNT,
+    ENV_VDST_RANGE,
     ENV_ON_FAULT,
     ENV_FAULT,
     ENV_FAULT_DEVICES,
@@ -263,6 +270,15 @@ impl Config {
             None | Some("") | Some("exact") => dsxor::emu::WaitCount::Exact,
             Some("one-short") => dsxor::emu::WaitCount::OneShort,
             Some(o) => return Err(format!("{ENV_WAITCNT}={o}: expected exact or one-short")),
+        };
+        emu.vdst_range = match get(ENV_VDST_RANGE).as_deref().map(str::trim) {
+            None | Some("") | Some("nullified") => dsxor::emu::VdstRange::Nullified,
+            Some("unchecked") => dsxor::emu::VdstRange::Unchecked,
+            Some(o) => {
+                return Err(format!(
+                    "{ENV_VDST_RANGE}={o}: expected nullified or unchecked"
+                ))
+            }
         };
         let hang = get(ENV_HANG).filter(|h| !h.trim().is_empty());
         let fail = match get(ENV_FAIL).filter(|f| !f.trim().is_empty()) {

@@ -437,6 +437,9 @@ pub(crate) enum ProbeArg {
     /// An SMEM load beside the atomic under a partial lgkmcnt wait: one of
     /// the two may still be out, never both.
     SmemInFlight,
+    /// An atomic whose VDST lies past the wave's VGPR allocation: issued
+    /// as if EXEC were 0, it must change nothing.
+    VdstOutOfRange,
 }
 
 impl ProbeArg {

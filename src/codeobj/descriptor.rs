@@ -95,4 +95,29 @@ impl KernelDescriptor {
     pub fn wgp_mode(&self) -> bool {
         bits(self.compute_pgm_rsrc1, 29, 1) != 0
     }
+    /// COMPUTE_PGM_RSRC1.GRANULATED_WORKITEM_VGPR_COUNT (bits 5:0): the
+    /// VGPR blocks a work-item is given, minus 1.
+    pub fn granulated_workitem_vgpr_count(&self) -> u32 {
+        bits(self.compute_pgm_rsrc1, 0, 6)
+    }
+    /// The VGPRs a wave of this kernel is given, as its descriptor says:
+    /// (GRANULATED_WORKITEM_VGPR_COUNT + 1) blocks of the encoding granule.
+    /// The compiler writes the count as `ceil(vgprs / granule) - 1`
+    /// (AMDGPUAsmPrinter.cpp `getSIProgramInfo`, `VGPRBlocks`), with the
+    /// granule of AMDGPUBaseInfo.cpp `getVGPREncodingGranule`: 8 on gfx90a
+    /// and later CDNA (VGPRs and AGPRs in one file) and for wave32 on
+    /// GFX10+, 4 otherwise. llvm-objdump prints this figure as
+    /// `.amdhsa_next_free_vgpr` (AMDGPUDisassembler.cpp), which
+    /// `tests/it/host_codeobj_llvm.rs` holds it to. Hardware may round the
+    /// allocation up further (to its allocation granule), never down.
+    pub fn vgpr_allocation(&self, family: crate::isa::Family) -> u32 {
+        use crate::isa::Family::*;
+        let granule = match family {
+            Gfx90a | Gfx942 | Gfx950 => 8,
+            Gfx9 => 4,
+            Gfx10 | Gfx11 | Gfx12 | Gfx1250 if self.enable_wavefront_size32() => 8,
+            Gfx10 | Gfx11 | Gfx12 | Gfx1250 => 4,
+        };
+        (self.granulated_workitem_vgpr_count() + 1) * granule
+    }
 }

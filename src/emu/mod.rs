@@ -84,6 +84,33 @@ pub struct EmuConfig {
     /// How `s_waitcnt` counts ([`WaitCount`]): as the ISA says, or one
     /// result short (a deviant device for `--probe smem-in-flight`).
     pub waitcnt: WaitCount,
+    /// What a returning memory instruction whose destination lies past the
+    /// wave's VGPR allocation does ([`VDST_RANGE_POLICY`]).
+    pub vdst_range: VdstRange,
+}
+
+/// Policy `vdst-out-of-range-nullified`: a DS instruction or FLAT/GLOBAL
+/// load that returns data into VGPRs past the wave's allocation is issued
+/// as if EXEC were 0: no lane reads or changes memory, no register is
+/// written. RDNA3 ISA guide §3.3.3 ("Memory, LDS and GDS reads and atomics
+/// with return ... nullified ... as if EXEC=0" when any destination VGPR is
+/// out of range, §3.3.2.2 for what out of range means). The allocation is
+/// the descriptor's ([`KernelSetup::vgprs`]); silicon may round it up, so
+/// a register the descriptor leaves out but the hardware's granule covers
+/// would be in range there. `dsxor run --probe vdst-out-of-range` checks a
+/// device keeps this rule; [`VdstRange::Unchecked`] is a device that does
+/// not.
+pub const VDST_RANGE_POLICY: &str = "vdst-out-of-range-nullified";
+
+/// See [`VDST_RANGE_POLICY`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum VdstRange {
+    /// `vdst-out-of-range-nullified`: issued with EXEC = 0.
+    #[default]
+    Nullified,
+    /// A device without the check: the instruction runs as if the
+    /// registers were in range (the software device has all 256).
+    Unchecked,
 }
 
 /// Policy `unused-lanes-kept`: a late DS or vector-memory result writes
@@ -284,6 +311,10 @@ pub struct KernelSetup {
     /// reported ([`RunStats::wgp_mode`]), never modelled: policy
     /// [`MODE_POLICY`].
     pub wgp_mode: bool,
+    /// VGPRs a wave is given, from COMPUTE_PGM_RSRC1.GRANULATED_WORKITEM_VGPR_COUNT
+    /// (`codeobj::KernelDescriptor::vgpr_allocation`): the bound of
+    /// [`VDST_RANGE_POLICY`].
+    pub vgprs: u32,
 }
 
 /// Policy `emu-one-cu`: the software device has one compute unit. It runs
@@ -397,6 +428,7 @@ impl KernelSetup {
             private_segment_fixed_size: kd.private_segment_fixed_size,
             mode: hwreg::mode_from_rsrc1(kd.compute_pgm_rsrc1),
             wgp_mode: kd.wgp_mode(),
+            vgprs: kd.vgpr_allocation(crate::isa::Family::Gfx11),
         })
     }
 
@@ -616,6 +648,10 @@ fn run_group(
     for (w, wave) in waves.iter_mut().enumerate().take(nwaves) {
         init_wave(wave, l, g, w as u32, c.entry);
         wave.late.policy(c.cfg.unused_lanes, c.cfg.waitcnt);
+        wave.vgpr_alloc = match c.cfg.vdst_range {
+            VdstRange::Nullified => l.setup.vgprs,
+            VdstRange::Unchecked => u32::MAX,
+        };
         match (&mut wave.hazard, c.cfg.hazard_check) {
             (Some(h), true) => h.clear(),
             (h, true) => *h = Some(Box::default()),

@@ -227,7 +227,7 @@ impl PatternCounts {
 
 /// A device probe that is not a case family (`--probe leftover-lds`,
 /// `back-to-back`, `exec-zero-in-flight`, `unused-vdst-lanes`,
-/// `smem-in-flight`): what it ran, what it read and its verdict, once per
+/// `smem-in-flight`, `vdst-out-of-range`): what it ran, what it read and its verdict, once per
 /// code object. A failed probe fails the run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProbeRecord {

@@ -20,6 +20,9 @@
 //! - `smem-in-flight`: an SMEM load beside the atomic on the shared
 //!   LGKM_CNT; a partial wait lands at least one of the two, the full wait
 //!   both. The record counts which was still out at the partial wait.
+//! - `vdst-out-of-range`: an atomic whose VDST lies past the wave's VGPR
+//!   allocation is issued as if EXEC were 0 and must change nothing; an
+//!   in-range atomic after it must work.
 
 use std::time::Duration;
 
@@ -44,15 +47,17 @@ pub enum KernelProbe {
     ExecZeroInFlight,
     UnusedVdstLanes,
     SmemInFlight,
+    VdstOutOfRange,
 }
 
 impl KernelProbe {
-    pub const ALL: [KernelProbe; 5] = [
+    pub const ALL: [KernelProbe; 6] = [
         KernelProbe::LeftoverLds,
         KernelProbe::BackToBack,
         KernelProbe::ExecZeroInFlight,
         KernelProbe::UnusedVdstLanes,
         KernelProbe::SmemInFlight,
+        KernelProbe::VdstOutOfRange,
     ];
 
     /// Its `--probe` name, as results record it.
@@ -63,6 +68,7 @@ impl KernelProbe {
             KernelProbe::ExecZeroInFlight => "exec-zero-in-flight",
             KernelProbe::UnusedVdstLanes => "unused-vdst-lanes",
             KernelProbe::SmemInFlight => "smem-in-flight",
+            KernelProbe::VdstOutOfRange => "vdst-out-of-range",
         }
     }
 
@@ -94,6 +100,7 @@ pub fn run(
             inflight(probe, Inflight::UnusedLanes, device, seed, timeout)
         }
         KernelProbe::SmemInFlight => inflight(probe, Inflight::SmemInFlight, device, seed, timeout),
+        KernelProbe::VdstOutOfRange => inflight(probe, Inflight::VdstRange, device, seed, timeout),
     }
 }
 
@@ -208,6 +215,10 @@ fn inflight_rule(kernel: Inflight) -> &'static str {
             "a partial lgkmcnt wait landing the atomic's return or an SMEM load beside it \
              (never neither), and the full wait both"
         }
+        Inflight::VdstRange => {
+            "an atomic whose VDST lies past the wave's VGPR allocation changing nothing, \
+             and an in-range atomic after it returning the qword's value"
+        }
     }
 }
 
@@ -215,7 +226,7 @@ fn inflight_rule(kernel: Inflight) -> &'static str {
 fn inflight_fields(kernel: Inflight) -> &'static str {
     match kernel {
         Inflight::BackToBack | Inflight::ExecZero => "r1, r2, r3, final",
-        Inflight::UnusedLanes => "r, final, out[2], out[3]",
+        Inflight::UnusedLanes | Inflight::VdstRange => "r, final, out[2], out[3]",
         Inflight::SmemInFlight => "early r, early s, r, s",
     }
 }

@@ -261,6 +261,13 @@ fn kernel_descriptors_match_llvm_objdump() {
             for (key, want) in checks {
                 assert_eq!(get(key), want, "{ctx}: {key}");
             }
+            // The wave's VGPR allocation (the out-of-range rule's bound).
+            let family = co.isa_family().expect("family");
+            assert_eq!(
+                get(".amdhsa_next_free_vgpr"),
+                Some(u64::from(d.vgpr_allocation(family))),
+                "{ctx}: .amdhsa_next_free_vgpr"
+            );
             if let Some(v) = get(".amdhsa_user_sgpr_private_segment_buffer") {
                 assert_eq!(v, u64::from(d.enable_sgpr(0)), "{ctx}");
             }
@@ -362,9 +369,10 @@ fn ds_instructions_match_llvm_objdump() {
         }
         // 4 conformance + 4 rounds conformance + 4 traffic conformance + 1
         // dep + 4 indep + 3 in each of the two in-flight probes + 1 in the
-        // unused-lanes probe + 1 in the SMEM probe (not built for gfx12).
+        // unused-lanes probe + 2 in the VDST probe + 1 in the SMEM probe
+        // (not built for gfx12).
         let smem = usize::from(!co.target.processor.starts_with("gfx12"));
-        assert_eq!(xors, 24 + smem, "{}", path.display());
+        assert_eq!(xors, 26 + smem, "{}", path.display());
     }
 }
 
@@ -638,10 +646,10 @@ fn host_objects_are_read_through_their_hip_fatbin() {
         dsxor::codeobj::Container::HostFatbin { e_machine: 62, .. }
     ));
     // 4 conformance + 4 rounds conformance + 4 traffic conformance + dep +
-    // indep + the leftover-LDS probe's fill and listener + the four
+    // indep + the leftover-LDS probe's fill and listener + the five
     // in-flight probes (the SMEM one not on gfx12) + qualify's ALU harness
     // (gfx11 only).
-    assert_eq!(co.kernels.len(), 21);
+    assert_eq!(co.kernels.len(), 22);
     assert!(co.kernel("dsxor_alu_harness").is_ok());
     assert!(matches!(
         CodeObject::parse(&data),

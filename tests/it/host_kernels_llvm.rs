@@ -15,7 +15,7 @@ use dsxor::case::WaveSize;
 use dsxor::codeobj::{embedded, CodeObject};
 use sha2::{Digest, Sha256};
 
-const KERNELS: [&str; 19] = [
+const KERNELS: [&str; 20] = [
     "dsxor_conformance_off0",
     "dsxor_conformance_off8",
     "dsxor_conformance_off4096",
@@ -35,6 +35,7 @@ const KERNELS: [&str; 19] = [
     "dsxor_probe_back_to_back",
     "dsxor_probe_exec_zero",
     "dsxor_probe_unused_lanes",
+    "dsxor_probe_vdst_range",
 ];
 
 /// Built for every target but gfx12, which counts DS and SMEM apart

@@ -71,6 +71,7 @@ mod gpu_hostile_exit_codes;
 mod gpu_launch_llvm;
 mod gpu_probe_inflight;
 mod gpu_probe_leftover_lds;
+mod gpu_probe_vdst_range;
 mod gpu_probe_waits;
 mod gpu_qualify_workers;
 mod gpu_run;

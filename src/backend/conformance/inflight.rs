@@ -1,6 +1,7 @@
 //! The in-flight probes' kernels (`dsxor_probe_back_to_back`,
 //! `dsxor_probe_exec_zero`, `dsxor_probe_unused_lanes`,
-//! `dsxor_probe_smem_in_flight` in `kernels/dsxor.hip`; their ABI is in
+//! `dsxor_probe_smem_in_flight`, `dsxor_probe_vdst_range` in
+//! `kernels/dsxor.hip`; their ABI is in
 //! `docs/src/internals/kernel-abi.md`): atomics of one wave with something
 //! in flight beside them, on a qword each work-item owns, and what each
 //! lane may read back. The kernel file says where each expectation comes
@@ -34,7 +35,14 @@ pub enum Inflight {
     /// An SMEM load after the atomic, then `lgkmcnt(1)`: one of the two
     /// may still be out, never both; the full wait lands both.
     SmemInFlight,
+    /// An atomic whose VDST lies past the wave's VGPR allocation: issued
+    /// as if EXEC were 0, it changes nothing; an in-range one after it
+    /// works.
+    VdstRange,
 }
+
+/// The VGPR pair `dsxor_probe_vdst_range` names as its first atomic's VDST.
+pub const VDST_RANGE_FIRST_VGPR: u32 = 250;
 
 /// Which of its legal outcomes a lane of a probe showed, where a probe has
 /// more than one (the others have one).
@@ -83,6 +91,7 @@ impl Inflight {
             Inflight::ExecZero => "dsxor_probe_exec_zero",
             Inflight::UnusedLanes => "dsxor_probe_unused_lanes",
             Inflight::SmemInFlight => "dsxor_probe_smem_in_flight",
+            Inflight::VdstRange => "dsxor_probe_vdst_range",
         }
     }
 
@@ -125,6 +134,9 @@ impl Inflight {
                     ([init, s_before, init, loaded], Some(Shown::SmemOut)),
                 ]
             }
+            // The out-of-range atomic (d1) changed nothing, the control
+            // (d2) returned init. out[2] and out[3] are not written.
+            Inflight::VdstRange => vec![([init, init ^ d2, out[2], out[3]], None)],
         }
     }
 }
@@ -163,6 +175,9 @@ pub fn run_inflight(
             object.source
         )));
     }
+    if probe == Inflight::VdstRange {
+        vdst_past_allocation(object, kernel)?;
+    }
     let lanes = groups as usize * INFLIGHT_BLOCK as usize;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let mut input: Vec<u64> = (0..lanes * SLOT).map(|_| rng.random()).collect();
@@ -200,6 +215,29 @@ pub fn run_inflight(
         }
     };
     Ok(judge(probe, &input, &out, &got))
+}
+
+/// The precondition of `vdst-out-of-range`: the kernel's descriptor gives
+/// a wave fewer VGPRs than the probe's VDST needs, or the probe would probe
+/// nothing (a compiler that counted the asm's register would allocate it).
+fn vdst_past_allocation(object: &KernelObject, kernel: &str) -> Result<(), BackendError> {
+    let co = crate::codeobj::CodeObject::parse(&object.bytes)
+        .map_err(|e| BackendError::Invalid(e.to_string()))?;
+    let family = co
+        .isa_family()
+        .map_err(|e| BackendError::Invalid(e.to_string()))?;
+    let k = co
+        .kernel(kernel)
+        .map_err(|e| BackendError::Invalid(e.to_string()))?;
+    let alloc = k.descriptor.vgpr_allocation(family);
+    if alloc > VDST_RANGE_FIRST_VGPR {
+        return Err(BackendError::Invalid(format!(
+            "{}: `{kernel}` is given {alloc} VGPRs, so its VDST v{VDST_RANGE_FIRST_VGPR} is in \
+             range and the probe would probe nothing",
+            object.source
+        )));
+    }
+    Ok(())
 }
 
 /// Compare every lane's four values with what `probe` says they may be.
@@ -253,6 +291,8 @@ mod tests {
         assert_eq!(only(Inflight::BackToBack), [0xf0, 0xf1, 0xf3, 0xf7]);
         // The masked-off atomic neither returns nor updates.
         assert_eq!(only(Inflight::ExecZero), [0xf0, 99, 0xf1, 0xf5]);
+        // The out-of-range atomic (d1) neither; the control (d2) does.
+        assert_eq!(only(Inflight::VdstRange), [0xf0, 0xf2, 0, 0]);
     }
 
     #[test]
@@ -308,6 +348,34 @@ mod tests {
             judge(Inflight::SmemInFlight, &input, &out, &neither).wrong_lanes,
             1
         );
+    }
+
+    #[test]
+    fn the_vdst_probe_refuses_a_kernel_whose_allocation_covers_its_vdst() {
+        use crate::case::{Mode, WaveSize};
+        use crate::codeobj::{find_embedded, CodeObject};
+        let obj = find_embedded("gfx1100", WaveSize::Wave32).expect("embedded gfx1100 wave32");
+        let kernel = Inflight::VdstRange.kernel();
+        let with = |bytes: Vec<u8>| KernelObject {
+            wave: WaveSize::Wave32,
+            mode: Mode::Wgp,
+            bytes,
+            source: "test".into(),
+            origin: "file".into(),
+            compiler: None,
+        };
+        let mut bytes = CodeObject::parse(obj.bytes).unwrap().elf_bytes().to_vec();
+        assert!(vdst_past_allocation(&with(bytes.clone()), kernel).is_ok());
+        // GRANULATED_WORKITEM_VGPR_COUNT (COMPUTE_PGM_RSRC1 bits 5:0, at
+        // descriptor offset 48) set to 31: 32 blocks of 8, all 256 VGPRs.
+        let co = CodeObject::parse(&bytes).unwrap();
+        let kd = co
+            .symbol_vaddr(&format!("{kernel}.kd"))
+            .expect("the .kd symbol");
+        let at = co.file_offset(kd, 64).unwrap() as usize + 48;
+        bytes[at] |= 0x1f;
+        let err = vdst_past_allocation(&with(bytes), kernel).unwrap_err();
+        assert!(err.to_string().contains("given 256 VGPRs"), "{err}");
     }
 
     #[test]

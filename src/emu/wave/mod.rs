@@ -116,6 +116,11 @@ pub struct Wave {
     /// Memory results on their way back ([`super::late`], policy
     /// `results-arrive-late`).
     pub late: Late,
+    /// VGPRs the wave was given: a returning memory instruction whose
+    /// destination reaches past them is issued with EXEC = 0 (policy
+    /// `vdst-out-of-range-nullified`, [`super::VDST_RANGE_POLICY`]).
+    /// `u32::MAX` (a wave made with [`Wave::new`]): no bound.
+    pub vgpr_alloc: u32,
 }
 
 pub use super::decode::{MOVREL_SGPRS, POLICY_MOVREL_PAST_SGPRS_FAULTS};
@@ -227,6 +232,7 @@ impl Wave {
             hwreg: HwRegs::default(),
             pending_half: None,
             late: Late::new(),
+            vgpr_alloc: u32::MAX,
         }
     }
 

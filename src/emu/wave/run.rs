@@ -178,6 +178,22 @@ impl Wave {
         Some((counter, dest, before))
     }
 
+    /// Policy `vdst-out-of-range-nullified` ([`crate::emu::VDST_RANGE_POLICY`]):
+    /// when a returning memory instruction's destination `dest` reaches
+    /// past the wave's VGPRs, set EXEC to 0 for it and give back the EXEC
+    /// to restore after it.
+    #[inline]
+    fn nullify_past_allocation(&mut self, dest: Option<Dest>) -> Option<u64> {
+        match dest {
+            Some(d) if d.vgpr && u32::from(d.first) + u32::from(d.count) > self.vgpr_alloc => {
+                let e = self.exec();
+                self.set_exec(0);
+                Some(e)
+            }
+            _ => None,
+        }
+    }
+
     /// After the memory instruction [`Wave::late_before`] saw ran (with
     /// `mask` its lanes): its result waits.
     #[inline(never)]
@@ -454,6 +470,7 @@ impl Wave {
             Inst::Ds(d) => {
                 let pc = Wave::pc_addr(prog, i);
                 let before = self.late_before(inst);
+                let saved = self.nullify_past_allocation(before.as_ref().and_then(|b| b.1));
                 let exec = self.exec();
                 match sched {
                     None => {
@@ -461,6 +478,8 @@ impl Wave {
                         self.late_after(before, exec, None);
                     }
                     Some(s) => {
+                        // Under EXEC = 0 nothing splits, so a nullified
+                        // instruction never returns here with EXEC to restore.
                         if self.ds_seeded(d, i, env, lds, s, pc)? {
                             self.late_after(before, exec & Part::Low.mask(), Some(&mut s.late));
                             return Ok(Some(Status::Running));
@@ -468,12 +487,19 @@ impl Wave {
                         self.late_after(before, exec, Some(&mut s.late));
                     }
                 }
+                if let Some(e) = saved {
+                    self.set_exec(e);
+                }
             }
             Inst::Flat(f) => {
                 let before = self.late_before(inst);
+                let saved = self.nullify_past_allocation(crate::emu::hazard::memory_dest(inst));
                 let exec = self.exec();
                 self.flat(f, env.mem, Wave::pc_addr(prog, i))?;
                 self.late_after(before, exec, sched.map(|s| &mut s.late));
+                if let Some(e) = saved {
+                    self.set_exec(e);
+                }
             }
             Inst::Valu16(v) => crate::emu::valu16::exec(self, v),
             Inst::Vx(x) => crate::emu::vext::exec(self, x).map_err(|e| WaveError::Unsupported {

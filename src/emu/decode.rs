@@ -12,7 +12,7 @@
 use std::fmt;
 use std::sync::LazyLock;
 
-use crate::isa::alu::{AluOp, Format, ALU_OPS};
+use crate::isa::alu::{AluOp, Format, Implicit, ALU_OPS};
 
 /// A scalar or vector source operand, as the 8/9-bit source field encodes it
 /// (RDNA3 ISA guide §"Scalar/vector operand encoding"; LLVM SIDefines.h).
@@ -143,6 +143,49 @@ fn row_of(mnemonic: &str, format: Format) -> Option<&'static AluOp> {
     })
 }
 
+/// The implicit operands (isa::alu::AluOp::implicit) of every op of a
+/// family, indexed like `all`, each from the op's first row among
+/// `formats` (an op's e32 and e64 forms are different rows: an e32's VCC
+/// is implicit, an e64's mask an operand). Built once per family; an op
+/// without a row is a broken table, which the decoder's tests catch
+/// (`every_op_has_an_implicit_row`) before anything runs.
+fn implicit_map<T: Copy>(
+    all: &[T],
+    name: fn(T) -> &'static str,
+    formats: &[Format],
+) -> Vec<Implicit> {
+    all.iter()
+        .map(|&o| {
+            formats
+                .iter()
+                .find_map(|&f| row_of(name(o), f))
+                .map(|r| r.implicit)
+                .unwrap_or_else(|| panic!("{} has no row in isa::alu::ALU_OPS", name(o)))
+        })
+        .collect()
+}
+
+/// The implicit operands of the VOPC row with opcode `op` (0..0x100, v_cmpx
+/// at 0x80 and up): its e32 form (format VOPC) or its e64 one (VOP3, same
+/// opcode); None where the table has no such compare.
+fn vopc_implicit(op: u32, enc: VEnc) -> Option<Implicit> {
+    static MAP: LazyLock<[Vec<Option<Implicit>>; 2]> = LazyLock::new(|| {
+        let of = |format: Format| {
+            let mut m = vec![None; 0x100];
+            for r in ALU_OPS
+                .iter()
+                .filter(|r| r.format == format && r.opcode < 0x100)
+            {
+                m[r.opcode as usize] = Some(r.implicit);
+            }
+            m
+        };
+        [of(Format::Vopc), of(Format::Vop3)]
+    });
+    let e = usize::from(enc == VEnc::E64);
+    MAP[e].get(op as usize).copied().flatten()
+}
+
 ops!(
     $ sop2_each;
     /// SOP2 (bits 31:30 = 10, op 29:23).
@@ -172,6 +215,12 @@ impl Sop2 {
         static MAP: LazyLock<Vec<Option<Sop2>>> =
             LazyLock::new(|| opcode_map(Sop2::ALL, Sop2::name, Format::Sop2, 0..0x80));
         MAP.get(op as usize).copied().flatten()
+    }
+    /// SCC, VCC, EXEC and M0 as the table's row has them.
+    pub fn implicit(self) -> Implicit {
+        static MAP: LazyLock<Vec<Implicit>> =
+            LazyLock::new(|| implicit_map(Sop2::ALL, Sop2::name, &[Format::Sop2]));
+        MAP[self as usize]
     }
     /// Whether src0 is a 64-bit operand.
     pub fn src0_64(self) -> bool {
@@ -231,6 +280,12 @@ impl Sopk {
         static MAP: LazyLock<Vec<Option<Sopk>>> =
             LazyLock::new(|| opcode_map(Sopk::ALL, Sopk::name, Format::Sopk, 0..0x20));
         MAP.get(op as usize).copied().flatten()
+    }
+    /// SCC, VCC, EXEC and M0 as the table's row has them.
+    pub fn implicit(self) -> Implicit {
+        static MAP: LazyLock<Vec<Implicit>> =
+            LazyLock::new(|| implicit_map(Sopk::ALL, Sopk::name, &[Format::Sopk]));
+        MAP[self as usize]
     }
 }
 
@@ -333,6 +388,12 @@ impl Sop1 {
             LazyLock::new(|| opcode_map(Sop1::ALL, Sop1::name, Format::Sop1, 0..0x100));
         MAP.get(op as usize).copied().flatten()
     }
+    /// SCC, VCC, EXEC and M0 as the table's row has them.
+    pub fn implicit(self) -> Implicit {
+        static MAP: LazyLock<Vec<Implicit>> =
+            LazyLock::new(|| implicit_map(Sop1::ALL, Sop1::name, &[Format::Sop1]));
+        MAP[self as usize]
+    }
     /// Whether ssrc0 is a 64-bit operand.
     pub fn src0_64(self) -> bool {
         use Sop1::*;
@@ -383,6 +444,12 @@ impl Sopc {
         static MAP: LazyLock<Vec<Option<Sopc>>> =
             LazyLock::new(|| opcode_map(Sopc::ALL, Sopc::name, Format::Sopc, 0..0x80));
         MAP.get(op as usize).copied().flatten()
+    }
+    /// SCC, VCC, EXEC and M0 as the table's row has them.
+    pub fn implicit(self) -> Implicit {
+        static MAP: LazyLock<Vec<Implicit>> =
+            LazyLock::new(|| implicit_map(Sopc::ALL, Sopc::name, &[Format::Sopc]));
+        MAP[self as usize]
     }
 }
 
@@ -498,6 +565,19 @@ impl VOp {
         });
         ROWS[self as usize]
     }
+    /// SCC, VCC, EXEC and M0 as the table has them for this encoding: the
+    /// e32 row (VOP1/VOP2) where the op has one, else its VOP3 row, and the
+    /// reverse for e64.
+    pub fn implicit(self, enc: VEnc) -> Implicit {
+        use Format::*;
+        static MAP: LazyLock<[Vec<Implicit>; 2]> = LazyLock::new(|| {
+            [
+                implicit_map(VOp::ALL, VOp::name, &[Vop1, Vop2, Vop3]),
+                implicit_map(VOp::ALL, VOp::name, &[Vop3, Vop1, Vop2]),
+            ]
+        });
+        MAP[usize::from(enc == VEnc::E64)][self as usize]
+    }
     /// VOP3SD: the 14:8 field is an SGPR destination (carry/overflow out),
     /// as the table's lane-mask second destination says.
     pub fn is_vop3sd(self) -> bool {
@@ -535,6 +615,16 @@ impl Cmp {
             signed: group == 0 || group == 2,
             wide: group >= 2,
         })
+    }
+    /// The VOPC opcode (v_cmpx: + 0x80), as [`Cmp::from_op`] reads it.
+    pub fn opcode(self, cmpx: bool) -> u32 {
+        let group = 2 * u32::from(self.wide) + u32::from(!self.signed);
+        0x40 + 8 * group + u32::from(self.cond) + if cmpx { 0x80 } else { 0 }
+    }
+    /// SCC, VCC, EXEC and M0 as the table's row of this compare in `enc`
+    /// has them; None if the table has no row for it.
+    pub fn implicit(self, cmpx: bool, enc: VEnc) -> Option<Implicit> {
+        vopc_implicit(self.opcode(cmpx), enc)
     }
     pub fn name(self, cmpx: bool) -> String {
         let c = ["f", "lt", "eq", "le", "gt", "ne", "ge", "t"][self.cond as usize & 7];
@@ -950,6 +1040,25 @@ impl fmt::Display for Unsupported {
 }
 
 impl Inst {
+    /// The implicit operands (SCC, VCC, EXEC, M0) of the table row
+    /// (`isa::alu::ALU_OPS`) this instruction was decoded from; None for an
+    /// instruction the table has no row for (SOPP, SMEM, DS, FLAT, VOPD,
+    /// the hardware-register and SGPR-relative moves), whose implicit
+    /// operands the caller knows from the instruction's kind.
+    pub fn implicit(&self) -> Option<Implicit> {
+        match self {
+            Inst::Sop2 { op, .. } => Some(op.implicit()),
+            Inst::Sopk { op, .. } => Some(op.implicit()),
+            Inst::Sop1 { op, .. } => Some(op.implicit()),
+            Inst::Sopc { op, .. } => Some(op.implicit()),
+            Inst::Valu { op, enc, .. } => Some(op.implicit(*enc)),
+            Inst::Vopc { cmp, cmpx, enc, .. } => cmp.implicit(*cmpx, *enc),
+            Inst::Valu16(v) => v.op.implicit(v.enc),
+            Inst::Vx(x) => Some(x.op.implicit()),
+            _ => None,
+        }
+    }
+
     /// The mnemonic as llvm-objdump prints it (with `_e32`/`_e64` where it
     /// prints one); for VOPD both halves joined by ` :: `.
     pub fn mnemonic(&self) -> String {
@@ -2253,6 +2362,28 @@ impl Op16 {
         s.to_string()
     }
 
+    /// SCC, VCC, EXEC and M0 as the table's row of this op in `enc` has
+    /// them (a compare's by its VOPC opcode; the others by mnemonic, their
+    /// e32 row first for an e32 and their e64 one for an e64); None if the
+    /// table has no row for it.
+    pub fn implicit(self, enc: VEnc) -> Option<Implicit> {
+        use Format::*;
+        if let Op16::Cmp { cond, signed, cmpx } = self {
+            let op = 0x30 + if signed { 0 } else { 8 } + u32::from(cond);
+            return vopc_implicit(op + if cmpx { 0x80 } else { 0 }, enc);
+        }
+        let formats: &[Format] = if enc == VEnc::E64 {
+            &[Vop3, Vop1]
+        } else {
+            &[Vop1, Vop3]
+        };
+        let name = self.name();
+        formats
+            .iter()
+            .find_map(|&f| row_of(&name, f))
+            .map(|r| r.implicit)
+    }
+
     /// VOP1 opcodes (bits 16:9).
     fn from_vop1(op: u32) -> Option<Op16> {
         use Op16::*;
@@ -2642,6 +2773,14 @@ impl XOp {
             LazyLock::new(|| opcode_map(XOp::ALL, XOp::name, Format::Vop3, 0x100..0x400));
         MAP.get(op as usize).copied().flatten()
     }
+    /// SCC, VCC, EXEC and M0 as the table's row has them (the e32 and e64
+    /// rows of the VOP1 ones agree: nothing of theirs is a mask operand).
+    pub fn implicit(self) -> Implicit {
+        use Format::*;
+        static MAP: LazyLock<Vec<Implicit>> =
+            LazyLock::new(|| implicit_map(XOp::ALL, XOp::name, &[Vop3p, Vop1, Vop3]));
+        MAP[self as usize]
+    }
     /// A packed 16-bit operation (op_sel / op_sel_hi pick each half's sources).
     pub fn packed(self) -> bool {
         use XOp::*;
@@ -3028,6 +3167,50 @@ mod table_tests {
         for &o in VOp::ALL {
             // Panics (naming it) if a VALU op has no row.
             let _ = o.arity();
+        }
+    }
+
+    /// Every op the decoder produces has a row to take its implicit
+    /// operands from (the hazard checker's EXEC, VCC and M0), in each
+    /// encoding it decodes from.
+    #[test]
+    fn every_op_has_an_implicit_row() {
+        // Each of these panics, naming the op, if one has no row.
+        for &o in Sop2::ALL {
+            let _ = o.implicit();
+        }
+        for &o in Sop1::ALL {
+            let _ = o.implicit();
+        }
+        for &o in Sopc::ALL {
+            let _ = o.implicit();
+        }
+        for &o in Sopk::ALL {
+            let _ = o.implicit();
+        }
+        for &o in XOp::ALL {
+            let _ = o.implicit();
+        }
+        for &o in VOp::ALL {
+            let _ = (o.implicit(VEnc::E32), o.implicit(VEnc::E64));
+        }
+        for op in 0..0x100 {
+            if let Some(c) = Cmp::from_op(op & 0x7f) {
+                let cmpx = op >= 0x80;
+                assert_eq!(c.opcode(cmpx), op, "{c:?}");
+                for enc in [VEnc::E32, VEnc::E64] {
+                    assert!(c.implicit(cmpx, enc).is_some(), "{} {enc:?}", c.name(cmpx));
+                }
+            }
+        }
+        let e32 = (0..0x80)
+            .filter_map(Op16::from_vop1)
+            .chain((0..0x100).filter_map(Op16::from_vopc));
+        for o in e32 {
+            assert!(o.implicit(VEnc::E32).is_some(), "{} e32", o.name());
+        }
+        for o in (0..0x400).filter_map(Op16::from_vop3) {
+            assert!(o.implicit(VEnc::E64).is_some(), "{} e64", o.name());
         }
     }
 }

@@ -81,10 +81,11 @@
 use std::collections::VecDeque;
 
 use super::decode::{
-    Cond, DsKind, FlatKind, HwregOp, Inst, Sop1, Sopk, Src, VOp, EXEC_LO, M0, MOVREL_SGPRS, NULL,
-    VCC_LO,
+    Cond, DsKind, FlatKind, HwregOp, Inst, Sop1, Sopk, Src, VEnc, VOp, EXEC_LO, M0, MOVREL_SGPRS,
+    NULL, VCC_LO,
 };
 use super::disasm::{sop1_widths, sop2_widths, sreg};
+use crate::isa::alu::Implicit;
 
 /// A register range: VGPRs or SGPRs `first .. first + count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,31 +155,45 @@ impl Regs {
 
 /// The registers `inst` reads and writes (exact widths, so no false hazard),
 /// with `m0` the wave's M0 as `inst` is about to run (an M0-relative move
-/// lists the registers its index lands on). Implicit operands count: EXEC
-/// for every vector instruction (each reads it for its lane mask), EXEC for
-/// the saveexec/wrexec SALU forms and `v_cmpx` (which write it), VCC or
-/// EXEC for the branches and operands that test them (s_cbranch_vccz/
-/// execz, src_vccz/src_execz). No memory instruction the assembler accepts
-/// writes EXEC (llvm-mc-22 refuses `s_load_b32 exec_lo, ...`: SMEM's SDATA
-/// class excludes it), but the decoder accepts such a word, so it is
-/// checked like any other.
+/// lists the registers its index lands on). Implicit operands count. For an
+/// instruction of the ALU table they are its row's column
+/// (`isa::alu::AluOp::implicit`, LLVM's `Uses`/`Defs`, through
+/// [`Inst::implicit`]): EXEC read by a vector instruction (each reads it
+/// for its lane mask; v_readlane/v_writelane do not), EXEC read and
+/// written by the saveexec/wrexec SALU forms, written by `v_cmpx`, VCC read
+/// and written by the e32 forms that name it in no field, M0 read by the
+/// M0-relative VGPR moves. SCC is no SGPR and no memory instruction writes
+/// it, so its columns add nothing here. For the instructions the table has
+/// no row for, by kind: EXEC read by DS (but `ds_nop`), FLAT and VOPD (their
+/// LLVM pseudos' `Uses = [EXEC]`), VCC by VOPD's v_dual_cndmask_b32, M0 by
+/// the SGPR-relative moves, VCC or EXEC by the branches and operands that
+/// test them (s_cbranch_vccz/execz, src_vccz/src_execz). No memory
+/// instruction the assembler accepts writes EXEC (llvm-mc-22 refuses
+/// `s_load_b32 exec_lo, ...`: SMEM's SDATA class excludes it), but the
+/// decoder accepts such a word, so it is checked like any other.
 fn uses(inst: &Inst, wave64: bool, m0: u32) -> (Regs, Regs) {
     let m = if wave64 { 2 } else { 1 };
     let mut rd = Regs::new(m);
     let mut wr = Regs::new(m);
+    let imp = inst.implicit();
     let vector = matches!(
         inst,
-        Inst::Valu { .. }
-            | Inst::Vopc { .. }
-            | Inst::Vopd { .. }
-            | Inst::Ds(_)
-            | Inst::Flat(_)
-            | Inst::Valu16(_)
-            | Inst::Vx(_)
+        Inst::Valu { .. } | Inst::Vopc { .. } | Inst::Valu16(_) | Inst::Vx(_)
     );
-    if vector && !matches!(inst, Inst::Ds(d) if d.kind == DsKind::Nop) {
+    let exec_read = match imp {
+        Some(i) => vector && i.reads_exec(),
+        None => match inst {
+            Inst::Ds(d) => d.kind != DsKind::Nop,
+            _ => matches!(inst, Inst::Vopd { .. } | Inst::Flat(_)),
+        },
+    };
+    if exec_read {
         rd.s(EXEC_LO, m);
     }
+    // A vector instruction's implicit VCC and EXEC are lane masks; a SALU
+    // instruction's EXEC is as wide as the operation (s_and_saveexec_b32
+    // reads and writes EXEC_LO, _b64 both halves).
+    let imp = imp.unwrap_or(Implicit::NONE);
     match inst {
         Inst::Sop2 { op, sdst, s0, s1 } => {
             let (d, a, b) = sop2_widths(*op);
@@ -191,9 +206,10 @@ fn uses(inst: &Inst, wave64: bool, m0: u32) -> (Regs, Regs) {
             rd.src(*s0, a);
             // S_AND_SAVEEXEC_B32 etc.: "saveexec = EXEC; EXEC = S0 & EXEC;
             // D0 = saveexec" (the wrexec forms: D0 = the new EXEC).
-            let name = op.name();
-            if name.contains("_saveexec_") || name.contains("_wrexec_") {
+            if imp.reads_exec() {
                 rd.s(EXEC_LO, d);
+            }
+            if imp.writes_exec() {
                 wr.s(EXEC_LO, d);
             }
             if matches!(op, Sop1::Bitset0B32 | Sop1::Bitset1B32) {
@@ -236,12 +252,15 @@ fn uses(inst: &Inst, wave64: bool, m0: u32) -> (Regs, Regs) {
         }
         Inst::Valu {
             op,
+            enc,
             vdst,
             sdst,
             src,
-            ..
         } => {
             use VOp::*;
+            // An e32's carry and mask are the implicit VCC (the column,
+            // after the match); an e64's are operands.
+            let e64 = *enc == VEnc::E64;
             match op {
                 Nop => {}
                 ReadfirstlaneB32 => {
@@ -279,15 +298,21 @@ fn uses(inst: &Inst, wave64: bool, m0: u32) -> (Regs, Regs) {
                 CndmaskB32 => {
                     rd.src(src[0], 1);
                     rd.src(src[1], 1);
-                    rd.src(src[2], m);
+                    if e64 {
+                        rd.src(src[2], m);
+                    }
                     wr.v(*vdst, 1);
                 }
                 AddCoCiU32 | SubCoCiU32 | SubrevCoCiU32 => {
                     rd.src(src[0], 1);
                     rd.src(src[1], 1);
-                    rd.src(src[2], m);
+                    if e64 {
+                        rd.src(src[2], m);
+                    }
                     wr.v(*vdst, 1);
-                    wr.s(*sdst, m);
+                    if e64 {
+                        wr.s(*sdst, m);
+                    }
                 }
                 AddCoU32 | SubCoU32 | SubrevCoU32 => {
                     rd.src(src[0], 1);
@@ -302,21 +327,27 @@ fn uses(inst: &Inst, wave64: bool, m0: u32) -> (Regs, Regs) {
                     wr.v(*vdst, 1);
                 }
             }
+            vcc_implicit(imp, m, &mut rd, &mut wr);
         }
         Inst::Vopc {
             cmp,
             cmpx,
+            enc,
             sdst,
             src0,
             src1,
-            ..
         } => {
             let w = if cmp.wide { 2 } else { 1 };
             rd.src(*src0, w);
             rd.src(*src1, w);
-            // V_CMPX_*: "EXEC.u64[laneId] = ..." in place of a mask
-            // destination.
-            wr.s(if *cmpx { EXEC_LO } else { *sdst }, m);
+            // An e64 v_cmp names its mask destination; an e32's is the
+            // implicit VCC, and V_CMPX_* writes EXEC ("EXEC.u64[laneId] =
+            // ...") in place of any (gfx11: no SGPR destination).
+            if *enc == VEnc::E64 && !*cmpx {
+                wr.s(*sdst, m);
+            }
+            vcc_implicit(imp, m, &mut rd, &mut wr);
+            exec_written(imp, m, &mut wr);
         }
         Inst::Vopd { x, y } => {
             for h in [x, y] {
@@ -370,8 +401,15 @@ fn uses(inst: &Inst, wave64: bool, m0: u32) -> (Regs, Regs) {
                 rd.src(v.src[k], if *kind == W16::Mask { m } else { 1 });
             }
             match v.op {
-                Op16::Cmp { cmpx: true, .. } => wr.s(EXEC_LO, m),
-                Op16::Cmp { .. } => wr.s(v.vdst, m),
+                // As for the 32-bit compares: an e64 v_cmp's destination is
+                // an operand, the rest implicit.
+                Op16::Cmp { cmpx, .. } => {
+                    if v.enc == VEnc::E64 && !cmpx {
+                        wr.s(v.vdst, m);
+                    }
+                    vcc_implicit(imp, m, &mut rd, &mut wr);
+                    exec_written(imp, m, &mut wr);
+                }
                 Op16::SwapB16 => {
                     rd.v(v.vdst, 1);
                     wr.v(v.vdst, 1);
@@ -393,6 +431,8 @@ fn uses(inst: &Inst, wave64: bool, m0: u32) -> (Regs, Regs) {
                 FlatKind::Store { bytes } => rd.v(f.vdata, (bytes as u32).div_ceil(4)),
             }
         }
+        // The M0 of an M0-relative move is listed by vext::uses, from the
+        // same column (`XOp::implicit`).
         Inst::Vx(x) => {
             let (r, w) = super::vext::uses(x, wave64, m0);
             for (s, n) in r {
@@ -427,6 +467,25 @@ fn uses(inst: &Inst, wave64: bool, m0: u32) -> (Regs, Regs) {
         _ => {}
     }
     (rd, wr)
+}
+
+/// The implicit VCC of a vector instruction (a lane mask: `m` SGPRs) from
+/// its row's column.
+fn vcc_implicit(imp: Implicit, m: u32, rd: &mut Regs, wr: &mut Regs) {
+    if imp.reads_vcc() {
+        rd.s(VCC_LO, m);
+    }
+    if imp.writes_vcc() {
+        wr.s(VCC_LO, m);
+    }
+}
+
+/// The implicit EXEC write of a vector instruction (v_cmpx) from its row's
+/// column.
+fn exec_written(imp: Implicit, m: u32, wr: &mut Regs) {
+    if imp.writes_exec() {
+        wr.s(EXEC_LO, m);
+    }
 }
 
 /// The registers a memory instruction (SMEM, DS, FLAT/GLOBAL load) writes
@@ -613,5 +672,118 @@ impl Pending {
                 true
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emu::decode::decode_one;
+    use crate::isa::alu::{AluInst, Opnd};
+
+    /// `name` with these operands, encoded by `isa::alu` and decoded as
+    /// the software device decodes it.
+    fn inst(name: &str, dst: Option<Opnd>, sdst: Option<Opnd>, srcs: Vec<Opnd>) -> Inst {
+        let words = AluInst::new(name, dst, sdst, srcs)
+            .and_then(|i| i.encode(false))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (i, _) = decode_one(&words);
+        assert!(!matches!(i, Inst::Unsupported(_)), "{name}: {i:?}");
+        i
+    }
+
+    /// Whether `regs` lists SGPR `first` for `count` SGPRs.
+    fn lists(regs: &Regs, first: u8, count: u16) -> bool {
+        regs.iter()
+            .any(|r| !r.vgpr && r.first == first as u16 && r.count == count)
+    }
+
+    /// A wave with a scalar load into `sgpr` outstanding.
+    fn loading(sgpr: u8) -> Pending {
+        let mut p = Pending::default();
+        let load = Inst::Smem {
+            dwords: 1,
+            sdata: sgpr,
+            sbase: 0,
+            offset: 0,
+            soffset: None,
+        };
+        p.issue(&load, 0x100, || "s_load_b32".into());
+        p
+    }
+
+    fn hazard(p: &Pending, i: &Inst) -> String {
+        p.check(i, false, 0).map(|h| h.detail).unwrap_or_default()
+    }
+
+    use Opnd::{S, V};
+
+    /// The implicit operands the hazard checker lists come from the ALU
+    /// table's column (`isa::alu::AluOp::implicit`): each case is an
+    /// implicit read or write some row declares, seen by the checker as
+    /// the register it is.
+    #[test]
+    fn implicit_operands_are_the_tables() {
+        let vcc = loading(VCC_LO);
+        let exec = loading(EXEC_LO);
+        let m0 = loading(M0);
+        // e32 v_cndmask_b32 reads VCC; its e64 form reads only its operand.
+        let cnd32 = inst("v_cndmask_b32_e32", Some(V(1)), None, vec![V(2), V(3)]);
+        assert!(
+            hazard(&vcc, &cnd32).starts_with("reads vcc_lo"),
+            "{}",
+            hazard(&vcc, &cnd32)
+        );
+        let cnd64 = inst(
+            "v_cndmask_b32_e64",
+            Some(V(1)),
+            None,
+            vec![V(2), V(3), S(4)],
+        );
+        assert_eq!(hazard(&vcc, &cnd64), "");
+        // The e32 carry-in ops read and write VCC.
+        let addc = inst("v_add_co_ci_u32_e32", Some(V(1)), None, vec![V(2), V(3)]);
+        let (rd, wr) = uses(&addc, false, 0);
+        assert!(lists(&rd, VCC_LO, 1) && lists(&wr, VCC_LO, 1));
+        // An e32 compare writes VCC; v_cmpx writes EXEC and no VCC.
+        let cmp = inst("v_cmp_lt_i32_e32", None, None, vec![V(2), V(3)]);
+        assert!(
+            hazard(&vcc, &cmp).starts_with("overwrites vcc_lo"),
+            "{}",
+            hazard(&vcc, &cmp)
+        );
+        let cmpx = inst("v_cmpx_lt_i32_e32", None, None, vec![V(2), V(3)]);
+        let (_, wr) = uses(&cmpx, false, 0);
+        assert!(lists(&wr, EXEC_LO, 1) && !lists(&wr, VCC_LO, 1));
+        let cmp16 = inst("v_cmp_lt_i16_e32", None, None, vec![V(2), V(3)]);
+        let (_, wr) = uses(&cmp16, false, 0);
+        assert!(lists(&wr, VCC_LO, 1));
+        // Every VALU op reads EXEC, in wave64 both halves; v_readlane_b32
+        // does not (LLVM: "do not read the exec mask").
+        let mov = inst("v_mov_b32_e32", Some(V(1)), None, vec![V(2)]);
+        assert!(
+            hazard(&exec, &mov).starts_with("reads exec_lo"),
+            "{}",
+            hazard(&exec, &mov)
+        );
+        assert!(lists(&uses(&mov, true, 0).0, EXEC_LO, 2));
+        let readlane = inst("v_readlane_b32", Some(S(1)), None, vec![V(2), S(3)]);
+        assert_eq!(hazard(&exec, &readlane), "");
+        // s_and_saveexec reads and writes EXEC at its own width.
+        for (name, d) in [("s_and_saveexec_b32", 1), ("s_and_saveexec_b64", 2)] {
+            let save = inst(name, Some(S(4)), None, vec![S(6)]);
+            let (rd, wr) = uses(&save, true, 0);
+            assert!(lists(&rd, EXEC_LO, d) && lists(&wr, EXEC_LO, d), "{name}");
+        }
+        // No other SALU op touches EXEC.
+        let and = inst("s_and_b32", Some(S(4)), None, vec![S(6), S(7)]);
+        assert_eq!(hazard(&exec, &and), "");
+        // The M0-relative VGPR moves read M0.
+        let movrels = inst("v_movrels_b32_e32", Some(V(1)), None, vec![V(2)]);
+        assert!(
+            hazard(&m0, &movrels).starts_with("reads m0"),
+            "{}",
+            hazard(&m0, &movrels)
+        );
     }
 }

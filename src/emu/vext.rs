@@ -465,11 +465,15 @@ pub fn uses(x: &XInst, wave64: bool, m0: u32) -> Uses {
     let (sw, dw) = x.op.widths_in(wave64);
     let mut rd: Vec<(Src, u32)> = (0..x.op.arity()).map(|k| (x.src[k], sw[k])).collect();
     let mut wr = vec![(x.vdst, dw)];
+    // M0 as the table's column has it (LLVM `Uses = [M0, EXEC]` on the
+    // M0-relative moves); EXEC the hazard checker adds itself.
+    if x.op.implicit().reads_m0() {
+        rd.push((Src::S(M0), 1));
+    }
     match x.op {
         // The destination's old value is kept in lanes that do not write it.
         XOp::Permlane16B32 | XOp::Permlanex16B32 => rd.push((Src::V(x.vdst), 1)),
         _ if x.op.movrel() => {
-            rd.push((Src::S(M0), 1));
             if let Ok((from, to)) = movrel_indices(x, m0) {
                 if let Some(f) = from {
                     rd[0] = (Src::V(f as u8), 1);

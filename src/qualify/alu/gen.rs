@@ -364,7 +364,7 @@ fn vopd_program(name: &str, rng: &mut ChaCha8Rng) -> Vec<ProgramInst> {
     vec![ProgramInst::Dual(x, y)]
 }
 
-/// A program of one instruction of [`CORPUS_OPS`](super::CORPUS_OPS) (not
+/// A program of one instruction of [`corpus_ops`](super::corpus_ops) (not
 /// VOPD, not a WMMA):
 /// operands drawn by kind, then the constraints of its encoding (SOPK's
 /// register operand, lane selects, bit-field extracts, byte selectors, the

@@ -12,7 +12,7 @@
 //! nothing else in the object changes, so the patched object is as valid a
 //! code object as the shipped one.
 //!
-//! Each program is one instruction of [`CORPUS_OPS`] with operands drawn
+//! Each program is one instruction of [`corpus_ops`] with operands drawn
 //! from the block (SGPRs, VGPRs, VCC, integer inline constants, literals;
 //! bit-field extracts get offsets and widths that run past bit 31), or one
 //! of the [`CHAINS`] (a carry chain, a compare feeding a select), run on
@@ -101,7 +101,7 @@
 //! defaults on a GPU; HW_ID and the cycle counter differ by nature), and
 //! the M0-relative moves (M0 is not in the harness's block).
 //! tests/it/emu_qualify.rs fails when the software device decodes an integer
-//! instruction that is in neither list. Whatever is not in [`CORPUS_OPS`]
+//! instruction that is in neither list. Whatever is not in [`corpus_ops`]
 //!
 //! The files: `corpus` (what runs, and what is left out and why), `gen`
 //! (each program and its input), `pseudo` (the pseudocode, one file per
@@ -115,7 +115,7 @@ mod gen;
 mod harness;
 mod pseudo;
 
-pub use corpus::{corpus_names, wave32_only, wave64_only, CHAINS, CORPUS_OPS, NOT_IN_CORPUS};
+pub use corpus::{corpus_names, corpus_ops, wave32_only, wave64_only, CHAINS, NOT_IN_CORPUS};
 pub use gen::{input, program_for, replicate_wmma_inputs};
 pub use harness::{
     dispatch, find_slot, program, qualify_alu, read_back, AluCorpus, AluDisagreement, AluProgram,

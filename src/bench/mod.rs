@@ -26,6 +26,7 @@ pub use plan::{RunSpec, Settings};
 pub use run::{run_bench, KernelObject};
 
 use crate::backend::BackendError;
+use crate::report::bench_record::BenchRecord;
 
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
@@ -43,6 +44,14 @@ pub enum BenchError {
         kernel: String,
         cause: BackendError,
     },
+    /// An error that ended the bench after its plan was made (`cause`):
+    /// `record` holds the runs before it and says `aborted`, so what was
+    /// measured is written all the same.
+    #[error("{cause}")]
+    Aborted {
+        record: Box<BenchRecord>,
+        cause: Box<BenchError>,
+    },
 }
 
 impl BenchError {
@@ -52,6 +61,7 @@ impl BenchError {
             BenchError::Plan(_) => false,
             BenchError::Environment(_) => true,
             BenchError::Backend { cause: source, .. } => !source.is_bad_input(),
+            BenchError::Aborted { cause, .. } => cause.is_environment(),
         }
     }
 }

@@ -53,7 +53,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 ///
 /// A run that times out, faults or returns a wrong result is recorded with
 /// that outcome and no rate; the bench goes on. Environment trouble (no
-/// device, library) and invalid dispatches end it with an error.
+/// device, library) and invalid dispatches end it with an error; once the
+/// plan is made, that error is `BenchError::Aborted`, carrying the record
+/// of the runs before it.
 pub fn run_bench(
     backend: &mut dyn Backend,
     objects: &[KernelObject<'_>],
@@ -74,6 +76,7 @@ pub fn run_bench(
     let timeout = provenance.timeout.unwrap_or(DEFAULT_TIMEOUT);
     let mut runs = Vec::new();
     let mut skipped = Vec::new();
+    let mut ended = None;
     for spec in &specs {
         let Some(object) = objects.iter().find(|o| o.wave == spec.wave) else {
             skipped.push(Skipped {
@@ -98,9 +101,12 @@ pub fn run_bench(
                 });
                 continue;
             }
-            Err(e) => return Err(e),
+            Err(e) => {
+                ended = Some(e);
+                break;
+            }
         };
-        let run = run_one(
+        match run_one(
             backend,
             object,
             spec,
@@ -108,13 +114,21 @@ pub fn run_bench(
             settings,
             timeout,
             ceiling_rate,
-        )?;
-        on_run(&run);
-        runs.push(run);
+        ) {
+            Ok(run) => {
+                on_run(&run);
+                runs.push(run);
+            }
+            Err(e) => {
+                ended = Some(e);
+                break;
+            }
+        }
     }
-    let all_passed = !runs.is_empty() && runs.iter().all(|r| r.outcome == "pass");
+    let all_passed =
+        ended.is_none() && !runs.is_empty() && runs.iter().all(|r| r.outcome == "pass");
     let emulated = info.backend == BackendKind::Emu;
-    Ok(BenchRecord {
+    let record = BenchRecord {
         format: BENCH_FORMAT.to_string(),
         dsxor_version: env!("CARGO_PKG_VERSION").to_string(),
         created_utc: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
@@ -147,8 +161,17 @@ pub fn run_bench(
         runs,
         skipped,
         all_passed,
+        worker_processes: None,
+        aborted: ended.as_ref().map(|e| e.to_string()),
         extra: clock_state(&info),
-    })
+    };
+    match ended {
+        None => Ok(record),
+        Some(cause) => Err(BenchError::Aborted {
+            record: Box::new(record),
+            cause: Box::new(cause),
+        }),
+    }
 }
 
 fn environment(
@@ -283,7 +306,9 @@ fn run_one(
                 ArgValue::U32(layout.lds_qwords),
             ],
             timeout,
-            read_back: ReadBack::All,
+            // The check reads fold and LDS out; ADDR and DATA are inputs.
+            // (Through worker processes, only these cross the pipe back.)
+            read_back: ReadBack::Only(&[2, 3]),
         };
         let completion = match backend.dispatch(&dispatch) {
             Ok(c) => c,

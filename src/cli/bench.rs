@@ -76,10 +76,10 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
     // Before the first launch: an --out that cannot take the record would
     // otherwise be found after every run was measured.
     dsxor::report::results::check_writable(Some(&args.out), None).map_err(bad_input)?;
-    let (mut backend, selection) = open_bench_device(&args)?;
+    let (mut device, selection) = open_bench_device(&args)?;
     let objects = throughput_objects(&selection);
     settings.waves = objects.iter().map(|o| o.wave).collect();
-    let emulated = backend.info().backend == dsxor::backend::BackendKind::Emu;
+    let emulated = device.backend().info().backend == dsxor::backend::BackendKind::Emu;
     let unit = if emulated {
         "emulated lane-ops/s"
     } else {
@@ -98,8 +98,8 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
         selection: selection.reason.clone(),
         timeout: Some(args.timeout),
     };
-    let record = run_bench(
-        backend.as_mut(),
+    let ran = run_bench(
+        device.backend(),
         &objects,
         &settings,
         &provenance,
@@ -122,15 +122,53 @@ pub(crate) fn bench_cmd(args: BenchArgs) -> Outcome {
             };
             outln!("{:<44} {rate}", run.name);
         },
-    )
-    .map_err(|e| {
+    );
+    let code_of = |e: &dsxor::bench::BenchError| {
         if e.is_environment() {
-            environment(e)
+            dsxor::exit::ENVIRONMENT
         } else {
-            bad_input(e)
+            dsxor::exit::USAGE
         }
-    })?;
-    report_bench(&args, &record)
+    };
+    let (mut record, ended) = match ran {
+        Ok(record) => (record, None),
+        // The runs before the error are written all the same, and the
+        // record says `aborted`.
+        Err(dsxor::bench::BenchError::Aborted { record, cause }) => {
+            let code = code_of(&cause);
+            (*record, Some(code))
+        }
+        Err(e) => {
+            return Err(Failure {
+                code: code_of(&e),
+                error: e.into(),
+            })
+        }
+    };
+    if let BenchDevice::Workers(w) = &device {
+        record.worker_processes = Some(w.processes_started());
+    }
+    report_bench(&args, &record, ended)
+}
+
+/// Where the bench's launches run.
+enum BenchDevice {
+    /// In this process: the software device, or HIP when this binary cannot
+    /// start itself as a worker.
+    Here(Box<dyn dsxor::backend::Backend>),
+    /// In worker processes of this binary, one after another: a device
+    /// fault (ROCm 6 `abort()`s the process that saw it) or a hung launch
+    /// ends a worker, not the bench.
+    Workers(Box<dsxor::suite::worker::ThroughputWorker>),
+}
+
+impl BenchDevice {
+    fn backend(&mut self) -> &mut dyn dsxor::backend::Backend {
+        match self {
+            BenchDevice::Here(b) => b.as_mut(),
+            BenchDevice::Workers(w) => w.as_mut(),
+        }
+    }
 }
 
 /// The bench's settings from its flags (`--quick`, then each override).
@@ -164,18 +202,14 @@ fn settings_of(args: &BenchArgs) -> Result<dsxor::bench::Settings, Failure> {
 }
 
 /// The device the bench runs on (HIP probed once unless the software
-/// device was asked for) and why it was chosen.
+/// device was asked for) and why it was chosen: a HIP device in worker
+/// processes, as `run`'s and `qualify`'s HIP launches; the software device
+/// in this process (its faults are values, never a dead process).
 fn open_bench_device(
     args: &BenchArgs,
-) -> Result<
-    (
-        Box<dyn dsxor::backend::Backend>,
-        dsxor::backend::select::Selection,
-    ),
-    Failure,
-> {
+) -> Result<(BenchDevice, dsxor::backend::select::Selection), Failure> {
     use dsxor::backend::select::{select, BackendChoice, HipView};
-    use dsxor::backend::{emu::EmuBackend, hip::HipBackend, Backend, BackendError};
+    use dsxor::backend::{emu::EmuBackend, hip::HipBackend, BackendError};
     use dsxor::case::WaveSize;
     use dsxor::codeobj::embedded::find_embedded;
     let choice: BackendChoice = args.backend.into();
@@ -204,20 +238,54 @@ fn open_bench_device(
             environment(e)
         }
     };
-    let backend: Box<dyn Backend> = match (selection.hip_device, &probe) {
-        (Some(index), Some(Ok(report))) => {
-            Box::new(HipBackend::from_report(report, Some(index)).map_err(backend_err)?)
-        }
-        (Some(index), _) => Box::new(HipBackend::open(Some(index)).map_err(backend_err)?),
-        (None, _) => Box::new(
+    let device = match (selection.hip_device, &probe) {
+        (Some(index), Some(Ok(report))) => match hip_workers(report, index, args.timeout) {
+            Some(w) => BenchDevice::Workers(Box::new(w.map_err(backend_err)?)),
+            None => BenchDevice::Here(Box::new(
+                HipBackend::from_report(report, Some(index)).map_err(backend_err)?,
+            )),
+        },
+        (Some(index), _) => BenchDevice::Here(Box::new(
+            HipBackend::open(Some(index)).map_err(backend_err)?,
+        )),
+        (None, _) => BenchDevice::Here(Box::new(
             EmuBackend::new(dsxor::emu::EmuConfig {
                 fault,
                 ..Default::default()
             })
             .map_err(backend_err)?,
-        ),
+        )),
     };
-    Ok((backend, selection))
+    Ok((device, selection))
+}
+
+/// HIP device `index` of the probe as worker processes of this binary
+/// (`suite::worker`, one `Throughput` request per launch); `None` when this
+/// binary's path is unknown, so it cannot start itself.
+fn hip_workers(
+    report: &dsxor::hip::HipReport,
+    index: u32,
+    timeout: std::time::Duration,
+) -> Option<Result<dsxor::suite::worker::ThroughputWorker, dsxor::backend::BackendError>> {
+    use dsxor::backend::hip::{choose_device, device_info};
+    use dsxor::suite::worker::{visible_entry, ThroughputWorker, WorkerPlan, VISIBLE_DEVICES};
+    let exe = std::env::current_exe().ok()?;
+    let props = match choose_device(report, Some(index)) {
+        Ok(p) => p,
+        Err(e) => return Some(Err(dsxor::backend::BackendError::Environment(e))),
+    };
+    let hip_visible = std::env::var(VISIBLE_DEVICES).ok();
+    let cuda_visible = std::env::var("CUDA_VISIBLE_DEVICES").ok();
+    Some(Ok(ThroughputWorker::new(WorkerPlan {
+        exe,
+        visible: visible_entry(props.index, hip_visible.as_deref(), cuda_visible.as_deref()),
+        info: device_info(report, props),
+        // Each launch carries its code object (sent once per child).
+        objects: Vec::new(),
+        timeout,
+        label: format!("HIP device {}", props.index),
+        batch: 1,
+    })))
 }
 
 /// The embedded objects holding the throughput kernels, one per selected
@@ -245,8 +313,16 @@ fn throughput_objects(
 }
 
 /// The ceiling, skipped runs and verdict on the console, the record
-/// written, `--json`'s summary; the exit code.
-fn report_bench(args: &BenchArgs, record: &dsxor::report::bench_record::BenchRecord) -> Outcome {
+/// written, `--json`'s summary; the exit code. `aborted`: the exit code of
+/// the error that ended the bench early (the record's `aborted`), which
+/// decides unless a run before it failed its check (1: a finding is never
+/// hidden behind the environment's trouble, as `run` does when its results
+/// cannot be written).
+fn report_bench(
+    args: &BenchArgs,
+    record: &dsxor::report::bench_record::BenchRecord,
+    aborted: Option<u8>,
+) -> Outcome {
     use dsxor::report::svg::si;
     match &record.ceiling {
         Some(c) => outln!(
@@ -266,10 +342,12 @@ fn report_bench(args: &BenchArgs, record: &dsxor::report::bench_record::BenchRec
     for s in &record.skipped {
         outln!("skipped {}: {}", s.name, s.reason);
     }
-    let code = if record.all_passed {
-        dsxor::exit::PASS
-    } else {
-        dsxor::exit::FAIL
+    let failed = record.runs.iter().filter(|r| r.outcome != "pass").count();
+    let code = match aborted {
+        _ if failed > 0 => dsxor::exit::FAIL,
+        Some(code) => code,
+        None if record.all_passed => dsxor::exit::PASS,
+        None => dsxor::exit::FAIL,
     };
     // --out was checked before the first launch: a write failing now is the
     // machine's (a full disk, 3), unless a run was wrong (1 still).
@@ -286,13 +364,15 @@ fn report_bench(args: &BenchArgs, record: &dsxor::report::bench_record::BenchRec
     let path = record
         .save_new(&args.out)
         .map_err(|e| unwritten(e.into()))?;
-    let failed = record.runs.iter().filter(|r| r.outcome != "pass").count();
     outln!(
         "{} runs, {} passed their check, {failed} failed; record: {}",
         record.runs.len(),
         record.runs.len() - failed,
         path.display()
     );
+    if let Some(reason) = &record.aborted {
+        eprintln!("dsxor: bench aborted (the record holds the runs before): {reason}");
+    }
     if args.json {
         let runs: Vec<serde_json::Value> = record
             .runs
@@ -307,7 +387,9 @@ fn report_bench(args: &BenchArgs, record: &dsxor::report::bench_record::BenchRec
             })
             .collect();
         print_json(
-            if record.all_passed {
+            if record.aborted.is_some() && failed == 0 {
+                "error"
+            } else if record.all_passed {
                 "passed"
             } else {
                 "failed"
@@ -322,6 +404,8 @@ fn report_bench(args: &BenchArgs, record: &dsxor::report::bench_record::BenchRec
                 "passed": record.runs.len() - failed,
                 "failed": failed,
                 "skipped": record.skipped.iter().map(|s| &s.name).collect::<Vec<_>>(),
+                "worker_processes": record.worker_processes,
+                "aborted": record.aborted,
             }),
         );
     }

@@ -46,6 +46,16 @@ pub struct BenchRecord {
     pub skipped: Vec<Skipped>,
     /// True when every run completed and passed its check.
     pub all_passed: bool,
+    /// The launches ran in this many worker processes of the dsxor binary
+    /// (`dsxor bench --backend hip`: a fresh one after each fault or
+    /// timeout); absent when they ran in the process that wrote the record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker_processes: Option<u32>,
+    /// Why the bench ended before its plan did (an environment error: a
+    /// worker that could not open its device or exited with a code); the
+    /// record holds the runs before it. Absent when the plan ran to its end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aborted: Option<String>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
 }

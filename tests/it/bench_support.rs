@@ -197,6 +197,8 @@ pub fn record(created: &str, backend: &str, scale: f64) -> BenchRecord {
         runs,
         skipped: vec![],
         all_passed: true,
+        worker_processes: None,
+        aborted: None,
         extra: BTreeMap::new(),
     }
 }

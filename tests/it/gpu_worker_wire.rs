@@ -1,7 +1,8 @@
 //! The worker protocol's version check across real processes: a parent of
-//! `dsxor-worker/5` refuses a worker that speaks `dsxor-worker/3` (JSON
-//! lines with base64 buffers) or `dsxor-worker/4` (binary frames without
-//! the traffic fields) with a message naming both versions, and the
+//! `dsxor-worker/6` refuses a worker that speaks `dsxor-worker/3` (JSON
+//! lines with base64 buffers), `dsxor-worker/4` (binary frames without
+//! the traffic fields) or `dsxor-worker/5` (no throughput launches) with a
+//! message naming both versions, and the
 //! `dsxor worker` binary answers such a request the same way, in its own
 //! version, instead of skipping it and waiting forever.
 
@@ -30,11 +31,15 @@ fn info() -> DeviceInfo {
 }
 
 /// Old workers: each reads the setup and answers it as its version did.
-const OLD_WORKERS: [(&str, &str); 2] = [
+const OLD_WORKERS: [(&str, &str); 3] = [
     ("3", "echo 'dsxor-worker/3 {\"ready\":{\"info\":{}}}'"),
     (
         "4",
         "printf 'dsxor-worker/4 21 0\\n{\"ready\":{\"info\":{}}}'",
+    ),
+    (
+        "5",
+        "printf 'dsxor-worker/5 21 0\\n{\"ready\":{\"info\":{}}}'",
     ),
 ];
 
@@ -44,7 +49,7 @@ fn a_parent_refuses_a_worker_of_an_older_protocol() {
         let e = run_against_old_worker(answer);
         assert!(
             e.contains(&format!("dsxor-worker/{version} at the other end"))
-                && e.contains("this is dsxor-worker/5"),
+                && e.contains("this is dsxor-worker/6"),
             "{e}"
         );
     }
@@ -101,6 +106,7 @@ fn the_worker_refuses_a_parent_of_an_older_protocol() {
             &b"dsxor-worker/3 {\"run\":{\"addr\":\"AAAAAA==\"}}\n"[..],
         ),
         ("4", &b"dsxor-worker/4 2 0\n{}"[..]),
+        ("5", &b"dsxor-worker/5 2 0\n{}"[..]),
     ] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_dsxor"))
             .arg("worker")
@@ -115,7 +121,7 @@ fn the_worker_refuses_a_parent_of_an_older_protocol() {
         assert!(text.starts_with(LINE_TAG), "{text}");
         assert!(
             text.contains(&format!(
-                "worker protocol dsxor-worker/{version} at the other end, this is dsxor-worker/5"
+                "worker protocol dsxor-worker/{version} at the other end, this is dsxor-worker/6"
             )),
             "{text}"
         );

@@ -63,6 +63,7 @@ mod emu_user_builds_llvm;
 mod emu_vext_llvm;
 mod emu_wave64_halves;
 mod emu_wmma_llvm;
+mod gpu_bench_workers;
 mod gpu_cli;
 mod gpu_fleet;
 mod gpu_hip_backend;

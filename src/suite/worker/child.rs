@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::wire::{
     Blobs, CodeCache, FrameReader, FrameWriter, Framed, Payload, Request, Response, Setup,
-    WireBatch, WireError, WireLaunch, WireOutcome,
+    WireBatch, WireError, WireInputs, WireLaunch, WireOutcome,
 };
 use super::PARENT_PID;
 use crate::backend::conformance::{BatchOutcome, CaseDevice, ConformanceDevice, DeviceOutcome};
@@ -47,6 +47,8 @@ pub fn die_with_parent() {
 pub fn serve(mut input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
     let mut device: Option<ConformanceDevice<HipBackend>> = None;
     let mut code = CodeCache::default();
+    // The inputs of the last throughput launch (`WireInputs::Kept`).
+    let mut kept: Vec<Vec<u8>> = Vec::new();
     let error = |msg: String| Response::Error(WireError::Invalid(msg));
     // Frame buffers kept from request to request: each launch's request
     // and answer reuse the last one's memory.
@@ -88,12 +90,14 @@ pub fn serve(mut input: impl BufRead, mut output: impl Write) -> std::io::Result
             &mut blobs,
             &mut device,
             &mut code,
+            &mut kept,
         );
         let retire = matches!(
             response,
             Response::Outcome { retire: true, .. }
                 | Response::Batch { retire: true, .. }
                 | Response::Launch { retire: true, .. }
+                | Response::Throughput { retire: true, .. }
         );
         writer.write(&mut output, &response, &blobs)?;
         if retire {
@@ -110,6 +114,7 @@ fn respond(
     blobs: &mut Blobs,
     device: &mut Option<ConformanceDevice<HipBackend>>,
     code: &mut CodeCache,
+    kept: &mut Vec<Vec<u8>>,
 ) -> Response {
     let unreadable = |e: String| Response::Error(WireError::Invalid(format!("worker: {e}")));
     match (request, device.as_mut()) {
@@ -122,11 +127,80 @@ fn respond(
             Err(e) => Response::Error(e),
         },
         (
-            Request::Run(_) | Request::RunBatch(_) | Request::Identity(_) | Request::Dispatch(_),
+            Request::Run(_)
+            | Request::RunBatch(_)
+            | Request::Identity(_)
+            | Request::Dispatch(_)
+            | Request::Throughput(_),
             None,
         ) => Response::Error(WireError::Invalid(
             "worker: a case arrived before the setup".into(),
         )),
+        (Request::Throughput(w), Some(d)) => {
+            let bytes = match code.decode(&w.code, payload) {
+                Ok(b) => b,
+                Err(e) => return unreadable(e),
+            };
+            match &w.buffers {
+                WireInputs::Sent(sent) => {
+                    match sent
+                        .iter()
+                        .enumerate()
+                        .map(|(i, b)| Ok(payload.bytes(*b, &format!("buffer {i}"))?.to_vec()))
+                        .collect::<Result<Vec<_>, String>>()
+                    {
+                        Ok(b) => *kept = b,
+                        Err(e) => return unreadable(e),
+                    }
+                }
+                WireInputs::Kept if kept.is_empty() => {
+                    return unreadable(
+                        "a throughput launch of kept inputs, but none were sent to this process"
+                            .into(),
+                    )
+                }
+                WireInputs::Kept => {}
+            }
+            if let Some(&i) = w.read_back.iter().find(|&&i| i as usize >= kept.len()) {
+                return unreadable(format!(
+                    "read_back names buffer {i} of a launch of {}",
+                    kept.len()
+                ));
+            }
+            let dispatch = Dispatch {
+                code_object: &bytes,
+                kernel: &w.kernel,
+                groups: w.groups,
+                block: w.block,
+                dynamic_lds: w.dynamic_lds,
+                // A fresh copy per launch: what one launch wrote into its
+                // buffers must not be the next one's input.
+                buffers: kept.clone(),
+                args: w.args.iter().map(|a| a.to_arg()).collect(),
+                timeout: Duration::from_millis(w.timeout_ms),
+                // `ReadBack::Only` takes a static list; every buffer comes
+                // back from the device (after the timed events) and only
+                // those asked for cross the pipe.
+                read_back: ReadBack::All,
+            };
+            let result = d.backend_mut().dispatch(&dispatch).map(|mut done| {
+                for (i, b) in done.buffers.iter_mut().enumerate() {
+                    if !w.read_back.contains(&(i as u32)) {
+                        *b = Vec::new();
+                    }
+                }
+                done
+            });
+            match WireLaunch::from_result(result, blobs) {
+                Ok(outcome) => Response::Throughput {
+                    // A fault or a timeout: a sticky error or a kernel that
+                    // never ends; nothing more runs in this process.
+                    retire: !matches!(outcome, WireLaunch::Completed { .. }),
+                    outcome,
+                },
+                Err(e) => Response::Error(WireError::from_backend(e)),
+            }
+        }
         (Request::Dispatch(w), Some(d)) => {
             let bytes = match code.decode(&w.code, payload) {
                 Ok(b) => b,
@@ -336,10 +410,10 @@ mod tests {
 
     #[test]
     fn another_protocol_version_is_refused_not_ignored() {
-        // Version 1, version 3 (JSON lines with base64 buffers), and
-        // version 4 (binary frames, no traffic fields: it would run a
-        // traffic case as a plain one): the child answers in its own
-        // version and stops.
+        // Version 1, version 3 (JSON lines with base64 buffers), version 4
+        // (binary frames, no traffic fields: it would run a traffic case as
+        // a plain one) and version 5 (no throughput launches): the child
+        // answers in its own version and stops.
         for (input, version) in [
             ("dsxor-worker/1 {\"identity\":{}}\n", "dsxor-worker/1 "),
             (
@@ -347,6 +421,7 @@ mod tests {
                 "dsxor-worker/3 ",
             ),
             ("dsxor-worker/4 2 0\n{}", "dsxor-worker/4 "),
+            ("dsxor-worker/5 2 0\n{}", "dsxor-worker/5 "),
         ] {
             let mut out = Vec::new();
             serve(input.as_bytes(), &mut out).unwrap();
@@ -361,7 +436,13 @@ mod tests {
         assert_eq!(
             foreign_version("dsxor-worker/4 2 0").as_deref(),
             Some(
-                "worker protocol dsxor-worker/4 at the other end, this is dsxor-worker/5: the parent and the worker must be the same dsxor binary"
+                "worker protocol dsxor-worker/4 at the other end, this is dsxor-worker/6: the parent and the worker must be the same dsxor binary"
+            )
+        );
+        assert_eq!(
+            foreign_version("dsxor-worker/5 2 0").as_deref(),
+            Some(
+                "worker protocol dsxor-worker/5 at the other end, this is dsxor-worker/6: the parent and the worker must be the same dsxor binary"
             )
         );
         assert_eq!(foreign_version(&format!("{LINE_TAG}0 0")), None);

@@ -1,5 +1,6 @@
-//! Worker processes: HIP cases run in a child process, so a device fault
-//! becomes a verdict instead of a dead run.
+//! Worker processes: HIP cases, `qualify`'s raw launches and `bench`'s
+//! throughput launches run in a child process, so a device fault becomes a
+//! verdict instead of a dead run.
 //!
 //! Why (ROCm/clr): on ROCm 6.x every HSA queue is created with
 //! `callbackQueue` as its error callback, which prints "Callback: Queue …
@@ -39,7 +40,14 @@
 //!   LDS, buffers, arguments, timeout — answered with a `Launch`: the
 //!   completion's buffers, or the fault or timeout that ended it. The code
 //!   object crosses once per child and then as the bytes a program changed
-//!   (`CodeCache`).
+//!   (`CodeCache`);
+//! - or (`dsxor bench`, through `impl Backend for ThroughputWorker`) one
+//!   `Throughput` per throughput launch: a raw launch whose input buffers
+//!   the child keeps, so that a bench run's launches (all with the same
+//!   inputs) send them once (`WireInputs::Kept` after that), answered with
+//!   a `Throughput`: the completion carrying only the buffers the bench
+//!   checks, its time the launch's HIP event time as the child measured it,
+//!   or the fault or timeout that ended it.
 //!
 //! A child that has not answered a case within the launch timeout plus
 //! `ANSWER_GRACE` is stuck in a blocking HIP call outside the launch
@@ -71,7 +79,9 @@ mod parent;
 pub mod wire;
 
 pub use child::{die_with_parent, serve};
-pub use parent::{visible_entry, Death, WorkerDevice, WorkerPlan, ANSWER_GRACE, SETUP_DEADLINE};
+pub use parent::{
+    visible_entry, Death, ThroughputWorker, WorkerDevice, WorkerPlan, ANSWER_GRACE, SETUP_DEADLINE,
+};
 pub use wire::LINE_TAG;
 
 /// The environment variable the child sees its one device through.

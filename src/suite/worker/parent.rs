@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use super::wire::{
     read_frame, Blobs, CodeCache, FrameWriter, Incoming, Payload, Request, Response, Setup,
-    WireArg, WireCase, WireDispatch, WireObject,
+    WireArg, WireCase, WireDispatch, WireInputs, WireObject, WireThroughput,
 };
 use super::{PARENT_PID, VISIBLE_DEVICES};
 use crate::backend::conformance::{
@@ -102,8 +102,12 @@ pub struct WorkerDevice {
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     /// Processes started so far.
     started: u32,
-    /// The code objects the current child holds (`Request::Dispatch`).
+    /// The code objects the current child holds (`Request::Dispatch`,
+    /// `Request::Throughput`).
     code: CodeCache,
+    /// The input buffers of the last throughput launch sent to the current
+    /// child, which it keeps (`WireInputs::Kept`); empty when none.
+    inputs: Vec<Vec<u8>>,
     /// The last request's payload buffer, emptied: the next case or batch
     /// is encoded into its allocation (a fresh one regrew and page-faulted
     /// for every launch).
@@ -124,6 +128,7 @@ impl WorkerDevice {
             stderr_tail: Arc::new(Mutex::new(VecDeque::new())),
             started: 0,
             code: CodeCache::default(),
+            inputs: Vec::new(),
             spare: Blobs::default(),
             writer: FrameWriter::default(),
         }
@@ -154,8 +159,9 @@ impl WorkerDevice {
                 self.env_error(format!("cannot start {}: {e}", self.plan.exe.display()))
             })?;
         self.started += 1;
-        // A fresh process holds no code object yet.
+        // A fresh process holds no code object and no inputs yet.
         self.code = CodeCache::default();
+        self.inputs = Vec::new();
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -657,36 +663,133 @@ impl Backend for WorkerDevice {
             args: d.args.iter().map(WireArg::from_arg).collect(),
             timeout_ms: u64::try_from(d.timeout.as_millis()).unwrap_or(u64::MAX),
         }));
-        let deadline = d.timeout.saturating_add(ANSWER_GRACE);
         let sizes: Vec<usize> = d.buffers.iter().map(Vec::len).collect();
-        let answer = self.request("a launch", (request, blobs), deadline, |r, p| match r {
+        let answer = self.launch(d, request, blobs, |r, p| match r {
             Response::Launch { outcome, retire } => Ok((outcome.to_result(&sizes, p), retire)),
             other => Err(Box::new(other)),
         })?;
-        match answer {
-            // The protocol brings every buffer back (raw launches are
-            // `qualify`'s, which reads them all); the contract of
-            // `read_back` holds all the same.
-            Ok(launch) => launch.map(|mut done| {
-                for (i, b) in done.buffers.iter_mut().enumerate() {
-                    if !d.read_back.wants(i) {
-                        *b = Vec::new();
-                    }
+        // The protocol brings every buffer back (raw launches are
+        // `qualify`'s, which reads them all); the contract of `read_back`
+        // holds all the same.
+        answer.map(|mut done| {
+            for (i, b) in done.buffers.iter_mut().enumerate() {
+                if !d.read_back.wants(i) {
+                    *b = Vec::new();
                 }
-                done
-            }),
-            Err(Lost::Signal { death, said }) => Err(BackendError::Fault(killed_by_signal(
-                "launch", &death, &said,
-            ))),
-            // Policy (ANSWER_GRACE): the launch's work did not end; the
-            // worker is gone and the next launch gets a fresh one.
-            // (Its stderr, forwarded, says where it was stuck.)
-            Err(Lost::Hung { limit, .. }) => Err(BackendError::Timeout {
-                kernel: d.kernel.to_string(),
-                limit,
-                pc: None,
-            }),
+            }
+            done
+        })
+    }
+}
+
+impl WorkerDevice {
+    /// One launch request (`Dispatch`, `Throughput`) and what its answer,
+    /// or the child's death or silence, makes of the launch, by the policy
+    /// of [`impl Backend for WorkerDevice`](WorkerDevice#impl-Backend-for-WorkerDevice).
+    fn launch(
+        &mut self,
+        d: &Dispatch<'_>,
+        request: Request,
+        blobs: Blobs,
+        take: impl FnOnce(Response, Payload<'_>) -> Taken<Result<Completion, BackendError>>,
+    ) -> Result<Result<Completion, BackendError>, BackendError> {
+        let deadline = d.timeout.saturating_add(ANSWER_GRACE);
+        Ok(
+            match self.request("a launch", (request, blobs), deadline, take)? {
+                Ok(launch) => launch,
+                Err(Lost::Signal { death, said }) => Err(BackendError::Fault(killed_by_signal(
+                    "launch", &death, &said,
+                ))),
+                // Policy (ANSWER_GRACE): the launch's work did not end; the
+                // worker is gone and the next launch gets a fresh one.
+                // (Its stderr, forwarded, says where it was stuck.)
+                Err(Lost::Hung { limit, .. }) => Err(BackendError::Timeout {
+                    kernel: d.kernel.to_string(),
+                    limit,
+                    pc: None,
+                }),
+            },
+        )
+    }
+
+    /// One throughput launch (`Request::Throughput`): as a raw launch
+    /// ([`Backend::dispatch`]), by the same policy, but the inputs cross
+    /// the pipe only when they differ from the last ones this child was
+    /// sent, and only the buffers `d.read_back` names come back.
+    fn throughput(&mut self, d: &Dispatch<'_>) -> Result<Completion, BackendError> {
+        if self.running.is_none() {
+            // Before encoding: a fresh child resets the code and input caches.
+            self.start()?;
         }
+        let mut blobs = Blobs::default();
+        let buffers = if self.inputs.as_slice() == d.buffers.as_slice() && !d.buffers.is_empty() {
+            WireInputs::Kept
+        } else {
+            self.inputs = d.buffers.clone();
+            WireInputs::Sent(d.buffers.iter().map(|b| blobs.put(b)).collect())
+        };
+        let read_back: Vec<u32> = (0..d.buffers.len())
+            .filter(|&i| d.read_back.wants(i))
+            .map(|i| u32::try_from(i).unwrap_or(u32::MAX))
+            .collect();
+        let request = Request::Throughput(Box::new(WireThroughput {
+            code: self.code.encode(d.code_object, &mut blobs),
+            kernel: d.kernel.to_string(),
+            groups: d.groups,
+            block: d.block,
+            dynamic_lds: d.dynamic_lds,
+            buffers,
+            args: d.args.iter().map(WireArg::from_arg).collect(),
+            timeout_ms: u64::try_from(d.timeout.as_millis()).unwrap_or(u64::MAX),
+            read_back,
+        }));
+        let sizes: Vec<usize> = d
+            .buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| if d.read_back.wants(i) { b.len() } else { 0 })
+            .collect();
+        // A child that faulted, timed out or died is gone: the next
+        // launch's child is fresh and is sent the inputs again (`start`).
+        self.launch(d, request, blobs, |r, p| match r {
+            Response::Throughput { outcome, retire } => Ok((outcome.to_result(&sizes, p), retire)),
+            other => Err(Box::new(other)),
+        })?
+    }
+}
+
+/// Throughput launches in worker processes (`dsxor bench --backend hip`):
+/// each `Dispatch` is one `Request::Throughput` to a [`WorkerDevice`], by
+/// the policy of [`impl Backend for WorkerDevice`](WorkerDevice#impl-Backend-for-WorkerDevice)
+/// (a fault, a child killed by a signal, a hang past the timeout plus
+/// [`ANSWER_GRACE`]: that launch's `Fault` or `Timeout`, and the next
+/// launch starts a fresh child). A launch's time is its HIP event time,
+/// measured in the child as `HipBackend` measures it in process.
+pub struct ThroughputWorker {
+    worker: WorkerDevice,
+}
+
+impl ThroughputWorker {
+    /// Nothing starts until the first launch.
+    pub fn new(plan: WorkerPlan) -> ThroughputWorker {
+        ThroughputWorker {
+            worker: WorkerDevice::new(plan),
+        }
+    }
+
+    /// Worker processes started so far.
+    pub fn processes_started(&self) -> u32 {
+        self.worker.processes_started()
+    }
+}
+
+impl Backend for ThroughputWorker {
+    fn info(&self) -> &DeviceInfo {
+        &self.worker.plan.info
+    }
+
+    fn dispatch(&mut self, d: &Dispatch<'_>) -> Result<Completion, BackendError> {
+        self.worker.throughput(d)
     }
 }
 

@@ -1,4 +1,4 @@
-//! The `dsxor-worker/5` protocol: the frame format (a header line tagged
+//! The `dsxor-worker/6` protocol: the frame format (a header line tagged
 //! `LINE_TAG`, a JSON value, raw payload bytes), the requests and answers,
 //! and every case, outcome, kernel object and launch as it crosses the pipe.
 //! Both ends use these types; neither end's behaviour lives here.
@@ -19,9 +19,11 @@ use crate::case::{Case, Geometry, LaneInput, Observation, Round, Traffic, WaveSi
 /// little-endian bytes after the JSON, named by `Blob`; 5: background
 /// traffic, a case's `traffic` roles and spins and an observation's
 /// `traffic_verdicts`, which a version-4 end would drop without a word,
-/// running a traffic case as a plain one). A line of another version is
-/// refused, not skipped (`foreign_version`).
-pub const LINE_TAG: &str = "dsxor-worker/5 ";
+/// running a traffic case as a plain one; 6: throughput launches,
+/// `Request::Throughput`, whose inputs the child keeps from launch to
+/// launch, which a version-5 child would refuse as unreadable). A line of
+/// another version is refused, not skipped (`foreign_version`).
+pub const LINE_TAG: &str = "dsxor-worker/6 ";
 
 /// The start every version's lines share.
 const LINE_FAMILY: &str = "dsxor-worker/";
@@ -544,6 +546,38 @@ pub struct WireDispatch {
     pub timeout_ms: u64,
 }
 
+/// One throughput launch (`dsxor bench`) on the wire: a raw launch, as
+/// `WireDispatch`, but every launch of a bench run has the same inputs, so
+/// they cross the pipe once per run and child (`WireInputs::Kept` after
+/// that), and the answer carries only the buffers the bench checks
+/// (`read_back`); the others come back empty.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct WireThroughput {
+    pub code: WireCode,
+    pub kernel: String,
+    pub groups: u32,
+    pub block: u32,
+    pub dynamic_lds: u32,
+    pub buffers: WireInputs,
+    pub args: Vec<WireArg>,
+    pub timeout_ms: u64,
+    /// Indices into the buffers of those the answer carries.
+    pub read_back: Vec<u32>,
+}
+
+/// A throughput launch's input buffers on the wire.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum WireInputs {
+    /// This launch's buffers (`Dispatch::buffers`); the child keeps a copy
+    /// for the launches that follow.
+    Sent(Vec<Blob>),
+    /// The buffers last sent to this child, unchanged: each launch starts
+    /// from a fresh copy of them, so what a launch wrote does not carry
+    /// over.
+    Kept,
+}
+
 /// A raw launch's outcome on the wire: the `Completion`, or the fault or
 /// timeout (`BackendError::Fault`, `::Timeout`) that ended it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -780,6 +814,8 @@ pub enum Request {
     Identity(Box<WireCase>),
     /// One raw launch (`dsxor qualify`'s programs), answered with `Launch`.
     Dispatch(Box<WireDispatch>),
+    /// One throughput launch (`dsxor bench`), answered with `Throughput`.
+    Throughput(Box<WireThroughput>),
 }
 
 /// `BackendError` on the wire.
@@ -831,6 +867,12 @@ pub enum Response {
     Identity(KernelIdentity),
     /// A raw launch's outcome; `retire` as for `Outcome`.
     Launch {
+        outcome: WireLaunch,
+        retire: bool,
+    },
+    /// A throughput launch's outcome, a completion carrying only the
+    /// buffers its `read_back` named; `retire` as for `Outcome`.
+    Throughput {
         outcome: WireLaunch,
         retire: bool,
     },

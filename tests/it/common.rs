@@ -432,6 +432,85 @@ pub fn probe_records(dir: &Path, name: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// The one file in `dir`, parsed as JSON (`text`: the run's output, for
+/// the failure message).
+pub fn only_record(dir: &Path, text: &str) -> serde_json::Value {
+    let files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("no record directory ({e}): {text}"))
+        .collect();
+    assert_eq!(files.len(), 1, "one record: {text}");
+    let path = files[0].as_ref().unwrap().path();
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// What a command run through the software HIP runtime with a launch log
+/// left behind: its exit code, its output, the one record it wrote and the
+/// launch log's lines as (process id, kernel), one per accepted launch.
+pub struct Logged {
+    pub code: Option<i32>,
+    pub text: String,
+    pub rec: serde_json::Value,
+    pub launches: Vec<(u32, String)>,
+}
+
+/// Run `dsxor <args> --out DIR` on the software HIP runtime with `env` and
+/// `DSXOR_HIPSIM_LAUNCH_LOG`, in a fresh directory; the one file DIR holds
+/// afterwards is the record.
+pub fn hipsim_logged(args: &[&str], env: &[(&str, &str)]) -> Logged {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("launches.log");
+    let out = dir.path().join("out");
+    let mut args = args.to_vec();
+    args.extend(["--out", out.to_str().unwrap()]);
+    let mut env = env.to_vec();
+    env.push(("DSXOR_HIPSIM_LAUNCH_LOG", log.to_str().unwrap()));
+    let o = dsxor_hipsim(&args, &env);
+    let text = text(&o);
+    let rec = only_record(&out, &text);
+    let launches = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            let mut f = l.split(' ');
+            let pid = f.next().unwrap().parse().unwrap();
+            (pid, f.next().unwrap_or_default().to_string())
+        })
+        .collect();
+    Logged {
+        code: o.status.code(),
+        text,
+        rec,
+        launches,
+    }
+}
+
+/// `dsxor run --probe <probes>` of 4 cases on the software device, no
+/// minimizing, with `--fault` when given; records into `dir`.
+pub fn probe_on_emu(dir: &Path, probes: &str, seed: u64, fault: Option<&str>) -> Output {
+    let mut args = emu("run")
+        .seed(seed)
+        .cases(4)
+        .arg("--probe")
+        .arg(probes)
+        .arg("--minimize-budget")
+        .arg("0s");
+    if let Some(f) = fault {
+        args = args.arg("--fault").arg(f);
+    }
+    args.out(dir).output()
+}
+
+/// The same run through the software HIP runtime, configured by `env`.
+pub fn probe_on_hipsim(dir: &Path, probes: &str, seed: u64, env: &[(&str, &str)]) -> Output {
+    hip("run")
+        .cases(4)
+        .seed(seed)
+        .flag("--minimize-budget", "0s")
+        .flag("--probe", probes)
+        .out(dir)
+        .on_hipsim(env)
+}
+
 /// The records of in-flight probe `name` in `dir`'s results, checked for
 /// what every such probe shares: one per code object (both wave sizes,
 /// both modes), each with `verdict` and every lane of its grid (256 per

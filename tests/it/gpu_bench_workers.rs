@@ -9,23 +9,12 @@
 use crate::common;
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
-/// What one bench left behind: its exit code, its output, its record and
-/// the launch log's lines as (process id, kernel), one per accepted launch.
-struct Bench {
-    code: Option<i32>,
-    text: String,
-    rec: serde_json::Value,
-    launches: Vec<(u32, String)>,
-}
+use common::Logged as Bench;
 
 /// `dsxor bench --backend hip --quick --filter conflict-free` on hipsim
 /// with `env`, a launch log and `extra` flags.
 fn bench(env: &[(&str, &str)], extra: &[&str]) -> Bench {
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("launches.log");
-    let out = dir.path().join("out");
     let mut args = vec![
         "bench",
         "--backend",
@@ -33,40 +22,9 @@ fn bench(env: &[(&str, &str)], extra: &[&str]) -> Bench {
         "--quick",
         "--filter",
         "conflict-free",
-        "--out",
-        out.to_str().unwrap(),
     ];
     args.extend(extra);
-    let mut env = env.to_vec();
-    env.push(("DSXOR_HIPSIM_LAUNCH_LOG", log.to_str().unwrap()));
-    let o = common::dsxor_hipsim(&args, &env);
-    let text = common::text(&o);
-    let rec = record(&out, &text);
-    let launches = std::fs::read_to_string(&log)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| {
-            let mut f = l.split(' ');
-            let pid = f.next().unwrap().parse().unwrap();
-            (pid, f.next().unwrap().to_string())
-        })
-        .collect();
-    Bench {
-        code: o.status.code(),
-        text,
-        rec,
-        launches,
-    }
-}
-
-/// The one record in `dir`.
-fn record(dir: &Path, text: &str) -> serde_json::Value {
-    let files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("no record directory ({e}): {text}"))
-        .collect();
-    assert_eq!(files.len(), 1, "one record: {text}");
-    let path = files[0].as_ref().unwrap().path();
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    common::hipsim_logged(&args, env)
 }
 
 /// The record's runs as (name, outcome).

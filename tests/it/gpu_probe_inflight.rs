@@ -24,17 +24,7 @@ fn assert_probe(dir: &Path, name: &str, verdict: &str) {
 }
 
 fn emu_run(dir: &Path, fault: Option<&str>) -> std::process::Output {
-    let mut args = common::emu("run")
-        .seed(5)
-        .cases(4)
-        .arg("--probe")
-        .arg(BOTH)
-        .arg("--minimize-budget")
-        .arg("0s");
-    if let Some(f) = fault {
-        args = args.arg("--fault").arg(f);
-    }
-    args.out(dir).output()
+    common::probe_on_emu(dir, BOTH, 5, fault)
 }
 
 #[test]

@@ -14,27 +14,11 @@ use crate::common::{self, code, text};
 const PROBE: &str = "vdst-out-of-range";
 
 fn hip_run(dir: &Path, env: &[(&str, &str)]) -> std::process::Output {
-    common::hip("run")
-        .cases(4)
-        .seed(7)
-        .flag("--minimize-budget", "0s")
-        .flag("--probe", PROBE)
-        .out(dir)
-        .on_hipsim(env)
+    common::probe_on_hipsim(dir, PROBE, 7, env)
 }
 
 fn emu_run(dir: &Path, fault: Option<&str>) -> std::process::Output {
-    let mut args = common::emu("run")
-        .seed(7)
-        .cases(4)
-        .arg("--probe")
-        .arg(PROBE)
-        .arg("--minimize-budget")
-        .arg("0s");
-    if let Some(f) = fault {
-        args = args.arg("--fault").arg(f);
-    }
-    args.out(dir).output()
+    common::probe_on_emu(dir, PROBE, 7, fault)
 }
 
 /// Every record failed, on every lane.

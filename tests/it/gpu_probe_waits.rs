@@ -39,27 +39,11 @@ fn assert_probe(dir: &Path, name: &str, verdict: &str, outcomes: &[(&str, u64)])
 }
 
 fn emu_run(dir: &Path, fault: Option<&str>) -> std::process::Output {
-    let mut args = common::emu("run")
-        .seed(7)
-        .cases(4)
-        .arg("--probe")
-        .arg(BOTH)
-        .arg("--minimize-budget")
-        .arg("0s");
-    if let Some(f) = fault {
-        args = args.arg("--fault").arg(f);
-    }
-    args.out(dir).output()
+    common::probe_on_emu(dir, BOTH, 7, fault)
 }
 
 fn hip_run(dir: &Path, env: &[(&str, &str)]) -> std::process::Output {
-    common::hip("run")
-        .cases(4)
-        .seed(7)
-        .flag("--minimize-budget", "0s")
-        .flag("--probe", BOTH)
-        .out(dir)
-        .on_hipsim(env)
+    common::probe_on_hipsim(dir, BOTH, 7, env)
 }
 
 #[test]

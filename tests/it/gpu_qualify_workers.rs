@@ -9,7 +9,6 @@
 use crate::common;
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
 /// Run `dsxor qualify --backend hip --cases 1` on hipsim with `env` and a
 /// launch log; its exit code, its output, its record and the process ids
@@ -19,9 +18,6 @@ fn qualify(
     instructions: &str,
     extra: &[&str],
 ) -> (Option<i32>, String, serde_json::Value, Vec<u32>) {
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("launches.log");
-    let out = dir.path().join("out");
     let mut args = vec![
         "qualify",
         "--backend",
@@ -30,31 +26,11 @@ fn qualify(
         "1",
         "--instruction",
         instructions,
-        "--out",
-        out.to_str().unwrap(),
     ];
     args.extend(extra);
-    let mut env = env.to_vec();
-    env.push(("DSXOR_HIPSIM_LAUNCH_LOG", log.to_str().unwrap()));
-    let o = common::dsxor_hipsim(&args, &env);
-    let text = common::text(&o);
-    let rec = record(&out, &text);
-    let pids = std::fs::read_to_string(&log)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| l.split(' ').next().unwrap().parse().unwrap())
-        .collect();
-    (o.status.code(), text, rec, pids)
-}
-
-/// The one record in `dir`.
-fn record(dir: &Path, text: &str) -> serde_json::Value {
-    let files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("no record directory ({e}): {text}"))
-        .collect();
-    assert_eq!(files.len(), 1, "one record: {text}");
-    let path = files[0].as_ref().unwrap().path();
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    let r = common::hipsim_logged(&args, env);
+    let pids = r.launches.iter().map(|(p, _)| *p).collect();
+    (r.code, r.text, r.rec, pids)
 }
 
 fn distinct(pids: &[u32]) -> usize {
@@ -97,7 +73,9 @@ fn qualify_runs_the_hip_side_in_a_worker_process() {
     ]);
     let text = common::text(&o);
     assert_eq!(o.status.code(), Some(0), "{text}");
-    assert!(record(dir.path(), &text).get("worker_processes").is_none());
+    assert!(common::only_record(dir.path(), &text)
+        .get("worker_processes")
+        .is_none());
 }
 
 /// The DS instructions of the fault tests, in the order they run: with

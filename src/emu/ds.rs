@@ -84,6 +84,7 @@ these exchanges.";
 
 use super::decode::{AtomicOp, Ds, DsKind};
 use super::fault::{self, AtomicIn, FaultSpec};
+use super::view::WaveView;
 use super::WaveError;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -454,27 +455,9 @@ fn lanes_in_order(mask: u64, lanes: u32, rng: Option<&mut ChaCha8Rng>) -> Lanes 
     }
 }
 
-/// What a DS instruction reads and writes of its wave. `wave::Wave`
-/// implements it, so this module sits below `wave` (which calls
-/// [`exec_ds`]) instead of importing it back.
-pub trait DsWave {
-    /// EXEC as a lane mask (exec_lo only in wave32).
-    fn exec(&self) -> u64;
-    /// 32 or 64.
-    fn lanes(&self) -> u32;
-    /// The VGPR file: register r, lane l at `r * 64 + l`.
-    fn vgprs(&mut self) -> &mut [u32];
-    /// Count active-lane DS atomic operations (throughput figures).
-    fn count_atomic_lane_ops(&mut self, n: u64);
-    fn vgpr(&self, r: usize, lane: usize) -> u32;
-    fn set_vgpr(&mut self, r: usize, lane: usize, val: u32);
-    /// The MODE hardware register (DS_ADD_F32's denormal mode).
-    fn mode(&self) -> u32;
-}
-
 /// Execute one DS instruction for the active lanes of `w` in `part` (the
 /// whole instruction, or one half of a split wave64 instruction).
-pub fn exec_ds<W: DsWave>(
+pub fn exec_ds<W: WaveView>(
     w: &mut W,
     d: &Ds,
     lds: &mut Lds,
@@ -688,7 +671,7 @@ pub fn exec_ds<W: DsWave>(
 /// Ascending-lane atomic over the active lanes; returns the lane count.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn atomic_fast<const WIDE: bool, W: DsWave>(
+fn atomic_fast<const WIDE: bool, W: WaveView>(
     w: &mut W,
     d: &Ds,
     lds: &mut Lds,
@@ -780,7 +763,7 @@ fn atomic_fast<const WIDE: bool, W: DsWave>(
 /// 0] = tmp1; RETURN_DATA[63 : 32] = tmp2" (× 256 for STRIDE64; B64: 8 and
 /// 512, `.b64`, RETURN_DATA[127 : 64] = tmp2). [`POLICY_DS_XCHG2_ORDER`].
 #[allow(clippy::too_many_arguments)]
-fn xchg2<W: DsWave>(
+fn xchg2<W: WaveView>(
     w: &mut W,
     d: &Ds,
     lds: &mut Lds,
@@ -864,7 +847,7 @@ fn xchg2<W: DsWave>(
     Ok(())
 }
 
-fn store_bytes<W: DsWave>(w: &W, lds: &mut Lds, a: u64, data: u8, bytes: usize, l: usize) {
+fn store_bytes<W: WaveView>(w: &W, lds: &mut Lds, a: u64, data: u8, bytes: usize, l: usize) {
     let mut k = 0;
     while k < bytes {
         let n = (bytes - k).min(4);
@@ -874,7 +857,7 @@ fn store_bytes<W: DsWave>(w: &W, lds: &mut Lds, a: u64, data: u8, bytes: usize, 
     }
 }
 
-fn load_bytes<W: DsWave>(
+fn load_bytes<W: WaveView>(
     w: &mut W,
     lds: &Lds,
     a: u64,

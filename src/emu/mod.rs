@@ -16,6 +16,8 @@
 //!   number of instructions), so an early read sees the old register.
 //! - `hwreg`: the hardware registers `s_getreg`/`s_setreg` reach.
 //! - `mem`: bounds-checked global memory at fake device addresses.
+//! - `view`: `WaveView`, the one view of a wave's registers that `ds`,
+//!   `valu16`, `vext` and `wmma` execute against (`wave::Wave` implements it).
 //! - this file: configuration, the initial wave state of the
 //!   AMDHSA ABI, workgroups with `s_barrier`, the seeded scheduler and the
 //!   thread pool that spreads workgroups over the host's cores.
@@ -30,6 +32,7 @@ pub mod late;
 pub mod mem;
 pub mod valu16;
 pub mod vext;
+pub mod view;
 pub mod wave;
 pub mod wmma;
 

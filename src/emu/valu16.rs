@@ -30,6 +30,7 @@
 //! compares do (guide "Vector compare").
 
 use super::decode::{Op16, Src, V16, W16};
+use super::view::WaveView;
 
 /// Policy name: a 16-bit destination write keeps the other half.
 pub const POLICY_D16_KEEPS_OTHER_HALF: &str = "d16-keeps-other-half";
@@ -38,20 +39,7 @@ pub const POLICY_CLAMP_SATURATES: &str = "int-clamp-saturates";
 /// Policy name: V_CVT_PK_{U16_U32,I16_I32} saturate each value.
 pub const POLICY_CVT_PK_SATURATES: &str = "cvt-pk-saturates";
 
-/// What the 16-bit ops need of a wave (implemented by `wave::Wave`).
-pub trait Wave16 {
-    fn lanes(&self) -> u32;
-    fn exec(&self) -> u64;
-    fn set_exec(&mut self, m: u64);
-    fn vgpr(&self, r: usize, lane: usize) -> u32;
-    fn set_vgpr(&mut self, r: usize, lane: usize, val: u32);
-    /// A 32-bit scalar operand (SGPR, constant, literal).
-    fn s32(&self, src: Src) -> u32;
-    fn read_mask(&self, src: Src) -> u64;
-    fn write_mask(&mut self, r: u8, m: u64);
-}
-
-fn read32<W: Wave16>(w: &W, s: Src, lane: usize) -> u32 {
+fn read32<W: WaveView>(w: &W, s: Src, lane: usize) -> u32 {
     match s {
         Src::V(r) => w.vgpr(r as usize, lane),
         other => w.s32(other),
@@ -60,7 +48,7 @@ fn read32<W: Wave16>(w: &W, s: Src, lane: usize) -> u32 {
 
 /// A 16-bit source: the selected half of a VGPR, the low 16 bits of
 /// anything else (the decoder refuses OPSEL on non-VGPR sources).
-fn read16<W: Wave16>(w: &W, s: Src, hi: bool, lane: usize) -> u32 {
+fn read16<W: WaveView>(w: &W, s: Src, hi: bool, lane: usize) -> u32 {
     let v = read32(w, s, lane);
     if hi && matches!(s, Src::V(_)) {
         v >> 16
@@ -71,7 +59,7 @@ fn read16<W: Wave16>(w: &W, s: Src, hi: bool, lane: usize) -> u32 {
 
 /// Write the half `hi` of VGPR `r` in `lane`, keeping the other half
 /// ([`POLICY_D16_KEEPS_OTHER_HALF`]).
-fn write16<W: Wave16>(w: &mut W, r: u8, hi: bool, lane: usize, val: u32) {
+fn write16<W: WaveView>(w: &mut W, r: u8, hi: bool, lane: usize, val: u32) {
     let old = w.vgpr(r as usize, lane);
     let new = if hi {
         (old & 0x0000_ffff) | (val & 0xffff) << 16
@@ -265,7 +253,7 @@ fn compare(cond: u8, signed: bool, a: u32, b: u32) -> bool {
 }
 
 /// Execute `v` on the lanes of EXEC.
-pub fn exec<W: Wave16>(w: &mut W, v: &V16) {
+pub fn exec<W: WaveView>(w: &mut W, v: &V16) {
     let exec = w.exec();
     let lanes = w.lanes() as usize;
     let kinds = v.op.srcs();

@@ -25,10 +25,11 @@
 //!
 //! The integer WMMAs are executed by `wmma.rs` (its own policies).
 //!
-//! This file sees a wave only through [`VxWave`] (implemented by `wave::Wave`),
-//! as `ds.rs` does through `DsWave`.
+//! This file sees a wave only through [`WaveView`] (implemented by
+//! `wave::Wave`), as `ds.rs`, `valu16.rs` and `wmma.rs` do.
 
 use super::decode::{Src, XInst, XOp, M0};
+use super::view::WaveView;
 
 /// Policy: a packed operand is the 32-bit value of its source (a VGPR, an
 /// SGPR, an inline constant as its 32-bit value — LLVM's
@@ -68,54 +69,25 @@ pub const PERMLANE64_WAVE32: &str = "permlane64-wave32-nop";
 /// VGPR allocation is not modelled, so indexes up to v255 are in range).
 pub const MOVREL_OUT_OF_RANGE: &str = "movrel-out-of-range-error";
 
-/// What [`exec`] needs of a wave.
-pub trait VxWave {
-    fn exec_mask(&self) -> u64;
-    fn lane_count(&self) -> u32;
-    /// VGPR `r` of every lane: 64 dwords (lanes past the wave's size unused).
-    fn vrow(&self, r: usize) -> &[u32];
-    fn vrow_mut(&mut self, r: usize) -> &mut [u32];
-    /// A scalar operand's 32-bit value.
-    fn scalar32(&self, s: Src) -> u32;
-    /// A scalar operand's 64-bit value.
-    fn scalar64(&self, s: Src) -> u64;
-}
-
-/// The integer WMMAs (`wmma.rs`) see a wave through this.
-impl<W: VxWave + ?Sized> super::wmma::MatrixWave for W {
-    fn lane_count(&self) -> u32 {
-        VxWave::lane_count(self)
-    }
-    fn vrow(&self, r: usize) -> &[u32] {
-        VxWave::vrow(self, r)
-    }
-    fn vrow_mut(&mut self, r: usize) -> &mut [u32] {
-        VxWave::vrow_mut(self, r)
-    }
-    fn scalar32(&self, s: Src) -> u32 {
-        VxWave::scalar32(self, s)
-    }
-}
-
 /// Lane `l`'s 32-bit value of `s`.
-fn rd<W: VxWave + ?Sized>(w: &W, s: Src, l: usize) -> u32 {
+fn rd<W: WaveView + ?Sized>(w: &W, s: Src, l: usize) -> u32 {
     match s {
         Src::V(r) => w.vrow(r as usize)[l],
-        o => w.scalar32(o),
+        o => w.s32(o),
     }
 }
 
 /// Lane `l`'s 64-bit value of `s` (a VGPR pair, or a scalar operand).
-fn rd64<W: VxWave + ?Sized>(w: &W, s: Src, l: usize) -> u64 {
+fn rd64<W: WaveView + ?Sized>(w: &W, s: Src, l: usize) -> u64 {
     match s {
         Src::V(r) => w.vrow(r as usize)[l] as u64 | (w.vrow(r as usize + 1)[l] as u64) << 32,
-        o => w.scalar64(o),
+        o => w.s64(o),
     }
 }
 
 /// Source `k` of lane `l` as the packed operand of [`PACKED_HALVES`]:
 /// (low-result half, high-result half).
-fn halves<W: VxWave + ?Sized>(w: &W, x: &XInst, k: usize, l: usize) -> (u16, u16) {
+fn halves<W: WaveView + ?Sized>(w: &W, x: &XInst, k: usize, l: usize) -> (u16, u16) {
     let v = rd(w, x.src[k], l);
     let pick = |hi: bool| if hi { (v >> 16) as u16 } else { v as u16 };
     (
@@ -220,10 +192,10 @@ fn sad(s0: u32, s1: u32, acc: u32, masked: bool) -> u32 {
 pub struct VxError(pub String);
 
 /// Execute `x` on `w`.
-pub fn exec<W: VxWave + ?Sized>(w: &mut W, x: &XInst) -> Result<(), VxError> {
+pub fn exec<W: WaveView + ?Sized>(w: &mut W, x: &XInst) -> Result<(), VxError> {
     use XOp::*;
-    let lanes = w.lane_count() as usize;
-    let exec = w.exec_mask();
+    let lanes = w.lanes() as usize;
+    let exec = w.exec();
     let active = |l: usize| exec >> l & 1 == 1;
     let op = x.op;
     match op {
@@ -287,7 +259,7 @@ pub fn exec<W: VxWave + ?Sized>(w: &mut W, x: &XInst) -> Result<(), VxError> {
             // VGPR[row * 16 + i][VDST.u32] = tmp[64'B(row * 16) +
             // lanesel[i * 4 + 3 : i * 4]]" (permlanex16: "altrow = { row[1],
             // ~row[0] }", tmp[64'B(altrow.i32 * 16) + ...]).
-            let sel = (w.scalar32(x.src[2]) as u64) << 32 | w.scalar32(x.src[1]) as u64;
+            let sel = (w.s32(x.src[2]) as u64) << 32 | w.s32(x.src[1]) as u64;
             let Src::V(s0) = x.src[0] else {
                 return Err(VxError("v_permlane*16 src0 is not a VGPR".into()));
             };
@@ -368,7 +340,7 @@ pub fn exec<W: VxWave + ?Sized>(w: &mut W, x: &XInst) -> Result<(), VxError> {
 }
 
 /// Write `rows` to VGPRs vdst, vdst+1, ... in the active lanes.
-fn write_rows<W: VxWave + ?Sized>(
+fn write_rows<W: WaveView + ?Sized>(
     w: &mut W,
     vdst: u8,
     rows: &[[u32; 64]],
@@ -427,14 +399,14 @@ pub fn movrel_indices(x: &XInst, m0: u32) -> Result<(Option<usize>, usize), VxEr
 }
 
 /// The M0-relative moves.
-fn movrel<W: VxWave + ?Sized>(
+fn movrel<W: WaveView + ?Sized>(
     w: &mut W,
     x: &XInst,
     exec: u64,
     lanes: usize,
 ) -> Result<(), VxError> {
     use XOp::*;
-    let (from, to) = movrel_indices(x, w.scalar32(Src::S(M0)))?;
+    let (from, to) = movrel_indices(x, w.s32(Src::S(M0)))?;
     let mut vals = [0u32; 64];
     for (l, v) in vals.iter_mut().enumerate().take(lanes) {
         *v = match from {

@@ -38,20 +38,10 @@
 //!
 //! Where the sources are silent or disagree, the named policies below say
 //! what this device does. This file sees a wave only through
-//! [`MatrixWave`] (which `vext.rs` implements for every `VxWave`; `vext`
-//! dispatches here), as `vext.rs` sees it through `VxWave`.
+//! [`WaveView`] (`vext` dispatches here), as `vext.rs` and `ds.rs` do.
 
 use super::decode::{Src, XInst, XOp};
-
-/// What [`exec`] needs of a wave.
-pub trait MatrixWave {
-    fn lane_count(&self) -> u32;
-    /// VGPR `r` of every lane: 64 dwords (lanes past the wave's size unused).
-    fn vrow(&self, r: usize) -> &[u32];
-    fn vrow_mut(&mut self, r: usize) -> &mut [u32];
-    /// A scalar operand's 32-bit value (C as an inline constant).
-    fn scalar32(&self, s: Src) -> u32;
-}
+use super::view::WaveView;
 
 /// Why a WMMA could not run.
 #[derive(Debug)]
@@ -93,8 +83,8 @@ pub const WMMA_UNREPLICATED: &str = "wmma-unreplicated-error";
 pub const WMMA_OVERLAP: &str = "wmma-overlap-error";
 
 /// Execute the WMMA `x` on `w`.
-pub fn exec<W: MatrixWave + ?Sized>(w: &mut W, x: &XInst) -> Result<(), WmmaError> {
-    let lanes = w.lane_count() as usize;
+pub fn exec<W: WaveView + ?Sized>(w: &mut W, x: &XInst) -> Result<(), WmmaError> {
+    let lanes = w.lanes() as usize;
     let wave64 = lanes == 64;
     let name = x.op.name();
     let (sw, dw) = x.op.widths_in(wave64);
@@ -159,7 +149,7 @@ pub fn exec<W: MatrixWave + ?Sized>(w: &mut W, x: &XInst) -> Result<(), WmmaErro
             let acc = match c {
                 Some(c) => w.vrow(c + reg)[lane] as i32 as i64,
                 // An integer inline constant: every element of C.
-                None => w.scalar32(x.src[2]) as i32 as i64,
+                None => w.s32(x.src[2]) as i32 as i64,
             };
             let sum = acc
                 + (0..16)

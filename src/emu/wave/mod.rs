@@ -40,12 +40,12 @@ pub use operand::{Operand, ResolvedSrc, Spec};
 pub use run::{exits_for, Exit, FusedCmp};
 
 use super::decode::{inline_const32, inline_const64, Decoded, Src, EXEC_LO, NULL, VCC_LO};
-use super::ds::DsWave;
 use super::fault::FaultSpec;
 use super::hazard::Pending;
 use super::hwreg::HwRegs;
 use super::late::Late;
 use super::mem::GlobalMem;
+use super::view::WaveView;
 use super::WaveError;
 
 /// VGPRs per lane held for every wave: the 8-bit VGPR field plus room for a
@@ -132,88 +132,64 @@ pub struct Env<'a> {
     pub fault: Option<FaultSpec>,
 }
 
-impl DsWave for Wave {
+/// The view `ds`, `valu16`, `vext` and `wmma` execute against: each
+/// method is the inherent one of the same name, or the field.
+impl WaveView for Wave {
+    #[inline(always)]
+    fn lanes(&self) -> u32 {
+        self.lanes
+    }
     #[inline(always)]
     fn exec(&self) -> u64 {
         Wave::exec(self)
     }
     #[inline(always)]
-    fn lanes(&self) -> u32 {
-        self.lanes
+    fn set_exec(&mut self, m: u64) {
+        Wave::set_exec(self, m)
+    }
+    #[inline(always)]
+    fn vgpr(&self, r: usize, lane: usize) -> u32 {
+        Wave::vgpr(self, r, lane)
+    }
+    #[inline(always)]
+    fn set_vgpr(&mut self, r: usize, lane: usize, val: u32) {
+        Wave::set_vgpr(self, r, lane, val)
+    }
+    #[inline(always)]
+    fn vrow(&self, r: usize) -> &[u32] {
+        &self.v[r * 64..r * 64 + 64]
+    }
+    #[inline(always)]
+    fn vrow_mut(&mut self, r: usize) -> &mut [u32] {
+        &mut self.v[r * 64..r * 64 + 64]
     }
     #[inline(always)]
     fn vgprs(&mut self) -> &mut [u32] {
         &mut self.v[..]
     }
     #[inline(always)]
-    fn count_atomic_lane_ops(&mut self, n: u64) {
-        self.ds_atomic_lane_ops += n;
+    fn s32(&self, s: Src) -> u32 {
+        Wave::s32(self, s)
     }
     #[inline(always)]
-    fn vgpr(&self, r: usize, lane: usize) -> u32 {
-        Wave::vgpr(self, r, lane)
+    fn s64(&self, s: Src) -> u64 {
+        Wave::s64(self, s)
     }
     #[inline(always)]
-    fn set_vgpr(&mut self, r: usize, lane: usize, val: u32) {
-        Wave::set_vgpr(self, r, lane, val)
+    fn read_mask(&self, s: Src) -> u64 {
+        Wave::read_mask(self, s)
+    }
+    #[inline(always)]
+    fn write_mask(&mut self, r: u8, m: u64) {
+        Wave::write_mask(self, r, m)
     }
     #[inline(always)]
     fn mode(&self) -> u32 {
         self.hwreg.mode
     }
-}
-
-impl super::valu16::Wave16 for Wave {
-    fn lanes(&self) -> u32 {
-        self.lanes
-    }
-    fn exec(&self) -> u64 {
-        Wave::exec(self)
-    }
-    fn set_exec(&mut self, m: u64) {
-        Wave::set_exec(self, m)
-    }
-    fn vgpr(&self, r: usize, lane: usize) -> u32 {
-        Wave::vgpr(self, r, lane)
-    }
-    fn set_vgpr(&mut self, r: usize, lane: usize, val: u32) {
-        Wave::set_vgpr(self, r, lane, val)
-    }
-    fn s32(&self, src: Src) -> u32 {
-        Wave::s32(self, src)
-    }
-    fn read_mask(&self, src: Src) -> u64 {
-        Wave::read_mask(self, src)
-    }
-    fn write_mask(&mut self, r: u8, m: u64) {
-        Wave::write_mask(self, r, m)
-    }
-}
-
-impl super::vext::VxWave for Wave {
-    #[inline]
-    fn exec_mask(&self) -> u64 {
-        self.exec()
-    }
-    #[inline]
-    fn lane_count(&self) -> u32 {
-        self.lanes
-    }
-    #[inline]
-    fn vrow(&self, r: usize) -> &[u32] {
-        &self.v[r * 64..r * 64 + 64]
-    }
-    #[inline]
-    fn vrow_mut(&mut self, r: usize) -> &mut [u32] {
-        &mut self.v[r * 64..r * 64 + 64]
-    }
-    #[inline]
-    fn scalar32(&self, s: Src) -> u32 {
-        self.s32(s)
-    }
-    #[inline]
-    fn scalar64(&self, s: Src) -> u64 {
-        self.s64(s)
+    #[inline(always)]
+    fn count_atomic_lane_ops(&mut self, n: u64) {
+        self.ds_atomic_lane_ops += n;
     }
 }
 

@@ -870,6 +870,18 @@ fn wave64_halves(b: &mut Draft, variant: &str) {
 /// 12,288 lanes on the stand-in device).
 pub const STRESS_MAX_LANES: u32 = 16384;
 
+/// Most bytes of LDS a stress case's workgroups allocate together, as
+/// drawn (policy `stress-lds-cap`): sixteen full 64 KiB allocations. A
+/// case's LDS images are host memory several times over (the case's
+/// initial images, the launch's input and output buffers, the software
+/// device's copy of each, the observed final images), so ninety-six full
+/// allocations (two per WGP of the stand-in device) made one case cost
+/// tens of MiB; a drawn allocation keeps its size and the group count
+/// gives way. Traffic may grow each allocation by a qword per traffic
+/// lane afterwards (`gen::traffic`), at most `STRESS_MAX_LANES` qwords in
+/// all.
+pub const STRESS_MAX_LDS_BYTES: u32 = 16 * LDS_MAX_BYTES;
+
 fn stress(b: &mut Draft, variant: &str) {
     // Stress parameters after Kirkham et al. (OOPSLA'20, "tuned thread
     // randomization, workgroup counts and memory stress") and Levine et al.
@@ -893,6 +905,7 @@ fn stress(b: &mut Draft, variant: &str) {
     // (LDS_MAX_BYTES), so small and full allocations both come up.
     let top = 1u32 << b.rng.range_u32(3, 13);
     let lds = b.random_lds(m, top.max(m));
+    let groups = groups.min((STRESS_MAX_LDS_BYTES / lds.max(1)).max(1));
     b.shape(groups, waves, lds);
     let n = b.lanes_per_group();
     let mut slots = Vec::with_capacity(b.eff.len());
@@ -1243,6 +1256,16 @@ mod tests {
                 );
                 assert!(st.groups <= 2 * STAND_IN_WGPS, "{o}");
                 assert!(c.lds_bytes <= LDS_MAX_BYTES, "{o}");
+                // The allocation as drawn (traffic may grow it by a qword
+                // per traffic lane) times the groups stays within the cap.
+                let traffic_qwords = c.traffic.as_ref().map_or(0, |t| t.lanes.len() as u64);
+                assert!(
+                    u64::from(st.groups) * u64::from(c.lds_bytes)
+                        <= u64::from(STRESS_MAX_LDS_BYTES) + 8 * traffic_qwords,
+                    "{o}: {} groups of {} bytes",
+                    st.groups,
+                    c.lds_bytes
+                );
                 assert_eq!(st.slots.len(), c.lanes.len(), "{o}");
                 let m = st.contended_qwords as usize;
                 assert_eq!(m == 1, g.variant == "one-qword", "{o}");

@@ -37,7 +37,12 @@ use rand_chacha::ChaCha8Rng;
 /// their own, the allocation may grow; `case.traffic` is new); a stress
 /// case drawn without them, and every case of every other family, keeps
 /// its version-5 content and digest, and the suite's mix is unchanged.
-pub const GENERATOR_VERSION: u32 = 6;
+/// 7: a stress case's workgroups together allocate at most
+/// `pattern::STRESS_MAX_LDS_BYTES` (sixteen full 64 KiB allocations) as
+/// drawn; a case that drew more groups has fewer (the first ones, same
+/// lanes and draws for them). Every stress case within the cap, and every
+/// case of every other family, keeps its version-6 content and digest.
+pub const GENERATOR_VERSION: u32 = 7;
 
 /// A per-case random stream.
 pub struct CaseRng {

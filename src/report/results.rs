@@ -759,6 +759,9 @@ pub struct ResultsWriter {
     named: Option<PathBuf>,
     cases: File,
     cases_path: PathBuf,
+    /// The record being written, kept from record to record: a record
+    /// costs no allocation once the longest has been written.
+    line: Vec<u8>,
 }
 
 impl ResultsWriter {
@@ -823,6 +826,7 @@ impl ResultsWriter {
                         named: None,
                         cases,
                         cases_path,
+                        line: Vec::new(),
                     };
                     let header = CasesHeader {
                         format: CASES_FORMAT.into(),
@@ -834,11 +838,7 @@ impl ResultsWriter {
                         parameters: context.map(|(p, _)| p.clone()),
                         environment: context.map(|(_, e)| e.clone()),
                     };
-                    let line = serde_json::to_string(&header).map_err(|e| ResultsError::Write {
-                        path: w.cases_path.clone(),
-                        cause: std::io::Error::other(e),
-                    })?;
-                    if let Err(e) = w.append_line(&line) {
+                    if let Err(e) = w.append_line(&header) {
                         // No empty stream left behind (a full disk).
                         let _ = fs::remove_file(&w.cases_path);
                         return Err(e);
@@ -914,26 +914,27 @@ impl ResultsWriter {
         &self.stem
     }
 
-    fn append_line(&mut self, line: &str) -> Result<(), ResultsError> {
-        let mut bytes = Vec::with_capacity(line.len() + 1);
-        bytes.extend_from_slice(line.as_bytes());
-        bytes.push(b'\n');
-        // One write per record (append mode): a kill leaves whole lines.
-        self.cases
-            .write_all(&bytes)
-            .and_then(|_| self.cases.flush())
-            .map_err(|source| ResultsError::Write {
-                path: self.cases_path.clone(),
-                cause: source,
-            })
+    /// Serialize `value` as one line of the stream and append it.
+    fn append_line<T: Serialize>(&mut self, value: &T) -> Result<(), ResultsError> {
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        let written = serde_json::to_writer(&mut line, value)
+            .map_err(std::io::Error::other)
+            .and_then(|()| {
+                line.push(b'\n');
+                // One write per record (append mode): a kill leaves whole lines.
+                self.cases.write_all(&line)?;
+                self.cases.flush()
+            });
+        self.line = line;
+        written.map_err(|source| ResultsError::Write {
+            path: self.cases_path.clone(),
+            cause: source,
+        })
     }
 
     pub fn record(&mut self, record: &CaseRecord) -> Result<(), ResultsError> {
-        let line = serde_json::to_string(record).map_err(|e| ResultsError::Write {
-            path: self.cases_path.clone(),
-            cause: std::io::Error::other(e),
-        })?;
-        self.append_line(&line)
+        self.append_line(record)
     }
 
     /// Write the final file atomically; returns its path.

@@ -427,6 +427,10 @@ pub(crate) struct Judge {
     /// ([`halves_split`]).
     order: Vec<u32>,
     who: Vec<(u32, u32)>,
+    /// Per group, the current round's start image and the round's DATA
+    /// per qword (`judge_with`): kept from case to case, as the rest.
+    cur: Vec<Vec<u64>>,
+    deltas: Vec<Vec<(u32, u64)>>,
 }
 
 /// Does this group have a misaligned active lane? (The first one.)
@@ -1015,12 +1019,16 @@ pub(crate) fn judge_with(
     // start to a derived end; the last round ends at the observed image.
     // `cur` is the current round's start, updated in place by `deltas`
     // (per group: qword, XOR of the round's DATA there; sorted).
-    let mut cur: Vec<Vec<u64>> = if rounds > 1 {
-        case.lds_init.clone()
-    } else {
-        Vec::new()
-    };
-    let mut deltas: Vec<Vec<(u32, u64)>> = vec![Vec::new(); case.lds_init.len()];
+    let mut cur = std::mem::take(&mut j.cur);
+    if rounds > 1 {
+        cur.resize_with(case.lds_init.len(), Vec::new);
+        for (c, init) in cur.iter_mut().zip(&case.lds_init) {
+            c.clear();
+            c.extend_from_slice(init);
+        }
+    }
+    let mut deltas = std::mem::take(&mut j.deltas);
+    deltas.resize_with(case.lds_init.len(), Vec::new);
     let mut total: Option<Verdict> = None;
     // The lane views are built once; a round changes only DATA, VDST-before
     // and the return. Addresses and EXEC are the same every round, so is
@@ -1139,6 +1147,8 @@ pub(crate) fn judge_with(
     }
     j.lanes = lanes;
     j.case_keys = case_keys;
+    j.cur = cur;
+    j.deltas = deltas;
     let mut total = total.unwrap_or(Verdict {
         findings: Vec::new(),
         order: OrderEvidence::default(),

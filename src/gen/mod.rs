@@ -13,7 +13,7 @@ pub mod rounds;
 pub mod suite;
 pub mod traffic;
 
-pub use digest::case_digest;
+pub use digest::{case_digest, case_digest_u64};
 pub use pattern::{generate, CaseId, Generated, Pattern};
 pub use rng::GENERATOR_VERSION;
 pub use suite::{Shard, SuiteSpec};

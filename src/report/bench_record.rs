@@ -212,6 +212,11 @@ fn write_error(e: crate::report::results::ResultsError) -> RecordError {
             path,
             cause: std::io::Error::other(why),
         },
+        // Comparing case streams is not writing; kept for completeness.
+        ResultsError::DigestFormat { a, a_format, .. } => RecordError::Write {
+            path: a,
+            cause: std::io::Error::other(format!("case digests `{a_format}`")),
+        },
         ResultsError::Output(crate::report::output::OutputError::Io { path, cause }) => {
             RecordError::Write { path, cause }
         }

@@ -45,6 +45,19 @@ pub enum ResultsError {
     },
     #[error("{path} is not a dsxor results file: {why}")]
     Malformed { path: PathBuf, why: String },
+    /// Two case streams whose digests were computed by different formats:
+    /// every digest would differ, whatever the cases.
+    #[error(
+        "{a} has case digests `{a_format}`, {b} has `{b_format}`: digests of two formats \
+         differ whatever the cases, so the streams cannot be compared case by case \
+         (run both with one dsxor version)"
+    )]
+    DigestFormat {
+        a: PathBuf,
+        a_format: String,
+        b: PathBuf,
+        b_format: String,
+    },
     /// An output path refused or not written (`report::output`).
     #[error(transparent)]
     Output(#[from] super::output::OutputError),
@@ -140,7 +153,8 @@ pub struct CaseRecord {
     #[serde(default = "one_round", skip_serializing_if = "is_one_round")]
     pub rounds: u32,
     /// `gen::case_digest` of the case as generated: equal in two runs of
-    /// one seed (and generator version) exactly when the case is.
+    /// one seed (and generator version) exactly when the case is, if both
+    /// streams' headers name the same `case_digest_format`.
     #[serde(default)]
     pub case_digest: String,
     /// `completed`, `fault` or `timeout`: what the device did.
@@ -383,6 +397,13 @@ pub struct CasesHeader {
     #[serde(default)]
     pub seed: Option<u64>,
     pub started_utc: String,
+    /// The format of every record's `case_digest` (`gen::digest`):
+    /// `dsxor-case-digest/2` (XXH3-64); absent in streams written before
+    /// it, whose digests are `dsxor-case-digest/1` (SHA-256). Digests of two
+    /// formats never match, whatever the cases:
+    /// [`compare_case_streams`] refuses them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub case_digest_format: Option<String>,
     /// What decides the cases, the parameters and the environment: written
     /// by `dsxor run`, so that a stream without its `.json` (a killed run)
     /// can be rebuilt into results; absent in streams written without them.
@@ -392,6 +413,175 @@ pub struct CasesHeader {
     pub parameters: Option<Parameters>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub environment: Option<Environment>,
+}
+
+impl CasesHeader {
+    /// The format of this stream's case digests (`dsxor-case-digest/1`
+    /// when the header names none: written before formats were named).
+    pub fn digest_format(&self) -> &str {
+        self.case_digest_format
+            .as_deref()
+            .unwrap_or(crate::gen::digest::DIGEST_FORMAT_1)
+    }
+}
+
+/// Two case streams compared record by record through their digests.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StreamComparison {
+    /// The digests' format (both streams').
+    pub digest_format: String,
+    /// Case indices in both streams with equal digests.
+    pub same: u64,
+    /// Case indices in both streams whose digests differ.
+    pub different: u64,
+    /// The first few of those, in index order.
+    pub first_different: Vec<u64>,
+    /// Case indices in one stream only.
+    pub only_a: u64,
+    pub only_b: u64,
+}
+
+/// Differing indices [`StreamComparison`] lists.
+const DIFFERENT_LISTED: usize = 10;
+
+/// The header of a case stream, and a reader of its records.
+fn open_case_stream(path: &Path) -> Result<(CasesHeader, crate::json::Lines), ResultsError> {
+    let malformed = |why: String| ResultsError::Malformed {
+        path: path.to_path_buf(),
+        why,
+    };
+    let read_err = |source| ResultsError::Read {
+        path: path.to_path_buf(),
+        cause: source,
+    };
+    // Line by line: a stream of any length in the memory of one line.
+    let mut lines =
+        crate::json::Lines::open(path, crate::json::MAX_LINE_BYTES).map_err(read_err)?;
+    let first = lines
+        .next_line()
+        .map_err(read_err)?
+        .ok_or_else(|| malformed("empty case stream (no header line)".into()))?;
+    crate::json::refuse_duplicate_keys(&first)
+        .map_err(|e| malformed(format!("header line: {e}")))?;
+    let header: CasesHeader =
+        serde_json::from_str(&first).map_err(|e| malformed(format!("header line: {e}")))?;
+    if header.format != CASES_FORMAT {
+        return Err(malformed(format!(
+            "format `{}`, expected `{CASES_FORMAT}`",
+            header.format
+        )));
+    }
+    Ok((header, lines))
+}
+
+/// The records of a case stream as `(index, case_digest)`, refusing an
+/// index that does not rise (a stream is written in case order).
+struct DigestReader<'a> {
+    path: &'a Path,
+    lines: crate::json::Lines,
+    last: Option<u64>,
+}
+
+impl DigestReader<'_> {
+    fn next(&mut self) -> Result<Option<(u64, String)>, ResultsError> {
+        #[derive(Deserialize)]
+        struct Digest {
+            index: u64,
+            #[serde(default)]
+            case_digest: String,
+        }
+        let malformed = |why: String| ResultsError::Malformed {
+            path: self.path.to_path_buf(),
+            why,
+        };
+        let Some(line) = self
+            .lines
+            .next_line()
+            .map_err(|source| ResultsError::Read {
+                path: self.path.to_path_buf(),
+                cause: source,
+            })?
+        else {
+            return Ok(None);
+        };
+        let n = self.lines.number;
+        let d: Digest =
+            serde_json::from_str(&line).map_err(|e| malformed(format!("line {n}: {e}")))?;
+        if self.last.is_some_and(|l| d.index <= l) {
+            return Err(malformed(format!(
+                "line {n}: case {} after case {}: not in case order",
+                d.index,
+                self.last.unwrap_or_default()
+            )));
+        }
+        self.last = Some(d.index);
+        Ok(Some((d.index, d.case_digest)))
+    }
+}
+
+/// Compare two case streams (`.cases.jsonl`) case by case, reading each
+/// line by line: the same seed and selection replayed gives equal digests
+/// at every index. Streams whose headers name different digest formats
+/// are refused ([`ResultsError::DigestFormat`]), not reported as every
+/// case different.
+pub fn compare_case_streams(a: &Path, b: &Path) -> Result<StreamComparison, ResultsError> {
+    let (ha, la) = open_case_stream(a)?;
+    let (hb, lb) = open_case_stream(b)?;
+    if ha.digest_format() != hb.digest_format() {
+        return Err(ResultsError::DigestFormat {
+            a: a.to_path_buf(),
+            a_format: ha.digest_format().to_string(),
+            b: b.to_path_buf(),
+            b_format: hb.digest_format().to_string(),
+        });
+    }
+    let mut c = StreamComparison {
+        digest_format: ha.digest_format().to_string(),
+        ..StreamComparison::default()
+    };
+    let mut ra = DigestReader {
+        path: a,
+        lines: la,
+        last: None,
+    };
+    let mut rb = DigestReader {
+        path: b,
+        lines: lb,
+        last: None,
+    };
+    let (mut x, mut y) = (ra.next()?, rb.next()?);
+    loop {
+        match (&x, &y) {
+            (None, None) => return Ok(c),
+            (Some(_), None) => {
+                c.only_a += 1;
+                x = ra.next()?;
+            }
+            (None, Some(_)) => {
+                c.only_b += 1;
+                y = rb.next()?;
+            }
+            (Some((i, _)), Some((j, _))) if i < j => {
+                c.only_a += 1;
+                x = ra.next()?;
+            }
+            (Some((i, _)), Some((j, _))) if j < i => {
+                c.only_b += 1;
+                y = rb.next()?;
+            }
+            (Some((i, d)), Some((_, e))) => {
+                if d == e {
+                    c.same += 1;
+                } else {
+                    c.different += 1;
+                    if c.first_different.len() < DIFFERENT_LISTED {
+                        c.first_different.push(*i);
+                    }
+                }
+                (x, y) = (ra.next()?, rb.next()?);
+            }
+        }
+    }
 }
 
 impl Results {
@@ -409,23 +599,7 @@ impl Results {
             path: cases_path.to_path_buf(),
             cause: source,
         };
-        // Line by line: a stream of any length in the memory of one line.
-        let mut lines =
-            crate::json::Lines::open(cases_path, crate::json::MAX_LINE_BYTES).map_err(read_err)?;
-        let first = lines
-            .next_line()
-            .map_err(read_err)?
-            .ok_or_else(|| malformed("empty case stream (no header line)".into()))?;
-        crate::json::refuse_duplicate_keys(&first)
-            .map_err(|e| malformed(format!("header line: {e}")))?;
-        let header: CasesHeader =
-            serde_json::from_str(&first).map_err(|e| malformed(format!("header line: {e}")))?;
-        if header.format != CASES_FORMAT {
-            return Err(malformed(format!(
-                "format `{}`, expected `{CASES_FORMAT}`",
-                header.format
-            )));
-        }
+        let (header, mut lines) = open_case_stream(cases_path)?;
         let (Some(spec), Some(parameters), Some(environment)) =
             (header.spec, header.parameters, header.environment)
         else {
@@ -585,6 +759,9 @@ pub struct ResultsWriter {
     named: Option<PathBuf>,
     cases: File,
     cases_path: PathBuf,
+    /// The record being written, kept from record to record: a record
+    /// costs no allocation once the longest has been written.
+    line: Vec<u8>,
 }
 
 impl ResultsWriter {
@@ -649,21 +826,19 @@ impl ResultsWriter {
                         named: None,
                         cases,
                         cases_path,
+                        line: Vec::new(),
                     };
                     let header = CasesHeader {
                         format: CASES_FORMAT.into(),
                         dsxor_version: env!("CARGO_PKG_VERSION").into(),
                         seed: Some(spec.seed),
                         started_utc: rfc3339(started),
+                        case_digest_format: Some(crate::gen::digest::DIGEST_FORMAT.into()),
                         spec: context.map(|_| spec.clone()),
                         parameters: context.map(|(p, _)| p.clone()),
                         environment: context.map(|(_, e)| e.clone()),
                     };
-                    let line = serde_json::to_string(&header).map_err(|e| ResultsError::Write {
-                        path: w.cases_path.clone(),
-                        cause: std::io::Error::other(e),
-                    })?;
-                    if let Err(e) = w.append_line(&line) {
+                    if let Err(e) = w.append_line(&header) {
                         // No empty stream left behind (a full disk).
                         let _ = fs::remove_file(&w.cases_path);
                         return Err(e);
@@ -739,26 +914,27 @@ impl ResultsWriter {
         &self.stem
     }
 
-    fn append_line(&mut self, line: &str) -> Result<(), ResultsError> {
-        let mut bytes = Vec::with_capacity(line.len() + 1);
-        bytes.extend_from_slice(line.as_bytes());
-        bytes.push(b'\n');
-        // One write per record (append mode): a kill leaves whole lines.
-        self.cases
-            .write_all(&bytes)
-            .and_then(|_| self.cases.flush())
-            .map_err(|source| ResultsError::Write {
-                path: self.cases_path.clone(),
-                cause: source,
-            })
+    /// Serialize `value` as one line of the stream and append it.
+    fn append_line<T: Serialize>(&mut self, value: &T) -> Result<(), ResultsError> {
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        let written = serde_json::to_writer(&mut line, value)
+            .map_err(std::io::Error::other)
+            .and_then(|()| {
+                line.push(b'\n');
+                // One write per record (append mode): a kill leaves whole lines.
+                self.cases.write_all(&line)?;
+                self.cases.flush()
+            });
+        self.line = line;
+        written.map_err(|source| ResultsError::Write {
+            path: self.cases_path.clone(),
+            cause: source,
+        })
     }
 
     pub fn record(&mut self, record: &CaseRecord) -> Result<(), ResultsError> {
-        let line = serde_json::to_string(record).map_err(|e| ResultsError::Write {
-            path: self.cases_path.clone(),
-            cause: std::io::Error::other(e),
-        })?;
-        self.append_line(&line)
+        self.append_line(record)
     }
 
     /// Write the final file atomically; returns its path.
@@ -959,6 +1135,86 @@ pub(crate) mod tests {
         assert!(matches!(
             Results::read(&dir.path().join("missing.json")),
             Err(ResultsError::Read { .. })
+        ));
+    }
+
+    /// A case stream with the header `header` and one record per
+    /// `(index, digest)`.
+    fn stream(dir: &Path, name: &str, header: &str, cases: &[(u64, &str)]) -> PathBuf {
+        let mut text = format!("{header}\n");
+        for (index, digest) in cases {
+            text.push_str(&format!(
+                "{{\"index\":{index},\"case_digest\":\"{digest}\",\"passed\":true}}\n"
+            ));
+        }
+        let p = dir.join(name);
+        fs::write(&p, text).unwrap();
+        p
+    }
+
+    const OLD_HEADER: &str =
+        r#"{"format":"dsxor-cases/1","dsxor_version":"0.1.0","seed":1,"started_utc":"x"}"#;
+
+    /// A stream written before digest formats were named (SHA-256) against
+    /// one of this version's: refused with both formats named, not
+    /// reported as every case different.
+    #[test]
+    fn streams_of_two_digest_formats_are_refused_not_compared() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = SuiteSpec::new(5, 10, &[], &[], &[], Shard::WHOLE).unwrap();
+        let w =
+            ResultsWriter::create(dir.path(), SystemTime::now(), "emu", "gfx1100", &spec).unwrap();
+        let new = w.cases_path().to_path_buf();
+        drop(w);
+        let old = stream(dir.path(), "old.cases.jsonl", OLD_HEADER, &[]);
+        let e = compare_case_streams(&old, &new).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            matches!(&e, ResultsError::DigestFormat { a_format, b_format, .. }
+                if a_format == "dsxor-case-digest/1" && b_format == "dsxor-case-digest/2"),
+            "{text}"
+        );
+        assert!(text.contains("cannot be compared case by case"), "{text}");
+        // The same format on both sides compares.
+        assert_eq!(compare_case_streams(&new, &new).unwrap().same, 0);
+        assert_eq!(
+            compare_case_streams(&old, &old).unwrap().digest_format,
+            "dsxor-case-digest/1"
+        );
+    }
+
+    #[test]
+    fn streams_are_compared_index_by_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = stream(
+            dir.path(),
+            "a.cases.jsonl",
+            OLD_HEADER,
+            &[(0, "aa"), (1, "bb"), (3, "cc"), (4, "dd")],
+        );
+        let b = stream(
+            dir.path(),
+            "b.cases.jsonl",
+            OLD_HEADER,
+            &[(0, "aa"), (2, "xx"), (3, "cd"), (4, "dd"), (5, "ee")],
+        );
+        let c = compare_case_streams(&a, &b).unwrap();
+        assert_eq!(
+            (c.same, c.different, c.only_a, c.only_b),
+            (2, 1, 1, 2),
+            "{c:?}"
+        );
+        assert_eq!(c.first_different, [3]);
+        // A stream out of case order is refused.
+        let bad = stream(
+            dir.path(),
+            "bad.cases.jsonl",
+            OLD_HEADER,
+            &[(2, "a"), (1, "b")],
+        );
+        assert!(matches!(
+            compare_case_streams(&a, &bad),
+            Err(ResultsError::Malformed { .. })
         ));
     }
 }

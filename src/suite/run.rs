@@ -249,6 +249,8 @@ pub fn shrink(
 struct Cell {
     counts: PatternCounts,
     started: Instant,
+    /// `pattern/waveN/mode`, for progress lines: made once per cell.
+    name: String,
 }
 
 /// A device and a judge of its own, to run cases beside the main device.
@@ -621,7 +623,6 @@ fn run_plan(
             }
         };
         let Generated { id, variant, case } = generated;
-        let cell_name = format!("{}/wave{}/{}", id.pattern, id.wave.lanes(), id.mode);
         if cells
             .last()
             .map(|c| (c.counts.pattern, c.counts.wave, c.counts.mode))
@@ -631,6 +632,7 @@ fn run_plan(
             cells.push(Cell {
                 counts: PatternCounts::empty(id.pattern, id.wave, id.mode),
                 started: Instant::now(),
+                name: format!("{}/wave{}/{}", id.pattern, id.wave.lanes(), id.mode),
             });
         }
         let (outcome, judgement) = match evaluated {
@@ -663,8 +665,8 @@ fn run_plan(
             } else {
                 cell.counts.failed += 1;
             }
+            progress.case_done(&cell.name, judgement.passed);
         }
-        progress.case_done(&cell_name, judgement.passed);
         if judgement.passed {
             // A passed fault (a probe's MEMVIOL) verified no values.
             if matches!(outcome, DeviceOutcome::Completed { .. }) {
@@ -1013,13 +1015,7 @@ fn finish_cell(progress: &mut Progress, cell: Option<&mut Cell>) {
     if let Some(c) = cell {
         let wall = c.started.elapsed();
         c.counts.wall_ms = wall.as_millis() as u64;
-        let name = format!(
-            "{}/wave{}/{}",
-            c.counts.pattern,
-            c.counts.wave.lanes(),
-            c.counts.mode
-        );
-        progress.cell_done(&name, c.counts.cases, c.counts.failed, wall);
+        progress.cell_done(&c.name, c.counts.cases, c.counts.failed, wall);
     }
 }
 

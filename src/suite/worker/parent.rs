@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::wire::{
-    read_frame, Blobs, CodeCache, FrameWriter, Incoming, Payload, Request, Response, Setup,
+    read_frame_reusing, Blobs, CodeCache, FrameWriter, Incoming, Payload, Request, Response, Setup,
     WireArg, WireCase, WireDispatch, WireInputs, WireObject, WireThroughput,
 };
 use super::{PARENT_PID, VISIBLE_DEVICES};
@@ -72,6 +72,9 @@ struct Running {
     /// The child's protocol frames, read by a thread so that waiting for an
     /// answer has a deadline; closed when the child's stdout closes.
     answers: Receiver<std::io::Result<Incoming>>,
+    /// An answer's buffers, done with, back to the thread reading answers
+    /// (`wire::read_frame_reusing`).
+    spare: std::sync::mpsc::Sender<(Vec<u8>, Vec<u8>)>,
 }
 
 /// How long the parent waits for the child's answer to `Setup` (HIP's
@@ -186,10 +189,14 @@ impl WorkerDevice {
             }
         });
         let (send, answers) = std::sync::mpsc::channel();
+        let (spare, spares) = std::sync::mpsc::channel::<(Vec<u8>, Vec<u8>)>();
         std::thread::spawn(move || {
             let mut stdout = BufReader::with_capacity(1 << 16, stdout);
+            // The parent gives an answer's buffers back before it sends the
+            // next request, so they are here when its answer's header is.
+            let mut reuse = || spares.try_iter().last();
             loop {
-                let frame = match read_frame(&mut stdout) {
+                let frame = match read_frame_reusing(&mut stdout, &mut reuse) {
                     Ok(None) => return,
                     Ok(Some(f)) => Ok(f),
                     Err(e) => Err(e),
@@ -204,6 +211,7 @@ impl WorkerDevice {
             child,
             stdin,
             answers,
+            spare,
         });
         let mut blobs = Blobs::default();
         let setup = Setup {
@@ -284,7 +292,7 @@ impl WorkerDevice {
         drop(request);
         spare.clear();
         self.spare = spare;
-        let (response, payload) = match answer {
+        let (response, json, payload) = match answer {
             Ok(r) => r,
             // The policy of the module docs: a signal is the runtime ending
             // the process on a device fault; anything else is dsxor's or the
@@ -311,7 +319,12 @@ impl WorkerDevice {
                 return Err(self.env_error(e));
             }
         };
-        match take(response, Payload(&payload)) {
+        let taken = take(response, Payload(&payload));
+        if let Some(r) = &self.running {
+            // Closed only when the reader has stopped: nothing to reuse.
+            let _ = r.spare.send((json, payload));
+        }
+        match taken {
             Ok((Ok(value), retire)) => {
                 if retire {
                     // A sticky error or a kernel that never ends: nothing
@@ -363,7 +376,7 @@ impl WorkerDevice {
         request: &Request,
         blobs: &Blobs,
         deadline: Duration,
-    ) -> Result<(Response, Vec<u8>), Exchange> {
+    ) -> Result<(Response, Vec<u8>, Vec<u8>), Exchange> {
         let Some(r) = self.running.as_mut() else {
             return Err(Exchange::Io("no worker process".into()));
         };
@@ -392,7 +405,7 @@ impl WorkerDevice {
             Incoming::Frame { json, payload } => (json, payload),
         };
         match serde_json::from_slice(&json) {
-            Ok(response) => Ok((response, payload)),
+            Ok(response) => Ok((response, json, payload)),
             Err(e) => {
                 // Quote the JSON's start: a damaged answer can be long.
                 let start: String = String::from_utf8_lossy(&json).chars().take(200).collect();

@@ -933,9 +933,21 @@ pub(super) enum Incoming {
 /// `None` at the end of the stream. A header that does not parse, or
 /// announces a part above [`MAX_FRAME_PART`], or a frame cut short, is an
 /// `InvalidData`/`UnexpectedEof` error.
+#[cfg(test)]
 pub(super) fn read_frame(r: &mut impl BufRead) -> std::io::Result<Option<Incoming>> {
+    read_frame_reusing(r, &mut || None)
+}
+
+/// [`read_frame`], reading a frame's parts into the buffers `spare` gives
+/// back once its header has arrived (a frame already handed out, done
+/// with), where it has any: the parent's reader of answers, whose batch
+/// answers are megabytes that fresh buffers faulted in page by page.
+pub(super) fn read_frame_reusing(
+    r: &mut impl BufRead,
+    spare: &mut dyn FnMut() -> Option<(Vec<u8>, Vec<u8>)>,
+) -> std::io::Result<Option<Incoming>> {
     let mut f = FrameReader::default();
-    Ok(match f.next(r)? {
+    Ok(match f.next_reusing(r, spare)? {
         None => None,
         Some(Framed::Foreign(msg)) => Some(Incoming::Foreign(msg)),
         Some(Framed::Frame) => Some(Incoming::Frame {
@@ -969,6 +981,16 @@ impl FrameReader {
     /// [`read_frame`] into `self.json` and `self.payload`; `None` at the
     /// end of the stream.
     pub(super) fn next(&mut self, r: &mut impl BufRead) -> std::io::Result<Option<Framed>> {
+        self.next_reusing(r, &mut || None)
+    }
+
+    /// [`FrameReader::next`], taking `json` and `payload` from `spare`
+    /// (when it gives them) once a frame's header has been read.
+    fn next_reusing(
+        &mut self,
+        r: &mut impl BufRead,
+        spare: &mut dyn FnMut() -> Option<(Vec<u8>, Vec<u8>)>,
+    ) -> std::io::Result<Option<Framed>> {
         let line = &mut self.line;
         loop {
             line.clear();
@@ -995,6 +1017,9 @@ impl FrameReader {
                     ),
                 ));
             };
+            if let Some((json, payload)) = spare() {
+                (self.json, self.payload) = (json, payload);
+            }
             read_part(r, &mut self.json, json_len)?;
             read_part(r, &mut self.payload, payload_len)?;
             return Ok(Some(Framed::Frame));

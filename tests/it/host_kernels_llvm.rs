@@ -15,7 +15,7 @@ use dsxor::case::WaveSize;
 use dsxor::codeobj::{embedded, CodeObject};
 use sha2::{Digest, Sha256};
 
-const KERNELS: [&str; 20] = [
+const KERNELS: [&str; 21] = [
     "dsxor_conformance_off0",
     "dsxor_conformance_off8",
     "dsxor_conformance_off4096",
@@ -30,6 +30,7 @@ const KERNELS: [&str; 20] = [
     "dsxor_conformance_traffic_off65528",
     "dsxor_throughput_dep",
     "dsxor_throughput_indep",
+    dsxor::suite::soak::kernel::SOAK_KERNEL,
     dsxor::backend::conformance::FILL_KERNEL,
     dsxor::backend::conformance::LISTEN_KERNEL,
     "dsxor_probe_back_to_back",

@@ -437,6 +437,109 @@ DSXOR_GLOBAL void dsxor_throughput_indep(const uint32_t *addr,
 }
 
 // ---------------------------------------------------------------------------
+// Soak kernel
+//
+//   dsxor_soak(addr, data, bad, active, err, lds_out, pairs, rot, lds_qwords)
+//
+// Zero the LDS, barrier, then every active lane issues 2 * pairs + 1
+// ds_xor_rtn_b64 on addr[lane] + 4096 with DATA data[lane], checking each
+// return as it comes; barrier, write the lane's error word, dump the LDS.
+// No barrier between rounds: the waves of a group run their rounds freely
+// against each other. The host (src/suite/soak/kernel.rs) chooses DATA so
+// that a return is checkable alone (layouts: src/gen/soak.rs):
+//   - the lanes sharing a qword have distinct one-bit low dwords (bit b, b
+//     the lane's rank among them, at most 32), and each DATA's high dword is
+//     rotl32(low dword, rot), rot in 1..31 and not 16;
+//   - bad[lane] is the complement of the low dword of M, the XOR of the
+//     DATA of the active lanes sharing the lane's qword.
+// Every value that qword can hold is then an XOR of some of those DATA, so
+// every correct return r satisfies, whatever the order of the lanes:
+//   (a) r.lo & data.lo is the parity of this lane's own earlier rounds:
+//       the DS instructions of one wave complete in issue order (as for the
+//       throughput kernels: CLRX GcnInstrsDs.md "Any DS instruction return
+//       data in order"; and the wait after each one), so round i sees
+//       exactly i of this lane's own updates: own bit clear on even i, set
+//       on odd i;
+//   (b) r.lo & bad == 0: no bit of a lane that is not active at this qword;
+//   (c) r.hi == rotl32(r.lo, rot): the rotation is linear over XOR, so it
+//       holds for every XOR of the DATA; a dword swap gives rotl(lo, 2 rot)
+//       != lo (rot != 16), a torn or low-dword-only qword breaks it.
+// The round loop is unrolled by two after a first lone round, so which
+// parity a round expects is static, and every check ORs into err, which
+// no later round can clear. rot is a launch argument (uniform), so the
+// rotation is one v_alignbit_b32. With an odd round count the final LDS
+// is M at every qword in use and 0 elsewhere, which the host checks
+// exactly (a dropped or stray write, an update by an inactive lane).
+//
+// The offset 4096 = {offset1 = 16, offset0 = 0} (RDNA3 ISA guide, "LDS
+// Instructions": ADDR + {offset1, offset0}), one the conformance kernels
+// ship, so a failing launch replays as a case with the same ADDR; a device
+// ignoring offset1 lands 512 qwords low, in LDS no lane names, which the
+// host reads back (every qword is zeroed and dumped). Inactive lanes hold
+// DATA of their own rank too, a bit outside every M of their qword, and
+// skip the rounds by a branch, so their EXEC bit is clear at every
+// instruction: a device that runs them anyway puts their bit where (b) and
+// the final LDS see it.
+// ---------------------------------------------------------------------------
+#define DSXOR_SOAK_OFFSET 4096
+
+// rotl32(x, rot) as one v_alignbit_b32 x, x, 32 - rot: alignbit returns
+// the low dword of {src0, src1} >> src2[4:0] (RDNA3 ISA guide, VOP3
+// V_ALIGNBIT_B32), a right rotation by 32 - rot when both halves are x.
+DSXOR_DEVICE uint32_t dsxor_rotl32(uint32_t x, uint32_t shr) {
+  return __builtin_amdgcn_alignbit(x, x, shr);
+}
+
+#define DSXOR_SOAK_ROUND(BAD_MASK, EXPECT)                                     \
+  do {                                                                         \
+    uint64_t r;                                                                \
+    __asm__ volatile("ds_xor_rtn_b64 %0, %1, %2 offset:" DSXOR_STR(            \
+                         DSXOR_SOAK_OFFSET) "\n\t" DSXOR_WAIT_DS               \
+                     : "=&v"(r)                                                \
+                     : "v"(a), "v"(d)                                          \
+                     : "memory");                                              \
+    const uint32_t lo = (uint32_t)r;                                           \
+    const uint32_t hi = (uint32_t)(r >> 32);                                   \
+    e |= ((lo ^ (EXPECT)) & (BAD_MASK));                                       \
+    erot |= hi ^ dsxor_rotl32(lo, shr);                                        \
+  } while (0)
+
+DSXOR_GLOBAL void dsxor_soak(const uint32_t *addr, const uint64_t *data,
+                             const uint32_t *bad, const uint32_t *active,
+                             uint64_t *err, uint64_t *lds_out, uint32_t pairs,
+                             uint32_t rot, uint32_t lds_qwords) {
+  const uint32_t tid = __builtin_amdgcn_workitem_id_x();
+  const uint32_t group = __builtin_amdgcn_workgroup_id_x();
+  const uint32_t block = dsxor_block_dim();
+  const uint32_t lane = group * block + tid;
+  dsxor_lds_zero(tid, block, lds_qwords);
+  dsxor_barrier();
+  uint32_t a = addr[lane];
+  uint64_t d = data[lane];
+  const uint32_t own = (uint32_t)d;
+  // Round parity even: own bit and every bit outside M must be clear.
+  const uint32_t mask = bad[lane] | own;
+  const uint32_t shr = 32u - rot;
+  uint32_t e = 0, erot = 0;
+  // ADDR and DATA are in VGPRs of every lane before the branch (an empty
+  // asm that "changes" them), so an inactive lane's registers hold its own
+  // ADDR and DATA, not whatever the compiler left there: a device that
+  // ignores EXEC then updates a known qword with a known bit.
+  __asm__ volatile("" : "+v"(a), "+v"(d));
+  if (active[lane] != 0) {
+    DSXOR_SOAK_ROUND(mask, 0u);
+    for (uint32_t i = 0; i < pairs; ++i) {
+      DSXOR_SOAK_ROUND(mask, own);
+      DSXOR_SOAK_ROUND(mask, 0u);
+    }
+  }
+  err[lane] = ((uint64_t)erot << 32) | e;
+  dsxor_barrier();
+  dsxor_lds_dump(lds_out, (uint64_t)group * lds_qwords, tid, block,
+                 lds_qwords);
+}
+
+// ---------------------------------------------------------------------------
 // Leftover-LDS probe (`dsxor run --probe leftover-lds`)
 //
 //   dsxor_lds_fill(marker, lds_qwords)

@@ -95,11 +95,13 @@ enum Command {
     /// results in OUT/<UTC>-<backend>-<target>.json. Exit 0 passed, 1 a
     /// conformance failure, 2 bad input, 3 environment (no device, ...).
     Run(cli::run::RunArgs),
-    /// Burn-in: the conformance suite's case stream, chunk after chunk of
-    /// seeds derived from --seed, for --duration or until the first failure
-    /// (--stop-on-failure); every case judged, failures minimized into
-    /// repro files, a dsxor-soak/1 record written every --checkpoint and at
-    /// the end; --resume continues it. Exit codes as `run`.
+    /// Burn-in: the soak kernel (many rounds per launch, every return
+    /// checked on the device) for --kernel-share of the time and the
+    /// conformance suite's case stream, chunk after chunk of seeds derived
+    /// from --seed, for the rest; for --duration or until the first failure
+    /// (--stop-on-failure); failures minimized into repro files, a
+    /// dsxor-soak/2 record written every --checkpoint and at the end;
+    /// --resume continues it. Exit codes as `run`.
     Soak(cli::soak::SoakArgs),
     /// Replay a repro file on the current backend and say whether it still
     /// fails (exit 1) or passes (exit 0); or export its recorded observation

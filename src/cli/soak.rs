@@ -7,7 +7,7 @@ use super::*;
     clap::ArgGroup::new("until")
         .required(true)
         .multiple(true)
-        .args(["duration", "chunks", "stop_on_failure"])
+        .args(["duration", "chunks", "launches", "stop_on_failure"])
 ))]
 pub(crate) struct SoakArgs {
     #[command(flatten)]
@@ -20,6 +20,14 @@ pub(crate) struct SoakArgs {
     /// length in cases (chunks × --chunk-cases), the same on every machine.
     #[arg(long, value_parser = chunk_value)]
     pub(crate) chunks: Option<u64>,
+    /// Run this many soak kernel launches (this session), then stop.
+    #[arg(long, value_parser = chunk_value)]
+    pub(crate) launches: Option<u64>,
+    /// The soak kernel's share of the soak's time, 0 to 1: the rest runs
+    /// the conformance suite's case stream in chunks (0: cases only, as
+    /// before the soak kernel; 1: kernel launches only).
+    #[arg(long, default_value_t = DEFAULT_KERNEL_SHARE, value_parser = share_value)]
+    pub(crate) kernel_share: f64,
     /// Stop at the first failing case (after minimizing it into a repro).
     #[arg(long)]
     pub(crate) stop_on_failure: bool,
@@ -30,7 +38,7 @@ pub(crate) struct SoakArgs {
     /// Continue the soak of this record (`dsxor-soak/1`) at its next chunk,
     /// with its seed and selection; its totals carry on and it is replaced
     /// by the continued record (unless --results names another file).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["seed", "pattern", "wave", "mode", "chunk_cases"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["seed", "pattern", "wave", "mode", "chunk_cases", "kernel_share"])]
     pub(crate) resume: Option<std::path::PathBuf>,
     /// Seed of the chunk seed stream (decimal or 0x-hex); default: a fresh
     /// one, printed and recorded.
@@ -76,6 +84,20 @@ pub(crate) struct SoakArgs {
     /// HIP: up to this many compatible cases in one launch, as `run --batch`.
     #[arg(long, default_value_t = dsxor::backend::conformance::DEFAULT_BATCH, value_parser = super::run::batch_value)]
     pub(crate) batch: usize,
+}
+
+/// Policy: the soak kernel gets 90 % of the soak's time. It verifies lane-ops
+/// some 40 times faster per CPU-second than the case stream on the software
+/// device (docs/src/internals/performance.md, "Soak"), and the 10 % left
+/// keeps every return of the case stream judged for exact serializability,
+/// which the kernel's own check (a return's bits, not its order) is not.
+pub(crate) const DEFAULT_KERNEL_SHARE: f64 = 0.9;
+
+fn share_value(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("{text} is not a share from 0 to 1")),
+    }
 }
 
 /// Policy: a chunk of 4,000 cases is the smallest that gives every
@@ -242,6 +264,10 @@ pub(crate) fn cmd_soak(args: SoakArgs) -> Outcome {
         record_path,
         duration: args.duration,
         chunks: args.chunks,
+        launches: args.launches,
+        kernel_share: args.kernel_share,
+        kernel_pairs: dsxor::suite::soak::kernel::PAIRS,
+        launch_timeout: req.timeout,
         stop_on_failure: args.stop_on_failure,
         checkpoint_every: args.checkpoint,
         progress_every: std::time::Duration::from_secs(1),
@@ -249,7 +275,17 @@ pub(crate) fn cmd_soak(args: SoakArgs) -> Outcome {
         resume,
     };
     let judge = dsxor::suite::judge::ModelJudge::new(policy);
-    let mut workers = super::run::workers_for(args.jobs, &opened, policy)?;
+    // Kernel launches only: no case runs, so no worker evaluates cases
+    // ahead of the soak (they would only spend CPU).
+    let share = opts
+        .resume
+        .as_ref()
+        .map_or(args.kernel_share, |r| r.kernel_share);
+    let mut workers = if share >= 1.0 {
+        Vec::new()
+    } else {
+        super::run::workers_for(args.jobs, &opened, policy)?
+    };
     let env = dsxor::suite::run::environment(opened.device.as_ref(), &opts.run.selection);
     let out = dsxor::suite::soak::soak(opened.device.as_mut(), &judge, &opts, &mut workers, env)
         .map_err(|e| match e {
@@ -263,10 +299,13 @@ pub(crate) fn cmd_soak(args: SoakArgs) -> Outcome {
     let r = &out.record;
     let t = &r.totals;
     outln!(
-        "soak {}: {} ({}), {} cases in {} chunks ({} completed), {} failed, {} verified lane-ops, {} session(s)",
+        "soak {}: {} ({}), {} kernel launches ({} failed, {} verified lane-ops), {} cases in {} chunks ({} completed, {} failed, {} verified lane-ops), {} session(s)",
         super::run::value_of(&r.status),
         r.stop_reason.as_deref().unwrap_or(""),
         humantime::format_duration(std::time::Duration::from_secs(r.elapsed_ms / 1000)),
+        t.kernel.launches,
+        t.kernel.failed,
+        t.kernel.verified_lane_ops,
         t.cases,
         r.next_chunk,
         t.chunks_completed,
@@ -277,9 +316,16 @@ pub(crate) fn cmd_soak(args: SoakArgs) -> Outcome {
     if out.exit_code == dsxor::exit::PASS {
         outln!(
             "{}",
-            dsxor::gen::odds::pass_statement(t.contended_lane_ops, r.confidence)
+            dsxor::gen::odds::pass_statement(
+                t.contended_lane_ops + t.kernel.contended_lane_ops,
+                r.confidence
+            )
         );
-    } else if let Some(ruled) = r.rules_out.as_ref().filter(|_| t.failed == 0) {
+    } else if let Some(ruled) = r
+        .rules_out
+        .as_ref()
+        .filter(|_| t.failed + t.kernel.failed == 0)
+    {
         outln!(
             "the {} passed cases rule out, with confidence {}, a fault hitting {ruled} contended lane-ops",
             t.passed,

@@ -10,6 +10,7 @@ pub mod odds;
 pub mod pattern;
 pub mod rng;
 pub mod rounds;
+pub mod soak;
 pub mod suite;
 pub mod traffic;
 

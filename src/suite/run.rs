@@ -1019,7 +1019,7 @@ fn finish_cell(progress: &mut Progress, cell: Option<&mut Cell>) {
     }
 }
 
-fn unknown_kernel(case: &Case) -> KernelIdentity {
+pub(crate) fn unknown_kernel(case: &Case) -> KernelIdentity {
     KernelIdentity {
         kernel: "unknown".into(),
         wave: case.geometry.wave_size,

@@ -1,12 +1,22 @@
-//! `dsxor soak`: the conformance suite's case stream run continuously, for a
-//! duration or until the first failure. The stream is cut into chunks; chunk
+//! `dsxor soak`: burn-in for a duration or until the first failure. Most of
+//! the time goes to the soak kernel ([`kernel`]: many rounds per launch, each
+//! return checked on the device, the final LDS exactly by the host); a
+//! stated share (`kernel_share`, of the soak thread's time) goes to the
+//! conformance suite's case stream, so every return of those cases is still
+//! judged for exact serializability. A kernel launch that fails is replayed
+//! as a conformance case with the same lanes, ADDR, DATA and EXEC, and
+//! minimized into a repro file when the replay fails too.
+//!
+//! The case stream is cut into chunks; chunk
 //! k is a whole suite run of `chunk_spec` with the seed [`chunk_seed`]`(seed,
 //! k)`, so `dsxor run --seed <chunk seed> --cases <chunk cases>` with the same
 //! selection replays it. Every case is judged as `run` judges it (the same
 //! generator, judge, worker processes and minimizer: `suite::run`); a
-//! failure is minimized into a normal repro file. The record (`dsxor-soak/1`)
+//! failure is minimized into a normal repro file. The record (`dsxor-soak/2`)
 //! is written atomically every checkpoint interval and at the end, and a
-//! soak resumed from it continues at its next chunk.
+//! soak resumed from it continues at its next chunk and kernel launch.
+
+pub mod kernel;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
@@ -14,19 +24,27 @@ use std::time::{Duration, Instant, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use crate::backend::conformance::{CaseDevice, DeviceOutcome};
+use crate::backend::BackendError;
+use crate::case::{Mode, WaveSize};
 use crate::exit;
 use crate::gen::odds;
-use crate::gen::pattern::generate_on;
+use crate::gen::pattern::{generate_on, CaseId, Pattern};
+use crate::gen::soak::SoakLayout;
 use crate::gen::suite::Planned;
 use crate::gen::SuiteSpec;
 use crate::report::console::Progress;
 use crate::report::results::{rfc3339, Environment, FailureRecord, Parameters, ResultsError};
 
-use super::run::{with_workers, Abort, Failure, Findings, RunOptions, Worker};
+use super::repro::Repro;
+use super::run::{abort_from, with_workers, Abort, Failure, Findings, RunOptions, Worker};
 use super::Judge;
 
 /// The format tag of a soak record.
-pub const SOAK_FORMAT: &str = "dsxor-soak/1";
+pub const SOAK_FORMAT: &str = "dsxor-soak/2";
+
+/// The format before the soak kernel: conformance chunks only, no kernel
+/// totals. Refused by `--resume` with a message.
+const SOAK_FORMAT_1: &str = "dsxor-soak/1";
 
 /// The seed of chunk `k` of a soak seeded `seed`: SplitMix64 of the pair
 /// (Steele, Lea, Flood, "Fast splittable pseudorandom number generators",
@@ -64,6 +82,12 @@ pub struct SoakRecord {
     /// (a chunk cut short by the deadline or a signal is not run again;
     /// its judged cases are in the totals).
     pub next_chunk: u64,
+    /// The soak kernel's share of the soak thread's time, 0 to 1 (0:
+    /// conformance chunks only; 1: kernel launches only).
+    pub kernel_share: f64,
+    /// The kernel launch a resumed soak starts at (launch k's layout is
+    /// `gen::soak::SoakLayout::generate(seed, k, ..)`).
+    pub next_launch: u64,
     /// Sessions (the first run and each `--resume`).
     pub sessions: u32,
     /// Wall time of every session together, in ms.
@@ -77,6 +101,9 @@ pub struct SoakRecord {
     pub rules_out: Option<String>,
     /// Every failure, with the chunk it was found in.
     pub failures: Vec<SoakFailure>,
+    /// Every soak kernel launch that failed its check, and what its replay
+    /// as a conformance case showed.
+    pub kernel_failures: Vec<KernelFailure>,
     /// Repro files written, over every session.
     pub repros: Vec<String>,
     pub environment: Environment,
@@ -110,6 +137,46 @@ pub struct SoakTotals {
     /// Contended lane-ops of the passed cases (`gen::odds`): what the
     /// `rules_out` claim is sized by.
     pub contended_lane_ops: u64,
+    /// The soak kernel's launches (not in `launches`, `verified_lane_ops`
+    /// or `contended_lane_ops` above, which count conformance cases).
+    pub kernel: KernelTotals,
+}
+
+/// The soak kernel's counts over every session.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct KernelTotals {
+    pub launches: u64,
+    /// Launches whose check passed.
+    pub passed: u64,
+    /// Launches whose check failed, or that faulted or timed out.
+    pub failed: u64,
+    /// Lane-operations (active lanes × rounds) of the passed launches:
+    /// each return checked on the device, the final LDS by the host.
+    pub verified_lane_ops: u64,
+    /// Those on a qword another active lane of the group also updates.
+    pub contended_lane_ops: u64,
+    /// Wall time of the launches and their checks, ms.
+    pub ms: u64,
+}
+
+/// A soak kernel launch that failed, with its layout's name (seed, launch,
+/// wave, mode, pairs: `gen::soak::SoakLayout::generate` rebuilds it) and
+/// what its replay as a conformance case showed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct KernelFailure {
+    pub launch: u64,
+    pub wave: WaveSize,
+    pub mode: Mode,
+    pub pairs: u32,
+    pub groups: u32,
+    pub waves_per_group: u32,
+    /// `wrong-result`, `fault` or `timeout`.
+    pub outcome: String,
+    pub summary: String,
+    /// The replay: the kind the conformance judge found, or why none.
+    pub replay: String,
+    /// The repro file of the minimized replay, when it failed too.
+    pub repro: Option<String>,
 }
 
 /// One failure of a soak: the chunk and its seed, and the case's record as
@@ -162,6 +229,13 @@ impl SoakRecord {
             format: Option<String>,
         }
         let tag: Tag = serde_json::from_str(&text).map_err(|e| malformed(e.to_string()))?;
+        if tag.format.as_deref() == Some(SOAK_FORMAT_1) {
+            return Err(malformed(format!(
+                "format `{SOAK_FORMAT_1}`: a soak of an older dsxor (conformance chunks only, \
+                 no soak kernel totals); it cannot be resumed by this one, which writes \
+                 `{SOAK_FORMAT}`: start a new soak"
+            )));
+        }
         if tag.format.as_deref() != Some(SOAK_FORMAT) {
             return Err(malformed(format!(
                 "format {:?}, expected `{SOAK_FORMAT}` (a `dsxor soak` record)",
@@ -184,6 +258,15 @@ pub struct SoakOptions {
     pub duration: Option<Duration>,
     /// Stop after this many chunks (this session), if given.
     pub chunks: Option<u64>,
+    /// Stop after this many soak kernel launches (this session), if given.
+    pub launches: Option<u64>,
+    /// The soak kernel's share of the soak thread's time (0 to 1; a resumed
+    /// soak keeps its record's).
+    pub kernel_share: f64,
+    /// Round pairs per kernel launch.
+    pub kernel_pairs: u32,
+    /// Per kernel launch; one still running then is a timeout.
+    pub launch_timeout: Duration,
     pub stop_on_failure: bool,
     /// Write the record at least this often (at the end of a chunk).
     pub checkpoint_every: Duration,
@@ -207,6 +290,7 @@ pub struct SoakOutcome {
 enum Stop {
     Deadline,
     Chunks(u64),
+    Launches(u64),
     FirstFailure,
     Aborted(Abort),
 }
@@ -243,12 +327,15 @@ pub fn soak(
             seed: opts.run.spec.seed,
             chunk_spec: opts.run.spec.clone(),
             next_chunk: 0,
+            kernel_share: opts.kernel_share,
+            next_launch: 0,
             sessions: 1,
             elapsed_ms: 0,
             totals: SoakTotals::default(),
             confidence: opts.confidence,
             rules_out: None,
             failures: Vec::new(),
+            kernel_failures: Vec::new(),
             repros: Vec::new(),
             environment,
             parameters: opts.run.parameters.clone(),
@@ -265,9 +352,11 @@ pub fn soak(
     let mut progress = Progress::with_mode(0, false);
     let info = device.info().clone();
     progress.println(&format!(
-        "dsxor soak: seed {} ({:#x}), chunks of {} cases from chunk {}, {} on {} ({}), {}; record {}",
+        "dsxor soak: seed {} ({:#x}), the soak kernel {:.0} % of the time from launch {}, chunks of {} cases from chunk {}, {} on {} ({}), {}; record {}",
         record.seed,
         record.seed,
+        record.kernel_share * 100.0,
+        record.next_launch,
         record.chunk_spec.cases,
         record.next_chunk,
         info.backend.name(),
@@ -304,6 +393,24 @@ pub fn soak(
         let local = p.index % per_chunk;
         generate_on(chunk_seed(base, k), p.id, local, wgps)
     };
+    // The soak kernel's objects: one per (wave, mode) of the selection
+    // whose code object holds it, taken in turn launch by launch.
+    let objects: Vec<(WaveSize, Mode, Vec<u8>)> = device
+        .kernel_objects()
+        .iter()
+        .filter(|o| {
+            record.chunk_spec.waves.contains(&o.wave) && record.chunk_spec.modes.contains(&o.mode)
+        })
+        .filter(|o| {
+            crate::codeobj::CodeObject::parse(&o.bytes)
+                .ok()
+                .and_then(|co| co.mode_of(kernel::SOAK_KERNEL))
+                .is_some()
+        })
+        .map(|o| (o.wave, o.mode, o.bytes.clone()))
+        .collect();
+    let share = record.kernel_share;
+    let first_launch = record.next_launch;
     let stop = with_workers(
         device,
         judge,
@@ -312,7 +419,68 @@ pub fn soak(
         workers,
         |device, judge, mut feed| -> Result<Stop, SoakError> {
             let mut chunk = first;
+            // This session's time on this thread in each kind of work: the
+            // kernel runs while it has less than its share.
+            let (mut kernel_time, mut conf_time) = (Duration::ZERO, Duration::ZERO);
+            if share > 0.0 && objects.is_empty() {
+                return Ok(Stop::Aborted(Abort {
+                    code: exit::ENVIRONMENT,
+                    reason: format!(
+                        "no code object of the selected waves and modes holds `{}`; \
+                         --kernel-share 0 soaks with conformance cases only",
+                        kernel::SOAK_KERNEL
+                    ),
+                }));
+            }
             loop {
+                while share >= 1.0
+                    || (share > 0.0
+                        && kernel_time.as_secs_f64() * (1.0 - share)
+                            < share * conf_time.as_secs_f64())
+                {
+                    if let Some(signal) = super::stop::requested() {
+                        return Ok(Stop::Aborted(Abort {
+                            code: exit::ENVIRONMENT,
+                            reason: format!(
+                                "stopped by {signal} at kernel launch {}",
+                                record.next_launch
+                            ),
+                        }));
+                    }
+                    if deadline.is_some_and(|d| Instant::now() >= d) {
+                        return Ok(Stop::Deadline);
+                    }
+                    if let Some(n) = opts
+                        .launches
+                        .filter(|&n| record.next_launch - first_launch >= n)
+                    {
+                        return Ok(Stop::Launches(n));
+                    }
+                    let t0 = Instant::now();
+                    let failed = kernel_step(
+                        device,
+                        judge,
+                        &objects,
+                        opts,
+                        &mut record,
+                        &mut session,
+                        (dir.as_path(), stem.as_str()),
+                        &mut progress,
+                    )?;
+                    kernel_time += t0.elapsed();
+                    if let Some(stop) = failed {
+                        return Ok(stop);
+                    }
+                    if last_checkpoint.elapsed() >= opts.checkpoint_every {
+                        last_checkpoint = Instant::now();
+                        write(&mut record, opts, started, elapsed_before)?;
+                    }
+                    if last_progress.elapsed() >= opts.progress_every {
+                        last_progress = Instant::now();
+                        progress_line(&record, started, elapsed_before, &session);
+                    }
+                }
+                let t0 = Instant::now();
                 let Some(next) = feed.next_planned() else {
                     return Ok(Stop::Chunks(chunk - first));
                 };
@@ -381,6 +549,7 @@ pub fn soak(
                     };
                     let chunk_stem = format!("{stem}.chunk-{k}");
                     let at = (dir.as_path(), chunk_stem.as_str());
+                    let before = findings.repros.len();
                     let abort =
                         findings.add(device, judge, &chunk_opts, at, &mut progress, failure);
                     for f in findings.failures.drain(..) {
@@ -390,12 +559,11 @@ pub fn soak(
                             failure: f,
                         });
                     }
-                    record.repros = opts
-                        .resume
-                        .iter()
-                        .flat_map(|r| r.repros.iter().cloned())
-                        .chain(findings.repros.iter().map(|p| p.display().to_string()))
-                        .collect();
+                    record.repros.extend(
+                        findings.repros[before..]
+                            .iter()
+                            .map(|p| p.display().to_string()),
+                    );
                     if let Some(a) = abort {
                         return Ok(Stop::Aborted(a));
                     }
@@ -407,18 +575,20 @@ pub fn soak(
                     last_progress = Instant::now();
                     progress_line(&record, started, elapsed_before, &session);
                 }
+                conf_time += t0.elapsed();
             }
         },
     )?;
     progress_line(&record, started, elapsed_before, &session);
-    let failed = record.totals.failed > 0;
+    let failed = record.totals.failed > 0 || record.totals.kernel.failed > 0;
     let (status, reason, code) = match stop {
         Stop::Aborted(a) if !failed => (SoakStatus::Aborted, a.reason, a.code),
         Stop::Aborted(a) => (SoakStatus::Failed, a.reason, exit::FAIL),
         Stop::FirstFailure => (SoakStatus::Failed, "first failure".into(), exit::FAIL),
-        Stop::Deadline | Stop::Chunks(_) => {
+        Stop::Deadline | Stop::Chunks(_) | Stop::Launches(_) => {
             let reason = match stop {
                 Stop::Chunks(n) => format!("{n} chunk(s) run"),
+                Stop::Launches(n) => format!("{n} kernel launch(es) run"),
                 _ => format!(
                     "duration {} elapsed",
                     show(opts.duration.unwrap_or_default())
@@ -441,6 +611,186 @@ pub fn soak(
     })
 }
 
+/// Rounds of a failed kernel launch's replay as a conformance case: odd,
+/// as the kernel's, and few, since the conformance kernels barrier between
+/// rounds and the judge checks every return of every round exactly.
+pub const REPLAY_ROUNDS: usize = 7;
+
+/// One soak kernel launch: the next layout, launched, checked, counted; a
+/// failure replayed as a conformance case and, when that fails too,
+/// minimized into a repro file. Some: what stops the soak.
+#[allow(clippy::too_many_arguments)]
+fn kernel_step(
+    device: &mut dyn CaseDevice,
+    judge: &dyn Judge,
+    objects: &[(WaveSize, Mode, Vec<u8>)],
+    opts: &SoakOptions,
+    record: &mut SoakRecord,
+    session: &mut SoakTotals,
+    at: (&Path, &str),
+    progress: &mut Progress,
+) -> Result<Option<Stop>, SoakError> {
+    let k = record.next_launch;
+    let Some((wave, mode, bytes)) = objects.get((k % objects.len().max(1) as u64) as usize) else {
+        return Ok(Some(Stop::Aborted(Abort {
+            code: exit::ENVIRONMENT,
+            reason: format!("no code object holds `{}`", kernel::SOAK_KERNEL),
+        })));
+    };
+    let layout = SoakLayout::generate(record.seed, k, *wave, *mode, opts.kernel_pairs);
+    record.next_launch = k + 1;
+    let t0 = Instant::now();
+    let result = kernel::launch(device, bytes, &layout, opts.launch_timeout);
+    let t = &mut record.totals.kernel;
+    t.launches += 1;
+    session.kernel.launches += 1;
+    t.ms += t0.elapsed().as_millis() as u64;
+    let (outcome, summary) = match result {
+        Ok((check, _)) if check.passed() => {
+            t.passed += 1;
+            t.verified_lane_ops += layout.lane_ops();
+            t.contended_lane_ops += layout.contended_lane_ops();
+            session.kernel.verified_lane_ops += layout.lane_ops();
+            return Ok(None);
+        }
+        Ok((check, _)) => ("wrong-result", check.summary()),
+        Err(e @ BackendError::Timeout { .. }) => ("timeout", e.to_string()),
+        Err(e @ BackendError::Fault(_)) => ("fault", e.to_string()),
+        Err(e) => return Ok(Some(Stop::Aborted(abort_from(&e)))),
+    };
+    t.failed += 1;
+    session.kernel.failed += 1;
+    progress.println(&format!(
+        "FAIL soak kernel launch {k} (wave{} {} mode, {} group(s) x {} wave(s), {} rounds): {outcome}: {summary} — replaying as a conformance case",
+        wave.lanes(),
+        mode,
+        layout.geometry.groups,
+        layout.geometry.waves_per_group,
+        layout.rounds()
+    ));
+    let (replay, repro, abort) = replay_launch(device, judge, opts, record, &layout, k, at);
+    progress.println(&format!("     replay: {replay}"));
+    if let Some(r) = &repro {
+        record.repros.push(r.clone());
+    }
+    record.kernel_failures.push(KernelFailure {
+        launch: k,
+        wave: *wave,
+        mode: *mode,
+        pairs: layout.pairs,
+        groups: layout.geometry.groups,
+        waves_per_group: layout.geometry.waves_per_group,
+        outcome: outcome.into(),
+        summary,
+        replay,
+        repro,
+    });
+    if let Some(a) = abort {
+        return Ok(Some(Stop::Aborted(a)));
+    }
+    Ok(opts.stop_on_failure.then_some(Stop::FirstFailure))
+}
+
+/// Replay launch `k`'s layout as a conformance case of [`REPLAY_ROUNDS`]
+/// rounds and judge it; minimize it into a repro file when it fails (and
+/// the repro cap allows). What the replay showed, the repro path, and what
+/// stops the soak (the device failing, the repro not written).
+fn replay_launch(
+    device: &mut dyn CaseDevice,
+    judge: &dyn Judge,
+    opts: &SoakOptions,
+    record: &SoakRecord,
+    layout: &SoakLayout,
+    k: u64,
+    (dir, stem): (&Path, &str),
+) -> (String, Option<String>, Option<Abort>) {
+    let case = layout.to_case(REPLAY_ROUNDS, record.seed ^ k);
+    let outcome = match device.run_case(&case) {
+        Ok(o) => o,
+        Err(e) => return (format!("not replayed: {e}"), None, Some(abort_from(&e))),
+    };
+    let judgement = match judge.judge(&case, &outcome) {
+        Ok(j) => j,
+        Err(e) => return (format!("not judged: {e}"), None, None),
+    };
+    if judgement.passed {
+        return (
+            format!(
+                "the same lanes as a conformance case of {REPLAY_ROUNDS} rounds passed: not \
+                 reproduced there (its kernel barriers between rounds, the soak kernel's \
+                 waves run their rounds freely; the record names the launch, which \
+                 `gen::soak::SoakLayout::generate` rebuilds)"
+            ),
+            None,
+            None,
+        );
+    }
+    let kind = judgement.kind.clone().unwrap_or_else(|| "unknown".into());
+    let found = format!(
+        "failed as a conformance case: {kind}: {}",
+        judgement.summary
+    );
+    if record.repros.len() >= opts.run.max_repros {
+        return (
+            format!("{found} (not minimized: repro cap reached)"),
+            None,
+            None,
+        );
+    }
+    let (shrunk, env_error) =
+        super::run::shrink(device, judge, &case, outcome, judgement, opts.run.minimize);
+    let kernel_id = device
+        .kernel_identity(&shrunk.case)
+        .unwrap_or_else(|_| super::run::unknown_kernel(&shrunk.case));
+    // No conformance family draws this case: the id names the launch
+    // (ordinal k, the layout's wave and mode) under the stress family, and
+    // the variant says it is a soak kernel launch; the case itself is in
+    // the file, which `dsxor repro` replays.
+    let id = CaseId {
+        pattern: Pattern::Stress,
+        wave: layout.geometry.wave_size,
+        mode: layout.geometry.mode,
+        ordinal: k,
+    };
+    let mut repro = Repro::new(
+        record.seed,
+        crate::gen::GENERATOR_VERSION,
+        id,
+        "soak-kernel",
+        &case,
+        shrunk.case.clone(),
+        &shrunk.judgement,
+        shrunk.outcome.clone(),
+        device.info().clone(),
+        kernel_id,
+        judge.policy(),
+        shrunk.stats.clone(),
+    );
+    repro.fault = opts.run.parameters.fault.clone();
+    let path = dir.join(format!("{stem}.launch-{k}.repro.json"));
+    if let Err(e) = repro.write(&path) {
+        return (
+            found,
+            None,
+            Some(Abort {
+                code: exit::ENVIRONMENT,
+                reason: e.to_string(),
+            }),
+        );
+    }
+    let after = shrunk.case.lanes.iter().filter(|l| l.active).count();
+    (
+        format!(
+            "{found}; minimized to {} group(s) x {} wave(s), {after} active lane(s), {} round(s)",
+            shrunk.case.geometry.groups,
+            shrunk.case.geometry.waves_per_group,
+            shrunk.case.rounds()
+        ),
+        Some(path.display().to_string()),
+        env_error.map(|e| abort_from(&e)),
+    )
+}
+
 /// Update the record's clock and claim, and write it atomically.
 fn write(
     record: &mut SoakRecord,
@@ -452,20 +802,25 @@ fn write(
     record.updated_utc = rfc3339(SystemTime::now());
     record.rules_out = ruled_out(record).map(odds::one_in);
     crate::report::results::write_atomic(&opts.record_path, record).map_err(|error| {
-        match record.totals.failed {
+        match record.totals.failed + record.totals.kernel.failed {
             0 => SoakError::Write(error),
             failed => SoakError::Unwritten { error, failed },
         }
     })
 }
 
-/// The fault rate the passed contended lane-ops rule out; none once a case
-/// failed (a fault was seen, not ruled out).
+/// The fault rate the passed contended lane-ops (conformance cases and
+/// kernel launches) rule out; none once either failed (a fault was seen,
+/// not ruled out).
 fn ruled_out(record: &SoakRecord) -> Option<f64> {
-    if record.totals.failed > 0 {
+    let t = &record.totals;
+    if t.failed > 0 || t.kernel.failed > 0 {
         return None;
     }
-    odds::rate_ruled_out(record.totals.contended_lane_ops, record.confidence)
+    odds::rate_ruled_out(
+        t.contended_lane_ops + t.kernel.contended_lane_ops,
+        record.confidence,
+    )
 }
 
 /// The live line on stderr: elapsed, chunks, cases, launches, failures,
@@ -474,19 +829,21 @@ fn progress_line(record: &SoakRecord, started: Instant, elapsed_before: u64, ses
     let t = &record.totals;
     let secs = started.elapsed().as_secs_f64();
     let rate = if secs > 0.0 {
-        session.verified_lane_ops as f64 / secs
+        (session.verified_lane_ops + session.kernel.verified_lane_ops) as f64 / secs
     } else {
         0.0
     };
     let total = Duration::from_millis(elapsed_before) + started.elapsed();
     let rules_out = match ruled_out(record) {
         Some(r) => format!("rules out {} at {}", odds::one_in(r), record.confidence),
-        None if t.failed > 0 => "a case failed: rules out nothing".into(),
+        None if t.failed + t.kernel.failed > 0 => "a failure: rules out nothing".into(),
         None => "rules out nothing yet".into(),
     };
     eprintln!(
-        "soak {}: chunk {}, {} cases, {} launches, {} failed, {:.3e} verified lane-ops/s, {rules_out}",
+        "soak {}: {} kernel launches ({} failed), chunk {}, {} cases ({} launches, {} failed), {:.3e} verified lane-ops/s, {rules_out}",
         show(Duration::from_secs(total.as_secs())),
+        t.kernel.launches,
+        t.kernel.failed,
         record.next_chunk.saturating_sub(1),
         t.cases,
         t.launches,
@@ -503,6 +860,9 @@ fn until(opts: &SoakOptions) -> String {
     }
     if let Some(n) = opts.chunks {
         limits.push(format!("{n} chunk(s)"));
+    }
+    if let Some(n) = opts.launches {
+        limits.push(format!("{n} kernel launch(es)"));
     }
     let limits = limits.join(" or ");
     match (limits.is_empty(), opts.stop_on_failure) {

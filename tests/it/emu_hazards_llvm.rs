@@ -12,9 +12,11 @@ use std::time::Duration;
 
 use dsxor::backend::emu::EmuBackend;
 use dsxor::backend::{ArgValue, Backend, BackendError, Dispatch, ReadBack};
-use dsxor::case::WaveSize;
+use dsxor::case::{Mode, WaveSize};
 use dsxor::codeobj::find_embedded;
 use dsxor::emu::EmuConfig;
+use dsxor::gen::soak::SoakLayout;
+use dsxor::suite::soak::kernel as soak_kernel;
 
 /// Kernels whose inline asm issues one memory instruction and then uses its
 /// destination, with `WAIT` (empty or an s_waitcnt) in between.
@@ -223,6 +225,22 @@ fn shipped_kernels_have_no_hazard() {
             if let Err(e) = dev.dispatch(&d) {
                 panic!("{kernel} {wave:?}: {e}");
             }
+        }
+        // The soak kernel, on a few of the layouts a soak draws (groups of
+        // 1 to 32 waves, inactive lanes, shared qwords), with few round
+        // pairs: its check must pass too.
+        for launch in 0..4 {
+            let layout = SoakLayout::generate(1, launch, wave, Mode::Wgp, 3);
+            let d = soak_kernel::dispatch(obj.bytes, &layout, Duration::from_secs(60));
+            let done = dev
+                .dispatch(&d)
+                .unwrap_or_else(|e| panic!("dsxor_soak {wave:?} launch {launch}: {e}"));
+            let check = soak_kernel::check_answer(&layout, &done.buffers).expect("answer");
+            assert!(
+                check.passed(),
+                "dsxor_soak {wave:?} launch {launch}: {}",
+                check.summary()
+            );
         }
     }
 }

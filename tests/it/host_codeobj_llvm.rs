@@ -369,10 +369,11 @@ fn ds_instructions_match_llvm_objdump() {
         }
         // 4 conformance + 4 rounds conformance + 4 traffic conformance + 1
         // dep + 4 indep + 3 in each of the two in-flight probes + 1 in the
-        // unused-lanes probe + 2 in the VDST probe + 1 in the SMEM probe
+        // unused-lanes probe + 2 in the VDST probe + 3 in the soak kernel
+        // (its lone first round and the unrolled pair) + 1 in the SMEM probe
         // (not built for gfx12).
         let smem = usize::from(!co.target.processor.starts_with("gfx12"));
-        assert_eq!(xors, 26 + smem, "{}", path.display());
+        assert_eq!(xors, 29 + smem, "{}", path.display());
     }
 }
 
@@ -647,9 +648,9 @@ fn host_objects_are_read_through_their_hip_fatbin() {
     ));
     // 4 conformance + 4 rounds conformance + 4 traffic conformance + dep +
     // indep + the leftover-LDS probe's fill and listener + the five
-    // in-flight probes (the SMEM one not on gfx12) + qualify's ALU harness
-    // (gfx11 only).
-    assert_eq!(co.kernels.len(), 22);
+    // in-flight probes (the SMEM one not on gfx12) + the soak kernel +
+    // qualify's ALU harness (gfx11 only).
+    assert_eq!(co.kernels.len(), 23);
     assert!(co.kernel("dsxor_alu_harness").is_ok());
     assert!(matches!(
         CodeObject::parse(&data),

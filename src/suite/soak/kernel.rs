@@ -156,19 +156,13 @@ fn u64s(b: &[u8]) -> Vec<u64> {
         .collect()
 }
 
-/// Launch `layout` on `device` with the code object `bytes`, and check it.
-/// `Err`: the launch did not complete (a fault or timeout is a verdict the
-/// caller records; environment trouble ends the soak).
-pub fn launch(
-    device: &mut dyn CaseDevice,
-    bytes: &[u8],
-    layout: &SoakLayout,
-    timeout: Duration,
-) -> Result<(KernelCheck, Completion), BackendError> {
+/// The launch of `layout` with the code object `bytes`: its error words and
+/// LDS dump start as [`POISON`], and only they are read back.
+pub fn dispatch<'a>(bytes: &'a [u8], layout: &SoakLayout, timeout: Duration) -> Dispatch<'a> {
     let n = layout.addr.len();
     let groups = layout.geometry.groups as usize;
     let q = layout.lds_qwords as usize;
-    let dispatch = Dispatch {
+    Dispatch {
         code_object: bytes,
         kernel: SOAK_KERNEL,
         groups: layout.geometry.groups,
@@ -195,18 +189,31 @@ pub fn launch(
         ],
         timeout,
         read_back: ReadBack::Only(&[ERR, LDS_OUT]),
-    };
-    let done = device.launch(&dispatch)?;
-    let (err, lds) = match done.buffers.as_slice() {
-        [_, _, _, _, err, lds] => (u64s(err), u64s(lds)),
-        other => {
-            return Err(BackendError::Invalid(format!(
-                "the device returned {} buffers for `{SOAK_KERNEL}`, 6 were sent",
-                other.len()
-            )))
-        }
-    };
-    Ok((check(layout, &err, &lds), done))
+    }
+}
+
+/// Check the buffers a completed [`dispatch`] of `layout` read back.
+pub fn check_answer(layout: &SoakLayout, buffers: &[Vec<u8>]) -> Result<KernelCheck, BackendError> {
+    match buffers {
+        [_, _, _, _, err, lds] => Ok(check(layout, &u64s(err), &u64s(lds))),
+        other => Err(BackendError::Invalid(format!(
+            "the device returned {} buffers for `{SOAK_KERNEL}`, 6 were sent",
+            other.len()
+        ))),
+    }
+}
+
+/// Launch `layout` on `device` with the code object `bytes`, and check it.
+/// `Err`: the launch did not complete (a fault or timeout is a verdict the
+/// caller records; environment trouble ends the soak).
+pub fn launch(
+    device: &mut dyn CaseDevice,
+    bytes: &[u8],
+    layout: &SoakLayout,
+    timeout: Duration,
+) -> Result<(KernelCheck, Completion), BackendError> {
+    let done = device.launch(&dispatch(bytes, layout, timeout))?;
+    Ok((check_answer(layout, &done.buffers)?, done))
 }
 
 #[cfg(test)]

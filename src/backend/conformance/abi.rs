@@ -119,12 +119,21 @@ fn put_lds_images(out: &mut Vec<u8>, case: &Case, groups: usize, q: usize) {
     }
 }
 
+/// A staging allocation up to this size is kept whatever the launch needs.
+const STAGING_KEEP_BYTES: usize = 256 << 10;
+/// A staging allocation over [`STAGING_KEEP_BYTES`] is kept while a launch
+/// needs more than 1/`STAGING_SLACK` of it.
+const STAGING_SLACK: usize = 4;
+
 /// The six ABI buffers, emptied, with room for `cases` in one launch whose
 /// LDS images are `q` qwords each, so appending never reallocates
 /// (regrowing the large LDS buffers page-faulted anew for every launch).
 /// `staging` is an earlier launch's buffers (or none): their allocations
 /// are reused, never their contents, as every buffer starts empty and
-/// `append_case` writes each byte of the launch.
+/// `append_case` writes each byte of the launch. An allocation more than
+/// [`STAGING_SLACK`] times what this launch needs, and over
+/// [`STAGING_KEEP_BYTES`], is given back: one large case (a stress case's
+/// LDS images) would otherwise pin its size for the rest of the run.
 fn buffers_for(cases: &[&Case], q: usize, mut staging: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
     let lanes: usize = cases.iter().map(|c| c.lanes.len()).sum();
     let lane_rounds: usize = cases.iter().map(|c| c.lanes.len() * c.rounds()).sum();
@@ -148,8 +157,12 @@ fn buffers_for(cases: &[&Case], q: usize, mut staging: Vec<Vec<u8>>) -> Vec<Vec<
     .into_iter()
     .chain(extra)
     {
-        buffers[i].clear();
-        buffers[i].reserve_exact(bytes);
+        let b = &mut buffers[i];
+        if b.capacity() > STAGING_KEEP_BYTES && b.capacity() / STAGING_SLACK > bytes {
+            *b = Vec::new();
+        }
+        b.clear();
+        b.reserve_exact(bytes);
     }
     buffers
 }
@@ -545,6 +558,43 @@ mod tests {
         assert_eq!(batch.read_back, READ_BACK);
         let read: Vec<usize> = (0..6).filter(|&i| READ_BACK.wants(i)).collect();
         assert_eq!(read, vec![BUF_RET, BUF_LDS_OUT]);
+    }
+
+    /// An allocation far larger than the launch needs is given back, so a
+    /// large case does not pin its size for the rest of the run; one the
+    /// launch still needs a good part of is kept.
+    #[test]
+    fn staging_gives_back_what_a_large_case_left() {
+        let mut big = case();
+        // 64 Ki qwords per group: 512 KiB of LDS image per group, 1 MiB in all.
+        big.lds_bytes = 64 << 13;
+        big.lds_init = vec![vec![0; 64 << 10]; 2];
+        let earlier = dispatch_for(&big, b"o", "k", Duration::ZERO).buffers;
+        assert!(earlier[BUF_LDS_INIT].capacity() >= 1 << 20);
+        let small = case();
+        let reused = dispatch_for_in(earlier, &small, b"o", "k", Duration::ZERO);
+        assert_eq!(
+            reused.buffers,
+            dispatch_for(&small, b"o", "k", Duration::ZERO).buffers
+        );
+        for i in [BUF_LDS_INIT, BUF_LDS_OUT] {
+            let c = reused.buffers[i].capacity();
+            assert!(c <= STAGING_KEEP_BYTES, "buffer {i} kept {c} bytes");
+        }
+        let again = dispatch_for(&big, b"o", "k", Duration::ZERO).buffers;
+        let half = big
+            .lds_init
+            .iter()
+            .map(|g| g[..32 << 10].to_vec())
+            .collect();
+        let mut mid = big.clone();
+        mid.lds_bytes = 32 << 13;
+        mid.lds_init = half;
+        let kept = dispatch_for_in(again, &mid, b"o", "k", Duration::ZERO);
+        assert!(
+            kept.buffers[BUF_LDS_INIT].capacity() >= 1 << 20,
+            "a half-used buffer was given back"
+        );
     }
 
     /// Each case of a batch owns its workgroups and slices; its poison is

@@ -23,9 +23,10 @@ pub(crate) struct SoakArgs {
     /// Run this many soak kernel launches (this session), then stop.
     #[arg(long, value_parser = chunk_value)]
     pub(crate) launches: Option<u64>,
-    /// The soak kernel's share of the soak's time, 0 to 1: the rest runs
-    /// the conformance suite's case stream in chunks (0: cases only, as
-    /// before the soak kernel; 1: kernel launches only).
+    /// The soak kernel's share of the soak's cost, 0 to 1 (a launch's wall
+    /// or CPU time, whichever is longer, against the CPU time of the
+    /// cases): the rest runs the conformance suite's case stream in chunks
+    /// (0: cases only; 1: kernel launches only).
     #[arg(long, default_value_t = DEFAULT_KERNEL_SHARE, value_parser = share_value)]
     pub(crate) kernel_share: f64,
     /// Stop at the first failing case (after minimizing it into a repro).

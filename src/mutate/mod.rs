@@ -26,6 +26,7 @@ use crate::emu::{Fault, FaultSpec};
 use crate::gen::suite::{Planned, Shard, SuiteSpec};
 use crate::gen::Pattern;
 use crate::model::Policy;
+use crate::suite::cpu::thread_cpu_seconds;
 use crate::suite::device::{open, DeviceRequest, OpenError};
 use crate::suite::judge::ModelJudge;
 use crate::suite::Judge;
@@ -259,25 +260,6 @@ pub fn interleaved(spec: &SuiteSpec) -> Vec<Planned> {
         .collect();
     keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     keyed.into_iter().map(|k| k.2).collect()
-}
-
-/// CPU time of the calling thread, in seconds (POSIX
-/// `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`); elsewhere, wall time since
-/// the first call.
-pub fn thread_cpu_seconds() -> f64 {
-    #[cfg(unix)]
-    {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `ts` is a valid, writable timespec for the call's duration.
-        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0 {
-            return ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9;
-        }
-    }
-    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-    START.get_or_init(Instant::now).elapsed().as_secs_f64()
 }
 
 /// One case's result, as a worker reports it.

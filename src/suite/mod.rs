@@ -4,6 +4,7 @@
 //! repro; merge shard results. It sits above the other library modules because
 //! it uses all of them (as `main.rs` may not: it only parses and exits).
 
+pub mod cpu;
 pub mod device;
 pub mod judge;
 pub mod merge;

@@ -454,6 +454,10 @@ pub(crate) fn with_workers<R>(
 ) -> R {
     let n = workers.len();
     let window = window_of(device);
+    // The workers' CPU time in evaluation, in nanoseconds (soak's share
+    // counts it).
+    let ahead_ns = std::sync::atomic::AtomicU64::new(0);
+    let ahead_ns = &ahead_ns;
     std::thread::scope(|scope| {
         let mut results = Vec::with_capacity(n);
         for (k, (w_device, w_judge)) in workers.iter_mut().enumerate() {
@@ -466,8 +470,11 @@ pub(crate) fn with_workers<R>(
                     if chunk.is_empty() {
                         break;
                     }
+                    let t0 = super::cpu::thread_cpu_seconds();
                     let evaluated =
                         evaluate_chunk(w_device.as_mut(), w_judge.as_ref(), generate, &chunk);
+                    let ns = (super::cpu::thread_cpu_seconds() - t0).max(0.0) * 1e9;
+                    ahead_ns.fetch_add(ns as u64, std::sync::atomic::Ordering::Relaxed);
                     for e in evaluated {
                         let stop = e.2.is_err();
                         // A closed channel: the run stopped; so does the worker.
@@ -486,6 +493,7 @@ pub(crate) fn with_workers<R>(
             plan: Box::new(plan),
             generate,
             workers: &results,
+            ahead_ns,
             window,
             queued: Default::default(),
             ready: Default::default(),
@@ -502,6 +510,8 @@ pub(crate) struct Feed<'a> {
     plan: Box<dyn Iterator<Item = Planned> + 'a>,
     generate: Generate<'a>,
     workers: &'a [std::sync::mpsc::Receiver<Evaluated>],
+    /// The workers' CPU time in evaluation so far, in nanoseconds.
+    ahead_ns: &'a std::sync::atomic::AtomicU64,
     window: usize,
     /// Without workers: the window being evaluated, and its results.
     queued: std::collections::VecDeque<Planned>,
@@ -510,6 +520,12 @@ pub(crate) struct Feed<'a> {
 }
 
 impl Feed<'_> {
+    /// The CPU time the worker threads have spent generating, running and
+    /// judging cases so far (their own threads' CPU; 0 without workers).
+    pub(crate) fn ahead_cpu_seconds(&self) -> f64 {
+        self.ahead_ns.load(std::sync::atomic::Ordering::Relaxed) as f64 * 1e-9
+    }
+
     /// The next planned case and its position in the plan.
     pub(crate) fn next_planned(&mut self) -> Option<(usize, Planned)> {
         let planned = self.queued.pop_front().or_else(|| self.plan.next())?;

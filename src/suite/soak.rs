@@ -1,8 +1,9 @@
 //! `dsxor soak`: burn-in for a duration or until the first failure. Most of
 //! the time goes to the soak kernel ([`kernel`]: many rounds per launch, each
 //! return checked on the device, the final LDS exactly by the host); a
-//! stated share (`kernel_share`, of the soak thread's time) goes to the
-//! conformance suite's case stream, so every return of those cases is still
+//! stated share of the cost (`kernel_share`, policy `soak-share-cost`: a
+//! launch's wall or CPU time, whichever is longer, against the CPU time of
+//! the cases) goes to the conformance suite's case stream, so every return of those cases is still
 //! judged for exact serializability. A kernel launch that fails is replayed
 //! as a conformance case with the same lanes, ADDR, DATA and EXEC, and
 //! minimized into a repro file when the replay fails too.
@@ -23,6 +24,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
+use super::cpu;
 use crate::backend::conformance::{CaseDevice, DeviceOutcome};
 use crate::backend::BackendError;
 use crate::case::{Mode, WaveSize};
@@ -82,8 +84,10 @@ pub struct SoakRecord {
     /// (a chunk cut short by the deadline or a signal is not run again;
     /// its judged cases are in the totals).
     pub next_chunk: u64,
-    /// The soak kernel's share of the soak thread's time, 0 to 1 (0:
-    /// conformance chunks only; 1: kernel launches only).
+    /// The soak kernel's share of the soak's cost, 0 to 1 (0: conformance
+    /// chunks only; 1: kernel launches only). Policy `soak-share-cost`: a
+    /// launch costs the longer of its wall time and the process's CPU time
+    /// in it, a case the CPU time of generating, running and judging it.
     pub kernel_share: f64,
     /// The kernel launch a resumed soak starts at (launch k's layout is
     /// `gen::soak::SoakLayout::generate(seed, k, ..)`).
@@ -260,8 +264,8 @@ pub struct SoakOptions {
     pub chunks: Option<u64>,
     /// Stop after this many soak kernel launches (this session), if given.
     pub launches: Option<u64>,
-    /// The soak kernel's share of the soak thread's time (0 to 1; a resumed
-    /// soak keeps its record's).
+    /// The soak kernel's share of the soak's cost (0 to 1, as the record's;
+    /// a resumed soak keeps its record's).
     pub kernel_share: f64,
     /// Round pairs per kernel launch.
     pub kernel_pairs: u32,
@@ -352,7 +356,7 @@ pub fn soak(
     let mut progress = Progress::with_mode(0, false);
     let info = device.info().clone();
     progress.println(&format!(
-        "dsxor soak: seed {} ({:#x}), the soak kernel {:.0} % of the time from launch {}, chunks of {} cases from chunk {}, {} on {} ({}), {}; record {}",
+        "dsxor soak: seed {} ({:#x}), the soak kernel {:.0} % of the cost from launch {}, chunks of {} cases from chunk {}, {} on {} ({}), {}; record {}",
         record.seed,
         record.seed,
         record.kernel_share * 100.0,
@@ -419,9 +423,15 @@ pub fn soak(
         workers,
         |device, judge, mut feed| -> Result<Stop, SoakError> {
             let mut chunk = first;
-            // This session's time on this thread in each kind of work: the
-            // kernel runs while it has less than its share.
-            let (mut kernel_time, mut conf_time) = (Duration::ZERO, Duration::ZERO);
+            // What each kind of work has cost this session (policy
+            // `soak-share-cost`): a kernel launch the longer of its wall
+            // time (a device's time) and the process's CPU time in it less
+            // the worker threads' (the software device spreads a launch's
+            // groups over threads); the case stream the worker threads' CPU
+            // time evaluating cases ahead of this thread, and this thread's
+            // CPU time taking them. The kernel runs while it has less than
+            // its share.
+            let (mut kernel_cost, mut conf_cost) = (0.0f64, 0.0f64);
             if share > 0.0 && objects.is_empty() {
                 return Ok(Stop::Aborted(Abort {
                     code: exit::ENVIRONMENT,
@@ -435,8 +445,8 @@ pub fn soak(
             loop {
                 while share >= 1.0
                     || (share > 0.0
-                        && kernel_time.as_secs_f64() * (1.0 - share)
-                            < share * conf_time.as_secs_f64())
+                        && kernel_cost * (1.0 - share)
+                            < share * (conf_cost + feed.ahead_cpu_seconds()))
                 {
                     if let Some(signal) = super::stop::requested() {
                         return Ok(Stop::Aborted(Abort {
@@ -456,7 +466,11 @@ pub fn soak(
                     {
                         return Ok(Stop::Launches(n));
                     }
-                    let t0 = Instant::now();
+                    let (t0, p0, a0) = (
+                        Instant::now(),
+                        cpu::process_cpu_seconds(),
+                        feed.ahead_cpu_seconds(),
+                    );
                     let failed = kernel_step(
                         device,
                         judge,
@@ -467,7 +481,8 @@ pub fn soak(
                         (dir.as_path(), stem.as_str()),
                         &mut progress,
                     )?;
-                    kernel_time += t0.elapsed();
+                    let cpu = cpu::process_cpu_seconds() - p0 - (feed.ahead_cpu_seconds() - a0);
+                    kernel_cost += t0.elapsed().as_secs_f64().max(cpu);
                     if let Some(stop) = failed {
                         return Ok(stop);
                     }
@@ -480,7 +495,7 @@ pub fn soak(
                         progress_line(&record, started, elapsed_before, &session);
                     }
                 }
-                let t0 = Instant::now();
+                let c0 = cpu::thread_cpu_seconds();
                 let Some(next) = feed.next_planned() else {
                     return Ok(Stop::Chunks(chunk - first));
                 };
@@ -575,7 +590,7 @@ pub fn soak(
                     last_progress = Instant::now();
                     progress_line(&record, started, elapsed_before, &session);
                 }
-                conf_time += t0.elapsed();
+                conf_cost += cpu::thread_cpu_seconds() - c0;
             }
         },
     )?;

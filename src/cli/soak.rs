@@ -79,7 +79,9 @@ pub(crate) struct SoakArgs {
     /// of each kind in each (pattern, wave, mode) cell is minimized.
     #[arg(long, default_value_t = 20)]
     pub(crate) max_repros: usize,
-    /// Run cases on this many devices side by side, as `run --jobs`.
+    /// Run cases on this many devices side by side, as `run --jobs`
+    /// (default: as `run`, but one on the software device while the soak
+    /// kernel has a share).
     #[arg(long, value_parser = jobs_value)]
     pub(crate) jobs: Option<usize>,
     /// HIP: up to this many compatible cases in one launch, as `run --batch`.
@@ -282,10 +284,20 @@ pub(crate) fn cmd_soak(args: SoakArgs) -> Outcome {
         .resume
         .as_ref()
         .map_or(args.kernel_share, |r| r.kernel_share);
+    // On the software device, with the kernel taking its share, the cases
+    // run on the soak's own device unless --jobs says otherwise: a kernel
+    // launch already spreads its groups over the cores, the cases' share
+    // of the cost keeps one device busy a tenth of the time, and each
+    // further job is a whole software device in memory (a 30-minute soak
+    // with one per core peaked at 93 MiB; performance.md, "Soak").
+    let jobs = match args.jobs {
+        None if share > 0.0 && opened.hip_devices() == 0 => Some(1),
+        j => j,
+    };
     let mut workers = if share >= 1.0 {
         Vec::new()
     } else {
-        super::run::workers_for(args.jobs, &opened, policy)?
+        super::run::workers_for(jobs, &opened, policy)?
     };
     let env = dsxor::suite::run::environment(opened.device.as_ref(), &opts.run.selection);
     let out = dsxor::suite::soak::soak(opened.device.as_mut(), &judge, &opts, &mut workers, env)

@@ -31,6 +31,15 @@ fn n(v: &Value, key: &str) -> u64 {
         .unwrap_or_else(|| panic!("totals.{key} in {v}"))
 }
 
+/// `dsxor repro` of `repro` fails (exit 1) with `fault` on the software
+/// device and passes without it.
+fn fails_under_the_fault_only(repro: &str, fault: &str) {
+    let again = common::dsxor(&["repro", repro, "--backend", "emu", "--fault", fault]);
+    assert_eq!(code(&again), 1, "{}", text_tail(&again, 10));
+    let clean = common::dsxor(&["repro", repro, "--backend", "emu"]);
+    assert_eq!(code(&clean), 0, "{}", text_tail(&clean, 10));
+}
+
 #[test]
 fn a_short_soak_passes_and_records_what_it_verified() {
     let dir = tempfile::tempdir().unwrap();
@@ -122,17 +131,7 @@ fn a_lost_update_fails_the_soak_stops_it_and_leaves_a_repro_that_fails() {
     // the fault and passes without it.
     let rep: Value = serde_json::from_str(&std::fs::read_to_string(repro).unwrap()).unwrap();
     assert_eq!(rep["seed"], f["chunk_seed"]);
-    let again = common::dsxor(&[
-        "repro",
-        repro,
-        "--backend",
-        "emu",
-        "--fault",
-        "lost-update:0.01",
-    ]);
-    assert_eq!(code(&again), 1, "{}", text_tail(&again, 10));
-    let clean = common::dsxor(&["repro", repro, "--backend", "emu"]);
-    assert_eq!(code(&clean), 0, "{}", text_tail(&clean, 10));
+    fails_under_the_fault_only(repro, "lost-update:0.01");
 
     // Without --stop-on-failure the soak runs on and still exits 1.
     let path2 = dir.path().join("soak2.json");
@@ -421,17 +420,7 @@ fn a_kernel_failure_leaves_a_repro_that_fails_under_the_fault_only() {
         f["replay"].as_str().unwrap().contains("minimized to"),
         "{f}"
     );
-    let again = common::dsxor(&[
-        "repro",
-        repro,
-        "--backend",
-        "emu",
-        "--fault",
-        "return-stale",
-    ]);
-    assert_eq!(code(&again), 1, "{}", text_tail(&again, 10));
-    let clean = common::dsxor(&["repro", repro, "--backend", "emu"]);
-    assert_eq!(code(&clean), 0, "{}", text_tail(&clean, 10));
+    fails_under_the_fault_only(repro, "return-stale");
 }
 
 /// Kernel launches are fixed by the seed and the launch index: 3 then 2

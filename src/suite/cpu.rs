@@ -45,27 +45,28 @@ fn wall_seconds() -> f64 {
 mod tests {
     use super::*;
 
+    /// Spinning advances both clocks, a sleep not the thread's. The spin
+    /// runs until the thread's clock has moved 30 ms (bounded by 10 s of
+    /// wall time), so a loaded machine does not make it fail.
     #[test]
     fn busy_work_counts_on_the_thread_and_the_process_and_sleep_does_not() {
-        let (t0, p0) = (thread_cpu_seconds(), process_cpu_seconds());
+        let t0 = thread_cpu_seconds();
         std::thread::sleep(std::time::Duration::from_millis(50));
         let (t1, p1) = (thread_cpu_seconds(), process_cpu_seconds());
         assert!(t1 - t0 < 0.02, "a sleep took {} s of thread CPU", t1 - t0);
-        let mut x = 1u64;
         let start = Instant::now();
-        while start.elapsed().as_millis() < 50 {
+        let mut x = 1u64;
+        while thread_cpu_seconds() - t1 < 0.03 {
+            assert!(
+                start.elapsed().as_secs() < 10,
+                "the thread's clock stands still"
+            );
             x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
         }
         let (t2, p2) = (thread_cpu_seconds(), process_cpu_seconds());
         assert!(
-            t2 - t1 > 0.02,
-            "50 ms of spinning took {} s of thread CPU",
-            t2 - t1
-        );
-        assert!(
             p2 - p1 >= t2 - t1 - 1e-3,
             "the process counted less than its thread"
         );
-        assert!(p1 >= p0 && p2 >= p1);
     }
 }

@@ -1,10 +1,9 @@
 //! `dsxor soak`: burn-in for a duration or until the first failure. Most of
 //! the time goes to the soak kernel ([`kernel`]: many rounds per launch, each
-//! return checked on the device, the final LDS exactly by the host); a
-//! stated share of the cost (`kernel_share`, policy `soak-share-cost`: a
-//! launch's wall or CPU time, whichever is longer, against the CPU time of
-//! the cases) goes to the conformance suite's case stream, so every return of those cases is still
-//! judged for exact serializability. A kernel launch that fails is replayed
+//! return checked on the device, the final LDS exactly by the host); the
+//! rest of the cost (`kernel_share`, counted as [`ShareMeter`] says) goes
+//! to the conformance suite's case stream, so every return of those cases
+//! is still judged for exact serializability. A kernel launch that fails is replayed
 //! as a conformance case with the same lanes, ADDR, DATA and EXEC, and
 //! minimized into a repro file when the replay fails too.
 //!
@@ -423,15 +422,7 @@ pub fn soak(
         workers,
         |device, judge, mut feed| -> Result<Stop, SoakError> {
             let mut chunk = first;
-            // What each kind of work has cost this session (policy
-            // `soak-share-cost`): a kernel launch the longer of its wall
-            // time (a device's time) and the process's CPU time in it less
-            // the worker threads' (the software device spreads a launch's
-            // groups over threads); the case stream the worker threads' CPU
-            // time evaluating cases ahead of this thread, and this thread's
-            // CPU time taking them. The kernel runs while it has less than
-            // its share.
-            let (mut kernel_cost, mut conf_cost) = (0.0f64, 0.0f64);
+            let mut meter = ShareMeter::new(share);
             if share > 0.0 && objects.is_empty() {
                 return Ok(Stop::Aborted(Abort {
                     code: exit::ENVIRONMENT,
@@ -443,11 +434,7 @@ pub fn soak(
                 }));
             }
             loop {
-                while share >= 1.0
-                    || (share > 0.0
-                        && kernel_cost * (1.0 - share)
-                            < share * (conf_cost + feed.ahead_cpu_seconds()))
-                {
+                while meter.kernel_due(feed.ahead_cpu_seconds()) {
                     if let Some(signal) = super::stop::requested() {
                         return Ok(Stop::Aborted(Abort {
                             code: exit::ENVIRONMENT,
@@ -466,11 +453,7 @@ pub fn soak(
                     {
                         return Ok(Stop::Launches(n));
                     }
-                    let (t0, p0, a0) = (
-                        Instant::now(),
-                        cpu::process_cpu_seconds(),
-                        feed.ahead_cpu_seconds(),
-                    );
+                    let launch = meter.start_launch(feed.ahead_cpu_seconds());
                     let failed = kernel_step(
                         device,
                         judge,
@@ -481,8 +464,7 @@ pub fn soak(
                         (dir.as_path(), stem.as_str()),
                         &mut progress,
                     )?;
-                    let cpu = cpu::process_cpu_seconds() - p0 - (feed.ahead_cpu_seconds() - a0);
-                    kernel_cost += t0.elapsed().as_secs_f64().max(cpu);
+                    meter.end_launch(launch, feed.ahead_cpu_seconds());
                     if let Some(stop) = failed {
                         return Ok(stop);
                     }
@@ -495,7 +477,7 @@ pub fn soak(
                         progress_line(&record, started, elapsed_before, &session);
                     }
                 }
-                let c0 = cpu::thread_cpu_seconds();
+                let case = cpu::thread_cpu_seconds();
                 let Some(next) = feed.next_planned() else {
                     return Ok(Stop::Chunks(chunk - first));
                 };
@@ -590,7 +572,7 @@ pub fn soak(
                     last_progress = Instant::now();
                     progress_line(&record, started, elapsed_before, &session);
                 }
-                conf_cost += cpu::thread_cpu_seconds() - c0;
+                meter.cases += cpu::thread_cpu_seconds() - case;
             }
         },
     )?;
@@ -891,9 +873,100 @@ fn show(d: Duration) -> String {
     humantime::format_duration(d).to_string()
 }
 
+/// What each kind of work has cost a soak session, and whether the kernel
+/// is due (policy `soak-share-cost`). A kernel launch costs the longer of
+/// its wall time (a device's time) and the process's CPU time in it less
+/// the worker threads' (the software device spreads a launch's groups over
+/// threads); the case stream costs the worker threads' CPU time evaluating
+/// cases ahead of the soak thread ([`super::run::Feed::ahead_cpu_seconds`])
+/// and the soak thread's CPU time taking them (`cases`).
+struct ShareMeter {
+    share: f64,
+    /// Seconds the kernel launches have cost.
+    kernel: f64,
+    /// The soak thread's CPU seconds in the case stream.
+    cases: f64,
+}
+
+/// A launch under way: its start in wall time, process CPU and the
+/// workers' CPU.
+struct LaunchStart(Instant, f64, f64);
+
+impl ShareMeter {
+    fn new(share: f64) -> ShareMeter {
+        ShareMeter {
+            share,
+            kernel: 0.0,
+            cases: 0.0,
+        }
+    }
+
+    /// The kernel runs while it has less than its share of the cost;
+    /// `ahead` is the workers' CPU seconds so far.
+    fn kernel_due(&self, ahead: f64) -> bool {
+        self.share >= 1.0
+            || (self.share > 0.0
+                && self.kernel * (1.0 - self.share) < self.share * (self.cases + ahead))
+    }
+
+    fn start_launch(&self, ahead: f64) -> LaunchStart {
+        LaunchStart(Instant::now(), cpu::process_cpu_seconds(), ahead)
+    }
+
+    fn end_launch(&mut self, LaunchStart(wall, process, before): LaunchStart, ahead: f64) {
+        self.kernel += launch_cost(
+            wall.elapsed().as_secs_f64(),
+            cpu::process_cpu_seconds() - process,
+            ahead - before,
+        );
+    }
+}
+
+/// A launch's cost from its wall time, the process's CPU time in it and
+/// the worker threads' share of that CPU time (seconds).
+fn launch_cost(wall: f64, process_cpu: f64, workers_cpu: f64) -> f64 {
+    wall.max(process_cpu - workers_cpu)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The kernel is due while its cost is under its share of the whole;
+    /// the workers' CPU counts for the cases as the soak thread's does.
+    #[test]
+    fn the_kernel_is_due_while_under_its_share_of_the_cost() {
+        // 3 to 1 (binary fractions, so the arithmetic is exact).
+        let mut m = ShareMeter::new(0.75);
+        assert!(!m.kernel_due(0.0), "nothing cost yet: a case goes first");
+        m.cases = 0.25;
+        assert!(m.kernel_due(0.0));
+        m.kernel = 0.5;
+        assert!(m.kernel_due(0.0));
+        m.kernel = 0.75;
+        assert!(!m.kernel_due(0.0), "3 to 1 reached");
+        assert!(m.kernel_due(0.25), "the workers' CPU is the cases' too");
+        m.kernel = 1e9;
+        assert!(!ShareMeter { share: 0.0, ..m }.kernel_due(0.0));
+        let first = ShareMeter::new(1.0);
+        assert!(first.kernel_due(0.0) && first.kernel_due(1e9));
+    }
+
+    /// A launch costs its wall time when the process is idle in it (a
+    /// device elsewhere), its CPU time less the workers' when that is
+    /// longer (a launch spread over threads).
+    #[test]
+    fn a_launch_costs_the_longer_of_its_wall_and_cpu_time() {
+        assert_eq!(launch_cost(0.5, 0.01, 0.0), 0.5);
+        assert_eq!(launch_cost(0.5, 1.0, 0.0), 1.0);
+        assert_eq!(launch_cost(0.5, 1.0, 0.25), 0.75);
+        assert_eq!(launch_cost(0.5, 1.0, 0.75), 0.5);
+        let mut m = ShareMeter::new(0.5);
+        let l = m.start_launch(0.0);
+        std::thread::sleep(Duration::from_millis(30));
+        m.end_launch(l, 0.0);
+        assert!(m.kernel >= 0.03, "a sleeping launch cost {} s", m.kernel);
+    }
 
     #[test]
     fn chunk_seeds_are_fixed_and_distinct() {

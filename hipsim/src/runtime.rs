@@ -12,7 +12,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use dsxor::codeobj::{CodeObject, CodeObjectError, KernelMetadata, TargetId, ValueKind};
-use dsxor::emu::decode::{decode_text, Decoded};
+use dsxor::emu::decode::{decode_kernel, Decoded};
 use dsxor::emu::mem::GlobalMem;
 use dsxor::emu::{self, EmuError, KernelSetup, Launch, WaveError};
 use dsxor::hip::sys::hipError_t as E;
@@ -105,7 +105,29 @@ unsafe impl Sync for Module {}
 pub struct Prepared {
     image: Vec<u8>,
     pub code: CodeObject,
-    pub program: Decoded,
+    /// Each launched kernel's program by entry address, decoded at its first
+    /// launch: its own code, not every kernel of the object
+    /// (`dsxor::emu::decode::decode_kernel`, policy `decode-kernel-range`).
+    programs: Mutex<Vec<(u64, Arc<Decoded>)>>,
+}
+
+impl Prepared {
+    /// The program of `kernel`, decoded on first use.
+    fn program(&self, kernel: &dsxor::codeobj::Kernel) -> R<Arc<Decoded>> {
+        let mut programs = lock(&self.programs);
+        if let Some((_, p)) = programs.iter().find(|(e, _)| *e == kernel.entry_vaddr) {
+            return Ok(Arc::clone(p));
+        }
+        let text = self.code.text().map_err(|_| E::hipErrorInvalidImage)?;
+        let p = Arc::new(decode_kernel(
+            text.bytes,
+            text.vaddr,
+            kernel.entry_vaddr,
+            kernel.code_size,
+        ));
+        programs.push((kernel.entry_vaddr, Arc::clone(&p)));
+        Ok(p)
+    }
 }
 
 pub struct Function {
@@ -114,7 +136,7 @@ pub struct Function {
 }
 
 struct LaunchCmd {
-    prepared: Arc<Prepared>,
+    program: Arc<Decoded>,
     setup: KernelSetup,
     groups: u32,
     block: u32,
@@ -665,8 +687,9 @@ impl Runtime {
         if let Some(path) = &self.config.launch_log {
             self.log_launch(path, &func.name, grid[0], block[0], setup.wgp_mode)?;
         }
+        let program = prepared.program(kernel)?;
         s.enqueue(Cmd::Launch(Box::new(LaunchCmd {
-            prepared,
+            program,
             setup,
             groups: grid[0],
             block: block[0],
@@ -808,12 +831,11 @@ fn prepare(bytes: &[u8], device: &TargetId) -> R<Prepared> {
         );
         return Err(E::hipErrorNoBinaryForGpu);
     }
-    let text = code.text().map_err(|_| E::hipErrorInvalidImage)?;
-    let program = decode_text(text.bytes, text.vaddr);
+    code.text().map_err(|_| E::hipErrorInvalidImage)?;
     Ok(Prepared {
         image: bytes.to_vec(),
         code,
-        program,
+        programs: Mutex::new(Vec::new()),
     })
 }
 
@@ -1126,7 +1148,7 @@ impl Stream {
             .dispatch_ptr
             .then(|| mem.map("dispatch packet", &dispatch_packet(c, lds, kernarg_addr)));
         let launch = Launch {
-            program: &c.prepared.program,
+            program: &c.program,
             setup: &c.setup,
             groups: c.groups,
             block: c.block,

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::{Backend, BackendError, BackendKind, Completion, DeviceInfo, Dispatch};
 use crate::codeobj::{build_kernarg, CodeObject, KernelMetadata, LaunchDims};
-use crate::emu::decode::{decode_text, Decoded};
+use crate::emu::decode::{decode_kernel, Decoded};
 use crate::emu::mem::GlobalMem;
 use crate::emu::{self, EmuConfig, EmuError, KernelSetup, Launch, RunStats, WaveError};
 
@@ -45,17 +45,17 @@ pub struct EmuBackend {
 /// bounded whatever the number of cases.
 pub const PARSED_CACHE: usize = 8;
 
-/// One code object, parsed once: the ELF and its metadata, the decoded
-/// `.text`, and each launched kernel's setup.
+/// One code object, parsed once: the ELF and its metadata, and each
+/// launched kernel's setup and program (its own code, decoded at its first
+/// launch: `emu::decode::decode_kernel`).
 struct Parsed {
     /// The content key: the code object's bytes. Looking it up compares
     /// bytes (a memcmp, ~1 µs for a 20 KB object), which is exact and far
     /// cheaper than parsing ELF and msgpack metadata again (~80 µs).
     bytes: Vec<u8>,
     co: CodeObject,
-    program: Decoded,
-    /// Kernels set up so far: (name, setup, index into `co.kernels`).
-    kernels: Vec<(String, KernelSetup, usize)>,
+    /// Kernels set up so far: (name, setup, index into `co.kernels`, program).
+    kernels: Vec<(String, KernelSetup, usize, Decoded)>,
 }
 
 impl Parsed {
@@ -70,14 +70,11 @@ impl Parsed {
                 co.target
             )));
         }
-        let text = co
-            .text()
+        co.text()
             .map_err(|e| BackendError::Invalid(format!("emu: {e}")))?;
-        let program = decode_text(text.bytes, text.vaddr);
         Ok(Parsed {
             bytes: bytes.to_vec(),
             co,
-            program,
             kernels: Vec::new(),
         })
     }
@@ -87,7 +84,7 @@ impl Parsed {
         &mut self,
         d: &Dispatch<'_>,
     ) -> Result<(&KernelSetup, &KernelMetadata, &Decoded), BackendError> {
-        let at = match self.kernels.iter().position(|(n, _, _)| n == d.kernel) {
+        let at = match self.kernels.iter().position(|(n, ..)| n == d.kernel) {
             Some(at) => at,
             None => {
                 let k = self
@@ -112,16 +109,22 @@ impl Parsed {
                 }
                 let setup =
                     KernelSetup::from_kernel(kernel).map_err(|e| map_err(e, d.kernel, d))?;
-                self.kernels.push((d.kernel.to_string(), setup, k));
+                let text = self
+                    .co
+                    .text()
+                    .map_err(|e| BackendError::Invalid(format!("emu: {e}")))?;
+                let program =
+                    decode_kernel(text.bytes, text.vaddr, kernel.entry_vaddr, kernel.code_size);
+                self.kernels.push((d.kernel.to_string(), setup, k, program));
                 self.kernels.len() - 1
             }
         };
-        let (_, setup, k) = &self.kernels[at];
+        let (_, setup, k, program) = &self.kernels[at];
         let meta = self.co.kernels[*k]
             .metadata
             .as_ref()
             .ok_or_else(|| BackendError::Invalid("emu: kernel metadata vanished".into()))?;
-        Ok((setup, meta, &self.program))
+        Ok((setup, meta, program))
     }
 }
 

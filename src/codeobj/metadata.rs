@@ -177,8 +177,6 @@ pub struct Metadata {
     /// `amdhsa.target` (`amdgcn-amd-amdhsa--gfx1100`).
     pub target: Option<String>,
     pub kernels: Vec<KernelMetadata>,
-    /// The decoded map, for tools that want a field dsxor does not model.
-    pub raw: Value,
 }
 
 fn bad(why: impl Into<String>) -> CodeObjectError {
@@ -325,7 +323,6 @@ impl Metadata {
             version,
             target,
             kernels,
-            raw,
         })
     }
 }

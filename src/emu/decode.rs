@@ -1182,6 +1182,61 @@ fn sdst_ok(code: u32) -> Result<u8, String> {
     }
 }
 
+/// Policy (software device): a launched kernel's program is its own code
+/// alone when that code cannot leave itself, else the whole `.text`
+/// ([`decode_kernel`]).
+pub const POLICY_DECODE_KERNEL_RANGE: &str = "decode-kernel-range";
+
+/// Decode what the kernel whose code is `[entry, entry + size)` can run:
+/// that range alone when it is closed (every branch lands inside it; no
+/// `s_call_b64`, `s_setpc_b64` or `s_swappc_b64`, whose targets may lie
+/// elsewhere; its last instruction ends the wave or branches back), else the
+/// whole of `text` as [`decode_text`] does. The range is the kernel's
+/// `STT_FUNC` symbol (AMDGPUUsage.rst, "AMDGPU ELF Symbols": the kernel entry
+/// point in `.text`; its `st_size` per the ELF gABI), as
+/// `codeobj::Kernel::code_size` gives it. A code object holds every kernel
+/// of its source (dsxor's: 23 kernels, 16 KiB of `.text`), and a device
+/// keeps each loaded object's program, so decoding only what a launch runs
+/// keeps a device's memory to the kernels it launches
+/// ([`POLICY_DECODE_KERNEL_RANGE`]). A wave that still left the range would
+/// stop with [`super::WaveError::PcOutsideText`], never run other bytes.
+pub fn decode_kernel(text: &[u8], base: u64, entry: u64, size: u64) -> Decoded {
+    let range = entry
+        .checked_sub(base)
+        .filter(|off| off.is_multiple_of(4) && size > 0 && size.is_multiple_of(4))
+        .and_then(|off| Some((off as usize, usize::try_from(off.checked_add(size)?).ok()?)))
+        .filter(|&(start, end)| end <= text.len() && start < end);
+    if let Some((start, end)) = range {
+        let d = decode_text(&text[start..end], entry);
+        if stays_inside(&d) {
+            return d;
+        }
+    }
+    decode_text(text, base)
+}
+
+/// Whether a decoded range's control flow stays in it ([`decode_kernel`]).
+fn stays_inside(d: &Decoded) -> bool {
+    let leaves = d.insts.iter().any(|i| match i {
+        Inst::Branch { target, .. } => target.is_none(),
+        Inst::Call { .. } => true,
+        Inst::Sop1 { op, .. } => matches!(op, Sop1::SetpcB64 | Sop1::SwappcB64),
+        _ => false,
+    });
+    let ends = matches!(
+        d.insts.last(),
+        Some(
+            Inst::Endpgm
+                | Inst::EndpgmSaved
+                | Inst::Branch {
+                    cond: Cond::Always,
+                    ..
+                }
+        )
+    );
+    !leaves && ends
+}
+
 /// Decode the whole of `text` (the bytes of `.text`, loaded at `base`).
 /// Never fails: words that are not understood become [`Inst::Unsupported`].
 pub fn decode_text(text: &[u8], base: u64) -> Decoded {
@@ -3138,6 +3193,65 @@ fn decode_vop3_x(w: &[u32], op: u32) -> Option<(Inst, usize)> {
 #[cfg(test)]
 mod table_tests {
     use super::*;
+
+    /// A kernel's range is decoded alone only when nothing in it can leave
+    /// it; otherwise the whole text (policy decode-kernel-range). Each word
+    /// is checked to decode as what it stands for, so a wrong encoding here
+    /// fails rather than testing nothing (the encodings: llvm-mc-22
+    /// -mcpu=gfx1100 -show-encoding).
+    #[test]
+    fn a_kernel_range_is_decoded_alone_only_when_closed() {
+        const NOP: u32 = 0xbf80_0000; // s_nop 0
+        const END: u32 = 0xbfb0_0000; // s_endpgm
+        const BRANCH: u32 = 0xbfa0_0000; // s_branch, SIMM16 in the low half
+        const CALL: u32 = 0xba00_0000; // s_call_b64 s[0:1], SIMM16 low
+        const SETPC: u32 = 0xbe80_4800; // s_setpc_b64 s[0:1]
+        let bytes = |w: &[u32]| w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let base = 0x1000;
+        // Kernel at word 0, two words; a second function after it.
+        let cases: [(&str, [u32; 4], bool); 6] = [
+            ("ends in s_endpgm", [NOP, END, NOP, END], true),
+            ("loops back", [NOP, BRANCH | 0xfffe, NOP, END], true),
+            ("falls off its end", [NOP, NOP, NOP, END], false),
+            ("branches past its end", [BRANCH | 1, END, NOP, END], false),
+            ("calls out", [CALL | 1, END, NOP, END], false),
+            ("sets the pc", [SETPC, END, NOP, END], false),
+        ];
+        for (what, words, alone) in cases {
+            let whole = decode_text(&bytes(&words), base);
+            assert!(
+                !whole
+                    .insts
+                    .iter()
+                    .any(|i| matches!(i, Inst::Unsupported(_))),
+                "{what}: {:?}",
+                whole.insts
+            );
+            let d = decode_kernel(&bytes(&words), base, base, 8);
+            let want = if alone { 2 } else { 4 };
+            assert_eq!(d.insts.len(), want, "{what}");
+            assert_eq!(d.pcs[0], base, "{what}");
+        }
+        assert!(matches!(
+            decode_text(&bytes(&[CALL | 1]), base).insts[0],
+            Inst::Call { .. }
+        ));
+        assert!(matches!(
+            decode_text(&bytes(&[SETPC]), base).insts[0],
+            Inst::Sop1 {
+                op: Sop1::SetpcB64,
+                ..
+            }
+        ));
+        // A range outside the text, or not whole words: the whole text.
+        let words = bytes(&[NOP, END, NOP, END]);
+        assert_eq!(decode_kernel(&words, base, base + 16, 8).insts.len(), 4);
+        assert_eq!(decode_kernel(&words, base, base, 6).insts.len(), 4);
+        assert_eq!(decode_kernel(&words, base, base - 4, 8).insts.len(), 4);
+        // The second function alone.
+        let d = decode_kernel(&words, base, base + 8, 8);
+        assert_eq!((d.insts.len(), d.pcs[0]), (2, base + 8));
+    }
 
     /// Each op of each family the decoder derives from `isa::alu`'s table
     /// has a row there: a family op with no row would never decode.

@@ -14,7 +14,7 @@ use std::process::Command;
 
 use dsxor::backend::emu::GFX11_PROCESSORS;
 use dsxor::codeobj::{embedded, CodeObject};
-use dsxor::emu::decode::{decode_text, Decoded, Inst};
+use dsxor::emu::decode::{decode_kernel, decode_text, Decoded, Inst};
 use dsxor::emu::disasm::disasm;
 
 /// The mnemonic of an LLVM assembly line: the first token, and for VOPD
@@ -112,6 +112,26 @@ fn decoder_agrees_with_llvm_objdump_on_every_shipped_instruction() {
                 full,
                 "{what}: operands at {pc:#x}"
             );
+        }
+        // What a launch decodes (policy decode-kernel-range): each shipped
+        // kernel's own instructions, exactly those llvm-objdump lists in
+        // its symbol's range (`code_size` is held to llvm-readelf's FUNC
+        // size in host_codeobj_llvm), never the whole object.
+        let text = co.text().expect(".text");
+        for k in &co.kernels {
+            let own = decode_kernel(text.bytes, text.vaddr, k.entry_vaddr, k.code_size);
+            let end = k.entry_vaddr + k.code_size;
+            let listed: Vec<u64> = llvm.range(k.entry_vaddr..end).map(|(a, _)| *a).collect();
+            assert_eq!(own.pcs, listed, "{what}: {}'s decoded range", k.name);
+            assert!(own.insts.len() < dec.insts.len(), "{what}: {}", k.name);
+            for (inst, pc) in own.insts.iter().zip(&own.pcs) {
+                assert_eq!(
+                    norm(&disasm(inst, wave64)),
+                    llvm[pc].2,
+                    "{what}: {} at {pc:#x}",
+                    k.name
+                );
+            }
         }
     }
 }

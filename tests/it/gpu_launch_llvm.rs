@@ -98,8 +98,8 @@ fn launches_the_real_runtime_accepts() {
 /// shipped wave32 object, each with its own trailing padding: another
 /// sha256, the same ELF) each run a case correctly, the first again after
 /// it was unloaded, and no more than the bound stay loaded; the default
-/// bound is `LOADED_OBJECTS` (at least `PATCHED_CACHE` + 2, checked at
-/// compile time).
+/// bound is `LOADED_OBJECTS` (`PATCHED_CACHE` + the four shipped objects
+/// of a target).
 #[test]
 fn a_backend_keeps_a_bounded_number_of_code_objects_loaded() {
     use dsxor::backend::conformance::{dispatch_for, embedded_objects};

@@ -21,9 +21,12 @@ use crate::case::{Case, Mode, WaveSize};
 
 /// Offset-patched code objects a device keeps. The default suite patches a
 /// fresh random offset for one case in 45, so an unbounded cache grew with
-/// `--cases` (238 MB at 500,000 cases); re-patching an evicted one costs
-/// one parse, and a repro's minimization reuses one offset throughout.
-pub const PATCHED_CACHE: usize = 16;
+/// `--cases` (238 MB at 500,000 cases), and an offset seldom comes back
+/// but within one case (its launches) or one repro's minimization (one
+/// offset throughout): a few suffice. Re-patching an evicted one costs one
+/// parse; each one kept costs a loaded module on the device too (through
+/// the software HIP runtime about 0.3 MB of the worker's memory).
+pub const PATCHED_CACHE: usize = 4;
 
 /// One patched code object.
 struct Patched {

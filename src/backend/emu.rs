@@ -54,8 +54,18 @@ struct Parsed {
     /// cheaper than parsing ELF and msgpack metadata again (~80 µs).
     bytes: Vec<u8>,
     co: CodeObject,
-    /// Kernels set up so far: (name, setup, index into `co.kernels`, program).
-    kernels: Vec<(String, KernelSetup, usize, Decoded)>,
+    /// Kernels set up so far.
+    kernels: Vec<SetUpKernel>,
+}
+
+/// A kernel of a [`Parsed`] object, set up at its first launch.
+struct SetUpKernel {
+    name: String,
+    setup: KernelSetup,
+    /// Its index in the object's `co.kernels`.
+    index: usize,
+    /// Its decoded code (`emu::decode::decode_kernel`).
+    program: Decoded,
 }
 
 impl Parsed {
@@ -84,7 +94,7 @@ impl Parsed {
         &mut self,
         d: &Dispatch<'_>,
     ) -> Result<(&KernelSetup, &KernelMetadata, &Decoded), BackendError> {
-        let at = match self.kernels.iter().position(|(n, ..)| n == d.kernel) {
+        let at = match self.kernels.iter().position(|k| k.name == d.kernel) {
             Some(at) => at,
             None => {
                 let k = self
@@ -115,12 +125,22 @@ impl Parsed {
                     .map_err(|e| BackendError::Invalid(format!("emu: {e}")))?;
                 let program =
                     decode_kernel(text.bytes, text.vaddr, kernel.entry_vaddr, kernel.code_size);
-                self.kernels.push((d.kernel.to_string(), setup, k, program));
+                self.kernels.push(SetUpKernel {
+                    name: d.kernel.to_string(),
+                    setup,
+                    index: k,
+                    program,
+                });
                 self.kernels.len() - 1
             }
         };
-        let (_, setup, k, program) = &self.kernels[at];
-        let meta = self.co.kernels[*k]
+        let SetUpKernel {
+            setup,
+            index,
+            program,
+            ..
+        } = &self.kernels[at];
+        let meta = self.co.kernels[*index]
             .metadata
             .as_ref()
             .ok_or_else(|| BackendError::Invalid("emu: kernel metadata vanished".into()))?;

@@ -33,8 +33,6 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use sha2::{Digest, Sha256};
-
 use crate::backend::{Backend, BackendError, BackendKind, Completion, DeviceInfo, Dispatch};
 use crate::case::WaveSize;
 use crate::codeobj::{
@@ -142,7 +140,7 @@ struct LoadedObject {
 struct Quarantined {
     kernel: String,
     /// The code object (cache key) its kernel runs from: never evicted.
-    object: [u8; 32],
+    object: u128,
     since: Instant,
     stream: Stream,
     _buffers: Vec<DeviceBuffer>,
@@ -159,9 +157,9 @@ pub struct HipBackend {
     /// None after a timeout quarantined the stream and a new one could not
     /// be made; the next dispatch tries again.
     stream: Option<Stream>,
-    objects: HashMap<[u8; 32], LoadedObject>,
+    objects: HashMap<u128, LoadedObject>,
     /// Keys of `objects`, least recently used first.
-    recent: Vec<[u8; 32]>,
+    recent: Vec<u128>,
     /// Objects kept loaded at most ([`LOADED_OBJECTS`]).
     object_bound: usize,
     quarantine: Vec<Quarantined>,
@@ -429,9 +427,14 @@ impl HipBackend {
         self.object_bound = n.max(1);
     }
 
-    /// Parse and load a code object once; its cache key.
-    fn load_object(&mut self, bytes: &[u8]) -> Result<[u8; 32], BackendError> {
-        let key: [u8; 32] = Sha256::digest(bytes).into();
+    /// Parse and load a code object once; its cache key: the bytes'
+    /// XXH3-128, computed at every launch, so a fast hash (SHA-256 of a
+    /// 66 KB object cost the worker about 4 % of its CPU). Not a security
+    /// boundary: the objects are dsxor's own or the user's `--code-object`,
+    /// and two distinct objects of one run colliding (2^-128 a pair) would
+    /// launch the other's kernel, which the checker then judges.
+    fn load_object(&mut self, bytes: &[u8]) -> Result<u128, BackendError> {
+        let key = xxhash_rust::xxh3::xxh3_128(bytes);
         if !self.objects.contains_key(&key) {
             let code = CodeObject::parse_for_target(bytes, &self.target).map_err(|e| {
                 BackendError::Invalid(format!(

@@ -374,6 +374,24 @@ impl FinalView<'_> {
         }
     }
 
+    /// [`FinalView::get`] for qwords asked in ascending order: `cursor`
+    /// (0 before the first ask) walks a derived view's sorted deltas
+    /// alongside, instead of a binary search per qword.
+    fn get_ascending(&self, q: usize, cursor: &mut usize) -> Option<u64> {
+        match self {
+            FinalView::Derived(base, deltas) => {
+                let b = base.get(q).copied()?;
+                let rest = deltas.get(*cursor..).unwrap_or(&[]);
+                *cursor += rest.iter().take_while(|&&(k, _)| (k as usize) < q).count();
+                Some(match deltas.get(*cursor) {
+                    Some(&(k, x)) if k as usize == q => b ^ x,
+                    _ => b,
+                })
+            }
+            _ => self.get(q),
+        }
+    }
+
     /// Derived from the start: a qword no lane touched is unchanged by
     /// construction, so there is nothing to check there.
     fn derived(&self) -> bool {
@@ -558,6 +576,7 @@ impl Judge {
             }
         };
         let mut begin = 0usize;
+        let mut delta_at = 0usize;
         while begin < keys.len() {
             let q = (keys[begin] >> 32) as usize;
             let mut end = begin + 1;
@@ -571,7 +590,11 @@ impl Judge {
             } else {
                 None
             };
-            let fin = if q < req_q { g.final_.get(q) } else { None };
+            let fin = if q < req_q {
+                g.final_.get_ascending(q, &mut delta_at)
+            } else {
+                None
+            };
             v.addresses += 1;
             let bucket = sorted.get(begin..end).unwrap_or(&[]);
             begin = end;
@@ -678,41 +701,37 @@ impl Judge {
             }
             return;
         }
+        // One pass over the bucket: each lane's (return, DATA) edge, its
+        // wave, and which halves of each wave have lanes here. Most qwords
+        // have no wave with lanes in both halves (every wave32 one).
         self.edges.clear();
-        self.edges.extend(
-            bucket
-                .iter()
-                .filter_map(|&i| lane(i).map(|l| (l.ret, l.data))),
-        );
-        // Most qwords have no wave with lanes in both halves (every wave32
-        // one): one pass over the bucket, no buffers.
+        let mut waves = std::mem::take(&mut self.waves);
+        waves.clear();
         let mut halves = [0u8; 32];
         for l in bucket.iter().filter_map(|&i| lane(i)) {
+            self.edges.push((l.ret, l.data));
+            waves.push(l.r.wave);
             if let Some(h) = halves.get_mut(l.r.wave as usize) {
                 *h |= if l.r.lane >= 32 { 2 } else { 1 };
             }
         }
         let halves_possible = halves.contains(&3);
-        // The lanes in ascending (or descending) order reaching the final
-        // value are a serialization, so the trail check would pass: skip its
-        // hashing when one does (most qwords, on devices that serialize
-        // lanes in order), unless the halves evidence needs the trail's
-        // order. `chain_end`, not `chain_fits`: the final value must match.
-        let witnessed = |reverse: bool, edges: &[(u64, u64)]| {
-            let end = if reverse {
-                chain_end(start, edges.iter().rev())
+        // The lanes in ascending and in descending order, each followed
+        // once: whether each chains is the order evidence, and one that
+        // also reaches the final value is a serialization, so the trail
+        // check would pass: skip its hashing then (most qwords, on devices
+        // that serialize lanes in order), unless the halves evidence needs
+        // the trail's order.
+        let ascending_end = chain_end(start, self.edges.iter());
+        let descending_end = chain_end(start, self.edges.iter().rev());
+        let witnessed =
+            |end: Option<(u64, u64)>| end.is_some_and(|(_, e)| fin.is_none_or(|f| f == e));
+        let serializable =
+            if !halves_possible && (witnessed(ascending_end) || witnessed(descending_end)) {
+                Ok(())
             } else {
-                chain_end(start, edges.iter())
+                self.trail.check(start, fin, &self.edges)
             };
-            end.is_some_and(|(_, e)| fin.is_none_or(|f| f == e))
-        };
-        let serializable = if !halves_possible
-            && (witnessed(false, &self.edges) || witnessed(true, &self.edges))
-        {
-            Ok(())
-        } else {
-            self.trail.check(start, fin, &self.edges)
-        };
         match serializable {
             Ok(()) => {
                 // The order comes from the lanes' trail, before the check one
@@ -726,11 +745,8 @@ impl Judge {
                     } else {
                         (0, 0)
                     };
-                let ascending = chain_fits(start, &self.edges, false);
-                let descending = chain_fits(start, &self.edges, true);
-                let mut waves = std::mem::take(&mut self.waves);
-                waves.clear();
-                waves.extend(bucket.iter().filter_map(|&i| lane(i).map(|l| l.r.wave)));
+                let ascending = ascending_end.is_some();
+                let descending = descending_end.is_some();
                 let wave_ascending =
                     ascending || self.wave_at_a_time_fits(start, fin, &waves, false);
                 let wave_descending =
@@ -747,6 +763,7 @@ impl Judge {
                 });
             }
             Err(fail) => {
+                self.waves = waves;
                 let n = bucket.len();
                 let poison: Vec<u32> = bucket.iter().copied().filter(poisoned).collect();
                 if !poison.is_empty() {
@@ -922,16 +939,6 @@ pub(crate) fn halves_split(order: &[u32], who: &[(u32, u32)]) -> (u32, u32) {
     (observed, split)
 }
 
-/// Do the returns match the lanes applied in ascending (or descending)
-/// order? With an unknown start, the first lane's return starts the chain.
-fn chain_fits(start: Option<u64>, edges: &[(u64, u64)], reverse: bool) -> bool {
-    if reverse {
-        chain_end(start, edges.iter().rev()).is_some()
-    } else {
-        chain_end(start, edges.iter()).is_some()
-    }
-}
-
 /// Follow lanes in the given order: `Some((first ret, value left by the
 /// last))` if every lane read what the previous one left (the first reading
 /// `start` when known); `None` if the chain breaks or there are no lanes.
@@ -1059,13 +1066,21 @@ pub(crate) fn judge_with(
         in_range_keys(group, case.offset, alloc_q, keys);
     }
     for r in 0..rounds {
+        // This round's inputs and returns as slices, read in step with the
+        // lanes (`Case::round_input` per lane, without its lookups).
+        let round = r.checked_sub(1).and_then(|k| case.more_rounds.get(k));
+        let rets = obs.and_then(|o| o.ret.get(r * n..(r + 1) * n));
         for (i, (lv, l)) in lanes.iter_mut().zip(&case.lanes).enumerate() {
-            let (data, vdst_init) = case.round_input(r, i).unwrap_or((l.data, l.vdst_init));
+            let (data, vdst_init) = match round {
+                None => (l.data, l.vdst_init),
+                Some(rd) => match (rd.data.get(i), rd.vdst_init.get(i)) {
+                    (Some(&d), Some(&v)) => (d, v),
+                    _ => (l.data, l.vdst_init),
+                },
+            };
             lv.data = data;
             lv.vdst_init = Some(vdst_init);
-            lv.ret = obs
-                .and_then(|o| o.ret.get(r * n + i).copied())
-                .unwrap_or(vdst_init);
+            lv.ret = rets.and_then(|s| s.get(i).copied()).unwrap_or(vdst_init);
         }
         let last = r + 1 == rounds;
         if !last {

@@ -735,6 +735,19 @@ fn run_group(
     Ok(st)
 }
 
+/// The host's threads for a launch that names none: `available_parallelism`
+/// once per process. It reads cgroup files (three opens and reads a call
+/// under cgroup v1), which the software HIP runtime, whose launches name
+/// no thread count, paid at every launch.
+fn host_threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    })
+}
+
 /// Run a launch: every workgroup, spread over host threads (one workgroup
 /// at a time per thread). On failure the error of the lowest-numbered failing
 /// workgroup is returned, so the result does not depend on thread timing.
@@ -765,11 +778,7 @@ pub fn run(launch: &Launch<'_>, mem: &GlobalMem, cfg: &EmuConfig) -> Result<RunS
     };
     let threads = cfg
         .threads
-        .unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        })
+        .unwrap_or_else(host_threads)
         .clamp(1, launch.groups.max(1) as usize);
     let next = AtomicUsize::new(0);
     // Lowest failing group so far (u64::MAX: none); groups above it are skipped.

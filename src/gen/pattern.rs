@@ -371,7 +371,8 @@ impl<'r> Draft<'r> {
         let n = self.groups as usize * self.lanes_per_group();
         self.eff = vec![0; n];
         self.active = vec![true; n];
-        self.data = (0..n).map(|_| self.rng.next_u64()).collect();
+        self.data = vec![0; n];
+        self.rng.fill_u64(&mut self.data);
     }
 
     fn lds_qwords(&self) -> u32 {
@@ -426,9 +427,11 @@ impl<'r> Draft<'r> {
         let qwords = (lds_bytes / 8) as usize;
         let lds_init = (0..groups)
             .map(|_| {
-                (0..qwords)
-                    .map(|_| if zero_lds { 0 } else { rng.next_u64() })
-                    .collect()
+                let mut image = vec![0; qwords];
+                if !zero_lds {
+                    rng.fill_u64(&mut image);
+                }
+                image
             })
             .collect();
         let lanes = eff

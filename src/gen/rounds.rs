@@ -73,9 +73,14 @@ pub fn add_rounds(case: &mut Case, seed: u64, id: &CaseId, variant: &str) {
                         })
                         .collect()
                 }
-                _ => (0..case.lanes.len()).map(|_| rng.next_u64()).collect(),
+                _ => {
+                    let mut data = vec![0; case.lanes.len()];
+                    rng.fill_u64(&mut data);
+                    data
+                }
             };
-            let vdst_init = (0..case.lanes.len()).map(|_| rng.next_u64()).collect();
+            let mut vdst_init = vec![0; case.lanes.len()];
+            rng.fill_u64(&mut vdst_init);
             Round { data, vdst_init }
         })
         .collect();

@@ -111,11 +111,7 @@ fn put_lds_images(out: &mut Vec<u8>, case: &Case, groups: usize, q: usize) {
         // Missing qwords (a malformed case) read as 0 rather than panic;
         // `model::validate_case` rejects such cases before they get here.
         let img = case.lds_init.get(g).map_or(&[][..], Vec::as_slice);
-        let have = img.len().min(q);
-        for v in &img[..have] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        out.resize(out.len() + (q - have) * 8, 0);
+        put_u64s(out, q, img.iter().take(q).copied());
     }
 }
 
@@ -248,55 +244,107 @@ fn append_case(buffers: &mut [Vec<u8>], case: &Case, q: usize) {
     let groups = case.geometry.groups as usize;
     let rounds = case.rounds();
     let n = case.lanes.len();
-    fn put32(b: &mut Vec<u8>, v: u32) {
-        b.extend_from_slice(&v.to_le_bytes());
-    }
-    fn put64(b: &mut Vec<u8>, v: u64) {
-        b.extend_from_slice(&v.to_le_bytes());
-    }
-    for l in &case.lanes {
-        put32(&mut buffers[BUF_ADDR], l.addr);
-        put32(&mut buffers[BUF_ACTIVE], u32::from(l.active));
-    }
+    put_u32s(&mut buffers[BUF_ADDR], n, case.lanes.iter().map(|l| l.addr));
+    put_u32s(
+        &mut buffers[BUF_ACTIVE],
+        n,
+        case.lanes.iter().map(|l| u32::from(l.active)),
+    );
     if let (Some(t), true) = (&case.traffic, buffers.len() > BUF_VERDICT) {
-        for i in 0..n {
-            let spin = u32::from(t.spin.get(i).copied().unwrap_or(0));
-            let role = if t.is_traffic(i) { CTL_TRAFFIC } else { 0 };
-            put32(&mut buffers[BUF_CTL], role | spin);
-        }
+        put_u32s(
+            &mut buffers[BUF_CTL],
+            n,
+            (0..n).map(|i| {
+                let spin = u32::from(t.spin.get(i).copied().unwrap_or(0));
+                let role = if t.is_traffic(i) { CTL_TRAFFIC } else { 0 };
+                role | spin
+            }),
+        );
         // Numbered as in a launch of the case's own, like lds_out's poison.
-        for k in 0..2 * n {
-            put64(&mut buffers[BUF_VERDICT], VERDICT_POISON ^ k as u64);
-        }
+        put_u64s(
+            &mut buffers[BUF_VERDICT],
+            2 * n,
+            (0..2 * n).map(|k| VERDICT_POISON ^ k as u64),
+        );
     }
     if rounds == 1 {
-        for l in &case.lanes {
-            put64(&mut buffers[BUF_DATA], l.data);
-            put64(&mut buffers[BUF_RET], l.vdst_init);
-        }
+        put_u64s(&mut buffers[BUF_DATA], n, case.lanes.iter().map(|l| l.data));
+        put_u64s(
+            &mut buffers[BUF_RET],
+            n,
+            case.lanes.iter().map(|l| l.vdst_init),
+        );
     } else {
-        // Lane-major: lane i's round r at i * rounds + r.
-        for i in 0..n {
+        // Lane-major: lane i's round r at i * rounds + r. Filled a round at
+        // a time (each round's inputs are contiguous), into place.
+        for (b, pick) in [(BUF_DATA, 0), (BUF_RET, 1)] {
+            let out = &mut buffers[b];
+            let at = out.len();
+            out.resize(at + n * rounds * 8, 0);
+            let slots = out.get_mut(at..).unwrap_or_default();
             for r in 0..rounds {
-                let (d, v) = case.round_input(r, i).unwrap_or((0, 0));
-                put64(&mut buffers[BUF_DATA], d);
-                put64(&mut buffers[BUF_RET], v);
+                let column = slots.chunks_exact_mut(8).skip(r).step_by(rounds);
+                match (r, case.more_rounds.get(r.wrapping_sub(1))) {
+                    (0, _) => {
+                        for (slot, l) in column.zip(&case.lanes) {
+                            let v = if pick == 0 { l.data } else { l.vdst_init };
+                            slot.copy_from_slice(&v.to_le_bytes());
+                        }
+                    }
+                    (_, Some(round)) => {
+                        let values = if pick == 0 {
+                            &round.data
+                        } else {
+                            &round.vdst_init
+                        };
+                        for (slot, v) in column.zip(values) {
+                            slot.copy_from_slice(&v.to_le_bytes());
+                        }
+                    }
+                    // A malformed case (`model::validate_case` rejects it
+                    // first): the round reads as zeros.
+                    (_, None) => {}
+                }
             }
         }
     }
     put_lds_images(&mut buffers[BUF_LDS_INIT], case, groups, q);
-    let out = &mut buffers[BUF_LDS_OUT];
-    for g in 0..groups {
-        for i in 0..q {
-            // The padding past the case's own image (never read back)
-            // continues the numbering, so no two poison qwords are equal.
-            let k = if i < own_q {
-                g * own_q + i
-            } else {
-                groups * own_q + g * q + i
-            };
-            put64(out, LDS_OUT_POISON ^ k as u64);
-        }
+    // The padding past the case's own image (never read back) continues
+    // the numbering, so no two poison qwords are equal.
+    put_u64s(
+        &mut buffers[BUF_LDS_OUT],
+        groups * q,
+        (0..groups).flat_map(|g| {
+            (0..q).map(move |i| {
+                let k = if i < own_q {
+                    g * own_q + i
+                } else {
+                    groups * own_q + g * q + i
+                };
+                LDS_OUT_POISON ^ k as u64
+            })
+        }),
+    );
+}
+
+/// Append `count` little-endian u32s from `values` (fewer values leave
+/// zeros): the buffer grows once, then each value is stored in place.
+fn put_u32s(out: &mut Vec<u8>, count: usize, values: impl Iterator<Item = u32>) {
+    let at = out.len();
+    out.resize(at + count * 4, 0);
+    let slots = out.get_mut(at..).unwrap_or_default().chunks_exact_mut(4);
+    for (slot, v) in slots.zip(values) {
+        slot.copy_from_slice(&v.to_le_bytes());
+    }
+}
+
+/// Append `count` little-endian u64s from `values`, as [`put_u32s`].
+fn put_u64s(out: &mut Vec<u8>, count: usize, values: impl Iterator<Item = u64>) {
+    let at = out.len();
+    out.resize(at + count * 8, 0);
+    let slots = out.get_mut(at..).unwrap_or_default().chunks_exact_mut(8);
+    for (slot, v) in slots.zip(values) {
+        slot.copy_from_slice(&v.to_le_bytes());
     }
 }
 

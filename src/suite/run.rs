@@ -470,10 +470,15 @@ pub(crate) fn with_workers<R>(
                     if chunk.is_empty() {
                         break;
                     }
-                    let t0 = super::cpu::thread_cpu_seconds();
+                    // The thread's CPU and its device's worker processes'
+                    // (the host side of a HIP case runs there).
+                    let cpu = |d: &dyn CaseDevice| {
+                        super::cpu::thread_cpu_seconds() + d.helper_cpu_seconds()
+                    };
+                    let t0 = cpu(w_device.as_ref());
                     let evaluated =
                         evaluate_chunk(w_device.as_mut(), w_judge.as_ref(), generate, &chunk);
-                    let ns = (super::cpu::thread_cpu_seconds() - t0).max(0.0) * 1e9;
+                    let ns = (cpu(w_device.as_ref()) - t0).max(0.0) * 1e9;
                     ahead_ns.fetch_add(ns as u64, std::sync::atomic::Ordering::Relaxed);
                     for e in evaluated {
                         let stop = e.2.is_err();
@@ -521,7 +526,8 @@ pub(crate) struct Feed<'a> {
 
 impl Feed<'_> {
     /// The CPU time the worker threads have spent generating, running and
-    /// judging cases so far (their own threads' CPU; 0 without workers).
+    /// judging cases so far (their own threads' CPU and their devices'
+    /// worker processes'; 0 without workers).
     pub(crate) fn ahead_cpu_seconds(&self) -> f64 {
         self.ahead_ns.load(std::sync::atomic::Ordering::Relaxed) as f64 * 1e-9
     }

@@ -85,8 +85,9 @@ pub struct SoakRecord {
     pub next_chunk: u64,
     /// The soak kernel's share of the soak's cost, 0 to 1 (0: conformance
     /// chunks only; 1: kernel launches only). Policy `soak-share-cost`: a
-    /// launch costs the longer of its wall time and the process's CPU time
-    /// in it, a case the CPU time of generating, running and judging it.
+    /// launch costs the longer of its wall time and the CPU time of the
+    /// process and its worker processes in it, the cases the rest of that
+    /// CPU time (generating, running and judging them).
     pub kernel_share: f64,
     /// The kernel launch a resumed soak starts at (launch k's layout is
     /// `gen::soak::SoakLayout::generate(seed, k, ..)`).
@@ -434,7 +435,7 @@ pub fn soak(
                 }));
             }
             loop {
-                while meter.kernel_due(feed.ahead_cpu_seconds()) {
+                while meter.kernel_due() {
                     if let Some(signal) = super::stop::requested() {
                         return Ok(Stop::Aborted(Abort {
                             code: exit::ENVIRONMENT,
@@ -477,7 +478,6 @@ pub fn soak(
                         progress_line(&record, started, elapsed_before, &session);
                     }
                 }
-                let case = cpu::thread_cpu_seconds();
                 let Some(next) = feed.next_planned() else {
                     return Ok(Stop::Chunks(chunk - first));
                 };
@@ -572,7 +572,6 @@ pub fn soak(
                     last_progress = Instant::now();
                     progress_line(&record, started, elapsed_before, &session);
                 }
-                meter.cases += cpu::thread_cpu_seconds() - case;
             }
         },
     )?;
@@ -875,55 +874,93 @@ fn show(d: Duration) -> String {
 
 /// What each kind of work has cost a soak session, and whether the kernel
 /// is due (policy `soak-share-cost`). A kernel launch costs the longer of
-/// its wall time (a device's time) and the process's CPU time in it less
-/// the worker threads' (the software device spreads a launch's groups over
-/// threads); the case stream costs the worker threads' CPU time evaluating
-/// cases ahead of the soak thread ([`super::run::Feed::ahead_cpu_seconds`])
-/// and the soak thread's CPU time taking them (`cases`).
+/// its wall time (a device's time) and the CPU time the process and its
+/// child processes spent in it less the case workers' (the software device
+/// spreads a launch's groups over threads; a HIP launch's host side runs in
+/// a worker process). The cases cost the rest of that CPU time since the
+/// session began ([`cpu::tree_cpu_seconds`]): the case worker threads',
+/// their worker processes', the soak thread's, and the threads a case
+/// evaluated on the soak's own software device spreads over.
 struct ShareMeter {
     share: f64,
     /// Seconds the kernel launches have cost.
     kernel: f64,
-    /// The soak thread's CPU seconds in the case stream.
-    cases: f64,
+    /// CPU seconds of the process tree in the launches, less the case
+    /// workers': the launches' own work, which is not the cases'.
+    kernel_cpu: f64,
+    /// The tree's CPU clock when the session began.
+    start: f64,
+    /// The clock's last reading, and when: reading it lists the process's
+    /// children in /proc, so between launches it is read at most every
+    /// [`TREE_READ_EVERY`], not for every case.
+    last: (f64, Instant),
 }
 
-/// A launch under way: its start in wall time, process CPU and the
-/// workers' CPU.
+/// How stale the case side's CPU reading may be when the meter decides.
+const TREE_READ_EVERY: Duration = Duration::from_millis(10);
+
+/// A launch under way: its start in wall time, the tree's CPU and the
+/// case workers' CPU.
 struct LaunchStart(Instant, f64, f64);
 
 impl ShareMeter {
     fn new(share: f64) -> ShareMeter {
+        ShareMeter::at(share, cpu::tree_cpu_seconds())
+    }
+
+    /// A meter whose session began when the tree's CPU clock read `start`.
+    fn at(share: f64, start: f64) -> ShareMeter {
         ShareMeter {
             share,
             kernel: 0.0,
-            cases: 0.0,
+            kernel_cpu: 0.0,
+            start,
+            last: (start, Instant::now()),
         }
     }
 
-    /// The kernel runs while it has less than its share of the cost;
-    /// `ahead` is the workers' CPU seconds so far.
-    fn kernel_due(&self, ahead: f64) -> bool {
+    /// The kernel runs while it has less than its share of the cost.
+    fn kernel_due(&mut self) -> bool {
+        if self.last.1.elapsed() >= TREE_READ_EVERY {
+            self.last = (cpu::tree_cpu_seconds(), Instant::now());
+        }
+        self.kernel_due_at(self.last.0)
+    }
+
+    /// [`ShareMeter::kernel_due`] with the tree's CPU clock at `tree`.
+    fn kernel_due_at(&self, tree: f64) -> bool {
+        let cases = tree - self.start - self.kernel_cpu;
         self.share >= 1.0
-            || (self.share > 0.0
-                && self.kernel * (1.0 - self.share) < self.share * (self.cases + ahead))
+            || (self.share > 0.0 && self.kernel * (1.0 - self.share) < self.share * cases)
     }
 
+    /// `ahead` is the case workers' CPU seconds so far
+    /// ([`super::run::Feed::ahead_cpu_seconds`]).
     fn start_launch(&self, ahead: f64) -> LaunchStart {
-        LaunchStart(Instant::now(), cpu::process_cpu_seconds(), ahead)
+        LaunchStart(Instant::now(), cpu::tree_cpu_seconds(), ahead)
     }
 
-    fn end_launch(&mut self, LaunchStart(wall, process, before): LaunchStart, ahead: f64) {
-        self.kernel += launch_cost(
-            wall.elapsed().as_secs_f64(),
-            cpu::process_cpu_seconds() - process,
-            ahead - before,
-        );
+    fn end_launch(&mut self, start: LaunchStart, ahead: f64) {
+        let tree = cpu::tree_cpu_seconds();
+        self.end_launch_at(start, tree, ahead);
+    }
+
+    /// [`ShareMeter::end_launch`] with the tree's CPU clock at `tree`.
+    fn end_launch_at(
+        &mut self,
+        LaunchStart(wall, before, workers): LaunchStart,
+        tree: f64,
+        ahead: f64,
+    ) {
+        let (cpu, workers) = (tree - before, ahead - workers);
+        self.kernel += launch_cost(wall.elapsed().as_secs_f64(), cpu, workers);
+        self.kernel_cpu += (cpu - workers).max(0.0);
+        self.last = (tree, Instant::now());
     }
 }
 
-/// A launch's cost from its wall time, the process's CPU time in it and
-/// the worker threads' share of that CPU time (seconds).
+/// A launch's cost from its wall time, the process tree's CPU time in it
+/// and the case workers' share of that CPU time (seconds).
 fn launch_cost(wall: f64, process_cpu: f64, workers_cpu: f64) -> f64 {
     wall.max(process_cpu - workers_cpu)
 }
@@ -933,28 +970,34 @@ mod tests {
     use super::*;
 
     /// The kernel is due while its cost is under its share of the whole;
-    /// the workers' CPU counts for the cases as the soak thread's does.
+    /// the cases cost the tree's CPU since the session began, less the
+    /// launches' own.
     #[test]
     fn the_kernel_is_due_while_under_its_share_of_the_cost() {
-        // 3 to 1 (binary fractions, so the arithmetic is exact).
-        let mut m = ShareMeter::new(0.75);
-        assert!(!m.kernel_due(0.0), "nothing cost yet: a case goes first");
-        m.cases = 0.25;
-        assert!(m.kernel_due(0.0));
+        // 3 to 1 (binary fractions, so the arithmetic is exact); the
+        // session began with the tree's clock at 2.
+        let mut m = ShareMeter::at(0.75, 2.0);
+        assert!(!m.kernel_due_at(2.0), "nothing cost yet: a case goes first");
+        assert!(m.kernel_due_at(2.25));
         m.kernel = 0.5;
-        assert!(m.kernel_due(0.0));
+        assert!(m.kernel_due_at(2.25));
         m.kernel = 0.75;
-        assert!(!m.kernel_due(0.0), "3 to 1 reached");
-        assert!(m.kernel_due(0.25), "the workers' CPU is the cases' too");
+        assert!(!m.kernel_due_at(2.25), "3 to 1 reached");
+        assert!(m.kernel_due_at(2.5), "more case CPU: the kernel is due");
+        m.kernel_cpu = 0.25;
+        assert!(
+            !m.kernel_due_at(2.5),
+            "the launches' own CPU is not the cases'"
+        );
         m.kernel = 1e9;
-        assert!(!ShareMeter { share: 0.0, ..m }.kernel_due(0.0));
-        let first = ShareMeter::new(1.0);
-        assert!(first.kernel_due(0.0) && first.kernel_due(1e9));
+        assert!(!ShareMeter { share: 0.0, ..m }.kernel_due_at(1e9));
+        let first = ShareMeter::at(1.0, 0.0);
+        assert!(first.kernel_due_at(0.0) && first.kernel_due_at(1e9));
     }
 
-    /// A launch costs its wall time when the process is idle in it (a
-    /// device elsewhere), its CPU time less the workers' when that is
-    /// longer (a launch spread over threads).
+    /// A launch costs its wall time when the tree is idle in it (a device
+    /// elsewhere), its CPU time less the case workers' when that is longer
+    /// (a launch spread over threads); only its own CPU leaves the cases'.
     #[test]
     fn a_launch_costs_the_longer_of_its_wall_and_cpu_time() {
         assert_eq!(launch_cost(0.5, 0.01, 0.0), 0.5);
@@ -966,6 +1009,14 @@ mod tests {
         std::thread::sleep(Duration::from_millis(30));
         m.end_launch(l, 0.0);
         assert!(m.kernel >= 0.03, "a sleeping launch cost {} s", m.kernel);
+        let mut m = ShareMeter::at(0.5, 0.0);
+        let l = LaunchStart(Instant::now(), 1.0, 0.5);
+        m.end_launch_at(l, 3.0, 1.0);
+        assert_eq!(
+            m.kernel_cpu, 1.5,
+            "2 s of tree CPU, 0.5 s of it the workers'"
+        );
+        assert!(m.kernel >= 1.5);
     }
 
     #[test]

@@ -134,6 +134,12 @@ pub trait CaseDevice {
             .collect::<Result<Vec<_>, _>>()
             .map(BatchOutcome::Each)
     }
+    /// CPU seconds spent so far in the processes this device runs its work
+    /// in (its worker processes, live and ended); 0 for a device that runs
+    /// in the calling process, whose threads' clocks count it already.
+    fn helper_cpu_seconds(&self) -> f64 {
+        0.0
+    }
     /// One launch of any kernel of the device's code objects, outside the
     /// case ABI (the leftover-LDS probe's kernels). Devices that run cases
     /// only (test doubles) refuse it.

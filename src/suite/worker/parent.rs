@@ -118,6 +118,14 @@ pub struct WorkerDevice {
     /// The frame writer of every request, its buffers kept (as the
     /// child's).
     writer: FrameWriter,
+    /// CPU seconds of the children that have ended (read just before each
+    /// was reaped).
+    ended_cpu: f64,
+}
+
+/// CPU seconds of a child so far (0 once it cannot be read).
+fn child_cpu(child: &Child) -> f64 {
+    crate::suite::cpu::pid_cpu_seconds(child.id()).unwrap_or(0.0)
 }
 
 /// Lines of a child's stderr kept for a fault message.
@@ -134,7 +142,14 @@ impl WorkerDevice {
             inputs: Vec::new(),
             spare: Blobs::default(),
             writer: FrameWriter::default(),
+            ended_cpu: 0.0,
         }
+    }
+
+    /// CPU seconds of every child so far: the ended ones and the live one
+    /// (`suite::cpu::pid_cpu_seconds`).
+    pub fn children_cpu_seconds(&self) -> f64 {
+        self.ended_cpu + self.running.as_ref().map_or(0.0, |r| child_cpu(&r.child))
     }
 
     /// Worker processes started so far.
@@ -350,6 +365,7 @@ impl WorkerDevice {
     /// Kill and reap the current child, if any.
     fn stop(&mut self) {
         if let Some(mut r) = self.running.take() {
+            self.ended_cpu += child_cpu(&r.child);
             let _ = r.child.kill();
             let _ = r.child.wait();
         }
@@ -420,20 +436,29 @@ impl WorkerDevice {
             return Death::Unknown("no process".into());
         };
         // Its stdout closed: it is exiting. Wait for it (bounded: a child
-        // stuck in its runtime's teardown is killed).
+        // stuck in its runtime's teardown is killed). Its CPU is read last
+        // before the wait reaps it.
         let mut waited = Duration::ZERO;
         let status = loop {
+            let cpu = child_cpu(&r.child);
             match r.child.try_wait() {
-                Ok(Some(s)) => break Ok(s),
+                Ok(Some(s)) => {
+                    self.ended_cpu += cpu;
+                    break Ok(s);
+                }
                 Ok(None) if waited < Duration::from_secs(10) => {
                     std::thread::sleep(Duration::from_millis(5));
                     waited += Duration::from_millis(5);
                 }
                 Ok(None) => {
+                    self.ended_cpu += cpu;
                     let _ = r.child.kill();
                     break r.child.wait();
                 }
-                Err(e) => break Err(e),
+                Err(e) => {
+                    self.ended_cpu += cpu;
+                    break Err(e);
+                }
             }
         };
         // Let the stderr thread catch the runtime's last words.
@@ -569,6 +594,10 @@ fn killed_by_signal(work: &str, death: &Death, said: &str) -> String {
 impl CaseDevice for WorkerDevice {
     fn info(&self) -> &DeviceInfo {
         &self.plan.info
+    }
+
+    fn helper_cpu_seconds(&self) -> f64 {
+        self.children_cpu_seconds()
     }
 
     fn run_case(&mut self, case: &Case) -> Result<DeviceOutcome, BackendError> {

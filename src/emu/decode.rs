@@ -638,7 +638,9 @@ impl Cmp {
     }
 }
 
-/// One half of a VOPD dual instruction (RDNA3 ISA guide §"VOPD").
+/// One half of a VOPD dual instruction (RDNA3 ISA guide §"VOPD"). The
+/// variants are `isa::alu::VOPD_OPS`'s rows, in its order: the name,
+/// opcodes and implicit operands are the row's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VopdOp {
     MovB32,
@@ -649,16 +651,41 @@ pub enum VopdOp {
 }
 
 impl VopdOp {
+    /// Every half, in `VOPD_OPS`' order.
+    pub const ALL: [VopdOp; 5] = [
+        VopdOp::MovB32,
+        VopdOp::CndmaskB32,
+        VopdOp::AddNcU32,
+        VopdOp::LshlrevB32,
+        VopdOp::AndB32,
+    ];
+
+    /// Its table row (`isa::alu::VOPD_OPS`; a test holds the two lists to
+    /// the same length and each variant to its row's mnemonic).
+    pub fn row(self) -> &'static crate::isa::alu::VopdRow {
+        &crate::isa::alu::VOPD_OPS[self as usize]
+    }
+
     pub fn name(self) -> &'static str {
-        match self {
-            VopdOp::MovB32 => "v_dual_mov_b32",
-            VopdOp::CndmaskB32 => "v_dual_cndmask_b32",
-            VopdOp::AddNcU32 => "v_dual_add_nc_u32",
-            VopdOp::LshlrevB32 => "v_dual_lshlrev_b32",
-            VopdOp::AndB32 => "v_dual_and_b32",
-        }
+        self.row().name
+    }
+
+    /// The SCC, VCC, EXEC and M0 it reads or writes without an operand.
+    pub fn implicit(self) -> Implicit {
+        self.row().implicit
+    }
+
+    /// The half whose X (`x`) or Y opcode is `op`.
+    fn from_opcode(op: u32, x: bool) -> Option<VopdOp> {
+        VopdOp::ALL.into_iter().find(|v| {
+            let r = v.row();
+            u32::from(if x { r.x.unwrap_or(u16::MAX) } else { r.y }) == op
+        })
     }
 }
+
+// One variant per row of the table.
+const _: () = assert!(VopdOp::ALL.len() == crate::isa::alu::VOPD_OPS.len());
 
 /// One half of a VOPD: `vdst = op(src0, vsrc1)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1041,10 +1068,11 @@ impl fmt::Display for Unsupported {
 
 impl Inst {
     /// The implicit operands (SCC, VCC, EXEC, M0) of the table row
-    /// (`isa::alu::ALU_OPS`) this instruction was decoded from; None for an
-    /// instruction the table has no row for (SOPP, SMEM, DS, FLAT, VOPD,
-    /// the hardware-register and SGPR-relative moves), whose implicit
-    /// operands the caller knows from the instruction's kind.
+    /// (`isa::alu::ALU_OPS`; for a VOPD, both halves' `VOPD_OPS` rows) this
+    /// instruction was decoded from; None for an instruction the table has
+    /// no row for (SOPP, SMEM, DS, FLAT, the hardware-register and
+    /// SGPR-relative moves), whose implicit operands the caller knows from
+    /// the instruction's kind.
     pub fn implicit(&self) -> Option<Implicit> {
         match self {
             Inst::Sop2 { op, .. } => Some(op.implicit()),
@@ -1055,6 +1083,7 @@ impl Inst {
             Inst::Vopc { cmp, cmpx, enc, .. } => cmp.implicit(*cmpx, *enc),
             Inst::Valu16(v) => v.op.implicit(v.enc),
             Inst::Vx(x) => Some(x.op.implicit()),
+            Inst::Vopd { x, y } => Some(x.op.implicit().with(y.op.implicit())),
             _ => None,
         }
     }
@@ -2073,15 +2102,10 @@ fn decode_vopd(w: &[u32]) -> (Inst, usize) {
     let (w0, w1) = (w[0], w[1]);
     let opx = (w0 >> 22) & 0xf;
     let opy = (w0 >> 17) & 0x1f;
-    let map = |o: u32| match o {
-        8 => Some(VopdOp::MovB32),
-        9 => Some(VopdOp::CndmaskB32),
-        16 => Some(VopdOp::AddNcU32),
-        17 => Some(VopdOp::LshlrevB32),
-        18 => Some(VopdOp::AndB32),
-        _ => None,
-    };
-    let (Some(xo), Some(yo)) = (map(opx), map(opy)) else {
+    let (Some(xo), Some(yo)) = (
+        VopdOp::from_opcode(opx, true),
+        VopdOp::from_opcode(opy, false),
+    ) else {
         return (
             unsupported(
                 "VOPD",
@@ -3193,6 +3217,34 @@ fn decode_vop3_x(w: &[u32], op: u32) -> Option<(Inst, usize)> {
 #[cfg(test)]
 mod table_tests {
     use super::*;
+
+    /// Each VOPD variant is its own row of `isa::alu::VOPD_OPS` (the
+    /// semantics match on the variant, the name, opcodes and implicit
+    /// operands come from the row at its index): the row's mnemonic is the
+    /// variant's name in snake case, so a reordered table fails here.
+    #[test]
+    fn each_vopd_variant_is_its_own_table_row() {
+        for v in VopdOp::ALL {
+            let mut snake = String::from("v_dual");
+            for c in format!("{v:?}").chars() {
+                if c.is_ascii_uppercase() {
+                    snake.push('_');
+                }
+                snake.push(c.to_ascii_lowercase());
+            }
+            assert_eq!(v.name(), snake, "{v:?}");
+            assert_eq!(
+                v.implicit().reads_vcc(),
+                v == VopdOp::CndmaskB32,
+                "{v:?}: only v_dual_cndmask_b32 reads VCC (V_CNDMASK_B32_e32's Uses)"
+            );
+            let r = v.row();
+            assert_eq!(VopdOp::from_opcode(u32::from(r.y), false), Some(v));
+            if let Some(x) = r.x {
+                assert_eq!(VopdOp::from_opcode(u32::from(x), true), Some(v));
+            }
+        }
+    }
 
     /// A kernel's range is decoded alone only when nothing in it can leave
     /// it; otherwise the whole text (policy decode-kernel-range). Each word

@@ -178,13 +178,13 @@ fn uses(inst: &Inst, wave64: bool, m0: u32) -> (Regs, Regs) {
     let imp = inst.implicit();
     let vector = matches!(
         inst,
-        Inst::Valu { .. } | Inst::Vopc { .. } | Inst::Valu16(_) | Inst::Vx(_)
+        Inst::Valu { .. } | Inst::Vopc { .. } | Inst::Valu16(_) | Inst::Vx(_) | Inst::Vopd { .. }
     );
     let exec_read = match imp {
         Some(i) => vector && i.reads_exec(),
         None => match inst {
             Inst::Ds(d) => d.kind != DsKind::Nop,
-            _ => matches!(inst, Inst::Vopd { .. } | Inst::Flat(_)),
+            _ => matches!(inst, Inst::Flat(_)),
         },
     };
     if exec_read {
@@ -349,17 +349,17 @@ fn uses(inst: &Inst, wave64: bool, m0: u32) -> (Regs, Regs) {
             vcc_implicit(imp, m, &mut rd, &mut wr);
             exec_written(imp, m, &mut wr);
         }
+        // Sources as the half's row lists them (v_dual_mov_b32 has no
+        // vsrc1), VCC as its implicit column says (v_dual_cndmask_b32).
         Inst::Vopd { x, y } => {
             for h in [x, y] {
                 rd.src(h.src0, 1);
-                if h.op != super::decode::VopdOp::MovB32 {
+                if h.op.row().srcs.len() > 1 {
                     rd.v(h.vsrc1, 1);
-                }
-                if h.op == super::decode::VopdOp::CndmaskB32 {
-                    rd.s(VCC_LO, m);
                 }
                 wr.v(h.vdst, 1);
             }
+            vcc_implicit(imp, m, &mut rd, &mut wr);
         }
         Inst::Ds(d) => {
             let (data, dst) = match d.kind {

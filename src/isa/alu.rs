@@ -873,14 +873,46 @@ pub const ALU_OPS: &[AluOp] = &[
     op("v_cmpx_t_u64_e64", Vop3, 0xdf, None, A64A64, EXEC_RW),
 ];
 
+/// One VOPD half of the table: the mnemonic, its X opcode (4 bits; `None`
+/// where it has no X form) and Y opcode (5 bits), its sources' kinds, and
+/// its implicit operands, as [`AluOp::implicit`] (LLVM's `Uses` of the
+/// VOP2/VOP1 instruction the half is: `V_CNDMASK_B32_e32` reads VCC, every
+/// VALU reads EXEC).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VopdRow {
+    pub name: &'static str,
+    pub x: Option<u16>,
+    pub y: u16,
+    pub srcs: &'static [Kind],
+    pub implicit: Implicit,
+}
+
+const fn vopd(
+    name: &'static str,
+    x: Option<u16>,
+    y: u16,
+    srcs: &'static [Kind],
+    implicit: Implicit,
+) -> VopdRow {
+    VopdRow {
+        name,
+        x,
+        y,
+        srcs,
+        implicit,
+    }
+}
+
 /// The VOPD halves (`VOPDInstructions.td`): X opcodes are 4 bits, Y
 /// opcodes 5; the integer ones. Only mov and cndmask exist as X halves.
-pub const VOPD_OPS: &[(&str, Option<u16>, u16, &[Kind])] = &[
-    ("v_dual_mov_b32", Some(8), 8, &[Any32]),
-    ("v_dual_cndmask_b32", Some(9), 9, &[Any32, V32]),
-    ("v_dual_add_nc_u32", Option::None, 16, &[Any32, V32]),
-    ("v_dual_lshlrev_b32", Option::None, 17, &[Any32, V32]),
-    ("v_dual_and_b32", Option::None, 18, &[Any32, V32]),
+/// The software device's decoder takes the halves' opcodes and implicit
+/// operands from here (`emu::decode::VopdOp`, in this order).
+pub const VOPD_OPS: &[VopdRow] = &[
+    vopd("v_dual_mov_b32", Some(8), 8, &[Any32], EXEC),
+    vopd("v_dual_cndmask_b32", Some(9), 9, &[Any32, V32], EXEC_R_VCC),
+    vopd("v_dual_add_nc_u32", Option::None, 16, &[Any32, V32], EXEC),
+    vopd("v_dual_lshlrev_b32", Option::None, 17, &[Any32, V32], EXEC),
+    vopd("v_dual_and_b32", Option::None, 18, &[Any32, V32], EXEC),
 ];
 
 /// The table entry for `name`.
@@ -1405,8 +1437,8 @@ fn n_name(op: &'static AluOp) -> &'static str {
     op.name
 }
 
-fn vopd_entry(name: &str) -> Option<&'static (&'static str, Option<u16>, u16, &'static [Kind])> {
-    VOPD_OPS.iter().find(|e| e.0 == name)
+fn vopd_entry(name: &str) -> Option<&'static VopdRow> {
+    VOPD_OPS.iter().find(|e| e.name == name)
 }
 
 impl ProgramInst {
@@ -1416,7 +1448,7 @@ impl ProgramInst {
             ProgramInst::One(i) => i.text(wave64),
             ProgramInst::Dual(x, y) => {
                 let half = |h: &VopdHalf| {
-                    let kinds = vopd_entry(h.name).map_or(&[][..], |e| e.3);
+                    let kinds = vopd_entry(h.name).map_or(&[][..], |e| e.srcs);
                     let mut parts = vec![format!("v{}", h.vdst)];
                     for (k, s) in kinds.iter().zip(&h.srcs) {
                         parts.push(opnd_text(*s, *k, false));
@@ -1449,8 +1481,8 @@ fn encode_vopd(x: &VopdHalf, y: &VopdHalf, wave64: bool) -> Result<Vec<u32>, Alu
     let ex = vopd_entry(x.name).ok_or_else(|| AluError::Unknown(x.name.into()))?;
     let ey = vopd_entry(y.name).ok_or_else(|| AluError::Unknown(y.name.into()))?;
     let opx =
-        ex.1.ok_or_else(|| rule(format!("{} has no X form", x.name)))?;
-    if x.srcs.len() != ex.3.len() || y.srcs.len() != ey.3.len() {
+        ex.x.ok_or_else(|| rule(format!("{} has no X form", x.name)))?;
+    if x.srcs.len() != ex.srcs.len() || y.srcs.len() != ey.srcs.len() {
         return Err(rule("wrong number of sources".into()));
     }
     if (x.vdst ^ y.vdst) & 1 == 0 {
@@ -1481,8 +1513,8 @@ fn encode_vopd(x: &VopdHalf, y: &VopdHalf, wave64: bool) -> Result<Vec<u32>, Alu
         }
         Ok(c)
     };
-    let s0x = code(x, ex.3)?;
-    let s0y = code(y, ey.3)?;
+    let s0x = code(x, ex.srcs)?;
+    let s0y = code(y, ey.srcs)?;
     let v1 = |h: &VopdHalf| -> Result<u32, AluError> {
         match h.srcs.get(1) {
             Some(o) => vgpr(*o, h.name, 2),
@@ -1490,7 +1522,7 @@ fn encode_vopd(x: &VopdHalf, y: &VopdHalf, wave64: bool) -> Result<Vec<u32>, Alu
         }
     };
     let mut words = vec![
-        0xc800_0000 | (opx as u32) << 22 | (ey.2 as u32) << 17 | v1(x)? << 9 | s0x,
+        0xc800_0000 | (opx as u32) << 22 | (ey.y as u32) << 17 | v1(x)? << 9 | s0x,
         (x.vdst as u32) << 24 | (y.vdst as u32 >> 1) << 17 | v1(y)? << 9 | s0y,
     ];
     if let Some(l) = lit {
@@ -1586,6 +1618,13 @@ mod implicit_tests {
             // M0: the M0-relative VGPR moves.
             let movrel = n.starts_with("v_movrel") || n.starts_with("v_swaprel");
             assert_eq!(i.reads_m0(), movrel, "{n}: M0 read");
+        }
+        // A VOPD half is its VOP2/VOP1 instruction's e32 form: EXEC read,
+        // and VCC read by the cndmask alone (its e32 row above).
+        for r in VOPD_OPS {
+            let e32 = format!("v_{}_e32", r.name.trim_start_matches("v_dual_"));
+            let single = alu_op(&e32).unwrap_or_else(|| panic!("{}: no row {e32}", r.name));
+            assert_eq!(r.implicit, single.implicit, "{} against {e32}", r.name);
         }
     }
 }

@@ -530,7 +530,7 @@ fn every_alu_instruction_the_software_device_decodes_is_in_the_corpus_or_exclude
     let rows: std::collections::BTreeSet<&str> = ALU_OPS
         .iter()
         .map(|r| r.name)
-        .chain(VOPD_OPS.iter().map(|v| v.0))
+        .chain(VOPD_OPS.iter().map(|v| v.name))
         .filter(|n| !excluded.contains_key(n))
         .collect();
     assert_eq!(

@@ -21,7 +21,7 @@ pub fn corpus_ops() -> &'static [&'static str] {
             .iter()
             .map(|r| r.name)
             .filter(|n| !NOT_IN_CORPUS.iter().any(|(x, _)| x == n))
-            .chain(VOPD_OPS.iter().map(|v| v.0))
+            .chain(VOPD_OPS.iter().map(|v| v.name))
             .collect()
     });
     &OPS

@@ -631,8 +631,8 @@ pub fn replicate_wmma_inputs(insts: &[ProgramInst], st: &mut AluState) {
 fn name_static(name: &str) -> &'static str {
     crate::isa::alu::VOPD_OPS
         .iter()
-        .find(|e| e.0 == name)
-        .map_or("v_dual_mov_b32", |e| e.0)
+        .find(|e| e.name == name)
+        .map_or("v_dual_mov_b32", |e| e.name)
 }
 
 /// FNV-1a of a name (a stable per-program seed mix).

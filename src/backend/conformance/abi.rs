@@ -327,25 +327,29 @@ fn append_case(buffers: &mut [Vec<u8>], case: &Case, q: usize) {
     );
 }
 
-/// Append `count` little-endian u32s from `values` (fewer values leave
-/// zeros): the buffer grows once, then each value is stored in place.
-fn put_u32s(out: &mut Vec<u8>, count: usize, values: impl Iterator<Item = u32>) {
+/// Append `count` words of `N` bytes from `values` (fewer values leave
+/// zeros): the buffer grows once, then each word is stored in place.
+fn put_words<const N: usize>(
+    out: &mut Vec<u8>,
+    count: usize,
+    values: impl Iterator<Item = [u8; N]>,
+) {
     let at = out.len();
-    out.resize(at + count * 4, 0);
-    let slots = out.get_mut(at..).unwrap_or_default().chunks_exact_mut(4);
-    for (slot, v) in slots.zip(values) {
-        slot.copy_from_slice(&v.to_le_bytes());
+    out.resize(at + count * N, 0);
+    let slots = out.get_mut(at..).unwrap_or_default().chunks_exact_mut(N);
+    for (slot, w) in slots.zip(values) {
+        slot.copy_from_slice(&w);
     }
 }
 
-/// Append `count` little-endian u64s from `values`, as [`put_u32s`].
+/// Append `count` little-endian u32s from `values` ([`put_words`]).
+fn put_u32s(out: &mut Vec<u8>, count: usize, values: impl Iterator<Item = u32>) {
+    put_words(out, count, values.map(u32::to_le_bytes));
+}
+
+/// Append `count` little-endian u64s from `values` ([`put_words`]).
 fn put_u64s(out: &mut Vec<u8>, count: usize, values: impl Iterator<Item = u64>) {
-    let at = out.len();
-    out.resize(at + count * 8, 0);
-    let slots = out.get_mut(at..).unwrap_or_default().chunks_exact_mut(8);
-    for (slot, v) in slots.zip(values) {
-        slot.copy_from_slice(&v.to_le_bytes());
-    }
+    put_words(out, count, values.map(u64::to_le_bytes));
 }
 
 /// The little-endian qwords of `bytes` (a trailing partial qword dropped).

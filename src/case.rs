@@ -317,6 +317,30 @@ impl Case {
             }
         }
     }
+    /// Every lane's DATA and VDST-before in round `r`, in lane order: the
+    /// lanes' own for round 0, `more_rounds[r - 1]`'s after (fewer, or none
+    /// out of range, for a malformed case, which `model::validate_case`
+    /// rejects). [`Case::round_input`] for all lanes, without a lookup per
+    /// lane.
+    pub fn round_inputs(&self, r: usize) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let (first, later) = match r.checked_sub(1) {
+            None => (Some(self.lanes.iter().map(|l| (l.data, l.vdst_init))), None),
+            Some(k) => (
+                None,
+                self.more_rounds.get(k).map(|round| {
+                    round
+                        .data
+                        .iter()
+                        .copied()
+                        .zip(round.vdst_init.iter().copied())
+                }),
+            ),
+        };
+        first
+            .into_iter()
+            .flatten()
+            .chain(later.into_iter().flatten())
+    }
     /// Active lane-operations the case asks for: active lanes × rounds.
     pub fn lane_ops(&self) -> u64 {
         self.lanes.iter().filter(|l| l.active).count() as u64 * self.rounds() as u64

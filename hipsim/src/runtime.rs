@@ -12,7 +12,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use dsxor::codeobj::{CodeObject, CodeObjectError, KernelMetadata, TargetId, ValueKind};
-use dsxor::emu::decode::{decode_kernel, Decoded};
+use dsxor::emu::decode::{decode_kernel_of, Decoded};
 use dsxor::emu::mem::GlobalMem;
 use dsxor::emu::{self, EmuError, KernelSetup, Launch, WaveError};
 use dsxor::hip::sys::hipError_t as E;
@@ -107,7 +107,7 @@ pub struct Prepared {
     pub code: CodeObject,
     /// Each launched kernel's program by entry address, decoded at its first
     /// launch: its own code, not every kernel of the object
-    /// (`dsxor::emu::decode::decode_kernel`, policy `decode-kernel-range`).
+    /// (`dsxor::emu::decode::decode_kernel_of`, policy `decode-kernel-range`).
     programs: Mutex<Vec<(u64, Arc<Decoded>)>>,
 }
 
@@ -118,13 +118,8 @@ impl Prepared {
         if let Some((_, p)) = programs.iter().find(|(e, _)| *e == kernel.entry_vaddr) {
             return Ok(Arc::clone(p));
         }
-        let text = self.code.text().map_err(|_| E::hipErrorInvalidImage)?;
-        let p = Arc::new(decode_kernel(
-            text.bytes,
-            text.vaddr,
-            kernel.entry_vaddr,
-            kernel.code_size,
-        ));
+        let p =
+            Arc::new(decode_kernel_of(&self.code, kernel).map_err(|_| E::hipErrorInvalidImage)?);
         programs.push((kernel.entry_vaddr, Arc::clone(&p)));
         Ok(p)
     }

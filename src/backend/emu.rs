@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::{Backend, BackendError, BackendKind, Completion, DeviceInfo, Dispatch};
 use crate::codeobj::{build_kernarg, CodeObject, KernelMetadata, LaunchDims};
-use crate::emu::decode::{decode_kernel, Decoded};
+use crate::emu::decode::{decode_kernel_of, Decoded};
 use crate::emu::mem::GlobalMem;
 use crate::emu::{self, EmuConfig, EmuError, KernelSetup, Launch, RunStats, WaveError};
 
@@ -64,7 +64,7 @@ struct SetUpKernel {
     setup: KernelSetup,
     /// Its index in the object's `co.kernels`.
     index: usize,
-    /// Its decoded code (`emu::decode::decode_kernel`).
+    /// Its decoded code (`emu::decode::decode_kernel_of`).
     program: Decoded,
 }
 
@@ -119,12 +119,8 @@ impl Parsed {
                 }
                 let setup =
                     KernelSetup::from_kernel(kernel).map_err(|e| map_err(e, d.kernel, d))?;
-                let text = self
-                    .co
-                    .text()
+                let program = decode_kernel_of(&self.co, kernel)
                     .map_err(|e| BackendError::Invalid(format!("emu: {e}")))?;
-                let program =
-                    decode_kernel(text.bytes, text.vaddr, kernel.entry_vaddr, kernel.code_size);
                 self.kernels.push(SetUpKernel {
                     name: d.kernel.to_string(),
                     setup,

@@ -1066,18 +1066,10 @@ pub(crate) fn judge_with(
         in_range_keys(group, case.offset, alloc_q, keys);
     }
     for r in 0..rounds {
-        // This round's inputs and returns as slices, read in step with the
-        // lanes (`Case::round_input` per lane, without its lookups).
-        let round = r.checked_sub(1).and_then(|k| case.more_rounds.get(k));
+        // This round's inputs and returns read in step with the lanes (the
+        // case was validated above: every round has every lane).
         let rets = obs.and_then(|o| o.ret.get(r * n..(r + 1) * n));
-        for (i, (lv, l)) in lanes.iter_mut().zip(&case.lanes).enumerate() {
-            let (data, vdst_init) = match round {
-                None => (l.data, l.vdst_init),
-                Some(rd) => match (rd.data.get(i), rd.vdst_init.get(i)) {
-                    (Some(&d), Some(&v)) => (d, v),
-                    _ => (l.data, l.vdst_init),
-                },
-            };
+        for (i, (lv, (data, vdst_init))) in lanes.iter_mut().zip(case.round_inputs(r)).enumerate() {
             lv.data = data;
             lv.vdst_init = Some(vdst_init);
             lv.ret = rets.and_then(|s| s.get(i).copied()).unwrap_or(vdst_init);

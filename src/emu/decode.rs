@@ -677,10 +677,10 @@ impl VopdOp {
 
     /// The half whose X (`x`) or Y opcode is `op`.
     fn from_opcode(op: u32, x: bool) -> Option<VopdOp> {
-        VopdOp::ALL.into_iter().find(|v| {
-            let r = v.row();
-            u32::from(if x { r.x.unwrap_or(u16::MAX) } else { r.y }) == op
-        })
+        let op = u16::try_from(op).ok()?;
+        VopdOp::ALL
+            .into_iter()
+            .find(|v| Some(op) == if x { v.row().x } else { Some(v.row().y) })
     }
 }
 
@@ -1242,6 +1242,22 @@ pub fn decode_kernel(text: &[u8], base: u64, entry: u64, size: u64) -> Decoded {
         }
     }
     decode_text(text, base)
+}
+
+/// [`decode_kernel`] for `kernel` of the code object `co`: its `.text`,
+/// its entry and its code size. The one way both software devices (the
+/// software device backend and the software HIP runtime) decode a launch.
+pub fn decode_kernel_of(
+    co: &crate::codeobj::CodeObject,
+    kernel: &crate::codeobj::Kernel,
+) -> Result<Decoded, crate::codeobj::CodeObjectError> {
+    let text = co.text()?;
+    Ok(decode_kernel(
+        text.bytes,
+        text.vaddr,
+        kernel.entry_vaddr,
+        kernel.code_size,
+    ))
 }
 
 /// Whether a decoded range's control flow stays in it ([`decode_kernel`]).

@@ -282,28 +282,12 @@ fn append_case(buffers: &mut [Vec<u8>], case: &Case, q: usize) {
             let at = out.len();
             out.resize(at + n * rounds * 8, 0);
             let slots = out.get_mut(at..).unwrap_or_default();
+            // A malformed case's missing inputs (`model::validate_case`
+            // rejects it first) stay zeros.
             for r in 0..rounds {
                 let column = slots.chunks_exact_mut(8).skip(r).step_by(rounds);
-                match (r, case.more_rounds.get(r.wrapping_sub(1))) {
-                    (0, _) => {
-                        for (slot, l) in column.zip(&case.lanes) {
-                            let v = if pick == 0 { l.data } else { l.vdst_init };
-                            slot.copy_from_slice(&v.to_le_bytes());
-                        }
-                    }
-                    (_, Some(round)) => {
-                        let values = if pick == 0 {
-                            &round.data
-                        } else {
-                            &round.vdst_init
-                        };
-                        for (slot, v) in column.zip(values) {
-                            slot.copy_from_slice(&v.to_le_bytes());
-                        }
-                    }
-                    // A malformed case (`model::validate_case` rejects it
-                    // first): the round reads as zeros.
-                    (_, None) => {}
+                for (slot, (d, v)) in column.zip(case.round_inputs(r)) {
+                    slot.copy_from_slice(&if pick == 0 { d } else { v }.to_le_bytes());
                 }
             }
         }

@@ -146,12 +146,6 @@ impl WorkerDevice {
         }
     }
 
-    /// CPU seconds of every child so far: the ended ones and the live one
-    /// (`suite::cpu::pid_cpu_seconds`).
-    pub fn children_cpu_seconds(&self) -> f64 {
-        self.ended_cpu + self.running.as_ref().map_or(0.0, |r| child_cpu(&r.child))
-    }
-
     /// Worker processes started so far.
     pub fn processes_started(&self) -> u32 {
         self.started
@@ -436,31 +430,26 @@ impl WorkerDevice {
             return Death::Unknown("no process".into());
         };
         // Its stdout closed: it is exiting. Wait for it (bounded: a child
-        // stuck in its runtime's teardown is killed). Its CPU is read last
-        // before the wait reaps it.
+        // stuck in its runtime's teardown is killed). Its CPU is the last
+        // reading before the wait reaps it.
         let mut waited = Duration::ZERO;
+        let mut cpu = 0.0f64;
         let status = loop {
-            let cpu = child_cpu(&r.child);
+            cpu = cpu.max(child_cpu(&r.child));
             match r.child.try_wait() {
-                Ok(Some(s)) => {
-                    self.ended_cpu += cpu;
-                    break Ok(s);
-                }
+                Ok(Some(s)) => break Ok(s),
                 Ok(None) if waited < Duration::from_secs(10) => {
                     std::thread::sleep(Duration::from_millis(5));
                     waited += Duration::from_millis(5);
                 }
                 Ok(None) => {
-                    self.ended_cpu += cpu;
                     let _ = r.child.kill();
                     break r.child.wait();
                 }
-                Err(e) => {
-                    self.ended_cpu += cpu;
-                    break Err(e);
-                }
+                Err(e) => break Err(e),
             }
         };
+        self.ended_cpu += cpu;
         // Let the stderr thread catch the runtime's last words.
         std::thread::sleep(Duration::from_millis(20));
         match status {
@@ -596,8 +585,10 @@ impl CaseDevice for WorkerDevice {
         &self.plan.info
     }
 
+    /// Every child's so far: the ended ones and the live one
+    /// (`suite::cpu::pid_cpu_seconds`).
     fn helper_cpu_seconds(&self) -> f64 {
-        self.children_cpu_seconds()
+        self.ended_cpu + self.running.as_ref().map_or(0.0, |r| child_cpu(&r.child))
     }
 
     fn run_case(&mut self, case: &Case) -> Result<DeviceOutcome, BackendError> {

@@ -8,7 +8,9 @@ pub(crate) fn cmd_worker() -> Outcome {
     dsxor::suite::worker::die_with_parent();
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
-    dsxor::suite::worker::serve(stdin.lock(), stdout.lock())
+    let regions = dsxor::suite::worker::Regions::inherited()
+        .map_err(|e| environment(anyhow::anyhow!("worker: shared regions: {e}")))?;
+    dsxor::suite::worker::serve(stdin.lock(), stdout.lock(), regions)
         .map_err(|e| environment(anyhow::anyhow!("worker: {e}")))?;
     Ok(dsxor::exit::PASS)
 }

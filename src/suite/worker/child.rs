@@ -5,6 +5,7 @@
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
+use super::shared::Regions;
 use super::wire::{
     Blobs, CodeCache, FrameReader, FrameWriter, Framed, Payload, Request, Response, Setup,
     WireBatch, WireError, WireInputs, WireLaunch, WireOutcome,
@@ -44,7 +45,13 @@ pub fn die_with_parent() {
 /// The child's side: serve requests from `input` on the one HIP device this
 /// process sees, answering on `output`, until `input` closes. Returns after
 /// a retiring answer too (the caller exits; the parent kills it anyway).
-pub fn serve(mut input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
+/// `regions`: the parent's shared regions, when it gave them (requests' and
+/// answers'); the answers' payloads then go there, not on `output`.
+pub fn serve(
+    mut input: impl BufRead,
+    mut output: impl Write,
+    regions: Option<Regions>,
+) -> std::io::Result<()> {
     let mut device: Option<ConformanceDevice<HipBackend>> = None;
     let mut code = CodeCache::default();
     // The inputs of the last throughput launch (`WireInputs::Kept`).
@@ -54,6 +61,10 @@ pub fn serve(mut input: impl BufRead, mut output: impl Write) -> std::io::Result
     // and answer reuse the last one's memory.
     let mut reader = FrameReader::default();
     let mut writer = FrameWriter::default();
+    if let Some(r) = regions {
+        reader.shared = Some(r.requests);
+        writer.shared = Some(r.answers);
+    }
     let mut blobs = Blobs::default();
     loop {
         blobs.clear();
@@ -84,9 +95,16 @@ pub fn serve(mut input: impl BufRead, mut output: impl Write) -> std::io::Result
                 continue;
             }
         };
+        let payload = match reader.payload() {
+            Ok(p) => p,
+            Err(e) => {
+                let msg = format!("worker: unreadable request payload: {e}");
+                return writer.write(&mut output, &error(msg), &blobs);
+            }
+        };
         let response = respond(
             request,
-            Payload(&reader.payload),
+            Payload(payload),
             &mut blobs,
             &mut device,
             &mut code,
@@ -383,7 +401,7 @@ mod tests {
         let mut input = b"hello from a runtime\n".to_vec();
         input.extend(frame(&Request::Identity(Box::new(case)), &blobs));
         let mut out = Vec::new();
-        serve(input.as_slice(), &mut out).unwrap();
+        serve(input.as_slice(), &mut out, None).unwrap();
         let got = answers(&out);
         assert_eq!(got.len(), 1, "{got:?}");
         assert!(invalid(&got[0], "before the setup"), "{got:?}");
@@ -403,7 +421,7 @@ mod tests {
             timeout_ms: 10,
         }));
         let mut out = Vec::new();
-        serve(frame(&d, &blobs).as_slice(), &mut out).unwrap();
+        serve(frame(&d, &blobs).as_slice(), &mut out, None).unwrap();
         let got = answers(&out);
         assert!(invalid(&got[0], "before the setup"), "{got:?}");
     }
@@ -412,7 +430,8 @@ mod tests {
     fn another_protocol_version_is_refused_not_ignored() {
         // Version 1, version 3 (JSON lines with base64 buffers), version 4
         // (binary frames, no traffic fields: it would run a traffic case as
-        // a plain one) and version 5 (no throughput launches): the child
+        // a plain one), version 5 (no throughput launches) and version 6
+        // (no payloads in shared memory): the child
         // answers in its own version and stops.
         for (input, version) in [
             ("dsxor-worker/1 {\"identity\":{}}\n", "dsxor-worker/1 "),
@@ -422,9 +441,10 @@ mod tests {
             ),
             ("dsxor-worker/4 2 0\n{}", "dsxor-worker/4 "),
             ("dsxor-worker/5 2 0\n{}", "dsxor-worker/5 "),
+            ("dsxor-worker/6 2 0\n{}", "dsxor-worker/6 "),
         ] {
             let mut out = Vec::new();
-            serve(input.as_bytes(), &mut out).unwrap();
+            serve(input.as_bytes(), &mut out, None).unwrap();
             assert!(out.starts_with(LINE_TAG.as_bytes()));
             let got = answers(&out);
             assert_eq!(got.len(), 1, "{got:?}");
@@ -436,13 +456,13 @@ mod tests {
         assert_eq!(
             foreign_version("dsxor-worker/4 2 0").as_deref(),
             Some(
-                "worker protocol dsxor-worker/4 at the other end, this is dsxor-worker/6: the parent and the worker must be the same dsxor binary"
+                "worker protocol dsxor-worker/4 at the other end, this is dsxor-worker/7: the parent and the worker must be the same dsxor binary"
             )
         );
         assert_eq!(
             foreign_version("dsxor-worker/5 2 0").as_deref(),
             Some(
-                "worker protocol dsxor-worker/5 at the other end, this is dsxor-worker/6: the parent and the worker must be the same dsxor binary"
+                "worker protocol dsxor-worker/5 at the other end, this is dsxor-worker/7: the parent and the worker must be the same dsxor binary"
             )
         );
         assert_eq!(foreign_version(&format!("{LINE_TAG}0 0")), None);
@@ -468,9 +488,17 @@ mod tests {
                 "each at most",
             ),
             (cut, "unreadable request frame"),
+            // A payload in a shared region this child was not given.
+            (
+                {
+                    let json = r#"{"run_batch":[]}"#;
+                    format!("{LINE_TAG}{} 8 shared\n{json}", json.len()).into_bytes()
+                },
+                "given no region",
+            ),
         ] {
             let mut out = Vec::new();
-            serve(input.as_slice(), &mut out).unwrap();
+            serve(input.as_slice(), &mut out, None).unwrap();
             let got = answers(&out);
             assert_eq!(got.len(), 1, "{got:?}");
             assert!(invalid(&got[0], why), "{why}: {got:?}");

@@ -22,9 +22,13 @@
 //! the two parts that follow, a JSON value, then a payload holding every
 //! case buffer and observation as its raw little-endian bytes, which the
 //! JSON names by offset and length (`Blob`; `WireCase`, `WireOutcome`: a
-//! batch crosses the pipe at its own size, with no text encoding to make
-//! or undo), every enum externally tagged (serde reads an internally
-//! tagged one through a buffered copy of the whole value):
+//! batch crosses at its own size, with no text encoding to make or undo),
+//! every enum externally tagged (serde reads an internally tagged one
+//! through a buffered copy of the whole value). The payload is not in the
+//! pipe but in the sender's shared-memory region (`shared`: a sealed memfd
+//! per direction, handed to the child as descriptors 3 and 4; policy
+//! `worker-shared-payload`) when the header says ` shared`, so the pipe
+//! carries only headers and JSON:
 //!
 //! - the parent sends the `Setup` (kernels, timeout, wave sizes), the child
 //!   opens HIP device 0 (the one it can see) and answers `Ready`;
@@ -70,18 +74,20 @@
 //! fault message.
 //!
 //! The files follow the seams: `wire` is the protocol (the line format and
-//! every type that crosses the pipe), `child` serves it on the child's one
-//! device, `parent` starts children, asks them and reads what their ends
-//! mean.
+//! every type that crosses), `shared` the payload regions, `child` serves
+//! the protocol on the child's one device, `parent` starts children, asks
+//! them and reads what their ends mean.
 
 mod child;
 mod parent;
+mod shared;
 pub mod wire;
 
 pub use child::{die_with_parent, serve};
 pub use parent::{
     visible_entry, Death, ThroughputWorker, WorkerDevice, WorkerPlan, ANSWER_GRACE, SETUP_DEADLINE,
 };
+pub use shared::{Regions, Shared, SHARED_FDS};
 pub use wire::LINE_TAG;
 
 /// The environment variable the child sees its one device through.

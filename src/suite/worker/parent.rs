@@ -12,9 +12,10 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::shared::{Regions, Shared, SHARED_FDS};
 use super::wire::{
-    read_frame_reusing, Blobs, CodeCache, FrameWriter, Incoming, Payload, Request, Response, Setup,
-    WireArg, WireCase, WireDispatch, WireInputs, WireObject, WireThroughput,
+    read_frame_reusing, resolve_payload, Blobs, CodeCache, FrameWriter, Incoming, Payload, Request,
+    Response, Setup, WireArg, WireCase, WireDispatch, WireInputs, WireObject, WireThroughput,
 };
 use super::{PARENT_PID, VISIBLE_DEVICES};
 use crate::backend::conformance::{
@@ -75,6 +76,8 @@ struct Running {
     /// An answer's buffers, done with, back to the thread reading answers
     /// (`wire::read_frame_reusing`).
     spare: std::sync::mpsc::Sender<(Vec<u8>, Vec<u8>)>,
+    /// The child's answers' shared region, when it was given regions.
+    answers_region: Option<Shared>,
 }
 
 /// How long the parent waits for the child's answer to `Setup` (HIP's
@@ -156,20 +159,32 @@ impl WorkerDevice {
     }
 
     fn start(&mut self) -> Result<(), BackendError> {
-        let mut child = Command::new(&self.plan.exe)
-            .arg("worker")
+        let mut cmd = Command::new(&self.plan.exe);
+        cmd.arg("worker")
             .env(PARENT_PID, std::process::id().to_string())
             .env(VISIBLE_DEVICES, &self.plan.visible)
             // HIP_VISIBLE_DEVICES wins over it in clr; removed so nothing
             // else reads a list the child's ordinal does not index.
             .env_remove("CUDA_VISIBLE_DEVICES")
+            .env_remove(SHARED_FDS)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| {
-                self.env_error(format!("cannot start {}: {e}", self.plan.exe.display()))
-            })?;
+            .stderr(Stdio::piped());
+        // Policy worker-shared-payload: payloads cross in shared regions;
+        // where they cannot be made (no memfd_create, e.g. a seccomp
+        // filter) they cross in the pipes, as before, only slower.
+        let regions = Regions::create().ok();
+        if let Some(r) = &regions {
+            r.hand_to(&mut cmd);
+        }
+        let mut child = cmd.spawn().map_err(|e| {
+            self.env_error(format!("cannot start {}: {e}", self.plan.exe.display()))
+        })?;
+        let (requests_region, answers_region) = match regions {
+            Some(r) => (Some(r.requests), Some(r.answers)),
+            None => (None, None),
+        };
+        self.writer.shared = requests_region;
         self.started += 1;
         // A fresh process holds no code object and no inputs yet.
         self.code = CodeCache::default();
@@ -221,6 +236,7 @@ impl WorkerDevice {
             stdin,
             answers,
             spare,
+            answers_region,
         });
         let mut blobs = Blobs::default();
         let setup = Setup {
@@ -301,7 +317,12 @@ impl WorkerDevice {
         drop(request);
         spare.clear();
         self.spare = spare;
-        let (response, json, payload) = match answer {
+        let Answer {
+            response,
+            json,
+            payload,
+            shared: shared_len,
+        } = match answer {
             Ok(r) => r,
             // The policy of the module docs: a signal is the runtime ending
             // the process on a device fault; anything else is dsxor's or the
@@ -328,7 +349,18 @@ impl WorkerDevice {
                 return Err(self.env_error(e));
             }
         };
-        let taken = take(response, Payload(&payload));
+        let region = self
+            .running
+            .as_mut()
+            .and_then(|r| r.answers_region.as_mut());
+        let bytes = match resolve_payload(&payload, shared_len, region) {
+            Ok(b) => b,
+            Err(e) => {
+                self.stop();
+                return Err(self.env_error(format!("unreadable answer to {what}: {e}")));
+            }
+        };
+        let taken = take(response, Payload(bytes));
         if let Some(r) = &self.running {
             // Closed only when the reader has stopped: nothing to reuse.
             let _ = r.spare.send((json, payload));
@@ -386,7 +418,7 @@ impl WorkerDevice {
         request: &Request,
         blobs: &Blobs,
         deadline: Duration,
-    ) -> Result<(Response, Vec<u8>, Vec<u8>), Exchange> {
+    ) -> Result<Answer, Exchange> {
         let Some(r) = self.running.as_mut() else {
             return Err(Exchange::Io("no worker process".into()));
         };
@@ -407,15 +439,24 @@ impl WorkerDevice {
                 return Err(Exchange::Hung(deadline));
             }
         };
-        let (json, payload) = match frame {
+        let (json, payload, shared) = match frame {
             Incoming::Foreign(msg) => {
                 self.stop();
                 return Err(Exchange::Io(msg));
             }
-            Incoming::Frame { json, payload } => (json, payload),
+            Incoming::Frame {
+                json,
+                payload,
+                shared,
+            } => (json, payload, shared),
         };
         match serde_json::from_slice(&json) {
-            Ok(response) => Ok((response, json, payload)),
+            Ok(response) => Ok(Answer {
+                response,
+                json,
+                payload,
+                shared,
+            }),
             Err(e) => {
                 // Quote the JSON's start: a damaged answer can be long.
                 let start: String = String::from_utf8_lossy(&json).chars().take(200).collect();
@@ -457,6 +498,16 @@ impl WorkerDevice {
             Err(e) => Death::Unknown(e.to_string()),
         }
     }
+}
+
+/// A child's answer frame: the response, its JSON and in-stream payload
+/// buffers (given back to the reader for reuse), and the payload's length
+/// when it is in the child's shared region instead.
+struct Answer {
+    response: Response,
+    json: Vec<u8>,
+    payload: Vec<u8>,
+    shared: Option<usize>,
 }
 
 /// How a worker process ended.

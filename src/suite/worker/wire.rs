@@ -13,6 +13,8 @@ use crate::backend::conformance::{BatchOutcome, DeviceOutcome, KernelIdentity, K
 use crate::backend::{ArgValue, BackendError, Completion, DeviceInfo};
 use crate::case::{Case, Geometry, LaneInput, Observation, Round, Traffic, WaveSize};
 
+use super::shared::Shared;
+
 /// Every frame's header line starts with this; the number is the
 /// protocol's version (2: buffers as base64, outcomes externally tagged;
 /// 3: raw launches, `Request::Dispatch`; 4: binary frames, buffers as raw
@@ -21,9 +23,16 @@ use crate::case::{Case, Geometry, LaneInput, Observation, Round, Traffic, WaveSi
 /// `traffic_verdicts`, which a version-4 end would drop without a word,
 /// running a traffic case as a plain one; 6: throughput launches,
 /// `Request::Throughput`, whose inputs the child keeps from launch to
-/// launch, which a version-5 child would refuse as unreadable). A line of
-/// another version is refused, not skipped (`foreign_version`).
-pub const LINE_TAG: &str = "dsxor-worker/6 ";
+/// launch, which a version-5 child would refuse as unreadable; 7: a
+/// header may end in ` shared`, its payload then in the sender's
+/// shared-memory region instead of the pipe, which a version-6 end would
+/// take for an unreadable header). A line of another version is refused,
+/// not skipped (`foreign_version`).
+pub const LINE_TAG: &str = "dsxor-worker/7 ";
+
+/// The header's last word when the payload is in the sender's shared
+/// region (`super::shared`), not after the JSON in the pipe.
+const SHARED_WORD: &str = "shared";
 
 /// The start every version's lines share.
 const LINE_FAMILY: &str = "dsxor-worker/";
@@ -891,6 +900,10 @@ pub enum Response {
 pub(super) struct FrameWriter {
     json: Vec<u8>,
     head: Vec<u8>,
+    /// This end's shared region, where the payload goes when there is one
+    /// (the header then says ` shared`); none: the payload follows the JSON
+    /// in the stream.
+    pub shared: Option<Shared>,
 }
 
 impl FrameWriter {
@@ -905,15 +918,24 @@ impl FrameWriter {
         serde_json::to_writer(&mut self.json, value).map_err(std::io::Error::other)?;
         // The header and the JSON in one write, the payload in another.
         self.head.clear();
-        writeln!(
+        write!(
             self.head,
             "{LINE_TAG}{} {}",
             self.json.len(),
             payload.bytes.len()
         )?;
+        // The region is written before the header that names it is sent
+        // (the order the other end relies on: `super::shared`).
+        if let Some(shared) = &mut self.shared {
+            shared.put(&payload.bytes)?;
+            write!(self.head, " {SHARED_WORD}")?;
+        }
+        self.head.push(b'\n');
         self.head.extend_from_slice(&self.json);
         w.write_all(&self.head)?;
-        w.write_all(&payload.bytes)?;
+        if self.shared.is_none() {
+            w.write_all(&payload.bytes)?;
+        }
         w.flush()
     }
 }
@@ -923,7 +945,10 @@ impl FrameWriter {
 pub(super) enum Incoming {
     Frame {
         json: Vec<u8>,
+        /// The payload when it came in the stream (empty otherwise).
         payload: Vec<u8>,
+        /// The payload's length when it is in the sender's shared region.
+        shared: Option<usize>,
     },
     /// A line of another protocol version: the message to stop with.
     Foreign(String),
@@ -953,6 +978,7 @@ pub(super) fn read_frame_reusing(
         Some(Framed::Frame) => Some(Incoming::Frame {
             json: f.json,
             payload: f.payload,
+            shared: f.shared_len,
         }),
     })
 }
@@ -965,7 +991,13 @@ pub(super) fn read_frame_reusing(
 pub(super) struct FrameReader {
     line: Vec<u8>,
     pub json: Vec<u8>,
+    /// The last frame's payload when it came in the stream.
     pub payload: Vec<u8>,
+    /// The last frame's payload length when it is in the other end's
+    /// shared region instead (read through [`FrameReader::payload`]).
+    shared_len: Option<usize>,
+    /// The other end's shared region, when this end was given one.
+    pub shared: Option<Shared>,
 }
 
 /// What [`FrameReader::next`] found.
@@ -1004,6 +1036,10 @@ impl FrameReader {
             let Some(sizes) = text.trim_end().strip_prefix(LINE_TAG) else {
                 continue; // not ours: a runtime printing to stdout
             };
+            let (sizes, in_shared) = match sizes.strip_suffix(SHARED_WORD) {
+                Some(s) => (s.strip_suffix(' ').unwrap_or("-"), true),
+                None => (sizes, false),
+            };
             let parts: Vec<Option<usize>> = sizes
                 .split(' ')
                 .map(|n| n.parse().ok().filter(|&n| n <= MAX_FRAME_PART))
@@ -1012,7 +1048,7 @@ impl FrameReader {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::InvalidData,
                     format!(
-                        "unreadable frame header {:?} (want `{LINE_TAG}<json bytes> <payload bytes>`, each at most {MAX_FRAME_PART})",
+                        "unreadable frame header {:?} (want `{LINE_TAG}<json bytes> <payload bytes>[ {SHARED_WORD}]`, each at most {MAX_FRAME_PART})",
                         text.trim_end()
                     ),
                 ));
@@ -1021,9 +1057,43 @@ impl FrameReader {
                 (self.json, self.payload) = (json, payload);
             }
             read_part(r, &mut self.json, json_len)?;
-            read_part(r, &mut self.payload, payload_len)?;
+            if in_shared {
+                self.payload.clear();
+                self.shared_len = Some(payload_len);
+            } else {
+                read_part(r, &mut self.payload, payload_len)?;
+                self.shared_len = None;
+            }
             return Ok(Some(Framed::Frame));
         }
+    }
+}
+
+impl FrameReader {
+    /// The last frame's payload: the bytes that came in the stream, or
+    /// those its header names in the other end's shared region.
+    pub(super) fn payload(&mut self) -> std::io::Result<&[u8]> {
+        resolve_payload(&self.payload, self.shared_len, self.shared.as_mut())
+    }
+}
+
+/// A frame's payload: `in_stream` when it came in the stream, else
+/// `shared_len` bytes of `shared`, the other end's region; a frame naming a
+/// region this end was not given is `InvalidData`.
+pub(super) fn resolve_payload<'a>(
+    in_stream: &'a [u8],
+    shared_len: Option<usize>,
+    shared: Option<&'a mut Shared>,
+) -> std::io::Result<&'a [u8]> {
+    match (shared_len, shared) {
+        (None, _) => Ok(in_stream),
+        (Some(len), Some(region)) => region.view(len),
+        (Some(len), None) => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "a frame's {len} payload bytes are in shared memory, and this end was given no region"
+            ),
+        )),
     }
 }
 
@@ -1089,9 +1159,70 @@ mod tests {
             .write(&mut pipe, value, blobs)
             .unwrap();
         match read_frame(&mut pipe.as_slice()).unwrap() {
-            Some(Incoming::Frame { json, payload }) => (json, payload),
+            Some(Incoming::Frame {
+                json,
+                payload,
+                shared: None,
+            }) => (json, payload),
             other => panic!("{other:?}"),
         }
+    }
+
+    /// With shared regions, the stream carries the header and the JSON
+    /// only; the reader finds the payload in its mapping of the writer's
+    /// region, frame after frame, as it grows and shrinks.
+    #[test]
+    fn a_shared_payload_stays_out_of_the_stream() {
+        use std::os::fd::{FromRawFd, OwnedFd};
+        let mut writer = FrameWriter {
+            shared: Some(Shared::create("dsxor-test").unwrap()),
+            ..FrameWriter::default()
+        };
+        // SAFETY: dup returns a new descriptor this test owns.
+        let fd = unsafe { libc::dup(writer.shared.as_ref().unwrap().raw_fd()) };
+        assert!(fd >= 0);
+        let mut reader = FrameReader {
+            shared: Some(Shared::from_fd(unsafe { OwnedFd::from_raw_fd(fd) }).unwrap()),
+            ..FrameReader::default()
+        };
+        let case = sample_case();
+        let mut big = sample_case();
+        big.lanes = big.lanes.repeat(1 << 12);
+        for c in [&case, &big, &case] {
+            let mut blobs = Blobs::default();
+            let wire = WireCase::from_case(c, &mut blobs);
+            let mut stream = Vec::new();
+            writer
+                .write(&mut stream, &Request::Run(Box::new(wire)), &blobs)
+                .unwrap();
+            let head_end = stream.iter().position(|&b| b == b'\n').unwrap() + 1;
+            let head = std::str::from_utf8(&stream[..head_end]).unwrap();
+            assert!(head.ends_with(" shared\n"), "{head}");
+            let json_len = stream.len() - head_end;
+            assert_eq!(
+                head,
+                format!("{LINE_TAG}{json_len} {} shared\n", blobs.as_slice().len())
+            );
+            assert_eq!(
+                reader.next(&mut stream.as_slice()).unwrap(),
+                Some(Framed::Frame)
+            );
+            let Request::Run(back) = serde_json::from_slice(&reader.json).unwrap() else {
+                panic!("not a run");
+            };
+            let payload = reader.payload().unwrap();
+            assert_eq!(payload, blobs.as_slice());
+            assert_eq!(back.to_case(Payload(payload)).unwrap().lanes, c.lanes);
+        }
+        // A header naming more than the region holds: an error, not a read
+        // past the mapping.
+        let head = format!("{LINE_TAG}2 {} shared\n{{}}", 64 << 20);
+        assert_eq!(
+            reader.next(&mut head.as_bytes()).unwrap(),
+            Some(Framed::Frame)
+        );
+        let e = reader.payload().unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidData, "{e}");
     }
 
     /// One reader and one writer for every frame, as the child uses them:

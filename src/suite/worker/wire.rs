@@ -1,7 +1,8 @@
-//! The `dsxor-worker/6` protocol: the frame format (a header line tagged
-//! `LINE_TAG`, a JSON value, raw payload bytes), the requests and answers,
-//! and every case, outcome, kernel object and launch as it crosses the pipe.
-//! Both ends use these types; neither end's behaviour lives here.
+//! The `dsxor-worker/7` protocol: the frame format (a header line tagged
+//! `LINE_TAG`, a JSON value, raw payload bytes in the stream or in the
+//! sender's shared region), the requests and answers, and every case,
+//! outcome, kernel object and launch as it crosses. Both ends use these
+//! types; neither end's behaviour lives here.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, Read, Write};

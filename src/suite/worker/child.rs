@@ -61,11 +61,11 @@ pub fn serve(
     // and answer reuse the last one's memory.
     let mut reader = FrameReader::default();
     let mut writer = FrameWriter::default();
+    let mut blobs = Blobs::default();
     if let Some(r) = regions {
         reader.shared = Some(r.requests);
-        writer.shared = Some(r.answers);
+        blobs = Blobs::in_region(r.answers);
     }
-    let mut blobs = Blobs::default();
     loop {
         blobs.clear();
         match reader.next(&mut input) {

@@ -12,7 +12,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::shared::{Regions, Shared, SHARED_FDS};
+use super::shared::{Regions, SHARED_FDS};
 use super::wire::{
     read_frame_reusing, resolve_payload, Blobs, CodeCache, FrameWriter, Incoming, Payload, Request,
     Response, Setup, WireArg, WireCase, WireDispatch, WireInputs, WireObject, WireThroughput,
@@ -76,8 +76,6 @@ struct Running {
     /// An answer's buffers, done with, back to the thread reading answers
     /// (`wire::read_frame_reusing`).
     spare: std::sync::mpsc::Sender<(Vec<u8>, Vec<u8>)>,
-    /// The child's answers' shared region, when it was given regions.
-    answers_region: Option<Shared>,
 }
 
 /// How long the parent waits for the child's answer to `Setup` (HIP's
@@ -124,6 +122,12 @@ pub struct WorkerDevice {
     /// CPU seconds of the children that have ended (read just before each
     /// was reaped).
     ended_cpu: f64,
+    /// The payload regions every child of this device is handed (policy
+    /// `worker-shared-payload`; none where they could not be made): the
+    /// requests' (here for its descriptor; `spare` builds in it) and the
+    /// answers', read here. They outlive a child: a child's end is reaped
+    /// before the next one starts, so one writer at a time.
+    regions: Option<Regions>,
 }
 
 /// CPU seconds of a child so far (0 once it cannot be read).
@@ -136,6 +140,14 @@ const TAIL_LINES: usize = 8;
 
 impl WorkerDevice {
     pub fn new(plan: WorkerPlan) -> WorkerDevice {
+        // Policy worker-shared-payload: payloads cross in shared regions;
+        // where they cannot be made (no memfd_create, e.g. a seccomp
+        // filter) they cross in the pipes, as before, only slower.
+        let regions = Regions::create().ok();
+        let spare = regions
+            .as_ref()
+            .and_then(|r| r.requests.try_clone().ok())
+            .map_or_else(Blobs::default, Blobs::in_region);
         WorkerDevice {
             plan,
             running: None,
@@ -143,9 +155,10 @@ impl WorkerDevice {
             started: 0,
             code: CodeCache::default(),
             inputs: Vec::new(),
-            spare: Blobs::default(),
+            spare,
             writer: FrameWriter::default(),
             ended_cpu: 0.0,
+            regions,
         }
     }
 
@@ -170,21 +183,12 @@ impl WorkerDevice {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        // Policy worker-shared-payload: payloads cross in shared regions;
-        // where they cannot be made (no memfd_create, e.g. a seccomp
-        // filter) they cross in the pipes, as before, only slower.
-        let regions = Regions::create().ok();
-        if let Some(r) = &regions {
+        if let Some(r) = &self.regions {
             r.hand_to(&mut cmd);
         }
         let mut child = cmd.spawn().map_err(|e| {
             self.env_error(format!("cannot start {}: {e}", self.plan.exe.display()))
         })?;
-        let (requests_region, answers_region) = match regions {
-            Some(r) => (Some(r.requests), Some(r.answers)),
-            None => (None, None),
-        };
-        self.writer.shared = requests_region;
         self.started += 1;
         // A fresh process holds no code object and no inputs yet.
         self.code = CodeCache::default();
@@ -236,9 +240,10 @@ impl WorkerDevice {
             stdin,
             answers,
             spare,
-            answers_region,
         });
-        let mut blobs = Blobs::default();
+        // In the spare payload (requests are built after their child is
+        // started: `ensure_started`).
+        let mut blobs = std::mem::take(&mut self.spare);
         let setup = Setup {
             objects: self
                 .plan
@@ -273,6 +278,15 @@ impl WorkerDevice {
                 "the child opened a {} device, the parent saw {} (is {}={} the right device?)",
                 info.target_id, self.plan.info.target_id, VISIBLE_DEVICES, self.plan.visible
             )));
+        }
+        Ok(())
+    }
+
+    /// A child running, started if none is: before a request is built in
+    /// the spare payload, so that a child's setup is built there too.
+    fn ensure_started(&mut self) -> Result<(), BackendError> {
+        if self.running.is_none() {
+            self.start()?;
         }
         Ok(())
     }
@@ -316,7 +330,11 @@ impl WorkerDevice {
         let (request, mut spare) = request;
         drop(request);
         spare.clear();
-        self.spare = spare;
+        // Keep the one built in the region, should a request have been
+        // built in memory of its own while the spare was out.
+        if spare.is_shared() || !self.spare.is_shared() {
+            self.spare = spare;
+        }
         let Answer {
             response,
             json,
@@ -349,10 +367,7 @@ impl WorkerDevice {
                 return Err(self.env_error(e));
             }
         };
-        let region = self
-            .running
-            .as_mut()
-            .and_then(|r| r.answers_region.as_mut());
+        let region = self.regions.as_mut().map(|r| &mut r.answers);
         let bytes = match resolve_payload(&payload, shared_len, region) {
             Ok(b) => b,
             Err(e) => {
@@ -643,6 +658,7 @@ impl CaseDevice for WorkerDevice {
     }
 
     fn run_case(&mut self, case: &Case) -> Result<DeviceOutcome, BackendError> {
+        self.ensure_started()?;
         let mut blobs = std::mem::take(&mut self.spare);
         let request = Request::Run(Box::new(WireCase::from_case(case, &mut blobs)));
         let deadline = self.plan.timeout + ANSWER_GRACE;
@@ -680,6 +696,7 @@ impl CaseDevice for WorkerDevice {
         // The child's watchdog allows the launch timeout per case
         // (`dispatch_for_batch`); the answer may take that long plus grace.
         let deadline = self.plan.timeout.saturating_mul(cases.len().max(1) as u32) + ANSWER_GRACE;
+        self.ensure_started()?;
         let mut blobs = std::mem::take(&mut self.spare);
         let request = Request::RunBatch(
             cases
@@ -695,7 +712,8 @@ impl CaseDevice for WorkerDevice {
     }
 
     fn kernel_identity(&mut self, case: &Case) -> Result<KernelIdentity, BackendError> {
-        let mut blobs = Blobs::default();
+        self.ensure_started()?;
+        let mut blobs = std::mem::take(&mut self.spare);
         let request = Request::Identity(Box::new(WireCase::from_case(case, &mut blobs)));
         let deadline = SETUP_DEADLINE + self.plan.timeout;
         let request = (request, blobs);
@@ -736,7 +754,7 @@ impl Backend for WorkerDevice {
             // Before encoding: a fresh child resets the code cache.
             self.start()?;
         }
-        let mut blobs = Blobs::default();
+        let mut blobs = std::mem::take(&mut self.spare);
         let request = Request::Dispatch(Box::new(WireDispatch {
             code: self.code.encode(d.code_object, &mut blobs),
             kernel: d.kernel.to_string(),
@@ -805,7 +823,7 @@ impl WorkerDevice {
             // Before encoding: a fresh child resets the code and input caches.
             self.start()?;
         }
-        let mut blobs = Blobs::default();
+        let mut blobs = std::mem::take(&mut self.spare);
         let buffers = if self.inputs.as_slice() == d.buffers.as_slice() && !d.buffers.is_empty() {
             WireInputs::Kept
         } else {

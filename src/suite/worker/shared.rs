@@ -88,15 +88,38 @@ impl Shared {
         self.file.as_raw_fd()
     }
 
+    /// The region's first `len` bytes to write, grown first if it is
+    /// smaller.
+    pub fn writable(&mut self, len: usize) -> io::Result<&mut [u8]> {
+        if len == 0 {
+            return Ok(&mut []);
+        }
+        Ok(&mut self.mapped(len, true)?[..len])
+    }
+
+    /// The first `len` bytes as this end wrote them through
+    /// [`Shared::writable`] (empty past what it made writable).
+    pub fn written(&self, len: usize) -> &[u8] {
+        self.map
+            .as_ref()
+            .and_then(|m| m.get(..len))
+            .unwrap_or_default()
+    }
+
     /// Write `bytes` at the region's start, growing it first if it is
     /// smaller.
+    #[cfg(test)]
     pub fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
-        if bytes.is_empty() {
-            return Ok(());
-        }
-        let map = self.mapped(bytes.len(), true)?;
-        map[..bytes.len()].copy_from_slice(bytes);
+        self.writable(bytes.len())?.copy_from_slice(bytes);
         Ok(())
+    }
+
+    /// Another handle on the same region (a `dup`), not mapped yet.
+    pub fn try_clone(&self) -> io::Result<Shared> {
+        Ok(Shared {
+            file: self.file.try_clone()?,
+            map: None,
+        })
     }
 
     /// The region's first `len` bytes, as the other end wrote them. More

@@ -66,51 +66,133 @@ pub struct Blob {
 
 /// The payload of a frame being built: every buffer appended as its raw
 /// (little-endian) bytes, named in the JSON by the `Blob` `put` returns.
+/// Built in memory of its own, or straight into this end's shared region
+/// (`Blobs::in_region`: the frame then says ` shared`, and its bytes are
+/// written once, where the other end reads them).
 #[derive(Debug, Default)]
 pub struct Blobs {
     bytes: Vec<u8>,
+    /// The shared region the payload is built in, from its start, instead
+    /// of `bytes`; `len` bytes so far.
+    region: Option<Shared>,
+    len: usize,
+    /// Why the region could not grow: the frame is not sent
+    /// ([`FrameWriter::write`] returns it).
+    failed: Option<String>,
 }
 
 impl Blobs {
+    /// A payload built in `region` (this end's, see `super::shared`).
+    pub fn in_region(region: Shared) -> Blobs {
+        Blobs {
+            region: Some(region),
+            ..Blobs::default()
+        }
+    }
+
+    /// Whether this payload is built in a shared region.
+    pub fn is_shared(&self) -> bool {
+        self.region.is_some()
+    }
+
     /// Bytes as they are.
     pub fn put(&mut self, bytes: &[u8]) -> Blob {
-        let at = self.bytes.len();
-        self.bytes.extend_from_slice(bytes);
+        let at = self.len();
+        self.append(bytes);
         self.blob_from(at)
     }
 
     /// 64-bit words, little-endian.
     pub fn words(&mut self, words: impl IntoIterator<Item = u64>) -> Blob {
-        let at = self.bytes.len();
-        for w in words {
-            self.bytes.extend_from_slice(&w.to_le_bytes());
-        }
-        self.blob_from(at)
+        self.fill(words.into_iter().map(u64::to_le_bytes))
     }
 
     /// 32-bit words, little-endian.
     pub fn u32s(&mut self, words: impl IntoIterator<Item = u32>) -> Blob {
-        let at = self.bytes.len();
-        for w in words {
-            self.bytes.extend_from_slice(&w.to_le_bytes());
+        self.fill(words.into_iter().map(u32::to_le_bytes))
+    }
+
+    /// `N`-byte items, in order. An iterator that knows its length is
+    /// written in one pass over room made once: growing the region's
+    /// mapping is checked per append, which per word cost more than the
+    /// pipe it replaces.
+    fn fill<const N: usize>(&mut self, items: impl Iterator<Item = [u8; N]>) -> Blob {
+        let at = self.len();
+        let (lo, hi) = items.size_hint();
+        let Some(region) = self.region.as_mut().filter(|_| hi == Some(lo)) else {
+            if self.region.is_none() {
+                self.bytes.reserve(lo.saturating_mul(N));
+            }
+            for b in items {
+                self.append(&b);
+            }
+            return self.blob_from(at);
+        };
+        if self.failed.is_none() {
+            let end = at + lo * N;
+            match region.writable(end) {
+                Ok(dst) => {
+                    let mut n = 0;
+                    for (d, b) in dst[at..end].chunks_exact_mut(N).zip(items) {
+                        d.copy_from_slice(&b);
+                        n += 1;
+                    }
+                    self.len = at + n * N;
+                }
+                Err(e) => {
+                    self.failed = Some(format!("growing the shared region to {end} bytes: {e}"))
+                }
+            }
         }
         self.blob_from(at)
+    }
+
+    fn append(&mut self, b: &[u8]) {
+        let Some(region) = &mut self.region else {
+            self.bytes.extend_from_slice(b);
+            return;
+        };
+        if self.failed.is_some() {
+            return;
+        }
+        let end = self.len + b.len();
+        match region.writable(end) {
+            Ok(dst) => {
+                dst[self.len..end].copy_from_slice(b);
+                self.len = end;
+            }
+            Err(e) => self.failed = Some(format!("growing the shared region to {end} bytes: {e}")),
+        }
+    }
+
+    fn len(&self) -> usize {
+        if self.region.is_some() {
+            self.len
+        } else {
+            self.bytes.len()
+        }
     }
 
     fn blob_from(&self, at: usize) -> Blob {
         Blob {
             at: at as u64,
-            len: (self.bytes.len() - at) as u64,
+            len: (self.len() - at) as u64,
         }
     }
 
+    /// The payload's bytes.
     pub fn as_slice(&self) -> &[u8] {
-        &self.bytes
+        match &self.region {
+            None => &self.bytes,
+            Some(r) => r.written(self.len),
+        }
     }
 
-    /// Empty, keeping the allocation for the next frame.
+    /// Empty, keeping the allocation (or region) for the next frame.
     pub fn clear(&mut self) {
         self.bytes.clear();
+        self.len = 0;
+        self.failed = None;
     }
 }
 
@@ -901,10 +983,6 @@ pub enum Response {
 pub(super) struct FrameWriter {
     json: Vec<u8>,
     head: Vec<u8>,
-    /// This end's shared region, where the payload goes when there is one
-    /// (the header then says ` shared`); none: the payload follows the JSON
-    /// in the stream.
-    pub shared: Option<Shared>,
 }
 
 impl FrameWriter {
@@ -915,26 +993,24 @@ impl FrameWriter {
         value: &impl Serialize,
         payload: &Blobs,
     ) -> std::io::Result<()> {
+        if let Some(why) = &payload.failed {
+            return Err(std::io::Error::other(why.clone()));
+        }
         self.json.clear();
         serde_json::to_writer(&mut self.json, value).map_err(std::io::Error::other)?;
         // The header and the JSON in one write, the payload in another.
         self.head.clear();
-        write!(
-            self.head,
-            "{LINE_TAG}{} {}",
-            self.json.len(),
-            payload.bytes.len()
-        )?;
-        // The region is written before the header that names it is sent
-        // (the order the other end relies on: `super::shared`).
-        if let Some(shared) = &mut self.shared {
-            shared.put(&payload.bytes)?;
+        write!(self.head, "{LINE_TAG}{} {}", self.json.len(), payload.len())?;
+        // A payload in the region was written there before this header,
+        // which names it, is sent (the order the other end relies on:
+        // `super::shared`).
+        if payload.is_shared() {
             write!(self.head, " {SHARED_WORD}")?;
         }
         self.head.push(b'\n');
         self.head.extend_from_slice(&self.json);
         w.write_all(&self.head)?;
-        if self.shared.is_none() {
+        if !payload.is_shared() {
             w.write_all(&payload.bytes)?;
         }
         w.flush()
@@ -1169,19 +1245,46 @@ mod tests {
         }
     }
 
+    /// A payload built in a region is byte for byte the one built in
+    /// memory, whatever the iterators (of known length or not) and across
+    /// the region's growth.
+    #[test]
+    fn a_payload_built_in_a_region_is_the_one_built_in_memory() {
+        let mut shared = Blobs::in_region(Shared::create("dsxor-test").unwrap());
+        let mut plain = Blobs::default();
+        for round in 0..2u64 {
+            shared.clear();
+            plain.clear();
+            let mut names = Vec::new();
+            for b in [&mut shared, &mut plain] {
+                let big = (0..300_000u64).map(|i| i * 0x9e37_79b9 + round);
+                names.push([
+                    b.put(b"abc"),
+                    b.words(big),
+                    b.u32s([1u32, 2, 3]),
+                    // Not of known length: appended one at a time.
+                    b.words((0..1000u64).filter(|i| i % 3 == round)),
+                    b.put(&[]),
+                ]);
+            }
+            assert_eq!(names[0], names[1]);
+            assert_eq!(shared.as_slice(), plain.as_slice());
+            assert!(shared.bytes.is_empty());
+        }
+    }
+
     /// With shared regions, the stream carries the header and the JSON
     /// only; the reader finds the payload in its mapping of the writer's
     /// region, frame after frame, as it grows and shrinks.
     #[test]
     fn a_shared_payload_stays_out_of_the_stream() {
         use std::os::fd::{FromRawFd, OwnedFd};
-        let mut writer = FrameWriter {
-            shared: Some(Shared::create("dsxor-test").unwrap()),
-            ..FrameWriter::default()
-        };
+        let mut writer = FrameWriter::default();
+        let region = Shared::create("dsxor-test").unwrap();
         // SAFETY: dup returns a new descriptor this test owns.
-        let fd = unsafe { libc::dup(writer.shared.as_ref().unwrap().raw_fd()) };
+        let fd = unsafe { libc::dup(region.raw_fd()) };
         assert!(fd >= 0);
+        let mut blobs = Blobs::in_region(region);
         let mut reader = FrameReader {
             shared: Some(Shared::from_fd(unsafe { OwnedFd::from_raw_fd(fd) }).unwrap()),
             ..FrameReader::default()
@@ -1190,8 +1293,10 @@ mod tests {
         let mut big = sample_case();
         big.lanes = big.lanes.repeat(1 << 12);
         for c in [&case, &big, &case] {
-            let mut blobs = Blobs::default();
+            blobs.clear();
             let wire = WireCase::from_case(c, &mut blobs);
+            // Built in the region, nothing in memory of its own.
+            assert!(blobs.bytes.is_empty() && blobs.len() > 0);
             let mut stream = Vec::new();
             writer
                 .write(&mut stream, &Request::Run(Box::new(wire)), &blobs)

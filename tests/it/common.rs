@@ -610,3 +610,33 @@ pub fn assemble_gfx1100(src: &str, wave64: bool) -> Option<Vec<u8>> {
     }
     Some(bytes)
 }
+
+/// A one-group wave32 case on `lanes` lanes, lane i on qword i, DATA and
+/// VDST-before and the LDS image all drawn from `tag`.
+pub fn one_qword_each(lanes: u32, active: bool, tag: u64) -> dsxor::case::Case {
+    use dsxor::case::{Case, Geometry, LaneInput, Mode};
+    Case {
+        pattern: "reuse".into(),
+        index: tag,
+        geometry: Geometry {
+            wave_size: dsxor::case::WaveSize::Wave32,
+            waves_per_group: lanes / 32,
+            groups: 1,
+            mode: Mode::Wgp,
+        },
+        lds_bytes: lanes * 8,
+        offset: 0,
+        lds_init: vec![(0..u64::from(lanes)).map(|q| tag << 32 | q).collect()],
+        lanes: (0..lanes)
+            .map(|i| LaneInput {
+                addr: i * 8,
+                data: tag << 48 | u64::from(i),
+                active,
+                vdst_init: !(tag << 40 | u64::from(i)),
+            })
+            .collect(),
+        more_rounds: Vec::new(),
+        stress: None,
+        traffic: None,
+    }
+}

@@ -314,36 +314,6 @@ fn watchdog_times_out_and_recovers() {
     eprintln!("watchdog: recovered after {:?}", start.elapsed());
 }
 
-/// A one-group wave32 case on `lanes` lanes, lane i on qword i, DATA and
-/// VDST-before and the LDS image all drawn from `tag`.
-fn one_qword_each(lanes: u32, active: bool, tag: u64) -> dsxor::case::Case {
-    use dsxor::case::{Case, Geometry, LaneInput, Mode};
-    Case {
-        pattern: "reuse".into(),
-        index: tag,
-        geometry: Geometry {
-            wave_size: WaveSize::Wave32,
-            waves_per_group: lanes / 32,
-            groups: 1,
-            mode: Mode::Wgp,
-        },
-        lds_bytes: lanes * 8,
-        offset: 0,
-        lds_init: vec![(0..u64::from(lanes)).map(|q| tag << 32 | q).collect()],
-        lanes: (0..lanes)
-            .map(|i| LaneInput {
-                addr: i * 8,
-                data: tag << 48 | u64::from(i),
-                active,
-                vdst_init: !(tag << 40 | u64::from(i)),
-            })
-            .collect(),
-        more_rounds: Vec::new(),
-        stress: None,
-        traffic: None,
-    }
-}
-
 /// The backend keeps its device buffers (and the conformance device its
 /// host buffers) from launch to launch: no launch may see another's data.
 /// A launch whose lanes are all inactive after one whose lanes all wrote
@@ -370,23 +340,23 @@ fn reused_buffers_never_show_an_earlier_launch() {
         DeviceOutcome::Completed { observation, .. } => observation,
         other => panic!("case {}: {other:?}", c.index),
     };
-    let big = one_qword_each(128, true, 1);
+    let big = common::one_qword_each(128, true, 1);
     let o = observe(&mut dev, &big);
     // Every lane wrote: its return is the qword before its XOR.
     assert_eq!(o.ret, big.lds_init[0]);
     for (small_lanes, tag) in [(128, 2), (64, 3), (32, 4)] {
-        let idle = one_qword_each(small_lanes, false, tag);
+        let idle = common::one_qword_each(small_lanes, false, tag);
         let o = observe(&mut dev, &idle);
         let vdst: Vec<u64> = idle.lanes.iter().map(|l| l.vdst_init).collect();
         assert_eq!(o.ret, vdst, "{small_lanes} idle lanes after 128 busy ones");
         assert_eq!(o.lds_final, idle.lds_init, "{small_lanes} idle lanes: LDS");
         // And busy again, on the buffers the idle launch left.
-        let busy = one_qword_each(small_lanes, true, tag + 16);
+        let busy = common::one_qword_each(small_lanes, true, tag + 16);
         assert_eq!(observe(&mut dev, &busy).ret, busy.lds_init[0]);
     }
     // The raw launch: buffers of this launch's sizes, only ret and lds_out.
     let code = dev.kernel_objects()[0].bytes.clone();
-    let small = one_qword_each(32, true, 5);
+    let small = common::one_qword_each(32, true, 5);
     let d = dsxor::backend::conformance::dispatch_for(
         &small,
         &code,

@@ -163,7 +163,6 @@ fn recording_worker(dir: &std::path::Path) -> std::path::PathBuf {
 #[test]
 fn a_case_and_its_observation_cross_in_shared_memory_not_the_pipes() {
     use dsxor::backend::conformance::DeviceOutcome;
-    use dsxor::case::{Case, Geometry, LaneInput, Mode, WaveSize};
     let dir = tempfile::tempdir().unwrap();
     let mut device = WorkerDevice::new(WorkerPlan {
         exe: recording_worker(dir.path()),
@@ -177,30 +176,7 @@ fn a_case_and_its_observation_cross_in_shared_memory_not_the_pipes() {
     // 1,024 lanes on distinct qwords: 21 KiB of buffers out, 16 KiB of
     // returns and LDS back.
     let lanes = 1024u32;
-    let case = Case {
-        pattern: "distinct".into(),
-        index: 0,
-        geometry: Geometry {
-            wave_size: WaveSize::Wave32,
-            waves_per_group: lanes / 32,
-            groups: 1,
-            mode: Mode::Wgp,
-        },
-        lds_bytes: lanes * 8,
-        offset: 0,
-        lds_init: vec![(0..u64::from(lanes)).map(|i| i * 0x1_0001).collect()],
-        lanes: (0..lanes)
-            .map(|i| LaneInput {
-                addr: i * 8,
-                data: 1 << (i % 64),
-                active: true,
-                vdst_init: u64::MAX,
-            })
-            .collect(),
-        more_rounds: vec![],
-        stress: None,
-        traffic: None,
-    };
+    let case = crate::common::one_qword_each(lanes, true, 3);
     let outcome = device.run_case(&case).unwrap();
     drop(device); // the worker ends, the recordings are complete
     let DeviceOutcome::Completed { observation, .. } = outcome else {

@@ -116,7 +116,7 @@ impl Blobs {
     /// written in one pass over room made once: growing the region's
     /// mapping is checked per append, which per word cost more than the
     /// pipe it replaces.
-    fn fill<const N: usize>(&mut self, items: impl Iterator<Item = [u8; N]>) -> Blob {
+    fn fill<const N: usize>(&mut self, mut items: impl Iterator<Item = [u8; N]>) -> Blob {
         let at = self.len();
         let (lo, hi) = items.size_hint();
         let Some(region) = self.region.as_mut().filter(|_| hi == Some(lo)) else {
@@ -133,7 +133,7 @@ impl Blobs {
             match region.writable(end) {
                 Ok(dst) => {
                     let mut n = 0;
-                    for (d, b) in dst[at..end].chunks_exact_mut(N).zip(items) {
+                    for (d, b) in dst[at..end].chunks_exact_mut(N).zip(&mut items) {
                         d.copy_from_slice(&b);
                         n += 1;
                     }
@@ -143,6 +143,10 @@ impl Blobs {
                     self.failed = Some(format!("growing the shared region to {end} bytes: {e}"))
                 }
             }
+        }
+        // Whatever a length hint did not announce is still the buffer's.
+        for b in items {
+            self.append(&b);
         }
         self.blob_from(at)
     }
@@ -1271,6 +1275,24 @@ mod tests {
             assert_eq!(shared.as_slice(), plain.as_slice());
             assert!(shared.bytes.is_empty());
         }
+        // An iterator whose length hint is short of what it yields loses
+        // nothing.
+        struct Short(u64);
+        impl Iterator for Short {
+            type Item = u64;
+            fn next(&mut self) -> Option<u64> {
+                self.0 = self.0.checked_sub(1)?;
+                Some(self.0)
+            }
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                (1, Some(1))
+            }
+        }
+        shared.clear();
+        let b = shared.words(Short(5));
+        assert_eq!(b.len, 40);
+        let words = Payload(shared.as_slice()).words(b, "short").unwrap();
+        assert_eq!(words, vec![4, 3, 2, 1, 0]);
     }
 
     /// With shared regions, the stream carries the header and the JSON

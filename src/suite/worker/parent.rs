@@ -301,9 +301,7 @@ impl WorkerDevice {
         deadline: Duration,
         take: impl FnOnce(Response, Payload<'_>) -> Taken<T>,
     ) -> Result<Result<T, Lost>, BackendError> {
-        if self.running.is_none() {
-            self.start()?;
-        }
+        self.ensure_started()?;
         self.ask(what, request, deadline, take)
     }
 
@@ -330,11 +328,7 @@ impl WorkerDevice {
         let (request, mut spare) = request;
         drop(request);
         spare.clear();
-        // Keep the one built in the region, should a request have been
-        // built in memory of its own while the spare was out.
-        if spare.is_shared() || !self.spare.is_shared() {
-            self.spare = spare;
-        }
+        self.spare = spare;
         let Answer {
             response,
             json,
@@ -750,10 +744,8 @@ impl Backend for WorkerDevice {
     }
 
     fn dispatch(&mut self, d: &Dispatch<'_>) -> Result<Completion, BackendError> {
-        if self.running.is_none() {
-            // Before encoding: a fresh child resets the code cache.
-            self.start()?;
-        }
+        // Before encoding: a fresh child resets the code cache.
+        self.ensure_started()?;
         let mut blobs = std::mem::take(&mut self.spare);
         let request = Request::Dispatch(Box::new(WireDispatch {
             code: self.code.encode(d.code_object, &mut blobs),
@@ -819,10 +811,8 @@ impl WorkerDevice {
     /// the pipe only when they differ from the last ones this child was
     /// sent, and only the buffers `d.read_back` names come back.
     fn throughput(&mut self, d: &Dispatch<'_>) -> Result<Completion, BackendError> {
-        if self.running.is_none() {
-            // Before encoding: a fresh child resets the code and input caches.
-            self.start()?;
-        }
+        // Before encoding: a fresh child resets the code and input caches.
+        self.ensure_started()?;
         let mut blobs = std::mem::take(&mut self.spare);
         let buffers = if self.inputs.as_slice() == d.buffers.as_slice() && !d.buffers.is_empty() {
             WireInputs::Kept

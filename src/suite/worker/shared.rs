@@ -106,14 +106,6 @@ impl Shared {
             .unwrap_or_default()
     }
 
-    /// Write `bytes` at the region's start, growing it first if it is
-    /// smaller.
-    #[cfg(test)]
-    pub fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.writable(bytes.len())?.copy_from_slice(bytes);
-        Ok(())
-    }
-
     /// Another handle on the same region (a `dup`), not mapped yet.
     pub fn try_clone(&self) -> io::Result<Shared> {
         Ok(Shared {
@@ -262,6 +254,11 @@ impl Regions {
 mod tests {
     use super::*;
 
+    /// Write `bytes` at the region's start, as a sending end does.
+    fn put(w: &mut Shared, bytes: &[u8]) {
+        w.writable(bytes.len()).unwrap().copy_from_slice(bytes);
+    }
+
     /// Two ends of one region, as a parent and child hold it: the reader
     /// maps the descriptor it was given, not the writer's mapping.
     fn pair() -> (Shared, Shared) {
@@ -276,14 +273,14 @@ mod tests {
     #[test]
     fn the_reader_sees_what_the_writer_put_across_growth() {
         let (mut w, mut r) = pair();
-        w.put(b"hello").unwrap();
+        put(&mut w, b"hello");
         assert_eq!(r.view(5).unwrap(), b"hello");
         // Past the first step: the writer grows the file, the reader remaps.
         let big: Vec<u8> = (0..3 * GROW_STEP + 7).map(|i| (i % 251) as u8).collect();
-        w.put(&big).unwrap();
+        put(&mut w, &big);
         assert_eq!(r.view(big.len()).unwrap(), &big[..]);
         // A smaller frame after it is its own bytes.
-        w.put(b"bye").unwrap();
+        put(&mut w, b"bye");
         assert_eq!(r.view(3).unwrap(), b"bye");
         assert_eq!(r.view(0).unwrap(), b"");
     }
@@ -291,7 +288,7 @@ mod tests {
     #[test]
     fn a_length_past_the_region_is_an_error_not_a_fault() {
         let (mut w, mut r) = pair();
-        w.put(&[1; 10]).unwrap();
+        put(&mut w, &[1; 10]);
         let e = r.view(GROW_STEP + 1).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidData, "{e}");
         assert!(e.to_string().contains("region holds"), "{e}");
@@ -300,7 +297,7 @@ mod tests {
     #[test]
     fn a_region_cannot_be_shrunk_under_a_mapping() {
         let (mut w, r) = pair();
-        w.put(&[7; 100]).unwrap();
+        put(&mut w, &[7; 100]);
         // The seal holds for every descriptor of the file.
         assert!(r.file.set_len(0).is_err());
         assert!(w.file.set_len(0).is_err());

@@ -91,7 +91,7 @@ impl Blobs {
     }
 
     /// Whether this payload is built in a shared region.
-    pub fn is_shared(&self) -> bool {
+    fn is_shared(&self) -> bool {
         self.region.is_some()
     }
 
@@ -128,21 +128,14 @@ impl Blobs {
             }
             return self.blob_from(at);
         };
-        if self.failed.is_none() {
-            let end = at + lo * N;
-            match region.writable(end) {
-                Ok(dst) => {
-                    let mut n = 0;
-                    for (d, b) in dst[at..end].chunks_exact_mut(N).zip(&mut items) {
-                        d.copy_from_slice(&b);
-                        n += 1;
-                    }
-                    self.len = at + n * N;
-                }
-                Err(e) => {
-                    self.failed = Some(format!("growing the shared region to {end} bytes: {e}"))
-                }
+        let end = at + lo * N;
+        if let Some(dst) = Self::room(region, &mut self.failed, at, end) {
+            let mut n = 0;
+            for (d, b) in dst.chunks_exact_mut(N).zip(&mut items) {
+                d.copy_from_slice(&b);
+                n += 1;
             }
+            self.len = at + n * N;
         }
         // Whatever a length hint did not announce is still the buffer's.
         for b in items {
@@ -156,16 +149,30 @@ impl Blobs {
             self.bytes.extend_from_slice(b);
             return;
         };
-        if self.failed.is_some() {
-            return;
-        }
         let end = self.len + b.len();
+        if let Some(dst) = Self::room(region, &mut self.failed, self.len, end) {
+            dst.copy_from_slice(b);
+            self.len = end;
+        }
+    }
+
+    /// Bytes `at..end` of `region` to write, grown first; none once a
+    /// growth has failed (`failed` says why, and the frame is not sent).
+    fn room<'r>(
+        region: &'r mut Shared,
+        failed: &mut Option<String>,
+        at: usize,
+        end: usize,
+    ) -> Option<&'r mut [u8]> {
+        if failed.is_some() {
+            return None;
+        }
         match region.writable(end) {
-            Ok(dst) => {
-                dst[self.len..end].copy_from_slice(b);
-                self.len = end;
+            Ok(dst) => dst.get_mut(at..end),
+            Err(e) => {
+                *failed = Some(format!("growing the shared region to {end} bytes: {e}"));
+                None
             }
-            Err(e) => self.failed = Some(format!("growing the shared region to {end} bytes: {e}")),
         }
     }
 
@@ -1300,17 +1307,13 @@ mod tests {
     /// region, frame after frame, as it grows and shrinks.
     #[test]
     fn a_shared_payload_stays_out_of_the_stream() {
-        use std::os::fd::{FromRawFd, OwnedFd};
         let mut writer = FrameWriter::default();
         let region = Shared::create("dsxor-test").unwrap();
-        // SAFETY: dup returns a new descriptor this test owns.
-        let fd = unsafe { libc::dup(region.raw_fd()) };
-        assert!(fd >= 0);
-        let mut blobs = Blobs::in_region(region);
         let mut reader = FrameReader {
-            shared: Some(Shared::from_fd(unsafe { OwnedFd::from_raw_fd(fd) }).unwrap()),
+            shared: Some(region.try_clone().unwrap()),
             ..FrameReader::default()
         };
+        let mut blobs = Blobs::in_region(region);
         let case = sample_case();
         let mut big = sample_case();
         big.lanes = big.lanes.repeat(1 << 12);

@@ -267,28 +267,21 @@ fn append_case(buffers: &mut [Vec<u8>], case: &Case, q: usize) {
             (0..2 * n).map(|k| VERDICT_POISON ^ k as u64),
         );
     }
-    if rounds == 1 {
-        put_u64s(&mut buffers[BUF_DATA], n, case.lanes.iter().map(|l| l.data));
-        put_u64s(
-            &mut buffers[BUF_RET],
-            n,
-            case.lanes.iter().map(|l| l.vdst_init),
-        );
-    } else {
-        // Lane-major: lane i's round r at i * rounds + r. Filled a round at
-        // a time (each round's inputs are contiguous), into place.
-        for (b, pick) in [(BUF_DATA, 0), (BUF_RET, 1)] {
-            let out = &mut buffers[b];
-            let at = out.len();
-            out.resize(at + n * rounds * 8, 0);
-            let slots = out.get_mut(at..).unwrap_or_default();
-            // A malformed case's missing inputs (`model::validate_case`
-            // rejects it first) stay zeros.
-            for r in 0..rounds {
-                let column = slots.chunks_exact_mut(8).skip(r).step_by(rounds);
-                for (slot, (d, v)) in column.zip(case.round_inputs(r)) {
-                    slot.copy_from_slice(&if pick == 0 { d } else { v }.to_le_bytes());
-                }
+    // Lane-major: lane i's round r at i * rounds + r, written in that order,
+    // each lane reading its slot of every round (filling a round at a time
+    // stored one qword in every `rounds`, a strided pass over the zeroed
+    // buffer per round: most of this function's samples in a HIP run's
+    // profile). A malformed case's missing inputs (`model::validate_case`
+    // rejects it first) read as zeros.
+    for (b, pick) in [(BUF_DATA, 0), (BUF_RET, 1)] {
+        let out = &mut buffers[b];
+        out.reserve(n * rounds * 8);
+        for (i, l) in case.lanes.iter().enumerate() {
+            let first = if pick == 0 { l.data } else { l.vdst_init };
+            out.extend_from_slice(&first.to_le_bytes());
+            for m in &case.more_rounds {
+                let later = if pick == 0 { &m.data } else { &m.vdst_init };
+                out.extend_from_slice(&later.get(i).copied().unwrap_or(0).to_le_bytes());
             }
         }
     }
@@ -410,11 +403,19 @@ fn observation_at(
     let rounds = case.rounds();
     let ret_buf = buffers.get(BUF_RET).map_or(&[][..], Vec::as_slice);
     let lds_buf = buffers.get(BUF_LDS_OUT).map_or(&[][..], Vec::as_slice);
-    // The buffer is lane-major; `Observation::ret` is round-major.
+    // The buffer is lane-major; `Observation::ret` is round-major. Read
+    // in order, one lane's `rounds` qwords at a time (a short buffer, which
+    // `check_lengths` rules out first, reads as zeros).
     let mut ret = vec![0; n * rounds];
-    for i in 0..n {
-        for r in 0..rounds {
-            ret[r * n + i] = qword(ret_buf, (lane_base + i) * rounds + r);
+    let lanes = ret_buf
+        .get(lane_base * rounds * 8..)
+        .unwrap_or_default()
+        .chunks_exact(rounds.max(1) * 8);
+    for (i, lane) in lanes.take(n).enumerate() {
+        for (r, c) in lane.chunks_exact(8).enumerate() {
+            if let Some(slot) = ret.get_mut(r * n + i) {
+                *slot = qword(c, 0);
+            }
         }
     }
     let lds_final = (0..groups)
@@ -539,6 +540,54 @@ mod tests {
         assert!(poison.windows(2).all(|w| w[0] != w[1]));
         assert_eq!(d.args.last(), Some(&ArgValue::U32(2)));
         assert_eq!(kernel_name(4096), "dsxor_conformance_off4096");
+    }
+
+    /// docs/src/internals/kernel-abi.md: with rounds, DATA and RET hold
+    /// `rounds` qwords per lane, lane-major (round r of lane i at
+    /// `i * rounds + r`); `Observation::ret` is round-major. Checked for
+    /// the second case of a batch, whose lanes start past the first's.
+    #[test]
+    fn rounds_are_lane_major_in_the_buffers_and_round_major_back() {
+        let with_rounds = |tag: u64| {
+            let mut c = case();
+            c.more_rounds = (1..3u64)
+                .map(|r| crate::case::Round {
+                    data: (0..64).map(|i| tag | r << 16 | i).collect(),
+                    vdst_init: (0..64).map(|i| tag | r << 16 | i << 8).collect(),
+                })
+                .collect();
+            c
+        };
+        let (a, b) = (with_rounds(1 << 40), with_rounds(2 << 40));
+        let d = dispatch_for_batch(&[&a, &b], b"obj", "k", Duration::from_secs(1));
+        let data = read_u64s(&d.buffers[BUF_DATA]);
+        let ret = read_u64s(&d.buffers[BUF_RET]);
+        assert_eq!((data.len(), ret.len()), (2 * 64 * 3, 2 * 64 * 3));
+        for (c, base) in [(&a, 0), (&b, 64)] {
+            for i in 0..64 {
+                for r in 0..3 {
+                    let (want_d, want_v) = c.round_input(r, i).unwrap();
+                    assert_eq!(data[(base + i) * 3 + r], want_d, "DATA lane {i} round {r}");
+                    assert_eq!(ret[(base + i) * 3 + r], want_v, "RET lane {i} round {r}");
+                }
+            }
+        }
+        // The device's returns: qword k of RET holds k ^ 0x5a.
+        let mut buffers = d.buffers.clone();
+        buffers[BUF_RET] = u64s((0..ret.len()).map(|k| k as u64 ^ 0x5a));
+        let done = Completion {
+            buffers,
+            elapsed: Duration::ZERO,
+            wgp_mode: None,
+        };
+        let obs = observations(&[&a, &b], &done).unwrap();
+        for (o, base) in obs.iter().zip([0, 64]) {
+            for i in 0..64 {
+                for r in 0..3 {
+                    assert_eq!(o.ret[r * 64 + i], ((base + i) * 3 + r) as u64 ^ 0x5a);
+                }
+            }
+        }
     }
 
     #[test]

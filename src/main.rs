@@ -241,6 +241,7 @@ fn run(args: Cli) -> cli::Outcome {
 }
 
 fn main() -> ExitCode {
+    cli::retain_freed_memory();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // --help and --version go to stdout with exit 0, as clap does.

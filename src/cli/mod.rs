@@ -16,6 +16,42 @@ macro_rules! out {
     }};
 }
 
+/// glibc malloc's mmap threshold under policy `host-malloc-retain`: a
+/// block this large or larger is still mapped on its own and unmapped when
+/// freed. Above every per-case buffer of the default run (measured: 4 MiB
+/// and 32 MiB cut its page faults alike, 1 MiB did not for the worker).
+const MMAP_THRESHOLD: i32 = 4 << 20;
+/// ... and its trim threshold: twice the mmap threshold, the ratio glibc's
+/// own dynamic adjustment keeps (mallopt(3), `M_MMAP_THRESHOLD`), so at
+/// most 8 MiB of free heap top is kept.
+const TRIM_THRESHOLD: i32 = 8 << 20;
+
+/// Policy `host-malloc-retain` (docs/src/reference/policies.md): freed
+/// memory is kept for the next case rather than handed back to the kernel.
+/// glibc serves a block from 128 KiB up with its own `mmap` and returns it
+/// on `free`, raising that threshold only as such blocks are freed, and
+/// trims the heap's top past 128 KiB (mallopt(3), `M_MMAP_THRESHOLD`,
+/// `M_TRIM_THRESHOLD`). A run allocates and frees a case's buffers, some
+/// of hundreds of KiB, thousands of times, so each came back as fresh pages
+/// to fault in and zero: about a tenth of the parent's and the worker's
+/// CPU on the GPU path (docs/src/internals/performance.md). Setting both
+/// thresholds fixes them (an explicit `mallopt` turns the dynamic threshold
+/// off). Left to glibc when the user sets `GLIBC_TUNABLES`, and on other C
+/// libraries.
+pub(crate) fn retain_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if std::env::var_os("GLIBC_TUNABLES").is_none() {
+        // SAFETY: mallopt only sets two of malloc's parameters; called
+        // first thing in `main`, before any other thread exists. A refused
+        // value (mallopt returns 0) leaves glibc's default: slower, never
+        // wrong.
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD);
+            libc::mallopt(libc::M_TRIM_THRESHOLD, TRIM_THRESHOLD);
+        }
+    }
+}
+
 /// An error with the exit code it stands for (`dsxor::exit`, docs/src/reference/exit-codes.md: 2 bad usage or
 /// input, 3 environment).
 pub(crate) struct Failure {

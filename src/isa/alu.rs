@@ -10,8 +10,10 @@
 //! `VOP1Instructions.td`, `VOP2Instructions.td`, `VOP3Instructions.td`,
 //! `VOPCInstructions.td`, `VOPDInstructions.td` for GFX11); the table was
 //! read from `llvm-mc-22 -mcpu=gfx1100 -show-encoding`, and
-//! `tests/it/host_isa_llvm.rs` assembles every op's text with llvm-mc and
-//! compares its bytes with [`ProgramInst::encode`]'s, in both wave sizes. Layouts:
+//! `tests/it/host_isa_llvm.rs` assembles every op's text with llvm-mc (but
+//! the split `s_waitcnt_*cnt`, whose SGPR field llvm-mc takes only as
+//! `null`) and compares its bytes with [`ProgramInst::encode`]'s, in both
+//! wave sizes. Layouts:
 //!
 //! | format | word 0 |
 //! | --- | --- |

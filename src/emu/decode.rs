@@ -12,7 +12,7 @@
 use std::fmt;
 use std::sync::LazyLock;
 
-use crate::isa::alu::{AluOp, Format, Implicit, ALU_OPS};
+use crate::isa::alu::{AluOp, Format, Implicit, Kind, ALU_OPS};
 
 /// A scalar or vector source operand, as the 8/9-bit source field encodes it
 /// (RDNA3 ISA guide §"Scalar/vector operand encoding"; LLVM SIDefines.h).
@@ -316,23 +316,32 @@ pub const MOVREL_SGPRS: u64 = 106;
 pub const POLICY_MOVREL_PAST_SGPRS_FAULTS: &str = "movrel-past-sgprs-faults";
 
 impl SMovrel {
+    /// The SOP1 opcode map, from the table's rows (gfx11: 64..68).
     fn from_op(op: u32) -> Option<SMovrel> {
-        use SMovrel::*;
-        Some(match op {
-            64 => MovrelsB32,
-            65 => MovrelsB64,
-            66 => MovreldB32,
-            67 => MovreldB64,
-            68 => MovrelsdTwoB32,
-            _ => return None,
-        })
+        static MAP: LazyLock<Vec<Option<SMovrel>>> =
+            LazyLock::new(|| opcode_map(SMovrel::ALL, SMovrel::name, Format::Sop1, 0..0x100));
+        MAP.get(op as usize).copied().flatten()
     }
-    /// Dwords moved.
+    /// M0 read (LLVM `Uses = [M0]`), as the table's row has it.
+    pub fn implicit(self) -> Implicit {
+        static MAP: LazyLock<Vec<Implicit>> =
+            LazyLock::new(|| implicit_map(SMovrel::ALL, SMovrel::name, &[Format::Sop1]));
+        MAP[self as usize]
+    }
+    /// Dwords moved: 2 where the row's destination is an SGPR pair
+    /// ([`Kind::Sgpr64`]), else 1.
     pub fn dwords(self) -> u8 {
-        match self {
-            SMovrel::MovrelsB64 | SMovrel::MovreldB64 => 2,
-            _ => 1,
-        }
+        static MAP: LazyLock<Vec<u8>> = LazyLock::new(|| {
+            SMovrel::ALL
+                .iter()
+                .map(|o| match row_of(o.name(), Format::Sop1).map(|r| r.dst) {
+                    Some(Kind::Sgpr64) => 2,
+                    Some(_) => 1,
+                    None => panic!("{} has no row in isa::alu::ALU_OPS", o.name()),
+                })
+                .collect()
+        });
+        MAP[self as usize]
     }
     /// The SGPRs `(from, to)` the move reads and writes for this M0: the
     /// encoded numbers plus the index (RDNA3 guide, S_MOVRELS_B32: "addr =
@@ -582,7 +591,7 @@ impl VOp {
     /// as the table's lane-mask second destination says.
     pub fn is_vop3sd(self) -> bool {
         let row = self.row();
-        row.format == Format::Vop3 && row.sdst == crate::isa::alu::Kind::Mask
+        row.format == Format::Vop3 && row.sdst == Kind::Mask
     }
     /// Number of source operands (the table's, an e32's implicit VCC
     /// counted as v_cndmask_b32's and the carry-ins' third).
@@ -1070,15 +1079,16 @@ impl Inst {
     /// The implicit operands (SCC, VCC, EXEC, M0) of the table row
     /// (`isa::alu::ALU_OPS`; for a VOPD, both halves' `VOPD_OPS` rows) this
     /// instruction was decoded from; None for an instruction the table has
-    /// no row for (SOPP, SMEM, DS, FLAT, the hardware-register and
-    /// SGPR-relative moves), whose implicit operands the caller knows from
-    /// the instruction's kind.
+    /// no row for (SOPP, SMEM, DS, FLAT, the hardware-register moves),
+    /// whose implicit operands the caller knows from the instruction's
+    /// kind.
     pub fn implicit(&self) -> Option<Implicit> {
         match self {
             Inst::Sop2 { op, .. } => Some(op.implicit()),
             Inst::Sopk { op, .. } => Some(op.implicit()),
             Inst::Sop1 { op, .. } => Some(op.implicit()),
             Inst::Sopc { op, .. } => Some(op.implicit()),
+            Inst::SMovrel { op, .. } => Some(op.implicit()),
             Inst::Valu { op, enc, .. } => Some(op.implicit(*enc)),
             Inst::Vopc { cmp, cmpx, enc, .. } => cmp.implicit(*cmpx, *enc),
             Inst::Valu16(v) => v.op.implicit(v.enc),
@@ -1576,8 +1586,9 @@ fn decode_sop1(w: &[u32]) -> (Inst, usize) {
         );
     }
     if let Some(m) = SMovrel::from_op(op) {
-        // Both operands name SGPRs the index is added to (LLVM: SReg_32 /
-        // SReg_64 operands; a constant there is no register to index from).
+        // The fields are SGPR numbers the index is added to (the rows'
+        // SGPR-only kinds, `isa::alu::Kind::Sgpr32`/`Sgpr64`: a constant
+        // there is no register to index from).
         let (sdst, s0) = ((w0 >> 16) & 0x7f, w0 & 0xff);
         if sdst >= VCC_LO as u32 || s0 >= VCC_LO as u32 {
             return (
@@ -3336,6 +3347,7 @@ mod table_tests {
         }
         all_found(Sop2::ALL, &[&Sop2::from_op]);
         all_found(Sop1::ALL, &[&Sop1::from_op]);
+        all_found(SMovrel::ALL, &[&SMovrel::from_op]);
         all_found(Sopc::ALL, &[&Sopc::from_op]);
         all_found(Sopk::ALL, &[&Sopk::from_op]);
         all_found(
@@ -3363,6 +3375,9 @@ mod table_tests {
         }
         for &o in Sop1::ALL {
             let _ = o.implicit();
+        }
+        for &o in SMovrel::ALL {
+            let _ = (o.implicit(), o.dwords());
         }
         for &o in Sopc::ALL {
             let _ = o.implicit();

@@ -451,6 +451,8 @@ pub fn disasm(inst: &Inst, wave64: bool) -> String {
         Inst::Call { sdst, simm16, .. } => {
             format!("{name} {}, {}", sreg(*sdst, 2, false), *simm16 as u16)
         }
+        // Both operands as wide as the row's SGPR-only kind (an SGPR or
+        // an even pair).
         Inst::SMovrel { op, sdst, s0 } => {
             let n = op.dwords() as u32;
             format!("{name} {}, {}", sreg(*sdst, n, false), sreg(*s0, n, false))

@@ -162,12 +162,12 @@ impl Regs {
 /// for its lane mask; v_readlane/v_writelane do not), EXEC read and
 /// written by the saveexec/wrexec SALU forms, written by `v_cmpx`, VCC read
 /// and written by the e32 forms that name it in no field, M0 read by the
-/// M0-relative VGPR moves. SCC is no SGPR and no memory instruction writes
-/// it, so its columns add nothing here. For the instructions the table has
-/// no row for, by kind: EXEC read by DS (but `ds_nop`), FLAT and VOPD (their
-/// LLVM pseudos' `Uses = [EXEC]`), VCC by VOPD's v_dual_cndmask_b32, M0 by
-/// the SGPR-relative moves, VCC or EXEC by the branches and operands that
-/// test them (s_cbranch_vccz/execz, src_vccz/src_execz). No memory
+/// M0-relative VGPR and SGPR moves. SCC is no SGPR and no memory
+/// instruction writes it, so its columns add nothing here. For the
+/// instructions the table has no row for, by kind: EXEC read by DS (but
+/// `ds_nop`) and FLAT (their LLVM pseudos' `Uses = [EXEC]`), VCC or EXEC by
+/// the branches and operands that test them (s_cbranch_vccz/execz,
+/// src_vccz/src_execz). No memory
 /// instruction the assembler accepts writes EXEC (llvm-mc-22 refuses
 /// `s_load_b32 exec_lo, ...`: SMEM's SDATA class excludes it), but the
 /// decoder accepts such a word, so it is checked like any other.
@@ -448,10 +448,13 @@ fn uses(inst: &Inst, wave64: bool, m0: u32) -> (Regs, Regs) {
             HwregOp::SetImm32 => {}
         },
         Inst::Call { sdst, .. } => wr.s(*sdst, 2),
-        // M0 and the SGPRs the index lands on (an index past the SGPRs
-        // lists only M0: the move itself stops the wave).
+        // M0 as the row's column has it (LLVM `Uses = [M0]`), and the
+        // SGPRs the index lands on (an index past the SGPRs lists only M0:
+        // the move itself stops the wave).
         Inst::SMovrel { op, sdst, s0 } => {
-            rd.s(M0, 1);
+            if imp.reads_m0() {
+                rd.s(M0, 1);
+            }
             let n = op.dwords() as u64;
             let (from, to) = op.indices(*sdst, *s0, m0);
             if from + n <= MOVREL_SGPRS && to + n <= MOVREL_SGPRS {
@@ -778,12 +781,17 @@ mod tests {
         // No other SALU op touches EXEC.
         let and = inst("s_and_b32", Some(S(4)), None, vec![S(6), S(7)]);
         assert_eq!(hazard(&exec, &and), "");
-        // The M0-relative VGPR moves read M0.
-        let movrels = inst("v_movrels_b32_e32", Some(V(1)), None, vec![V(2)]);
-        assert!(
-            hazard(&m0, &movrels).starts_with("reads m0"),
-            "{}",
-            hazard(&m0, &movrels)
-        );
+        // The M0-relative VGPR and SGPR moves read M0.
+        for movrel in [
+            inst("v_movrels_b32_e32", Some(V(1)), None, vec![V(2)]),
+            inst("s_movrels_b32", Some(S(1)), None, vec![S(2)]),
+            inst("s_movreld_b64", Some(S(2)), None, vec![S(4)]),
+        ] {
+            assert!(
+                hazard(&m0, &movrel).starts_with("reads m0"),
+                "{movrel:?}: {}",
+                hazard(&m0, &movrel)
+            );
+        }
     }
 }

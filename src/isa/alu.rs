@@ -10,8 +10,10 @@
 //! `VOP1Instructions.td`, `VOP2Instructions.td`, `VOP3Instructions.td`,
 //! `VOPCInstructions.td`, `VOPDInstructions.td` for GFX11); the table was
 //! read from `llvm-mc-22 -mcpu=gfx1100 -show-encoding`, and
-//! `tests/it/host_isa_llvm.rs` assembles every op's text with llvm-mc and
-//! compares its bytes with [`ProgramInst::encode`]'s, in both wave sizes. Layouts:
+//! `tests/it/host_isa_llvm.rs` assembles every op's text with llvm-mc (but
+//! the split `s_waitcnt_*cnt`, whose SGPR field llvm-mc takes only as
+//! `null`) and compares its bytes with [`ProgramInst::encode`]'s, in both
+//! wave sizes. Layouts:
 //!
 //! | format | word 0 |
 //! | --- | --- |
@@ -86,6 +88,19 @@ pub enum Kind {
     S32,
     /// An even-aligned SGPR pair or a constant (sign-extended), 64-bit.
     S64,
+    /// An SGPR s0..s105 only, 32-bit: no constant, literal, VCC or other
+    /// special register. LLVM's `SReg_32` operands (`SOPInstructions.td`:
+    /// `SOP1_32R` of `S_MOVRELS_B32`, `SOP1_32_movreld`'s `$sdst`, the
+    /// `$sdst` of `S_MOVRELSD_2_B32`'s `SOP1_32`), where llvm-mc refuses a
+    /// constant ("invalid operand for instruction"). `SReg_32` also takes
+    /// VCC_LO, M0, EXEC_LO and the trap temporaries; the encoder writes
+    /// none of them here, as the software device's M0-relative moves index
+    /// s0..s105 alone (`emu::decode::MOVREL_SGPRS`).
+    Sgpr32,
+    /// An even-aligned SGPR pair within s0..s105 only, 64-bit: LLVM's
+    /// `SReg_64` (`SOP1_64R` of `S_MOVRELS_B64`, `SOP1_64_movreld`'s
+    /// `$sdst`, `SOP1_1` of `S_SETPC_B64`), as [`Kind::Sgpr32`].
+    Sgpr64,
     /// A VGPR only.
     V32,
     /// A VGPR pair (any alignment on gfx11).
@@ -149,7 +164,8 @@ pub struct AluOp {
 ///   min/max, count, not, wqm, quadmask and abs ops and every SOPC/`s_cmpk`;
 ///   `Uses = [SCC]` on `s_cselect`, `s_cmov`, `s_cmovk`; both on `s_addc`,
 ///   `s_subb`; `Uses = [EXEC], Defs = [EXEC, SCC]` on the saveexec and
-///   wrexec forms), as the RDNA3 ISA guide's pseudocode writes them
+///   wrexec forms; `Uses = [M0]` on the M0-relative `s_movrels`,
+///   `s_movreld` and `s_movrelsd_2`), as the RDNA3 ISA guide's pseudocode writes them
 ///   (e.g. S_ADD_U32 "SCC = tmp >= 0x100000000ULL", S_CSELECT_B32
 ///   "D0.u32 = SCC ? S0.u32 : S1.u32").
 /// - VALU: every VOP pseudo `Uses = [EXEC]` (`VOPInstructions.td`,
@@ -236,6 +252,8 @@ const EXEC_RW_VCC: Implicit = Implicit::EXEC_READ
 const EXEC_RW: Implicit = Implicit::EXEC_READ.with(Implicit::EXEC_WRITE);
 /// The M0-relative VGPR moves: EXEC and M0 read.
 const EXEC_M0: Implicit = Implicit::EXEC_READ.with(Implicit::M0_READ);
+/// The M0-relative SGPR moves: M0 read.
+const R_M0: Implicit = Implicit::M0_READ;
 
 const fn op(
     name: &'static str,
@@ -276,6 +294,8 @@ const S1: &[Kind] = &[S32];
 const S64S: &[Kind] = &[S64, S32];
 const S64S64: &[Kind] = &[S64, S64];
 const S64ONE: &[Kind] = &[S64];
+const G1: &[Kind] = &[Sgpr32];
+const G64: &[Kind] = &[Sgpr64];
 const A1: &[Kind] = &[Any32];
 const AV: &[Kind] = &[Any32, V32];
 const AVC: &[Kind] = &[Any32, V32, Vcc];
@@ -683,8 +703,28 @@ pub const ALU_OPS: &[AluOp] = &[
     op("s_waitcnt_expcnt", Sopk, 0x1a, None, SK, PURE),
     op("s_waitcnt_lgkmcnt", Sopk, 0x1b, None, SK, PURE),
     op("s_getpc_b64", Sop1, 0x47, S64, &[], PURE),
-    op("s_setpc_b64", Sop1, 0x48, None, S64ONE, PURE),
+    // S_SETPC_B64's source is `SOP1_1`'s `SReg_64` (a register only);
+    // S_SWAPPC_B64's is `SOP1_64`'s `SSrc_b64`.
+    op("s_setpc_b64", Sop1, 0x48, None, G64, PURE),
     op("s_swappc_b64", Sop1, 0x49, S64, S64ONE, PURE),
+    // The M0-relative SGPR moves (`SOPInstructions.td`: `Uses = [M0]` on
+    // S_MOVRELS_B32/_B64, S_MOVRELD_B32/_B64 and S_MOVRELSD_2_B32; the
+    // guide's pseudocode adds M0 to the operand fields, e.g. S_MOVRELS_B32
+    // "addr = SRC0.u32; addr += M0.u32[31 : 0]; D0.b32 = SGPR[addr].b32").
+    // An indexed operand is a register number, so an SGPR-only kind:
+    // s_movrels' source and destination (`SOP1_32R`, `SOP1_64R`), and
+    // s_movreld's destination, which LLVM lists as a use (`SOP1_32_movreld`:
+    // "sdst is treated as a use operand"). s_movreld's source is a value
+    // ("SGPR[addr].b32 = S0.b32"; LLVM `SSrc_b32`/`SSrc_b64`, so llvm-mc
+    // takes a constant there) and s_movrelsd_2's an index that LLVM types
+    // `SSrc_b32` (`SOP1_32`) though the pseudocode reads it as a register
+    // number ("SGPR[addrd].b32 = SGPR[addrs].b32"); the software device
+    // decodes both as SGPRs only, so they are SGPR-only kinds here too.
+    op("s_movrels_b32", Sop1, 0x40, Sgpr32, G1, R_M0),
+    op("s_movrels_b64", Sop1, 0x41, Sgpr64, G64, R_M0),
+    op("s_movreld_b32", Sop1, 0x42, Sgpr32, G1, R_M0),
+    op("s_movreld_b64", Sop1, 0x43, Sgpr64, G64, R_M0),
+    op("s_movrelsd_2_b32", Sop1, 0x44, Sgpr32, G1, R_M0),
     // v_nop, and the M0-relative VGPR moves (VOP1; the VOP3 form is
     // 0x180 + the VOP1 opcode, none for v_swaprel_b32).
     op("v_nop", Vop1, 0x00, None, &[], EXEC),
@@ -991,7 +1031,7 @@ pub enum ProgramInst {
 }
 
 fn is64(k: Kind, wave64: bool) -> bool {
-    matches!(k, S64 | V64 | Any64) || (matches!(k, Mask | Vcc) && wave64)
+    matches!(k, S64 | Sgpr64 | V64 | Any64) || (matches!(k, Mask | Vcc) && wave64)
 }
 
 /// VGPRs of a WMMA's C / D ([`Kind::Acc`]).
@@ -1039,6 +1079,8 @@ fn src_code(
         k,
         V32 | V64 | V128 | Any32 | Any64 | V16 | Any16 | Acc | AccSrc
     );
+    // An SGPR-only kind takes an SGPR and nothing else the scalar kinds do.
+    let sgpr_only = matches!(k, Sgpr32 | Sgpr64);
     let scalar_ok = matches!(k, S32 | S64 | Any32 | Any64 | Mask | Any16);
     let acc = matches!(k, Acc | AccSrc);
     match o {
@@ -1051,7 +1093,7 @@ fn src_code(
             }
             Ok((256 + n as u32, Option::None))
         }
-        Opnd::S(n) if scalar_ok => {
+        Opnd::S(n) if scalar_ok || sgpr_only => {
             let top = if wide { n as u32 + 1 } else { n as u32 };
             if top > 105 {
                 return Err(bad(format!("s{top} is past s105")));
@@ -1259,6 +1301,9 @@ impl AluInst {
             let (reg, imm) = match (self.dst, self.srcs.as_slice()) {
                 (Some(d), [Opnd::Lit(v)]) => (d, *v),
                 (Option::None, [r, Opnd::Lit(v)]) => (*r, *v),
+                // s_version: SIMM16 alone; llvm-mc writes 0 in the SGPR
+                // field (`s_version 0x1234` is [0x34,0x12,0x80,0xb0]).
+                (Option::None, [Opnd::Lit(v)]) => (Opnd::S(0), *v),
                 _ => return Err(rule("SOPK takes an SGPR and a 16-bit immediate")),
             };
             let Opnd::S(r) = reg else {
@@ -1333,6 +1378,7 @@ impl AluInst {
                 _ => sdst_code(d, k, wave64, n),
             }
         };
+        let dst_or_zero = || if op.dst == None { Ok(0) } else { dst(op.dst) };
         let vsrc1 = |i: usize| -> Result<u32, AluError> {
             let h = if matches!(op.srcs.get(i), Some(V16)) {
                 e32_half(self.srcs.get(i), self.src_hi(i), i + 1)?
@@ -1367,9 +1413,12 @@ impl AluInst {
                     | code(1) << 8
                     | code(0),
             ],
-            Sop1 => vec![0xbe80_0000 | dst(op.dst)? << 16 | (op.opcode as u32) << 8 | code(0)],
+            // Without a destination (s_setpc_b64, v_nop) the field is 0:
+            // LLVM leaves it unset (`SOP1_Real`: `!if(ps.has_sdst, sdst, ?)`)
+            // and llvm-mc writes zeros there.
+            Sop1 => vec![0xbe80_0000 | dst_or_zero()? << 16 | (op.opcode as u32) << 8 | code(0)],
             Sopc => vec![0xbf00_0000 | (op.opcode as u32) << 16 | code(1) << 8 | code(0)],
-            Vop1 => vec![0x7e00_0000 | dst(op.dst)? << 17 | (op.opcode as u32) << 9 | code(0)],
+            Vop1 => vec![0x7e00_0000 | dst_or_zero()? << 17 | (op.opcode as u32) << 9 | code(0)],
             Vop2 => vec![(op.opcode as u32) << 25 | dst(op.dst)? << 17 | vsrc1(1)? << 9 | code(0)],
             Vopc => vec![0x7c00_0000 | (op.opcode as u32) << 17 | vsrc1(1)? << 9 | code(0)],
             Vop3 => {
@@ -1615,9 +1664,28 @@ mod implicit_tests {
                     "{n}: e64 masks are operands"
                 );
             }
-            // M0: the M0-relative VGPR moves.
-            let movrel = n.starts_with("v_movrel") || n.starts_with("v_swaprel");
+            // M0: the M0-relative VGPR and SGPR moves. A SALU one's
+            // destination field is a register number M0 may be added to, so
+            // it is of an SGPR-only kind, as is the source of s_movrels (an
+            // index too); only SALU rows have SGPR-only kinds, and of them
+            // only s_setpc_b64 reads no M0.
+            let movrel = n.starts_with("v_movrel")
+                || n.starts_with("v_swaprel")
+                || n.starts_with("s_movrel");
             assert_eq!(i.reads_m0(), movrel, "{n}: M0 read");
+            let sgpr_only = |k: &Kind| matches!(k, Sgpr32 | Sgpr64);
+            if salu && i.reads_m0() {
+                assert!(sgpr_only(&r.dst), "{n}: an indexed destination");
+            }
+            if n.starts_with("s_movrels_") {
+                assert!(r.srcs.iter().all(sgpr_only), "{n}: an indexed source");
+            }
+            if sgpr_only(&r.dst) || r.srcs.iter().any(sgpr_only) {
+                assert!(
+                    salu && (i.reads_m0() || n == "s_setpc_b64"),
+                    "{n}: SGPR-only operand"
+                );
+            }
         }
         // A VOPD half is its VOP2/VOP1 instruction's e32 form: EXEC read,
         // and VCC read by the cndmask alone (its e32 row above).

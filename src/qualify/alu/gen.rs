@@ -160,6 +160,9 @@ fn source(rng: &mut ChaCha8Rng, kind: Kind, wave64: bool, lit_ok: &mut bool) -> 
             0..=7 => spair(rng),
             _ => int(rng),
         },
+        // An SGPR-only operand (the M0-relative SGPR moves, s_setpc_b64).
+        Sgpr32 => sreg(rng),
+        Sgpr64 => spair(rng),
         V32 | V16 => vreg(rng),
         V64 => vpair(rng),
         Any16 => match r {
@@ -378,8 +381,8 @@ fn single_program(
     let op = alu_op(name).ok_or_else(|| "not in the ALU table".to_string())?;
     let mut lit_ok = true;
     let dst = match op.dst {
-        Kind::S32 => Some(sreg(rng)),
-        Kind::S64 => Some(spair(rng)),
+        Kind::S32 | Kind::Sgpr32 => Some(sreg(rng)),
+        Kind::S64 | Kind::Sgpr64 => Some(spair(rng)),
         Kind::V32 | Kind::V16 => Some(vreg(rng)),
         Kind::V64 => Some(vpair(rng)),
         Kind::V128 => Some(vquad(rng)),

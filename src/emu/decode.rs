@@ -165,6 +165,27 @@ fn implicit_map<T: Copy>(
         .collect()
 }
 
+/// A scalar family's `from_op` (its opcode map in `format`, opcodes in
+/// `opcodes`) and `implicit` (SCC, VCC, EXEC and M0 as its row has them),
+/// both built once from the table ([`opcode_map`], [`implicit_map`]).
+macro_rules! table_rows {
+    ($t:ident, $format:expr, $opcodes:expr) => {
+        impl $t {
+            fn from_op(op: u32) -> Option<$t> {
+                static MAP: LazyLock<Vec<Option<$t>>> =
+                    LazyLock::new(|| opcode_map($t::ALL, $t::name, $format, $opcodes));
+                MAP.get(op as usize).copied().flatten()
+            }
+            /// SCC, VCC, EXEC and M0 as the table's row has them.
+            pub fn implicit(self) -> Implicit {
+                static MAP: LazyLock<Vec<Implicit>> =
+                    LazyLock::new(|| implicit_map($t::ALL, $t::name, &[$format]));
+                MAP[self as usize]
+            }
+        }
+    };
+}
+
 /// The implicit operands of the VOPC row with opcode `op` (0..0x100, v_cmpx
 /// at 0x80 and up): its e32 form (format VOPC) or its e64 one (VOP3, same
 /// opcode); None where the table has no such compare.
@@ -210,18 +231,9 @@ ops!(
     PackHhB32B16 = "s_pack_hh_b32_b16", PackHlB32B16 = "s_pack_hl_b32_b16",
 });
 
+table_rows!(Sop2, Format::Sop2, 0..0x80);
+
 impl Sop2 {
-    fn from_op(op: u32) -> Option<Sop2> {
-        static MAP: LazyLock<Vec<Option<Sop2>>> =
-            LazyLock::new(|| opcode_map(Sop2::ALL, Sop2::name, Format::Sop2, 0..0x80));
-        MAP.get(op as usize).copied().flatten()
-    }
-    /// SCC, VCC, EXEC and M0 as the table's row has them.
-    pub fn implicit(self) -> Implicit {
-        static MAP: LazyLock<Vec<Implicit>> =
-            LazyLock::new(|| implicit_map(Sop2::ALL, Sop2::name, &[Format::Sop2]));
-        MAP[self as usize]
-    }
     /// Whether src0 is a 64-bit operand.
     pub fn src0_64(self) -> bool {
         use Sop2::*;
@@ -275,19 +287,7 @@ ops!(
     WaitcntExpcnt = "s_waitcnt_expcnt", WaitcntLgkmcnt = "s_waitcnt_lgkmcnt",
 });
 
-impl Sopk {
-    fn from_op(op: u32) -> Option<Sopk> {
-        static MAP: LazyLock<Vec<Option<Sopk>>> =
-            LazyLock::new(|| opcode_map(Sopk::ALL, Sopk::name, Format::Sopk, 0..0x20));
-        MAP.get(op as usize).copied().flatten()
-    }
-    /// SCC, VCC, EXEC and M0 as the table's row has them.
-    pub fn implicit(self) -> Implicit {
-        static MAP: LazyLock<Vec<Implicit>> =
-            LazyLock::new(|| implicit_map(Sopk::ALL, Sopk::name, &[Format::Sopk]));
-        MAP[self as usize]
-    }
-}
+table_rows!(Sopk, Format::Sopk, 0..0x20);
 
 ops!(
     /// The SOPK hardware-register moves ([`Inst::Hwreg`]).
@@ -315,19 +315,9 @@ pub const MOVREL_SGPRS: u64 = 106;
 /// See [`MOVREL_SGPRS`].
 pub const POLICY_MOVREL_PAST_SGPRS_FAULTS: &str = "movrel-past-sgprs-faults";
 
+table_rows!(SMovrel, Format::Sop1, 0..0x100);
+
 impl SMovrel {
-    /// The SOP1 opcode map, from the table's rows (gfx11: 64..68).
-    fn from_op(op: u32) -> Option<SMovrel> {
-        static MAP: LazyLock<Vec<Option<SMovrel>>> =
-            LazyLock::new(|| opcode_map(SMovrel::ALL, SMovrel::name, Format::Sop1, 0..0x100));
-        MAP.get(op as usize).copied().flatten()
-    }
-    /// M0 read (LLVM `Uses = [M0]`), as the table's row has it.
-    pub fn implicit(self) -> Implicit {
-        static MAP: LazyLock<Vec<Implicit>> =
-            LazyLock::new(|| implicit_map(SMovrel::ALL, SMovrel::name, &[Format::Sop1]));
-        MAP[self as usize]
-    }
     /// Dwords moved: 2 where the row's destination is an SGPR pair
     /// ([`Kind::Sgpr64`]), else 1.
     pub fn dwords(self) -> u8 {
@@ -391,18 +381,9 @@ ops!(
     GetpcB64 = "s_getpc_b64", SetpcB64 = "s_setpc_b64", SwappcB64 = "s_swappc_b64",
 });
 
+table_rows!(Sop1, Format::Sop1, 0..0x100);
+
 impl Sop1 {
-    fn from_op(op: u32) -> Option<Sop1> {
-        static MAP: LazyLock<Vec<Option<Sop1>>> =
-            LazyLock::new(|| opcode_map(Sop1::ALL, Sop1::name, Format::Sop1, 0..0x100));
-        MAP.get(op as usize).copied().flatten()
-    }
-    /// SCC, VCC, EXEC and M0 as the table's row has them.
-    pub fn implicit(self) -> Implicit {
-        static MAP: LazyLock<Vec<Implicit>> =
-            LazyLock::new(|| implicit_map(Sop1::ALL, Sop1::name, &[Format::Sop1]));
-        MAP[self as usize]
-    }
     /// Whether ssrc0 is a 64-bit operand.
     pub fn src0_64(self) -> bool {
         use Sop1::*;
@@ -448,19 +429,7 @@ ops!(
     Bitcmp1B64 = "s_bitcmp1_b64", EqU64 = "s_cmp_eq_u64", LgU64 = "s_cmp_lg_u64",
 });
 
-impl Sopc {
-    fn from_op(op: u32) -> Option<Sopc> {
-        static MAP: LazyLock<Vec<Option<Sopc>>> =
-            LazyLock::new(|| opcode_map(Sopc::ALL, Sopc::name, Format::Sopc, 0..0x80));
-        MAP.get(op as usize).copied().flatten()
-    }
-    /// SCC, VCC, EXEC and M0 as the table's row has them.
-    pub fn implicit(self) -> Implicit {
-        static MAP: LazyLock<Vec<Implicit>> =
-            LazyLock::new(|| implicit_map(Sopc::ALL, Sopc::name, &[Format::Sopc]));
-        MAP[self as usize]
-    }
-}
+table_rows!(Sopc, Format::Sopc, 0..0x80);
 
 /// Condition of an SOPP branch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -33,8 +33,8 @@ const TRIM_THRESHOLD: i32 = 8 << 20;
 /// trims the heap's top past 128 KiB (mallopt(3), `M_MMAP_THRESHOLD`,
 /// `M_TRIM_THRESHOLD`). A run allocates and frees a case's buffers, some
 /// of hundreds of KiB, thousands of times, so each came back as fresh pages
-/// to fault in and zero: about a tenth of the parent's and the worker's
-/// CPU on the GPU path (docs/src/internals/performance.md). Setting both
+/// to fault in and zero: about a tenth of the parent's CPU and a sixth of
+/// the worker's on the GPU path (docs/src/internals/performance.md). Setting both
 /// thresholds fixes them (an explicit `mallopt` turns the dynamic threshold
 /// off). Left to glibc when the user sets `GLIBC_TUNABLES`, and on other C
 /// libraries.

@@ -710,6 +710,8 @@ fn alu_encodings_are_llvm_mcs() {
     use dsxor::qualify::alu::{corpus_names, program_for, wave32_only, wave64_only};
     let Some(mc) = common::llvm_mc() else { return };
     for wave64 in [false, true] {
+        // A row only the other wave size has.
+        let other_wave_size = |n: &str| (wave64 && wave32_only(n)) || (!wave64 && wave64_only(n));
         let mut lines = Vec::new();
         let mut words = Vec::new();
         // The WMMA form beyond the corpus's wave64 programs: both wave
@@ -753,7 +755,7 @@ fn alu_encodings_are_llvm_mcs() {
             .map(|r| r.name)
             .filter(|n| !corpus.contains(n) && !NULL_ONLY.contains(n));
         for name in corpus.iter().copied().chain(left_out) {
-            if (wave64 && wave32_only(name)) || (!wave64 && wave64_only(name)) {
+            if other_wave_size(name) {
                 continue;
             }
             for k in 0..12 {
@@ -826,7 +828,7 @@ fn alu_encodings_are_llvm_mcs() {
             .iter()
             .map(|r| r.name)
             .filter(|n| !seen.contains(*n) && !NULL_ONLY.contains(n))
-            .filter(|n| !((wave64 && wave32_only(n)) || (!wave64 && wave64_only(n))))
+            .filter(|n| !other_wave_size(n))
             .collect();
         assert!(
             missed.is_empty(),

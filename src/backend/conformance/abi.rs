@@ -410,7 +410,7 @@ fn observation_at(
     let lanes = ret_buf
         .get(lane_base * rounds * 8..)
         .unwrap_or_default()
-        .chunks_exact(rounds.max(1) * 8);
+        .chunks_exact(rounds * 8);
     for (i, lane) in lanes.take(n).enumerate() {
         for (r, c) in lane.chunks_exact(8).enumerate() {
             if let Some(slot) = ret.get_mut(r * n + i) {

@@ -19,6 +19,7 @@
 //! ([`OrderEvidence`]), never as a verdict.
 
 pub mod file;
+mod round;
 mod serial;
 
 use serde::Serialize;
@@ -432,7 +433,6 @@ pub(crate) fn in_range_keys(lanes: &[LaneView], offset: u16, alloc_q: usize, out
 #[derive(Default)]
 pub(crate) struct Judge {
     lanes: Vec<LaneView>,
-    waves: Vec<u32>,
     wave_edges: Vec<(u64, u64)>,
     trail: TrailScratch,
     /// (qword << 32 | lane index) of the in-range active lanes, sorted.
@@ -441,14 +441,24 @@ pub(crate) struct Judge {
     case_keys: Vec<Vec<u64>>,
     sorted: Vec<u32>,
     edges: Vec<(u64, u64)>,
-    /// The order the returns fix, and the (wave, lane) of each edge
-    /// ([`halves_split`]).
+    /// The order the returns fix ([`halves_split`]), and the (wave, lane)
+    /// of each edge ([`Judge::fill_edges`]).
     order: Vec<u32>,
     who: Vec<(u32, u32)>,
     /// Per group, the current round's start image and the round's DATA
     /// per qword (`judge_with`): kept from case to case, as the rest.
     cur: Vec<Vec<u64>>,
     deltas: Vec<Vec<(u32, u64)>>,
+    /// The lanes an in-place round does not walk ([`round::Special`]), and
+    /// round 0's DATA and VDST-before as arrays (later rounds have theirs).
+    special: Vec<round::Special>,
+    data0: Vec<u64>,
+    vdst0: Vec<u64>,
+    /// Every round the full way: the tests compare the two paths.
+    full_only: bool,
+    /// Rounds judged in place (the tests show that path is taken).
+    #[cfg(test)]
+    in_place_rounds: usize,
 }
 
 /// Does this group have a misaligned active lane? (The first one.)
@@ -701,72 +711,15 @@ impl Judge {
             }
             return;
         }
-        // One pass over the bucket: each lane's (return, DATA) edge, its
-        // wave, and which halves of each wave have lanes here. Most qwords
-        // have no wave with lanes in both halves (every wave32 one).
-        self.edges.clear();
-        let mut waves = std::mem::take(&mut self.waves);
-        waves.clear();
-        let mut halves = [0u8; 32];
-        // Kept as the lanes come (a search of `halves` afterwards was 1 % of
-        // a HIP run's samples).
-        let mut halves_possible = false;
-        for l in bucket.iter().filter_map(|&i| lane(i)) {
-            self.edges.push((l.ret, l.data));
-            waves.push(l.r.wave);
-            if let Some(h) = halves.get_mut(l.r.wave as usize) {
-                *h |= if l.r.lane >= 32 { 2 } else { 1 };
-                halves_possible |= *h == 3;
-            }
-        }
-        // The lanes in ascending and in descending order, each followed
-        // once: whether each chains is the order evidence, and one that
-        // also reaches the final value is a serialization, so the trail
-        // check would pass: skip its hashing then (most qwords, on devices
-        // that serialize lanes in order), unless the halves evidence needs
-        // the trail's order.
-        let ascending_end = chain_end(start, self.edges.iter());
-        let descending_end = chain_end(start, self.edges.iter().rev());
-        let witnessed =
-            |end: Option<(u64, u64)>| end.is_some_and(|(_, e)| fin.is_none_or(|f| f == e));
-        let serializable =
-            if !halves_possible && (witnessed(ascending_end) || witnessed(descending_end)) {
-                Ok(())
-            } else {
-                self.trail.check(start, fin, &self.edges)
-            };
-        match serializable {
-            Ok(()) => {
-                // The order comes from the lanes' trail, before the check one
-                // level up reuses its buffers.
-                let (halves_observed, halves_split) =
-                    if halves_possible && self.trail.trail_order(&mut self.order) {
-                        let lanes = bucket.iter().filter_map(|&i| lane(i).map(|l| l.r));
-                        self.who.clear();
-                        self.who.extend(lanes.map(|r| (r.wave, r.lane)));
-                        halves_split(&self.order, &self.who)
-                    } else {
-                        (0, 0)
-                    };
-                let ascending = ascending_end.is_some();
-                let descending = descending_end.is_some();
-                let wave_ascending =
-                    ascending || self.wave_at_a_time_fits(start, fin, &waves, false);
-                let wave_descending =
-                    descending || self.wave_at_a_time_fits(start, fin, &waves, true);
-                self.waves = waves;
-                v.order.add(OrderEvidence {
-                    contended: 1,
-                    ascending: u32::from(ascending),
-                    descending: u32::from(descending),
-                    wave_ascending: u32::from(wave_ascending),
-                    wave_descending: u32::from(wave_descending),
-                    halves_observed,
-                    halves_split,
-                });
-            }
+        let halves_possible = self.fill_edges(
+            bucket
+                .iter()
+                .filter_map(|&i| lane(i))
+                .map(|l| (l.ret, l.data, l.r.wave, l.r.lane)),
+        );
+        match self.order_of(start, fin, halves_possible) {
+            Ok(evidence) => v.order.add(evidence),
             Err(fail) => {
-                self.waves = waves;
                 let n = bucket.len();
                 let poison: Vec<u32> = bucket.iter().copied().filter(poisoned).collect();
                 if !poison.is_empty() {
@@ -847,25 +800,85 @@ impl Judge {
 }
 
 impl Judge {
+    /// One contended qword's lanes, `(ret, DATA, wave, lane)` each in
+    /// serialization-key order, as the edges `(ret, DATA)` and their
+    /// `(wave, lane)`; true when some wave has lanes here in both halves
+    /// (below lane 32 and from 32), which only a wave64 can. Kept as the
+    /// lanes come (a search afterwards was 1 % of a HIP run's samples).
+    fn fill_edges(&mut self, lanes: impl Iterator<Item = (u64, u64, u32, u32)>) -> bool {
+        self.edges.clear();
+        self.who.clear();
+        let mut halves = [0u8; 32];
+        let mut halves_possible = false;
+        for (ret, data, wave, lane) in lanes {
+            self.edges.push((ret, data));
+            self.who.push((wave, lane));
+            if let Some(h) = halves.get_mut(wave as usize) {
+                *h |= if lane >= 32 { 2 } else { 1 };
+                halves_possible |= *h == 3;
+            }
+        }
+        halves_possible
+    }
+
+    /// The order evidence of one contended qword whose edges
+    /// [`Judge::fill_edges`] holds, or why no serialization produces them.
+    ///
+    /// The lanes in ascending and in descending order are each followed
+    /// once: whether each chains is the order evidence, and one that also
+    /// reaches the final value is a serialization, so the trail check would
+    /// pass: its hashing is skipped then (most qwords, on devices that
+    /// serialize lanes in order), unless the halves evidence needs the
+    /// trail's order.
+    fn order_of(
+        &mut self,
+        start: Option<u64>,
+        fin: Option<u64>,
+        halves_possible: bool,
+    ) -> Result<OrderEvidence, TrailFailure> {
+        let ascending_end = chain_end(start, self.edges.iter());
+        let descending_end = chain_end(start, self.edges.iter().rev());
+        let witnessed =
+            |end: Option<(u64, u64)>| end.is_some_and(|(_, e)| fin.is_none_or(|f| f == e));
+        if halves_possible || !(witnessed(ascending_end) || witnessed(descending_end)) {
+            self.trail.check(start, fin, &self.edges)?;
+        }
+        // The order comes from the lanes' trail, before the check one level
+        // up reuses its buffers.
+        let (halves_observed, halves_split) =
+            if halves_possible && self.trail.trail_order(&mut self.order) {
+                halves_split(&self.order, &self.who)
+            } else {
+                (0, 0)
+            };
+        let ascending = ascending_end.is_some();
+        let descending = descending_end.is_some();
+        let wave_ascending = ascending || self.wave_at_a_time_fits(start, fin, false);
+        let wave_descending = descending || self.wave_at_a_time_fits(start, fin, true);
+        Ok(OrderEvidence {
+            contended: 1,
+            ascending: u32::from(ascending),
+            descending: u32::from(descending),
+            wave_ascending: u32::from(wave_ascending),
+            wave_descending: u32::from(wave_descending),
+            halves_observed,
+            halves_split,
+        })
+    }
+
     /// Could the waves have run one at a time (in some order), each wave's
     /// lanes in ascending (or descending) lane order? Each wave's lanes must
     /// chain; each wave is then one edge `first ret → its end value`, and
     /// those edges must form a trail — the same check, one level up.
-    /// `waves[i]` is the wave of `self.edges[i]` (wave-major order).
-    fn wave_at_a_time_fits(
-        &mut self,
-        start: Option<u64>,
-        fin: Option<u64>,
-        waves: &[u32],
-        reverse: bool,
-    ) -> bool {
+    /// `self.who[i].0` is the wave of `self.edges[i]` (wave-major order).
+    fn wave_at_a_time_fits(&mut self, start: Option<u64>, fin: Option<u64>, reverse: bool) -> bool {
         let mut wave_edges = std::mem::take(&mut self.wave_edges);
         wave_edges.clear();
         let mut i = 0;
         while i < self.edges.len() {
-            let w = waves.get(i).copied();
+            let w = self.who.get(i).map(|p| p.0);
             let mut j = i;
-            while j < self.edges.len() && waves.get(j).copied() == w {
+            while j < self.edges.len() && self.who.get(j).map(|p| p.0) == w {
                 j += 1;
             }
             let seg = self.edges.get(i..j).unwrap_or(&[]);
@@ -1068,7 +1081,77 @@ pub(crate) fn judge_with(
         let group = lanes.get(g * per_group..(g + 1) * per_group).unwrap_or(&[]);
         in_range_keys(group, case.offset, alloc_q, keys);
     }
+    // A round is judged in place (`round.rs`) unless the dispatch faulted
+    // or a lane is misaligned (both decide it in round 0, the full way) or
+    // the round has a finding; it is then judged the full way. Addresses
+    // and EXEC are the same every round, so the lanes the in-place walk
+    // does not see are found once.
+    let mut special = std::mem::take(&mut j.special);
+    special.clear();
+    let mut misaligned = false;
+    for (i, l) in case.lanes.iter().enumerate() {
+        let a = calc_ds_addr16(l.addr, case.offset);
+        misaligned |= l.active && a & 7 != 0;
+        if !l.active || a >= alloc_q as u64 * 8 {
+            special.push(round::Special {
+                index: i as u32,
+                active: l.active,
+            });
+        }
+    }
+    let in_place = obs.is_some() && !misaligned && !j.full_only;
+    let active_lanes = case.lanes.iter().filter(|l| l.active).count();
+    let (mut data0, mut vdst0) = (std::mem::take(&mut j.data0), std::mem::take(&mut j.vdst0));
+    data0.clear();
+    vdst0.clear();
+    if in_place {
+        data0.extend(case.lanes.iter().map(|l| l.data));
+        vdst0.extend(case.lanes.iter().map(|l| l.vdst_init));
+    }
     for r in 0..rounds {
+        let last = r + 1 == rounds;
+        if let (true, Some(o)) = (in_place, obs) {
+            let (data, vdst) = match r.checked_sub(1).and_then(|k| case.more_rounds.get(k)) {
+                Some(m) => (m.data.as_slice(), m.vdst_init.as_slice()),
+                None => (data0.as_slice(), vdst0.as_slice()),
+            };
+            let c = round::CaseIn {
+                per_group,
+                wave_lanes: ws as u32,
+                req_q,
+                inits: if rounds == 1 { &case.lds_init } else { &cur },
+                keys: &case_keys,
+                special: &special,
+            };
+            let rin = round::RoundIn {
+                data,
+                vdst,
+                ret: o.ret.get(r * n..(r + 1) * n).unwrap_or(&[]),
+                last_final: last.then_some(o.lds_final.as_slice()),
+            };
+            if let Some((order, addresses)) = j.round_in_place(&c, &rin, policy, &mut deltas) {
+                #[cfg(test)]
+                {
+                    j.in_place_rounds += 1;
+                }
+                add_round(
+                    &mut total,
+                    Verdict {
+                        findings: Vec::new(),
+                        order,
+                        device_faulted: false,
+                        active_lanes,
+                        addresses,
+                        policy: *policy,
+                    },
+                );
+                if last {
+                    break;
+                }
+                apply_deltas(&mut cur, &deltas);
+                continue;
+            }
+        }
         // This round's inputs and returns read in step with the lanes (the
         // case was validated above: every round has every lane).
         let rets = obs.and_then(|o| o.ret.get(r * n..(r + 1) * n));
@@ -1077,7 +1160,6 @@ pub(crate) fn judge_with(
             lv.vdst_init = Some(vdst_init);
             lv.ret = rets.and_then(|s| s.get(i).copied()).unwrap_or(vdst_init);
         }
-        let last = r + 1 == rounds;
         if !last {
             // Per group, per qword inside the request, the XOR of the
             // round's DATA there: the sorted keys already group the lanes
@@ -1135,26 +1217,15 @@ pub(crate) fn judge_with(
                 .findings
                 .iter()
                 .any(|f| f.kind == FindingKind::MisalignedNoFault);
-        match total.as_mut() {
-            None => total = Some(verdict),
-            Some(t) => {
-                t.findings.append(&mut verdict.findings);
-                t.order.add(verdict.order);
-                t.active_lanes += verdict.active_lanes;
-                t.addresses += verdict.addresses;
-            }
-        }
+        add_round(&mut total, verdict);
         if decided || last {
             break;
         }
-        for (img, d) in cur.iter_mut().zip(&deltas) {
-            for &(q, x) in d {
-                if let Some(v) = img.get_mut(q as usize) {
-                    *v ^= x;
-                }
-            }
-        }
+        apply_deltas(&mut cur, &deltas);
     }
+    j.special = special;
+    j.data0 = data0;
+    j.vdst0 = vdst0;
     j.lanes = lanes;
     j.case_keys = case_keys;
     j.cur = cur;
@@ -1177,6 +1248,30 @@ pub(crate) fn judge_with(
         judge_traffic(case, t, o, &mut total.findings);
     }
     Ok(total)
+}
+
+/// Fold one round's verdict into the case's.
+fn add_round(total: &mut Option<Verdict>, mut verdict: Verdict) {
+    match total.as_mut() {
+        None => *total = Some(verdict),
+        Some(t) => {
+            t.findings.append(&mut verdict.findings);
+            t.order.add(verdict.order);
+            t.active_lanes += verdict.active_lanes;
+            t.addresses += verdict.addresses;
+        }
+    }
+}
+
+/// The next round's start images: this round's, XOR its DATA per qword.
+fn apply_deltas(cur: &mut [Vec<u64>], deltas: &[Vec<(u32, u64)>]) {
+    for (img, d) in cur.iter_mut().zip(deltas) {
+        for &(q, x) in d {
+            if let Some(v) = img.get_mut(q as usize) {
+                *v ^= x;
+            }
+        }
+    }
 }
 
 /// The background traffic's own verdict: every lane's count of loads that

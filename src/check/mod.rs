@@ -840,17 +840,43 @@ impl Judge {
         let descending_end = chain_end(start, self.edges.iter().rev());
         let witnessed =
             |end: Option<(u64, u64)>| end.is_some_and(|(_, e)| fin.is_none_or(|f| f == e));
-        if halves_possible || !(witnessed(ascending_end) || witnessed(descending_end)) {
+        // A chain that reaches the final value is a serialization; reversed?
+        let chained = if witnessed(ascending_end) {
+            Some(false)
+        } else if witnessed(descending_end) {
+            Some(true)
+        } else {
+            None
+        };
+        let (halves_observed, halves_split) = if !halves_possible {
+            if chained.is_none() {
+                self.trail.check(start, fin, &self.edges)?;
+            }
+            (0, 0)
+        } else if let (Some(reversed), Some(_), true) =
+            (chained, start, returns_distinct(&self.edges))
+        {
+            // No value returned twice and the start known: the trail is
+            // unique ([`serial::TrailScratch::trail_order`]), so it is the
+            // chain just followed, and its order needs no hashing.
+            let k = self.edges.len() as u32;
+            self.order.clear();
+            if reversed {
+                self.order.extend((0..k).rev());
+            } else {
+                self.order.extend(0..k);
+            }
+            halves_split(&self.order, &self.who)
+        } else {
             self.trail.check(start, fin, &self.edges)?;
-        }
-        // The order comes from the lanes' trail, before the check one level
-        // up reuses its buffers.
-        let (halves_observed, halves_split) =
-            if halves_possible && self.trail.trail_order(&mut self.order) {
+            // The order comes from the lanes' trail, before the check one
+            // level up reuses its buffers.
+            if self.trail.trail_order(&mut self.order) {
                 halves_split(&self.order, &self.who)
             } else {
                 (0, 0)
-            };
+            }
+        };
         let ascending = ascending_end.is_some();
         let descending = descending_end.is_some();
         let wave_ascending = ascending || self.wave_at_a_time_fits(start, fin, false);
@@ -953,6 +979,17 @@ pub(crate) fn halves_split(order: &[u32], who: &[(u32, u32)]) -> (u32, u32) {
         .filter(|&(&s, &x)| s == 3 && x)
         .count() as u32;
     (observed, split)
+}
+
+/// Are the edges' returns pairwise distinct? Asked of a few lanes only (16
+/// at most, by pairs); more answer false, which sends the caller to the
+/// trail, where the same question costs a hash per value.
+fn returns_distinct(edges: &[(u64, u64)]) -> bool {
+    edges.len() <= 16
+        && edges
+            .iter()
+            .enumerate()
+            .all(|(i, a)| edges.get(i + 1..).unwrap_or(&[]).iter().all(|b| b.0 != a.0))
 }
 
 /// Follow lanes in the given order: `Some((first ret, value left by the
@@ -1416,6 +1453,80 @@ mod tests {
         }
         let who: Vec<(u32, u32)> = refs.iter().map(|r| (r.wave, r.lane)).collect();
         halves_split(&order, &who)
+    }
+
+    /// `order_of`'s halves evidence is the trail's, also where it skips
+    /// the trail (a chain that reaches the end, no value returned twice,
+    /// the start known): random wave64 lanes performed in lane order, in
+    /// reverse, or at random, with DATA that now and then repeats a value,
+    /// and the start or the end sometimes unknown.
+    #[test]
+    fn order_of_gives_the_trails_halves_evidence() {
+        use rand::seq::SliceRandom;
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(64);
+        let mut j = Judge::default();
+        let (mut shortcut, mut split_seen) = (0, 0);
+        for _ in 0..20_000 {
+            let mut lanes: Vec<(u32, u32)> = (0..rng.random_range(2..20))
+                .map(|_| (rng.random_range(0..3), rng.random_range(0..64)))
+                .collect();
+            lanes.sort_unstable();
+            lanes.dedup();
+            let mut performed: Vec<(u32, u32, u64)> = lanes
+                .iter()
+                .map(|&(w, l)| {
+                    (
+                        w,
+                        l,
+                        if rng.random_ratio(1, 8) {
+                            0
+                        } else {
+                            rng.random()
+                        },
+                    )
+                })
+                .collect();
+            match rng.random_range(0..3) {
+                0 => {}
+                1 => performed.reverse(),
+                _ => performed.shuffle(&mut rng),
+            }
+            let start = 0x5eed;
+            let (edges, refs) = observe(start, &performed);
+            let end = edges.iter().fold(start, |v, e| v ^ e.1);
+            let known_start = (!rng.random_ratio(1, 8)).then_some(start);
+            let fin = (!rng.random_ratio(1, 8)).then_some(end);
+            let halves = j.fill_edges(
+                edges
+                    .iter()
+                    .zip(&refs)
+                    .map(|(e, r)| (e.0, e.1, r.wave, r.lane)),
+            );
+            let got = j
+                .order_of(known_start, fin, halves)
+                .expect("a serialization");
+            let mut t = TrailScratch::default();
+            assert_eq!(t.check(known_start, fin, &edges), Ok(()));
+            let mut order = Vec::new();
+            let who: Vec<(u32, u32)> = refs.iter().map(|r| (r.wave, r.lane)).collect();
+            let want = if halves && t.trail_order(&mut order) {
+                halves_split(&order, &who)
+            } else {
+                (0, 0)
+            };
+            assert_eq!(
+                (got.halves_observed, got.halves_split),
+                want,
+                "{performed:?}"
+            );
+            shortcut += usize::from(halves && returns_distinct(&edges) && known_start.is_some());
+            split_seen += usize::from(want.1 > 0);
+        }
+        assert!(
+            shortcut > 1000 && split_seen > 1000,
+            "{shortcut} {split_seen}"
+        );
     }
 
     #[test]

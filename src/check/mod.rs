@@ -711,13 +711,13 @@ impl Judge {
             }
             return;
         }
-        let halves_possible = self.fill_edges(
+        let both_halves = self.fill_edges(
             bucket
                 .iter()
                 .filter_map(|&i| lane(i))
                 .map(|l| (l.ret, l.data, l.r.wave, l.r.lane)),
         );
-        match self.order_of(start, fin, halves_possible) {
+        match self.order_of(start, fin, both_halves) {
             Ok(evidence) => v.order.add(evidence),
             Err(fail) => {
                 let n = bucket.len();
@@ -802,27 +802,30 @@ impl Judge {
 impl Judge {
     /// One contended qword's lanes, `(ret, DATA, wave, lane)` each in
     /// serialization-key order, as the edges `(ret, DATA)` and their
-    /// `(wave, lane)`; true when some wave has lanes here in both halves
-    /// (below lane 32 and from 32), which only a wave64 can. Kept as the
-    /// lanes come (a search afterwards was 1 % of a HIP run's samples).
-    fn fill_edges(&mut self, lanes: impl Iterator<Item = (u64, u64, u32, u32)>) -> bool {
+    /// `(wave, lane)`; returns how many waves have lanes here in both
+    /// halves (below lane 32 and from 32), which only a wave64 can. Counted
+    /// as the lanes come (a search afterwards was 1 % of a HIP run's
+    /// samples).
+    fn fill_edges(&mut self, lanes: impl Iterator<Item = (u64, u64, u32, u32)>) -> u32 {
         self.edges.clear();
         self.who.clear();
         let mut halves = [0u8; 32];
-        let mut halves_possible = false;
+        let mut both = 0;
         for (ret, data, wave, lane) in lanes {
             self.edges.push((ret, data));
             self.who.push((wave, lane));
             if let Some(h) = halves.get_mut(wave as usize) {
+                let was = *h;
                 *h |= if lane >= 32 { 2 } else { 1 };
-                halves_possible |= *h == 3;
+                both += u32::from(*h == 3 && was != 3);
             }
         }
-        halves_possible
+        both
     }
 
     /// The order evidence of one contended qword whose edges
-    /// [`Judge::fill_edges`] holds, or why no serialization produces them.
+    /// [`Judge::fill_edges`] holds (`both_halves`: what it returned), or
+    /// why no serialization produces them.
     ///
     /// The lanes in ascending and in descending order are each followed
     /// once: whether each chains is the order evidence, and one that also
@@ -834,7 +837,7 @@ impl Judge {
         &mut self,
         start: Option<u64>,
         fin: Option<u64>,
-        halves_possible: bool,
+        both_halves: u32,
     ) -> Result<OrderEvidence, TrailFailure> {
         let ascending_end = chain_end(start, self.edges.iter());
         let descending_end = chain_end(start, self.edges.iter().rev());
@@ -848,25 +851,18 @@ impl Judge {
         } else {
             None
         };
-        let (halves_observed, halves_split) = if !halves_possible {
+        let (halves_observed, halves_split) = if both_halves == 0 {
             if chained.is_none() {
                 self.trail.check(start, fin, &self.edges)?;
             }
             (0, 0)
-        } else if let (Some(reversed), Some(_), true) =
-            (chained, start, returns_distinct(&self.edges))
-        {
+        } else if let (Some(_), Some(_), true) = (chained, start, returns_distinct(&self.edges)) {
             // No value returned twice and the start known: the trail is
             // unique ([`serial::TrailScratch::trail_order`]), so it is the
-            // chain just followed, and its order needs no hashing.
-            let k = self.edges.len() as u32;
-            self.order.clear();
-            if reversed {
-                self.order.extend((0..k).rev());
-            } else {
-                self.order.extend(0..k);
-            }
-            halves_split(&self.order, &self.who)
+            // chain just followed. That order (or its reverse) keeps each
+            // wave's lanes together, so no wave was split, and each wave
+            // with lanes in both halves was observed ([`halves_split`]).
+            (both_halves, 0)
         } else {
             self.trail.check(start, fin, &self.edges)?;
             // The order comes from the lanes' trail, before the check one
@@ -1497,20 +1493,18 @@ mod tests {
             let end = edges.iter().fold(start, |v, e| v ^ e.1);
             let known_start = (!rng.random_ratio(1, 8)).then_some(start);
             let fin = (!rng.random_ratio(1, 8)).then_some(end);
-            let halves = j.fill_edges(
+            let both = j.fill_edges(
                 edges
                     .iter()
                     .zip(&refs)
                     .map(|(e, r)| (e.0, e.1, r.wave, r.lane)),
             );
-            let got = j
-                .order_of(known_start, fin, halves)
-                .expect("a serialization");
+            let got = j.order_of(known_start, fin, both).expect("a serialization");
             let mut t = TrailScratch::default();
             assert_eq!(t.check(known_start, fin, &edges), Ok(()));
             let mut order = Vec::new();
             let who: Vec<(u32, u32)> = refs.iter().map(|r| (r.wave, r.lane)).collect();
-            let want = if halves && t.trail_order(&mut order) {
+            let want = if both > 0 && t.trail_order(&mut order) {
                 halves_split(&order, &who)
             } else {
                 (0, 0)
@@ -1520,7 +1514,7 @@ mod tests {
                 want,
                 "{performed:?}"
             );
-            shortcut += usize::from(halves && returns_distinct(&edges) && known_start.is_some());
+            shortcut += usize::from(both > 0 && returns_distinct(&edges) && known_start.is_some());
             split_seen += usize::from(want.1 > 0);
         }
         assert!(

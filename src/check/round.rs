@@ -122,7 +122,7 @@ impl Judge {
                     }
                     data
                 } else {
-                    let halves_possible = self.fill_edges(bucket.iter().filter_map(|&k| {
+                    let both_halves = self.fill_edges(bucket.iter().filter_map(|&k| {
                         let li = k as u32;
                         let i = base + li as usize;
                         let (ret, data) = (*r.ret.get(i)?, *r.data.get(i)?);
@@ -136,7 +136,7 @@ impl Judge {
                         Some(_) => observed_fin,
                         None => start.map(|s| s ^ delta),
                     };
-                    order.add(self.order_of(start, fin, halves_possible).ok()?);
+                    order.add(self.order_of(start, fin, both_halves).ok()?);
                     delta
                 };
                 addresses += 1;

@@ -24,7 +24,7 @@
 use std::time::Duration;
 
 use crate::backend::{ArgValue, BackendError, Completion, Dispatch, ReadBack};
-use crate::case::{Case, Observation};
+use crate::case::{Case, LaneInput, Observation, Round};
 
 /// Buffer order of the ABI.
 pub const BUF_ADDR: usize = 0;
@@ -242,7 +242,6 @@ fn conformance_args(q: usize, rounds: usize, traffic: bool) -> Vec<ArgValue> {
 fn append_case(buffers: &mut [Vec<u8>], case: &Case, q: usize) {
     let own_q = case.lds_qwords();
     let groups = case.geometry.groups as usize;
-    let rounds = case.rounds();
     let n = case.lanes.len();
     put_u32s(&mut buffers[BUF_ADDR], n, case.lanes.iter().map(|l| l.addr));
     put_u32s(
@@ -267,24 +266,18 @@ fn append_case(buffers: &mut [Vec<u8>], case: &Case, q: usize) {
             (0..2 * n).map(|k| VERDICT_POISON ^ k as u64),
         );
     }
-    // Lane-major: lane i's round r at i * rounds + r, written in that order,
-    // each lane reading its slot of every round (filling a round at a time
-    // stored one qword in every `rounds`, a strided pass over the zeroed
-    // buffer per round: most of this function's samples in a HIP run's
-    // profile). A malformed case's missing inputs (`model::validate_case`
-    // rejects it first) read as zeros.
-    for (b, pick) in [(BUF_DATA, 0), (BUF_RET, 1)] {
-        let out = &mut buffers[b];
-        out.reserve(n * rounds * 8);
-        for (i, l) in case.lanes.iter().enumerate() {
-            let first = if pick == 0 { l.data } else { l.vdst_init };
-            out.extend_from_slice(&first.to_le_bytes());
-            for m in &case.more_rounds {
-                let later = if pick == 0 { &m.data } else { &m.vdst_init };
-                out.extend_from_slice(&later.get(i).copied().unwrap_or(0).to_le_bytes());
-            }
-        }
-    }
+    // Lane-major, written in that order (filling a round at a time stored
+    // one qword in every `rounds`, a strided pass over the zeroed buffer
+    // per round: most of this function's samples in a HIP run's profile).
+    // A malformed case's missing inputs (`model::validate_case` rejects it
+    // first) read as zeros.
+    put_lane_major(&mut buffers[BUF_DATA], case, |l| l.data, |m| &m.data);
+    put_lane_major(
+        &mut buffers[BUF_RET],
+        case,
+        |l| l.vdst_init,
+        |m| &m.vdst_init,
+    );
     put_lds_images(&mut buffers[BUF_LDS_INIT], case, groups, q);
     // The padding past the case's own image (never read back) continues
     // the numbering, so no two poison qwords are equal.
@@ -302,6 +295,34 @@ fn append_case(buffers: &mut [Vec<u8>], case: &Case, q: usize) {
             })
         }),
     );
+}
+
+/// Append one input of every lane and round, lane-major (lane i's round r
+/// at `i * rounds + r`): round 0's from the lane (`first`), the later ones
+/// from their round (`later`; a missing lane reads as 0). The buffer grows
+/// once and each lane's slots are stored in place (a push per qword checked
+/// the capacity each time: most of `append_case`'s samples).
+fn put_lane_major(
+    out: &mut Vec<u8>,
+    case: &Case,
+    first: impl Fn(&LaneInput) -> u64,
+    later: impl Fn(&Round) -> &[u64],
+) {
+    let rounds = case.rounds();
+    let at = out.len();
+    out.resize(at + case.lanes.len() * rounds * 8, 0);
+    let slots = out.get_mut(at..).unwrap_or_default();
+    for (i, (lane, l)) in slots
+        .chunks_exact_mut(rounds * 8)
+        .zip(&case.lanes)
+        .enumerate()
+    {
+        let (head, rest) = lane.split_at_mut(8);
+        head.copy_from_slice(&first(l).to_le_bytes());
+        for (slot, m) in rest.chunks_exact_mut(8).zip(&case.more_rounds) {
+            slot.copy_from_slice(&later(m).get(i).copied().unwrap_or(0).to_le_bytes());
+        }
+    }
 }
 
 /// Append `count` words of `N` bytes from `values` (fewer values leave

@@ -267,10 +267,9 @@ fn append_case(buffers: &mut [Vec<u8>], case: &Case, q: usize) {
         );
     }
     // Lane-major, written in that order (filling a round at a time stored
-    // one qword in every `rounds`, a strided pass over the zeroed buffer
-    // per round: most of this function's samples in a HIP run's profile).
-    // A malformed case's missing inputs (`model::validate_case` rejects it
-    // first) read as zeros.
+    // one qword in every `rounds`, a strided pass per round). A malformed
+    // case's missing inputs (`model::validate_case` rejects it first) read
+    // as zeros.
     put_lane_major(&mut buffers[BUF_DATA], case, |l| l.data, |m| &m.data);
     put_lane_major(
         &mut buffers[BUF_RET],

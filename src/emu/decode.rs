@@ -508,6 +508,8 @@ ops!(
     LerpU8 = "v_lerp_u8", SwapB32 = "v_swap_b32",
     CvtF32Ubyte0 = "v_cvt_f32_ubyte0", CvtF32Ubyte1 = "v_cvt_f32_ubyte1",
     CvtF32Ubyte2 = "v_cvt_f32_ubyte2", CvtF32Ubyte3 = "v_cvt_f32_ubyte3",
+    MaxminI32 = "v_maxmin_i32", MaxminU32 = "v_maxmin_u32", MinmaxI32 = "v_minmax_i32",
+    MinmaxU32 = "v_minmax_u32",
 });
 
 impl VOp {
@@ -1009,9 +1011,11 @@ pub enum Inst {
     Flat(Flat),
     /// A 16-bit integer VALU instruction (true16 halves; [`super::valu16`]).
     Valu16(Box<V16>),
-    /// Packed (VOP3P) integer, dot-product, lane-permute, M0-relative and
-    /// quad-SAD VALU instructions ([`XInst`], executed by `vext.rs`).
+    /// The VOP1/VOP3 lane permutes, M0-relative moves and quad SADs
+    /// ([`XInst`], executed by `vext.rs`).
     Vx(Box<XInst>),
+    /// A VOP3P instruction ([`P3Inst`], executed by `vop3p.rs`).
+    Vop3p(Box<P3Inst>),
     /// Not supported by the software device: an error if executed.
     Unsupported(Box<Unsupported>),
 }
@@ -1062,6 +1066,7 @@ impl Inst {
             Inst::Vopc { cmp, cmpx, enc, .. } => cmp.implicit(*cmpx, *enc),
             Inst::Valu16(v) => v.op.implicit(v.enc),
             Inst::Vx(x) => Some(x.op.implicit()),
+            Inst::Vop3p(p) => Some(p.op.implicit()),
             Inst::Vopd { x, y } => Some(x.op.implicit().with(y.op.implicit())),
             _ => None,
         }
@@ -1108,6 +1113,7 @@ impl Inst {
             Inst::Flat(f) => f.name.into(),
             Inst::Valu16(v) => v.mnemonic(),
             Inst::Vx(x) => x.mnemonic(),
+            Inst::Vop3p(p) => p.op.name().into(),
             Inst::Unsupported(u) => u.mnemonic.clone().unwrap_or_else(|| "<unsupported>".into()),
         }
     }
@@ -1369,11 +1375,12 @@ fn vgpr_extent(inst: &Inst) -> usize {
             .unwrap_or(0),
         // An M0-relative move may touch any VGPR.
         Inst::Vx(x) if x.op.movrel() => super::wave::VGPRS,
-        // A wave32 WMMA's C and D are 8 VGPRs.
-        Inst::Vx(x) if x.op.wmma() => {
-            (x.vdst as usize + 8).max(x.src.iter().map(v).max().unwrap_or(0) + 4)
-        }
         Inst::Vx(x) => r(x.vdst).max(x.src.iter().map(v).max().unwrap_or(0)),
+        // A wave32 WMMA's C and D are 8 VGPRs.
+        Inst::Vop3p(p) if p.op.kind() == P3Kind::Wmma => {
+            (p.vdst as usize + 8).max(p.src.iter().map(v).max().unwrap_or(0) + 4)
+        }
+        Inst::Vop3p(p) => r(p.vdst).max(p.src.iter().map(v).max().unwrap_or(0)),
         _ => 0,
     }
 }
@@ -2800,16 +2807,15 @@ fn decode16_vop3(w: &[u32], op: u32) -> Option<(Inst, usize)> {
 }
 
 // ---------------------------------------------------------------------------
-// The packed (VOP3P) integer, dot-product, lane-permute, M0-relative and
-// quad-SAD VALU instructions. Executed by `vext.rs`, printed by
-// it; decoded here. Opcodes: LLVM 22's gfx11 tables (VOP3PInstructions.td,
-// VOP3Instructions.td, VOP1Instructions.td), each checked with
-// `llvm-mc-22 -mcpu=gfx1100 -show-encoding` on tests/emu_data/corpus_gfx11.s.
+// VOP3P: the packed 16-bit integer ops, the dot products and the integer
+// WMMAs ([`P3Inst`], executed by `vop3p.rs` and `wmma.rs`). Opcodes: the
+// table's VOP3P rows (LLVM 22's VOP3PInstructions.td, each checked with
+// `llvm-mc-22 -mcpu=gfx1100 -show-encoding`).
 // ---------------------------------------------------------------------------
 
 ops!(
-    /// The instructions of [`XInst`].
-    XOp {
+    /// The VOP3P operations of [`P3Inst`].
+    P3Op {
     PkMadI16 = "v_pk_mad_i16", PkMulLoU16 = "v_pk_mul_lo_u16", PkAddI16 = "v_pk_add_i16",
     PkSubI16 = "v_pk_sub_i16", PkLshlrevB16 = "v_pk_lshlrev_b16",
     PkLshrrevB16 = "v_pk_lshrrev_b16", PkAshrrevI16 = "v_pk_ashrrev_i16",
@@ -2818,158 +2824,81 @@ ops!(
     PkMinU16 = "v_pk_min_u16",
     Dot4I32Iu8 = "v_dot4_i32_iu8", Dot4U32U8 = "v_dot4_u32_u8", Dot8I32Iu4 = "v_dot8_i32_iu4",
     Dot8U32U4 = "v_dot8_u32_u4",
-    MaxminI32 = "v_maxmin_i32", MaxminU32 = "v_maxmin_u32", MinmaxI32 = "v_minmax_i32",
-    MinmaxU32 = "v_minmax_u32",
-    Permlane16B32 = "v_permlane16_b32", Permlanex16B32 = "v_permlanex16_b32",
-    Permlane64B32 = "v_permlane64_b32",
-    MovrelsB32 = "v_movrels_b32", MovreldB32 = "v_movreld_b32", MovrelsdB32 = "v_movrelsd_b32",
-    Movrelsd2B32 = "v_movrelsd_2_b32", SwaprelB32 = "v_swaprel_b32",
-    QsadPkU16U8 = "v_qsad_pk_u16_u8", MqsadPkU16U8 = "v_mqsad_pk_u16_u8",
-    MqsadU32U8 = "v_mqsad_u32_u8",
     WmmaI32Iu8 = "v_wmma_i32_16x16x16_iu8", WmmaI32Iu4 = "v_wmma_i32_16x16x16_iu4",
 });
 
-impl XOp {
-    /// VOP3P opcodes (bits 22:16 of word 0).
-    fn from_vop3p(op: u32) -> Option<XOp> {
-        static MAP: LazyLock<Vec<Option<XOp>>> =
-            LazyLock::new(|| opcode_map(XOp::ALL, XOp::name, Format::Vop3p, 0..0x80));
-        MAP.get(op as usize).copied().flatten()
-    }
-    /// VOP1 opcodes (bits 16:9); the VOP3 form of a VOP1 is 0x180 + this.
-    fn from_vop1_x(op: u32) -> Option<XOp> {
-        static MAP: LazyLock<Vec<Option<XOp>>> =
-            LazyLock::new(|| opcode_map(XOp::ALL, XOp::name, Format::Vop1, 0..0x80));
-        MAP.get(op as usize).copied().flatten()
-    }
-    /// VOP3 opcodes (bits 25:16).
-    fn from_vop3_x(op: u32) -> Option<XOp> {
-        static MAP: LazyLock<Vec<Option<XOp>>> =
-            LazyLock::new(|| opcode_map(XOp::ALL, XOp::name, Format::Vop3, 0x100..0x400));
-        MAP.get(op as usize).copied().flatten()
-    }
-    /// SCC, VCC, EXEC and M0 as the table's row has them (the e32 and e64
-    /// rows of the VOP1 ones agree: nothing of theirs is a mask operand).
-    pub fn implicit(self) -> Implicit {
-        use Format::*;
-        static MAP: LazyLock<Vec<Implicit>> =
-            LazyLock::new(|| implicit_map(XOp::ALL, XOp::name, &[Vop3p, Vop1, Vop3]));
-        MAP[self as usize]
-    }
-    /// A packed 16-bit operation (op_sel / op_sel_hi pick each half's sources).
-    pub fn packed(self) -> bool {
-        use XOp::*;
-        matches!(
-            self,
-            PkMadI16
-                | PkMulLoU16
-                | PkAddI16
-                | PkSubI16
-                | PkLshlrevB16
-                | PkLshrrevB16
-                | PkAshrrevI16
-                | PkMaxI16
-                | PkMinI16
-                | PkMadU16
-                | PkAddU16
-                | PkSubU16
-                | PkMaxU16
-                | PkMinU16
-        )
-    }
-    /// A dot product.
-    pub fn dot(self) -> bool {
-        use XOp::*;
-        matches!(self, Dot4I32Iu8 | Dot4U32U8 | Dot8I32Iu4 | Dot8U32U4)
-    }
-    /// An integer WMMA (executed by `wmma.rs`).
-    pub fn wmma(self) -> bool {
-        matches!(self, XOp::WmmaI32Iu8 | XOp::WmmaI32Iu4)
-    }
-    /// An M0-relative VGPR move (VOP1 / its VOP3 form).
-    pub fn movrel(self) -> bool {
-        use XOp::*;
-        matches!(
-            self,
-            MovrelsB32 | MovreldB32 | MovrelsdB32 | Movrelsd2B32 | SwaprelB32
-        )
-    }
-    /// Number of source operands.
-    pub fn arity(self) -> usize {
-        use XOp::*;
+table_rows!(P3Op, Format::Vop3p, 0..0x80);
+
+/// What a VOP3P operation does with its operands, the one split the
+/// decoder's modifier rules, the semantics and the printer share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum P3Kind {
+    /// Two 16-bit halves per dword, chosen by op_sel / op_sel_hi.
+    Packed,
+    /// Whole dwords; neg_lo is the iu forms' signedness select.
+    Dot,
+    /// A matrix multiply-accumulate over the wave (`wmma.rs`).
+    Wmma,
+}
+
+impl P3Op {
+    /// The operation's kind (an exhaustive match: a new op must say).
+    pub fn kind(self) -> P3Kind {
+        use P3Op::*;
         match self {
-            PkMadI16 | PkMadU16 | Dot4I32Iu8 | Dot4U32U8 | Dot8I32Iu4 | Dot8U32U4 | MaxminI32
-            | MaxminU32 | MinmaxI32 | MinmaxU32 | Permlane16B32 | Permlanex16B32 | QsadPkU16U8
-            | MqsadPkU16U8 | MqsadU32U8 | WmmaI32Iu8 | WmmaI32Iu4 => 3,
-            Permlane64B32 | MovrelsB32 | MovreldB32 | MovrelsdB32 | Movrelsd2B32 | SwaprelB32 => 1,
-            _ => 2,
+            PkMadI16 | PkMulLoU16 | PkAddI16 | PkSubI16 | PkLshlrevB16 | PkLshrrevB16
+            | PkAshrrevI16 | PkMaxI16 | PkMinI16 | PkMadU16 | PkAddU16 | PkSubU16 | PkMaxU16
+            | PkMinU16 => P3Kind::Packed,
+            Dot4I32Iu8 | Dot4U32U8 | Dot8I32Iu4 | Dot8U32U4 => P3Kind::Dot,
+            WmmaI32Iu8 | WmmaI32Iu4 => P3Kind::Wmma,
         }
     }
-    /// Dwords of source `k` and of the destination (the quad SADs' wide
-    /// operands: "S0[63:0]", "S2[127:0]", "D0.b64"/"D0.b128"); for a WMMA
-    /// its wave32 widths, the larger ([`XOp::widths_in`] gives each wave
-    /// size's).
-    pub fn widths(self) -> ([u32; 3], u32) {
-        self.widths_in(false)
+    /// Number of source operands: the table row's.
+    pub fn arity(self) -> usize {
+        static MAP: LazyLock<Vec<usize>> = LazyLock::new(|| {
+            P3Op::ALL
+                .iter()
+                .map(|o| {
+                    row_of(o.name(), Format::Vop3p)
+                        .unwrap_or_else(|| panic!("{} has no row in isa::alu::ALU_OPS", o.name()))
+                        .srcs
+                        .len()
+                })
+                .collect()
+        });
+        MAP[self as usize]
     }
-    /// [`XOp::widths`] in a wave of the given size. WMMA (LLVM
-    /// VOP3PInstructions.td, `VOP_V8I32_V4I32_V4I32_V8I32` and
-    /// `VOP_V4I32_V4I32_V4I32_V4I32`): A and B are 4 VGPRs for iu8, 2 for
-    /// iu4 in both wave sizes; C and D are 8 VGPRs in wave32, 4 in wave64
-    /// (RDNA3 guide §7.9: "Wave64: Uses 4 VGPRs").
+    /// Dwords of each source and of the destination in a wave of the given
+    /// size: one each, but for a WMMA (LLVM VOP3PInstructions.td,
+    /// `VOP_V8I32_V4I32_V4I32_V8I32` and `VOP_V4I32_V4I32_V4I32_V4I32`): A
+    /// and B are 4 VGPRs for iu8, 2 for iu4 in both wave sizes; C and D are
+    /// 8 VGPRs in wave32, 4 in wave64 (RDNA3 guide §7.9: "Wave64: Uses 4
+    /// VGPRs").
     pub fn widths_in(self, wave64: bool) -> ([u32; 3], u32) {
-        use XOp::*;
         let cd = if wave64 { 4 } else { 8 };
         match self {
-            QsadPkU16U8 | MqsadPkU16U8 => ([2, 1, 2], 2),
-            MqsadU32U8 => ([2, 1, 4], 4),
-            WmmaI32Iu8 => ([4, 4, cd], cd),
-            WmmaI32Iu4 => ([2, 2, cd], cd),
+            P3Op::WmmaI32Iu8 => ([4, 4, cd], cd),
+            P3Op::WmmaI32Iu4 => ([2, 2, cd], cd),
             _ => ([1, 1, 1], 1),
         }
     }
 }
 
-/// Which encoding an [`XInst`] came in.
+/// A decoded VOP3P instruction with its modifiers (op_sel bits 13:11,
+/// op_sel_hi bits 14 / 60:59, neg_lo 63:61, neg_hi 10:8, clamp 15).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum XEnc {
-    Vop1,
-    Vop3,
-    Vop3p,
-}
-
-/// A decoded instruction of [`XOp`] with its modifiers (VOP3P: op_sel
-/// bits 13:11, op_sel_hi bits 14 / 60:59, neg_lo 63:61, neg_hi 10:8, clamp
-/// 15; VOP3: op_sel 14:11, clamp 15).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct XInst {
-    pub op: XOp,
-    pub enc: XEnc,
+pub struct P3Inst {
+    pub op: P3Op,
     pub vdst: u8,
     pub src: [Src; 3],
-    /// Bit k: source k's op_sel (VOP3P), or the VOP3 op_sel field
-    /// (v_permlane*16: bit 0 fetch-inactive, bit 1 bound-ctrl).
+    /// Bit k: source k's op_sel.
     pub op_sel: u8,
-    /// Bit k: source k's op_sel_hi (VOP3P; 0b111 is the default).
+    /// Bit k: source k's op_sel_hi (0b111 is the default).
     pub op_sel_hi: u8,
     /// Bit k: source k's neg_lo (the dot products' signedness selects).
     pub neg_lo: u8,
     pub neg_hi: u8,
     pub clamp: bool,
-}
-
-impl XInst {
-    /// The mnemonic as llvm-objdump prints it.
-    pub fn mnemonic(&self) -> String {
-        match self.enc {
-            XEnc::Vop1 if matches!(self.op, XOp::Permlane64B32 | XOp::SwaprelB32) => {
-                self.op.name().into()
-            }
-            XEnc::Vop1 => format!("{}_e32", self.op.name()),
-            XEnc::Vop3 if self.op.movrel() => format!("{}_e64", self.op.name()),
-            _ => self.op.name().into(),
-        }
-    }
 }
 
 /// Read `arity` source fields (9-bit codes) with at most one literal.
@@ -2982,42 +2911,12 @@ fn x_srcs(codes: [u32; 3], arity: usize, next: Option<u32>) -> Result<([Src; 3],
     Ok((s, lit.is_some()))
 }
 
-/// Operand rules the semantics rely on (and llvm-mc enforces): VGPR-only
-/// and scalar-only operands, the 128-bit S2 of v_mqsad_u32_u8.
-fn x_operand_rules(op: XOp, s: &[Src; 3]) -> Result<(), String> {
-    use XOp::*;
-    let v = |x: &Src| matches!(x, Src::V(_));
-    match op {
-        Permlane16B32 | Permlanex16B32 if !v(&s[0]) || v(&s[1]) || v(&s[2]) => {
-            Err("v_permlane*16 needs a VGPR src0 and scalar lane selects (src1, src2)".into())
-        }
-        Permlane64B32 | MovrelsB32 | MovrelsdB32 | Movrelsd2B32 | SwaprelB32 if !v(&s[0]) => {
-            Err(format!("{} src0 must be a VGPR", op.name()))
-        }
-        MqsadU32U8 if !v(&s[2]) => Err("v_mqsad_u32_u8 src2 must be a VGPR quad".into()),
-        _ => Ok(()),
-    }
-}
-
-fn x_inst(op: XOp, enc: XEnc, vdst: u8, src: [Src; 3]) -> XInst {
-    XInst {
-        op,
-        enc,
-        vdst,
-        src,
-        op_sel: 0,
-        op_sel_hi: 0b111,
-        neg_lo: 0,
-        neg_hi: 0,
-        clamp: false,
-    }
-}
-
-/// VOP3P (bits 31:24 = 0xcc): the packed integer ops and the dot products.
+/// VOP3P (bits 31:24 = 0xcc): the packed integer ops, the dot products and
+/// the integer WMMAs.
 fn decode_vop3p(w: &[u32]) -> (Inst, usize) {
     let (w0, w1) = (w[0], w[1]);
     let opc = (w0 >> 16) & 0x7f;
-    let Some(op) = XOp::from_vop3p(opc) else {
+    let Some(op) = P3Op::from_op(opc) else {
         return (
             unsupported(
                 "VOP3P",
@@ -3040,12 +2939,16 @@ fn decode_vop3p(w: &[u32]) -> (Inst, usize) {
         }
     };
     let n = if lit { 3 } else { 2 };
-    let mut x = x_inst(op, XEnc::Vop3p, w0 as u8, src);
-    x.neg_hi = ((w0 >> 8) & 7) as u8;
-    x.op_sel = ((w0 >> 11) & 7) as u8;
-    x.op_sel_hi = (((w1 >> 27) & 3) | ((w0 >> 12) & 4)) as u8;
-    x.clamp = (w0 >> 15) & 1 == 1;
-    x.neg_lo = (w1 >> 29) as u8;
+    let x = P3Inst {
+        op,
+        vdst: w0 as u8,
+        src,
+        neg_hi: ((w0 >> 8) & 7) as u8,
+        op_sel: ((w0 >> 11) & 7) as u8,
+        op_sel_hi: (((w1 >> 27) & 3) | ((w0 >> 12) & 4)) as u8,
+        clamp: (w0 >> 15) & 1 == 1,
+        neg_lo: (w1 >> 29) as u8,
+    };
     let used = (1u8 << op.arity()) - 1;
     let fail = |why: String| {
         (
@@ -3053,46 +2956,50 @@ fn decode_vop3p(w: &[u32]) -> (Inst, usize) {
             n,
         )
     };
-    if op.wmma() {
-        if let Err(why) = wmma_operand_rules(&x, lit) {
-            return fail(why);
+    match op.kind() {
+        P3Kind::Wmma => {
+            if let Err(why) = wmma_operand_rules(&x, lit) {
+                return fail(why);
+            }
         }
-    } else if op.dot() {
-        // The dot products take whole dwords: no op_sel (llvm-mc refuses
-        // it); neg_lo is the signedness select of the iu forms only.
-        let signs_ok = if matches!(op, XOp::Dot4I32Iu8 | XOp::Dot8I32Iu4) {
-            x.neg_lo & !3 == 0
-        } else {
-            x.neg_lo == 0
-        };
-        if x.op_sel != 0 || x.op_sel_hi != 0b111 || x.neg_hi != 0 || !signs_ok {
-            return fail(
-                "op_sel/op_sel_hi/neg_hi (or neg_lo beyond the iu forms' signedness selects) on a dot product are not modelled".into(),
+        P3Kind::Dot => {
+            // The dot products take whole dwords: no op_sel (llvm-mc refuses
+            // it); neg_lo is the signedness select of the iu forms only.
+            let signs_ok = if matches!(op, P3Op::Dot4I32Iu8 | P3Op::Dot8I32Iu4) {
+                x.neg_lo & !3 == 0
+            } else {
+                x.neg_lo == 0
+            };
+            if x.op_sel != 0 || x.op_sel_hi != 0b111 || x.neg_hi != 0 || !signs_ok {
+                return fail(
+                    "op_sel/op_sel_hi/neg_hi (or neg_lo beyond the iu forms' signedness selects) on a dot product are not modelled".into(),
+                );
+            }
+        }
+        P3Kind::Packed => {
+            // Policy NEG_ON_PACKED_INTEGER: NEG/NEG_HI negate floating-point
+            // inputs (RDNA3 guide, "VOP3P" input modifiers); on integer
+            // packed ops the guide defines nothing, so they are not modelled.
+            if (x.neg_lo | x.neg_hi) & used != 0 {
+                return fail("neg_lo/neg_hi on a packed integer op are not modelled (policy NEG_ON_PACKED_INTEGER)".into());
+            }
+            // Policy PACKED_CLAMP: clamp is modelled where its meaning is
+            // sourced (saturating add/sub: LLVM selects llvm.{s,u}{add,sub}.sat
+            // on v2i16 to v_pk_{add,sub}_{i,u}16 with clamp); elsewhere it is
+            // not modelled.
+            let clamp_ok = matches!(
+                op,
+                P3Op::PkAddI16 | P3Op::PkAddU16 | P3Op::PkSubI16 | P3Op::PkSubU16
             );
-        }
-    } else {
-        // Policy NEG_ON_PACKED_INTEGER: NEG/NEG_HI negate floating-point
-        // inputs (RDNA3 guide, "VOP3P" input modifiers); on integer
-        // packed ops the guide defines nothing, so they are not modelled.
-        if (x.neg_lo | x.neg_hi) & used != 0 {
-            return fail("neg_lo/neg_hi on a packed integer op are not modelled (policy NEG_ON_PACKED_INTEGER)".into());
-        }
-        // Policy PACKED_CLAMP: clamp is modelled where its meaning is
-        // sourced (saturating add/sub: LLVM selects llvm.{s,u}{add,sub}.sat
-        // on v2i16 to v_pk_{add,sub}_{i,u}16 with clamp); elsewhere it is
-        // not modelled.
-        let clamp_ok = matches!(
-            op,
-            XOp::PkAddI16 | XOp::PkAddU16 | XOp::PkSubI16 | XOp::PkSubU16
-        );
-        if x.clamp && !clamp_ok {
-            return fail(format!(
-                "clamp on {} is not modelled (policy PACKED_CLAMP)",
-                op.name()
-            ));
+            if x.clamp && !clamp_ok {
+                return fail(format!(
+                    "clamp on {} is not modelled (policy PACKED_CLAMP)",
+                    op.name()
+                ));
+            }
         }
     }
-    (Inst::Vx(Box::new(x)), n)
+    (Inst::Vop3p(Box::new(x)), n)
 }
 
 /// What the integer WMMA's encoding may hold (RDNA3 guide §7.9: "NEG[1:0]
@@ -3104,7 +3011,7 @@ fn decode_vop3p(w: &[u32]) -> (Inst, usize) {
 /// constant as C (what an i32 element would get is not said), or a range
 /// past v255 even in wave64 is not modelled (the wave-size-dependent checks
 /// are `wmma.rs`'s).
-fn wmma_operand_rules(x: &XInst, lit: bool) -> Result<(), String> {
+fn wmma_operand_rules(x: &P3Inst, lit: bool) -> Result<(), String> {
     let name = x.op.name();
     let (sw, dw) = x.op.widths_in(true);
     let vgpr_fits = |s: Src, n: u32| matches!(s, Src::V(r) if r as u32 + n <= 256);
@@ -3139,6 +3046,125 @@ fn wmma_operand_rules(x: &XInst, lit: bool) -> Result<(), String> {
     Ok(())
 }
 
+// ---------------------------------------------------------------------------
+// The VOP1/VOP3 operations whose operands are not one dword per lane: the
+// lane permutes, the M0-relative VGPR moves and the quad SADs ([`XInst`],
+// executed by `vext.rs`). Opcodes: the table's rows (LLVM 22's
+// VOP3Instructions.td and VOP1Instructions.td).
+// ---------------------------------------------------------------------------
+
+ops!(
+    /// The instructions of [`XInst`].
+    XOp {
+    Permlane16B32 = "v_permlane16_b32", Permlanex16B32 = "v_permlanex16_b32",
+    Permlane64B32 = "v_permlane64_b32",
+    MovrelsB32 = "v_movrels_b32", MovreldB32 = "v_movreld_b32", MovrelsdB32 = "v_movrelsd_b32",
+    Movrelsd2B32 = "v_movrelsd_2_b32", SwaprelB32 = "v_swaprel_b32",
+    QsadPkU16U8 = "v_qsad_pk_u16_u8", MqsadPkU16U8 = "v_mqsad_pk_u16_u8",
+    MqsadU32U8 = "v_mqsad_u32_u8",
+});
+
+impl XOp {
+    /// VOP1 opcodes (bits 16:9); the VOP3 form of a VOP1 is 0x180 + this.
+    fn from_vop1_x(op: u32) -> Option<XOp> {
+        static MAP: LazyLock<Vec<Option<XOp>>> =
+            LazyLock::new(|| opcode_map(XOp::ALL, XOp::name, Format::Vop1, 0..0x80));
+        MAP.get(op as usize).copied().flatten()
+    }
+    /// VOP3 opcodes (bits 25:16).
+    fn from_vop3_x(op: u32) -> Option<XOp> {
+        static MAP: LazyLock<Vec<Option<XOp>>> =
+            LazyLock::new(|| opcode_map(XOp::ALL, XOp::name, Format::Vop3, 0x100..0x400));
+        MAP.get(op as usize).copied().flatten()
+    }
+    /// SCC, VCC, EXEC and M0 as the table's row has them (the e32 and e64
+    /// rows of the VOP1 ones agree: nothing of theirs is a mask operand).
+    pub fn implicit(self) -> Implicit {
+        use Format::*;
+        static MAP: LazyLock<Vec<Implicit>> =
+            LazyLock::new(|| implicit_map(XOp::ALL, XOp::name, &[Vop1, Vop3]));
+        MAP[self as usize]
+    }
+    /// An M0-relative VGPR move (VOP1 / its VOP3 form).
+    pub fn movrel(self) -> bool {
+        use XOp::*;
+        match self {
+            MovrelsB32 | MovreldB32 | MovrelsdB32 | Movrelsd2B32 | SwaprelB32 => true,
+            Permlane16B32 | Permlanex16B32 | Permlane64B32 | QsadPkU16U8 | MqsadPkU16U8
+            | MqsadU32U8 => false,
+        }
+    }
+    /// Number of source operands.
+    pub fn arity(self) -> usize {
+        use XOp::*;
+        match self {
+            Permlane16B32 | Permlanex16B32 | QsadPkU16U8 | MqsadPkU16U8 | MqsadU32U8 => 3,
+            Permlane64B32 | MovrelsB32 | MovreldB32 | MovrelsdB32 | Movrelsd2B32 | SwaprelB32 => 1,
+        }
+    }
+    /// Dwords of source `k` and of the destination (the quad SADs' wide
+    /// operands: "S0[63:0]", "S2[127:0]", "D0.b64"/"D0.b128").
+    pub fn widths(self) -> ([u32; 3], u32) {
+        use XOp::*;
+        match self {
+            QsadPkU16U8 | MqsadPkU16U8 => ([2, 1, 2], 2),
+            MqsadU32U8 => ([2, 1, 4], 4),
+            _ => ([1, 1, 1], 1),
+        }
+    }
+}
+
+/// Which encoding an [`XInst`] came in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum XEnc {
+    Vop1,
+    Vop3,
+}
+
+/// A decoded instruction of [`XOp`] (VOP3: op_sel 14:11, which only
+/// v_permlane*16 may set).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct XInst {
+    pub op: XOp,
+    pub enc: XEnc,
+    pub vdst: u8,
+    pub src: [Src; 3],
+    /// The VOP3 op_sel field (v_permlane*16: bit 0 fetch-inactive, bit 1
+    /// bound-ctrl).
+    pub op_sel: u8,
+}
+
+impl XInst {
+    /// The mnemonic as llvm-objdump prints it.
+    pub fn mnemonic(&self) -> String {
+        match self.enc {
+            XEnc::Vop1 if matches!(self.op, XOp::Permlane64B32 | XOp::SwaprelB32) => {
+                self.op.name().into()
+            }
+            XEnc::Vop1 => format!("{}_e32", self.op.name()),
+            XEnc::Vop3 if self.op.movrel() => format!("{}_e64", self.op.name()),
+            XEnc::Vop3 => self.op.name().into(),
+        }
+    }
+}
+
+/// Operand rules the semantics rely on (and llvm-mc enforces): VGPR-only
+/// and scalar-only operands, the 128-bit S2 of v_mqsad_u32_u8.
+fn x_operand_rules(op: XOp, s: &[Src; 3]) -> Result<(), String> {
+    use XOp::*;
+    let v = |x: &Src| matches!(x, Src::V(_));
+    match op {
+        Permlane16B32 | Permlanex16B32 if !v(&s[0]) || v(&s[1]) || v(&s[2]) => {
+            Err("v_permlane*16 needs a VGPR src0 and scalar lane selects (src1, src2)".into())
+        }
+        Permlane64B32 | MovrelsB32 | MovrelsdB32 | Movrelsd2B32 | SwaprelB32 if !v(&s[0]) => {
+            Err(format!("{} src0 must be a VGPR", op.name()))
+        }
+        MqsadU32U8 if !v(&s[2]) => Err("v_mqsad_u32_u8 src2 must be a VGPR quad".into()),
+        _ => Ok(()),
+    }
+}
+
 /// The VOP1 encodings of [`XOp`]; None when `op` is not one.
 fn decode_vop1_x(w: &[u32], op: u32) -> Option<(Inst, usize)> {
     let xop = XOp::from_vop1_x(op)?;
@@ -3161,7 +3187,13 @@ fn decode_vop1_x(w: &[u32], op: u32) -> Option<(Inst, usize)> {
             n,
         ));
     }
-    let x = x_inst(xop, XEnc::Vop1, ((w0 >> 17) & 0xff) as u8, src);
+    let x = XInst {
+        op: xop,
+        enc: XEnc::Vop1,
+        vdst: ((w0 >> 17) & 0xff) as u8,
+        src,
+        op_sel: 0,
+    };
     Some((Inst::Vx(Box::new(x)), n))
 }
 
@@ -3189,9 +3221,13 @@ fn decode_vop3_x(w: &[u32], op: u32) -> Option<(Inst, usize)> {
     if let Err(e) = x_operand_rules(xop, &src) {
         return fail(e);
     }
-    let mut x = x_inst(xop, XEnc::Vop3, w0 as u8, src);
-    x.op_sel = ((w0 >> 11) & 0xf) as u8;
-    x.op_sel_hi = 0;
+    let x = XInst {
+        op: xop,
+        enc: XEnc::Vop3,
+        vdst: w0 as u8,
+        src,
+        op_sel: ((w0 >> 11) & 0xf) as u8,
+    };
     let abs = (w0 >> 8) & 7;
     let (neg, omod, clamp) = (w1 >> 29, (w1 >> 27) & 3, (w0 >> 15) & 1);
     // v_permlane*16's op_sel bits 0/1 are fetch-inactive and bound-ctrl
@@ -3323,10 +3359,12 @@ mod table_tests {
             VOp::ALL,
             &[&VOp::from_vop1, &VOp::from_vop2, &VOp::from_vop3],
         );
-        all_found(
-            XOp::ALL,
-            &[&XOp::from_vop3p, &XOp::from_vop1_x, &XOp::from_vop3_x],
-        );
+        all_found(XOp::ALL, &[&XOp::from_vop1_x, &XOp::from_vop3_x]);
+        all_found(P3Op::ALL, &[&P3Op::from_op]);
+        for &o in P3Op::ALL {
+            // Panics (naming it) if a VOP3P op has no row.
+            let _ = o.arity();
+        }
         for &o in VOp::ALL {
             // Panics (naming it) if a VALU op has no row.
             let _ = o.arity();
@@ -3355,6 +3393,9 @@ mod table_tests {
             let _ = o.implicit();
         }
         for &o in XOp::ALL {
+            let _ = o.implicit();
+        }
+        for &o in P3Op::ALL {
             let _ = o.implicit();
         }
         for &o in VOp::ALL {

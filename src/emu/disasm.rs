@@ -4,8 +4,8 @@
 //! messages.
 
 use super::decode::{
-    Ds, DsKind, Flat, FlatKind, HwregOp, Inst, Sop1, Sop2, Sopc, Sopk, Src, VEnc, VOp, VopdHalf,
-    VopdOp, XEnc, XInst,
+    Ds, DsKind, Flat, FlatKind, HwregOp, Inst, P3Inst, P3Kind, Sop1, Sop2, Sopc, Sopk, Src, VEnc,
+    VOp, VopdHalf, VopdOp, XEnc, XInst,
 };
 
 pub(crate) fn sreg(r: u8, dwords: u32, _wave64: bool) -> String {
@@ -517,7 +517,8 @@ pub fn disasm(inst: &Inst, wave64: bool) -> String {
         Inst::Valu16(v) => valu16(v, wave64),
         Inst::Ds(d) => ds(d),
         Inst::Flat(f) => flat(f),
-        Inst::Vx(x) => vx(x, wave64),
+        Inst::Vx(x) => vx(x),
+        Inst::Vop3p(p) => vop3p(p, wave64),
         Inst::Unsupported(u) => format!("<unsupported: {u}>"),
     }
 }
@@ -557,20 +558,41 @@ pub fn sopp_text(name: &str, simm16: u16) -> Option<String> {
     }
 }
 
-/// The instruction in LLVM's syntax (as `llvm-objdump -d` prints it).
-fn vx(x: &XInst, wave64: bool) -> String {
-    let (sw, dw) = x.op.widths_in(wave64);
-    let s = |k: usize| src(x.src[k], sw[k]);
-    let dst = if dw == 1 {
-        format!("v{}", x.vdst)
+/// A dst of `dw` dwords at VGPR `vdst`.
+fn vdst_text(vdst: u8, dw: u32) -> String {
+    if dw == 1 {
+        format!("v{vdst}")
     } else {
-        format!("v[{}:{}]", x.vdst, x.vdst as u32 + dw - 1)
-    };
-    let n = x.op.arity();
+        format!("v[{}:{}]", vdst, vdst as u32 + dw - 1)
+    }
+}
+
+/// The instruction in LLVM's syntax (as `llvm-objdump -d` prints it).
+fn vx(x: &XInst) -> String {
+    let (sw, dw) = x.op.widths();
+    let srcs: Vec<String> = (0..x.op.arity()).map(|k| src(x.src[k], sw[k])).collect();
     let mut out = format!(
-        "{} {dst}, {}",
+        "{} {}, {}",
         x.mnemonic(),
-        (0..n).map(s).collect::<Vec<_>>().join(", ")
+        vdst_text(x.vdst, dw),
+        srcs.join(", ")
+    );
+    if x.enc == XEnc::Vop3 && x.op_sel != 0 {
+        out += &format!(" op_sel:[{},{}]", x.op_sel & 1, x.op_sel >> 1 & 1);
+    }
+    out
+}
+
+/// The instruction in LLVM's syntax (as `llvm-objdump -d` prints it).
+fn vop3p(x: &P3Inst, wave64: bool) -> String {
+    let (sw, dw) = x.op.widths_in(wave64);
+    let n = x.op.arity();
+    let srcs: Vec<String> = (0..n).map(|k| src(x.src[k], sw[k])).collect();
+    let mut out = format!(
+        "{} {}, {}",
+        x.op.name(),
+        vdst_text(x.vdst, dw),
+        srcs.join(", ")
     );
     let bits = |v: u8| {
         (0..n)
@@ -579,26 +601,19 @@ fn vx(x: &XInst, wave64: bool) -> String {
             .join(",")
     };
     let used = (1u8 << n) - 1;
-    match x.enc {
-        XEnc::Vop3p => {
-            let whole = x.op.dot() || x.op.wmma();
-            if !whole && x.op_sel & used != 0 {
-                out += &format!(" op_sel:[{}]", bits(x.op_sel));
-            }
-            if !whole && x.op_sel_hi & used != used {
-                out += &format!(" op_sel_hi:[{}]", bits(x.op_sel_hi));
-            }
-            if x.neg_lo & used != 0 {
-                out += &format!(" neg_lo:[{}]", bits(x.neg_lo));
-            }
-            if x.neg_hi & used != 0 {
-                out += &format!(" neg_hi:[{}]", bits(x.neg_hi));
-            }
-        }
-        XEnc::Vop3 if x.op_sel != 0 => {
-            out += &format!(" op_sel:[{},{}]", x.op_sel & 1, x.op_sel >> 1 & 1);
-        }
-        _ => {}
+    // The dot products and WMMAs take whole dwords: no op_sel printed.
+    let whole = x.op.kind() != P3Kind::Packed;
+    if !whole && x.op_sel & used != 0 {
+        out += &format!(" op_sel:[{}]", bits(x.op_sel));
+    }
+    if !whole && x.op_sel_hi & used != used {
+        out += &format!(" op_sel_hi:[{}]", bits(x.op_sel_hi));
+    }
+    if x.neg_lo & used != 0 {
+        out += &format!(" neg_lo:[{}]", bits(x.neg_lo));
+    }
+    if x.neg_hi & used != 0 {
+        out += &format!(" neg_hi:[{}]", bits(x.neg_hi));
     }
     if x.clamp {
         out += " clamp";

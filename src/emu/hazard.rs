@@ -178,7 +178,12 @@ fn uses(inst: &Inst, wave64: bool, m0: u32) -> (Regs, Regs) {
     let imp = inst.implicit();
     let vector = matches!(
         inst,
-        Inst::Valu { .. } | Inst::Vopc { .. } | Inst::Valu16(_) | Inst::Vx(_) | Inst::Vopd { .. }
+        Inst::Valu { .. }
+            | Inst::Vopc { .. }
+            | Inst::Valu16(_)
+            | Inst::Vx(_)
+            | Inst::Vop3p(_)
+            | Inst::Vopd { .. }
     );
     let exec_read = match imp {
         Some(i) => vector && i.reads_exec(),
@@ -434,13 +439,20 @@ fn uses(inst: &Inst, wave64: bool, m0: u32) -> (Regs, Regs) {
         // The M0 of an M0-relative move is listed by vext::uses, from the
         // same column (`XOp::implicit`).
         Inst::Vx(x) => {
-            let (r, w) = super::vext::uses(x, wave64, m0);
+            let (r, w) = super::vext::uses(x, m0);
             for (s, n) in r {
                 rd.src(s, n);
             }
             for (v, n) in w {
                 wr.v(v, n);
             }
+        }
+        Inst::Vop3p(p) => {
+            let (sw, dw) = p.op.widths_in(wave64);
+            for (&s, &n) in p.src.iter().zip(&sw).take(p.op.arity()) {
+                rd.src(s, n);
+            }
+            wr.v(p.vdst, dw);
         }
         Inst::Hwreg { op, sreg, .. } => match op {
             HwregOp::Get => wr.s(*sreg, 1),

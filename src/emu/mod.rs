@@ -6,9 +6,11 @@
 //! - `disasm`: the decoded form printed as llvm-objdump prints it.
 //! - `wave`: one wave's registers and the scalar/vector/memory interpreter.
 //! - `valu16`: the 16-bit integer VALU (true16 halves) from the pseudocode.
-//! - `vext`: the packed (VOP3P) integer, dot-product, lane-permute,
-//!   M0-relative and quad-SAD VALU instructions, from the ISA pseudocode.
-//! - `wmma`: the integer WMMAs (`vext` hands them over).
+//! - `vext`: the VOP1/VOP3 lane-permute, M0-relative and quad-SAD VALU
+//!   instructions, from the ISA pseudocode.
+//! - `vop3p`: the VOP3P packed 16-bit integer ops and dot products, from
+//!   the ISA pseudocode.
+//! - `wmma`: the integer WMMAs (VOP3P; `vop3p` hands them over).
 //! - `ds`: LDS instructions from the ISA pseudocode (never `model`).
 //! - `fault`: fault injection into DS atomics (classes, rates, conditions).
 //! - `hazard`: reads of memory results before their `s_waitcnt`.
@@ -17,7 +19,7 @@
 //! - `hwreg`: the hardware registers `s_getreg`/`s_setreg` reach.
 //! - `mem`: bounds-checked global memory at fake device addresses.
 //! - `view`: `WaveView`, the one view of a wave's registers that `ds`,
-//!   `valu16`, `vext` and `wmma` execute against (`wave::Wave` implements it).
+//!   `valu16`, `vext`, `vop3p` and `wmma` execute against (`wave::Wave` implements it).
 //! - this file: configuration, the initial wave state of the
 //!   AMDHSA ABI, workgroups with `s_barrier`, the seeded scheduler and the
 //!   thread pool that spreads workgroups over the host's cores.
@@ -33,6 +35,7 @@ pub mod mem;
 pub mod valu16;
 pub mod vext;
 pub mod view;
+pub mod vop3p;
 pub mod wave;
 pub mod wmma;
 

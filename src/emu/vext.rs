@@ -1,57 +1,27 @@
-//! The packed (VOP3P) integer, dot-product, lane-permute, M0-relative and
-//! quad-SAD VALU instructions of gfx11 ([`XInst`], decoded in `decode.rs`):
-//! their semantics, their text in LLVM's syntax and the registers they use.
+//! The VOP1/VOP3 lane-permute, M0-relative and quad-SAD VALU instructions
+//! of gfx11 ([`XInst`], decoded in `decode.rs`): their semantics and the
+//! registers they use.
 //!
 //! Semantics are the RDNA3 ISA guide's pseudocode ("RDNA3 Instruction Set
-//! Architecture Reference Guide", chapter 16 "Instructions": "VOP3P
-//! Instructions", "VOP3 & VOP3SD Instructions", "VOP1 Instructions"), as
-//! tinygrad's machine-readable extract of the guide
-//! (`tinygrad/runtime/autogen/amd/rdna3/str_pcode.py`) spells it; the
-//! pseudocode line is quoted at each op. Where the guide is silent, a named
-//! policy (a constant below) says what this device does:
+//! Architecture Reference Guide", chapter 16 "Instructions": "VOP3 & VOP3SD
+//! Instructions", "VOP1 Instructions"), as tinygrad's machine-readable
+//! extract of the guide (`tinygrad/runtime/autogen/amd/rdna3/str_pcode.py`)
+//! spells it; the pseudocode line is quoted at each op. Where the guide is
+//! silent, a named policy (a constant below) says what this device does:
 //!
-//! - [`PACKED_HALVES`]: how VOP3P's op_sel / op_sel_hi build each half's
-//!   sources, and what an inline constant or literal is in a packed operand.
-//! - [`PACKED_CLAMP`]: clamp on v_pk_{add,sub}_{i,u}16 saturates each half;
-//!   on the other packed ops it is not modelled (decoded as unsupported).
-//! - `NEG_ON_PACKED_INTEGER` (decode.rs): neg_lo/neg_hi on a packed
-//!   integer op are not modelled.
-//! - [`DOT_CLAMP`]: clamp on a dot product saturates the exact sum.
 //! - [`PERMLANE_INACTIVE_SOURCE`]: v_permlane*16 with fetch-inactive off and
 //!   an inactive source lane.
 //! - [`PERMLANE64_WAVE32`]: v_permlane64_b32 in wave32 is a no-op (the guide's
 //!   own words).
 //! - [`MOVREL_OUT_OF_RANGE`]: an M0-relative index past v255 is an error.
 //!
-//! The integer WMMAs are executed by `wmma.rs` (its own policies).
-//!
-//! This file sees a wave only through [`WaveView`] (implemented by
-//! `wave::Wave`), as `ds.rs`, `valu16.rs` and `wmma.rs` do.
+//! The VOP3P instructions are `vop3p.rs`'s. This file sees a wave only
+//! through [`WaveView`] (implemented by `wave::Wave`), as `ds.rs`,
+//! `valu16.rs`, `vop3p.rs` and `wmma.rs` do.
 
 use super::decode::{Src, XInst, XOp, M0};
 use super::view::WaveView;
 
-/// Policy: a packed operand is the 32-bit value of its source (a VGPR, an
-/// SGPR, an inline constant as its 32-bit value — LLVM's
-/// `AMDGPUBaseInfo.cpp` `getInlineEncodingV216`: "integer encodings
-/// (-16 .. 64) are always produced as sign-extended 32-bit values", float
-/// encodings for integer packed ops as the f32 value — or a literal's 32
-/// bits); the low result half reads half `op_sel[k]` of source k, the high
-/// result half reads half `op_sel_hi[k]` (RDNA3 guide "VOP3P": "OP_SEL:
-/// select low or high 16 bits of each source for the low result,
-/// OP_SEL_HI: for the high result"). The pseudocode's `S0[15 : 0]` /
-/// `S0[31 : 16]` are those selected halves.
-pub const PACKED_HALVES: &str = "packed-halves";
-/// Policy: clamp on v_pk_add/sub_{i16,u16} saturates each half to its type
-/// (LLVM selects `llvm.sadd.sat` / `uadd.sat` / `ssub.sat` / `usub.sat` on
-/// v2i16 to these ops with clamp set: test/CodeGen/AMDGPU/saddsat.ll etc.);
-/// on the other packed ops clamp is not modelled.
-pub const PACKED_CLAMP: &str = "packed-clamp";
-/// Policy: clamp on v_dot* saturates the exact (unbounded) sum to the
-/// result's type (i32 for the iu forms, u32 for the unsigned ones; LLVM's
-/// `llvm.amdgcn.sdot4`/`udot4`/`sudot4` `clamp` operand); without clamp the
-/// pseudocode's 32-bit `tmp` wraps.
-pub const DOT_CLAMP: &str = "dot-clamp";
 /// Policy: the guide's v_permlane*16 pseudocode reads every lane's S0
 /// ("tmp[i] = VGPR[i][SRC0.u32]" for all lanes), i.e. fetch-inactive
 /// (op_sel[0]) set. With it clear and the selected source lane inactive,
@@ -69,107 +39,11 @@ pub const PERMLANE64_WAVE32: &str = "permlane64-wave32-nop";
 /// VGPR allocation is not modelled, so indexes up to v255 are in range).
 pub const MOVREL_OUT_OF_RANGE: &str = "movrel-out-of-range-error";
 
-/// Lane `l`'s 32-bit value of `s`.
-fn rd<W: WaveView + ?Sized>(w: &W, s: Src, l: usize) -> u32 {
-    match s {
-        Src::V(r) => w.vrow(r as usize)[l],
-        o => w.s32(o),
-    }
-}
-
 /// Lane `l`'s 64-bit value of `s` (a VGPR pair, or a scalar operand).
 fn rd64<W: WaveView + ?Sized>(w: &W, s: Src, l: usize) -> u64 {
     match s {
         Src::V(r) => w.vrow(r as usize)[l] as u64 | (w.vrow(r as usize + 1)[l] as u64) << 32,
         o => w.s64(o),
-    }
-}
-
-/// Source `k` of lane `l` as the packed operand of [`PACKED_HALVES`]:
-/// (low-result half, high-result half).
-fn halves<W: WaveView + ?Sized>(w: &W, x: &XInst, k: usize, l: usize) -> (u16, u16) {
-    let v = rd(w, x.src[k], l);
-    let pick = |hi: bool| if hi { (v >> 16) as u16 } else { v as u16 };
-    (
-        pick(x.op_sel >> k & 1 == 1),
-        pick(x.op_sel_hi >> k & 1 == 1),
-    )
-}
-
-/// One 16-bit half of a packed op: `a`, `b`, `c` the half's sources.
-fn packed_half(op: XOp, clamp: bool, a: u16, b: u16, c: u16) -> u16 {
-    use XOp::*;
-    let (ai, bi, ci) = (a as i16 as i32, b as i16 as i32, c as i16 as i32);
-    let (au, bu, cu) = (a as u32, b as u32, c as u32);
-    let sat_i = |v: i32| v.clamp(i16::MIN as i32, i16::MAX as i32) as u16;
-    let sat_u = |v: i32| v.clamp(0, u16::MAX as i32) as u16;
-    match op {
-        // "tmp[15 : 0].i16 = S0[15 : 0].i16 * S1[15 : 0].i16 + S2[15 : 0].i16"
-        PkMadI16 => (ai * bi + ci) as u16,
-        // "tmp[15 : 0].u16 = S0[15 : 0].u16 * S1[15 : 0].u16 + S2[15 : 0].u16"
-        PkMadU16 => (au * bu + cu) as u16,
-        // "tmp[15 : 0].u16 = S0[15 : 0].u16 * S1[15 : 0].u16"
-        PkMulLoU16 => (au * bu) as u16,
-        // "tmp[15 : 0].i16 = S0[15 : 0].i16 + S1[15 : 0].i16" (clamp: PACKED_CLAMP)
-        PkAddI16 if clamp => sat_i(ai + bi),
-        PkAddI16 => (ai + bi) as u16,
-        // "tmp[15 : 0].i16 = S0[15 : 0].i16 - S1[15 : 0].i16"
-        PkSubI16 if clamp => sat_i(ai - bi),
-        PkSubI16 => (ai - bi) as u16,
-        // "tmp[15 : 0].u16 = S0[15 : 0].u16 + S1[15 : 0].u16"
-        PkAddU16 if clamp => sat_u(au as i32 + bu as i32),
-        PkAddU16 => (au + bu) as u16,
-        // "tmp[15 : 0].u16 = S0[15 : 0].u16 - S1[15 : 0].u16"
-        PkSubU16 if clamp => sat_u(au as i32 - bu as i32),
-        PkSubU16 => au.wrapping_sub(bu) as u16,
-        // "tmp[15 : 0].u16 = (S1[15 : 0].u16 << S0.u32[3 : 0].u32)"
-        PkLshlrevB16 => (bu << (a & 15)) as u16,
-        // "tmp[15 : 0].u16 = (S1[15 : 0].u16 >> S0.u32[3 : 0].u32)"
-        PkLshrrevB16 => (bu >> (a & 15)) as u16,
-        // "tmp[15 : 0].i16 = (S1[15 : 0].i16 >> S0.u32[3 : 0].u32)"
-        PkAshrrevI16 => (bi >> (a & 15)) as u16,
-        // "tmp[15 : 0].i16 = S0[15 : 0].i16 >= S1[15 : 0].i16 ? S0[15 : 0].i16 : S1[15 : 0].i16"
-        PkMaxI16 => ai.max(bi) as u16,
-        // "tmp[15 : 0].i16 = S0[15 : 0].i16 < S1[15 : 0].i16 ? S0[15 : 0].i16 : S1[15 : 0].i16"
-        PkMinI16 => ai.min(bi) as u16,
-        PkMaxU16 => a.max(b),
-        PkMinU16 => a.min(b),
-        _ => 0,
-    }
-}
-
-/// The dot products of one lane.
-fn dot(op: XOp, neg_lo: u8, clamp: bool, s0: u32, s1: u32, s2: u32) -> u32 {
-    // V_DOT4_I32_IU8: "A[i] = NEG[0].u1 ? 32'I(signext(A8.i8)) :
-    // 32'I(32'U(A8.u8)); B[i] = NEG[1].u1 ? ...; tmp = C.i32; tmp += A[0] *
-    // B[0]; ... D0.i32 = tmp"; V_DOT8_I32_IU4 the same on nibbles;
-    // V_DOT4_U32_U8: "tmp = S2.u32; tmp += u8_to_u32(S0[7 : 0].u8) *
-    // u8_to_u32(S1[7 : 0].u8); ..."; V_DOT8_U32_U4 on nibbles.
-    let (bits, signed) = match op {
-        XOp::Dot4I32Iu8 => (8, true),
-        XOp::Dot4U32U8 => (8, false),
-        XOp::Dot8I32Iu4 => (4, true),
-        _ => (4, false),
-    };
-    let elem = |x: u32, i: u32, sign: bool| -> i64 {
-        let f = (x >> (i * bits)) & ((1 << bits) - 1);
-        if sign {
-            ((f << (32 - bits)) as i32 >> (32 - bits)) as i64
-        } else {
-            f as i64
-        }
-    };
-    let (sa, sb) = (signed && neg_lo & 1 == 1, signed && neg_lo & 2 == 2);
-    let c = if signed { s2 as i32 as i64 } else { s2 as i64 };
-    let sum: i64 = c
-        + (0..32 / bits)
-            .map(|i| elem(s0, i, sa) * elem(s1, i, sb))
-            .sum::<i64>();
-    match (clamp, signed) {
-        // DOT_CLAMP.
-        (true, true) => sum.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32,
-        (true, false) => sum.clamp(0, u32::MAX as i64) as u32,
-        (false, _) => sum as u32,
     }
 }
 
@@ -199,59 +73,6 @@ pub fn exec<W: WaveView + ?Sized>(w: &mut W, x: &XInst) -> Result<(), VxError> {
     let active = |l: usize| exec >> l & 1 == 1;
     let op = x.op;
     match op {
-        _ if op.wmma() => super::wmma::exec(w, x).map_err(|e| VxError(e.0))?,
-        _ if op.packed() => {
-            let mut out = [0u32; 64];
-            for (l, o) in out.iter_mut().enumerate().take(lanes) {
-                if !active(l) {
-                    continue;
-                }
-                let a = halves(w, x, 0, l);
-                let b = halves(w, x, 1, l);
-                let c = if op.arity() == 3 {
-                    halves(w, x, 2, l)
-                } else {
-                    (0, 0)
-                };
-                // "tmp[31 : 16] = f(S0[31 : 16], ...); tmp[15 : 0] = f(S0[15 : 0], ...);
-                // D0.b32 = tmp.b32".
-                let lo = packed_half(op, x.clamp, a.0, b.0, c.0);
-                let hi = packed_half(op, x.clamp, a.1, b.1, c.1);
-                *o = lo as u32 | (hi as u32) << 16;
-            }
-            write_rows(w, x.vdst, &[out], exec, lanes);
-        }
-        _ if op.dot() => {
-            let mut out = [0u32; 64];
-            for (l, o) in out.iter_mut().enumerate().take(lanes) {
-                if active(l) {
-                    let (a, b, c) = (rd(w, x.src[0], l), rd(w, x.src[1], l), rd(w, x.src[2], l));
-                    *o = dot(op, x.neg_lo, x.clamp, a, b, c);
-                }
-            }
-            write_rows(w, x.vdst, &[out], exec, lanes);
-        }
-        MaxminI32 | MaxminU32 | MinmaxI32 | MinmaxU32 => {
-            let mut out = [0u32; 64];
-            for (l, o) in out.iter_mut().enumerate().take(lanes) {
-                if !active(l) {
-                    continue;
-                }
-                let (a, b, c) = (rd(w, x.src[0], l), rd(w, x.src[1], l), rd(w, x.src[2], l));
-                let (ai, bi, ci) = (a as i32, b as i32, c as i32);
-                *o = match op {
-                    // "D0.i32 = v_min_i32(v_max_i32(S0.i32, S1.i32), S2.i32)"
-                    MaxminI32 => ai.max(bi).min(ci) as u32,
-                    // "D0.u32 = v_min_u32(v_max_u32(S0.u32, S1.u32), S2.u32)"
-                    MaxminU32 => a.max(b).min(c),
-                    // "D0.i32 = v_max_i32(v_min_i32(S0.i32, S1.i32), S2.i32)"
-                    MinmaxI32 => ai.min(bi).max(ci) as u32,
-                    // "D0.u32 = v_max_u32(v_min_u32(S0.u32, S1.u32), S2.u32)"
-                    _ => a.min(b).max(c),
-                };
-            }
-            write_rows(w, x.vdst, &[out], exec, lanes);
-        }
         Permlane16B32 | Permlanex16B32 => {
             // "lanesel = { S2.u32, S1.u32 }; for i in 0 : WAVE32 ? 31 : 63 do
             // tmp[i] = VGPR[i][SRC0.u32] endfor; for row in 0 : WAVE32 ? 1 : 3
@@ -280,7 +101,7 @@ pub fn exec<W: WaveView + ?Sized>(w: &mut W, x: &XInst) -> Result<(), VxError> {
                     out[l]
                 };
             }
-            write_rows(w, x.vdst, &[out], exec, lanes);
+            w.write_rows(x.vdst, &[out], exec);
         }
         Permlane64B32 => {
             // "if WAVE32 then s_nop(16'0U) else for lane in 0U : 63U do
@@ -290,9 +111,9 @@ pub fn exec<W: WaveView + ?Sized>(w: &mut W, x: &XInst) -> Result<(), VxError> {
             if lanes == 64 {
                 let mut out = [0u32; 64];
                 for (l, o) in out.iter_mut().enumerate() {
-                    *o = rd(w, x.src[0], l ^ 32);
+                    *o = w.lane32(x.src[0], l ^ 32);
                 }
-                write_rows(w, x.vdst, &[out], exec, lanes);
+                w.write_rows(x.vdst, &[out], exec);
             }
         }
         MovrelsB32 | MovreldB32 | MovrelsdB32 | Movrelsd2B32 | SwaprelB32 => {
@@ -310,7 +131,7 @@ pub fn exec<W: WaveView + ?Sized>(w: &mut W, x: &XInst) -> Result<(), VxError> {
             let mut out = vec![[0u32; 64]; dw];
             for l in (0..lanes).filter(|&l| active(l)) {
                 let s0 = rd64(w, x.src[0], l);
-                let s1 = rd(w, x.src[1], l);
+                let s1 = w.lane32(x.src[1], l);
                 let masked = op != QsadPkU16U8;
                 if op == MqsadU32U8 {
                     let Src::V(r) = x.src[2] else {
@@ -332,27 +153,10 @@ pub fn exec<W: WaveView + ?Sized>(w: &mut W, x: &XInst) -> Result<(), VxError> {
                     out[1][l] = (d >> 32) as u32;
                 }
             }
-            write_rows(w, x.vdst, &out, exec, lanes);
+            w.write_rows(x.vdst, &out, exec);
         }
-        _ => return Err(VxError(format!("{} has no semantics here", op.name()))),
     }
     Ok(())
-}
-
-/// Write `rows` to VGPRs vdst, vdst+1, ... in the active lanes.
-fn write_rows<W: WaveView + ?Sized>(
-    w: &mut W,
-    vdst: u8,
-    rows: &[[u32; 64]],
-    exec: u64,
-    lanes: usize,
-) {
-    for (k, row) in rows.iter().enumerate() {
-        let dst = w.vrow_mut(vdst as usize + k);
-        for l in (0..lanes).filter(|l| exec >> l & 1 == 1) {
-            dst[l] = row[l];
-        }
-    }
 }
 
 /// The VGPRs `(from, to)` an M0-relative move reads and writes for this
@@ -411,15 +215,15 @@ fn movrel<W: WaveView + ?Sized>(
     for (l, v) in vals.iter_mut().enumerate().take(lanes) {
         *v = match from {
             Some(f) => w.vrow(f)[l],
-            None => rd(w, x.src[0], l),
+            None => w.lane32(x.src[0], l),
         };
     }
     let old_to: Vec<u32> = w.vrow(to)[..lanes].to_vec();
-    write_rows(w, to as u8, &[vals], exec, lanes);
+    w.write_rows(to as u8, &[vals], exec);
     if let (SwaprelB32, Some(f)) = (x.op, from) {
         let mut back = [0u32; 64];
         back[..lanes].copy_from_slice(&old_to);
-        write_rows(w, f as u8, &[back], exec, lanes);
+        w.write_rows(f as u8, &[back], exec);
     }
     Ok(())
 }
@@ -428,13 +232,13 @@ fn movrel<W: WaveView + ?Sized>(
 pub type Uses = (Vec<(Src, u32)>, Vec<(u8, u32)>);
 
 /// Registers `x` reads (operand, dwords) and VGPRs it writes (first,
-/// dwords) in a wave of the given size, for the hazard checker, with `m0`
-/// the wave's M0 as `x` is about to run: a movrel lists M0 and the
+/// dwords), for the hazard checker, with `m0` the wave's M0 as `x` is
+/// about to run: a movrel lists M0 and the
 /// registers the index lands on (as [`movrel_indices`] gives them; an index
 /// past v255 lists only M0 and the static operands, and the move itself
 /// stops the wave).
-pub fn uses(x: &XInst, wave64: bool, m0: u32) -> Uses {
-    let (sw, dw) = x.op.widths_in(wave64);
+pub fn uses(x: &XInst, m0: u32) -> Uses {
+    let (sw, dw) = x.op.widths();
     let mut rd: Vec<(Src, u32)> = (0..x.op.arity()).map(|k| (x.src[k], sw[k])).collect();
     let mut wr = vec![(x.vdst, dw)];
     // M0 as the table's column has it (LLVM `Uses = [M0, EXEC]` on the

@@ -1,5 +1,6 @@
 //! [`WaveView`]: the one view of a wave's registers that the instruction
-//! families below `wave` execute against (`ds`, `valu16`, `vext`, `wmma`).
+//! families below `wave` execute against (`ds`, `valu16`, `vext`, `vop3p`,
+//! `wmma`).
 //! `wave::Wave` implements it; those modules never import `wave`, so the
 //! dependency runs one way. One trait with the ISA's register names, so a
 //! family that needs one more register reads it under the same name the
@@ -35,4 +36,22 @@ pub trait WaveView {
     fn mode(&self) -> u32;
     /// Count active-lane DS atomic operations (throughput figures).
     fn count_atomic_lane_ops(&mut self, n: u64);
+    /// Lane `l`'s 32-bit value of `s`: its VGPR in that lane, or the
+    /// scalar operand's value.
+    fn lane32(&self, s: Src, l: usize) -> u32 {
+        match s {
+            Src::V(r) => self.vrow(r as usize)[l],
+            o => self.s32(o),
+        }
+    }
+    /// Write `rows` to VGPRs vdst, vdst+1, ... in the lanes of `exec`.
+    fn write_rows(&mut self, vdst: u8, rows: &[[u32; 64]], exec: u64) {
+        let lanes = self.lanes() as usize;
+        for (k, row) in rows.iter().enumerate() {
+            let dst = self.vrow_mut(vdst as usize + k);
+            for l in (0..lanes).filter(|l| exec >> l & 1 == 1) {
+                dst[l] = row[l];
+            }
+        }
+    }
 }

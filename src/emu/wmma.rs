@@ -1,5 +1,5 @@
 //! The integer WMMA instructions of gfx11, `v_wmma_i32_16x16x16_iu8` and
-//! `v_wmma_i32_16x16x16_iu4` (decoded in `decode.rs` as [`XInst`]s, printed
+//! `v_wmma_i32_16x16x16_iu4` (decoded in `decode.rs` as [`P3Inst`]s, printed
 //! by `disasm.rs`): D = A * B + C on 16x16 matrices held across the wave.
 //!
 //! The RDNA3 ISA guide's pseudocode ("VOP3P Instructions",
@@ -38,9 +38,9 @@
 //!
 //! Where the sources are silent or disagree, the named policies below say
 //! what this device does. This file sees a wave only through
-//! [`WaveView`] (`vext` dispatches here), as `vext.rs` and `ds.rs` do.
+//! [`WaveView`] (`vop3p` dispatches here), as `vop3p.rs` and `ds.rs` do.
 
-use super::decode::{Src, XInst, XOp};
+use super::decode::{P3Inst, P3Op, Src};
 use super::view::WaveView;
 
 /// Why a WMMA could not run.
@@ -83,7 +83,7 @@ pub const WMMA_UNREPLICATED: &str = "wmma-unreplicated-error";
 pub const WMMA_OVERLAP: &str = "wmma-overlap-error";
 
 /// Execute the WMMA `x` on `w`.
-pub fn exec<W: WaveView + ?Sized>(w: &mut W, x: &XInst) -> Result<(), WmmaError> {
+pub fn exec<W: WaveView + ?Sized>(w: &mut W, x: &P3Inst) -> Result<(), WmmaError> {
     let lanes = w.lanes() as usize;
     let wave64 = lanes == 64;
     let name = x.op.name();
@@ -125,7 +125,7 @@ pub fn exec<W: WaveView + ?Sized>(w: &mut W, x: &XInst) -> Result<(), WmmaError>
             }
         }
     }
-    let bits: u32 = if x.op == XOp::WmmaI32Iu8 { 8 } else { 4 };
+    let bits: u32 = if x.op == P3Op::WmmaI32Iu8 { 8 } else { 4 };
     let per_reg = (32 / bits) as usize;
     // Element k of the lane-`lane` copy of the matrix in VGPRs base.. ("S0.iu8"
     // with NEG[0] the signedness: "1=signed").

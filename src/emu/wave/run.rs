@@ -506,6 +506,12 @@ impl Wave {
                 pc: Wave::pc_addr(prog, i),
                 detail: e.0,
             })?,
+            Inst::Vop3p(p) => {
+                crate::emu::vop3p::exec(self, p).map_err(|e| WaveError::Unsupported {
+                    pc: Wave::pc_addr(prog, i),
+                    detail: e.0,
+                })?
+            }
             Inst::Unsupported(u) => {
                 return Err(WaveError::Unsupported {
                     pc: Wave::pc_addr(prog, i),

@@ -246,6 +246,18 @@ impl Wave {
             Max3U32 => map3!(|x: u32, y: u32, z: u32| x.max(y).max(z)),
             Med3I32 => map3!(|x: u32, y: u32, z: u32| med3(x as i32, y as i32, z as i32) as u32),
             Med3U32 => map3!(|x: u32, y: u32, z: u32| med3(x, y, z)),
+            // "D0.i32 = v_min_i32(v_max_i32(S0.i32, S1.i32), S2.i32)"
+            MaxminI32 => {
+                map3!(|x: u32, y: u32, z: u32| (x as i32).max(y as i32).min(z as i32) as u32)
+            }
+            // "D0.u32 = v_min_u32(v_max_u32(S0.u32, S1.u32), S2.u32)"
+            MaxminU32 => map3!(|x: u32, y: u32, z: u32| x.max(y).min(z)),
+            // "D0.i32 = v_max_i32(v_min_i32(S0.i32, S1.i32), S2.i32)"
+            MinmaxI32 => {
+                map3!(|x: u32, y: u32, z: u32| (x as i32).min(y as i32).max(z as i32) as u32)
+            }
+            // "D0.u32 = v_max_u32(v_min_u32(S0.u32, S1.u32), S2.u32)"
+            MinmaxU32 => map3!(|x: u32, y: u32, z: u32| x.min(y).max(z)),
             MovB32 => map2!(|x: u32, _| x),
             // V_CVT_F32_UBYTEn: "D0.f32 = 32'F(S0[8n + 7 : 8n].u32)" (RDNA3
             // guide, VOP1): every byte value is an exact f32.

@@ -64,8 +64,8 @@
 //! signedness selects and clamp, v_permlane*16 with random lane selects and
 //! fetch-inactive / bound-ctrl bits; their pseudocode is in
 //! `pseudo::packed`, under the emulator's named policies where the guide
-//! is silent: `emu::vext::PACKED_HALVES`, `PACKED_CLAMP`, `DOT_CLAMP`,
-//! `PERMLANE_INACTIVE_SOURCE`, `PERMLANE64_WAVE32` (restated there, not
+//! is silent: `emu::vop3p::PACKED_HALVES`, `PACKED_CLAMP`, `DOT_CLAMP`,
+//! `emu::vext::PERMLANE_INACTIVE_SOURCE`, `PERMLANE64_WAVE32` (restated there, not
 //! imported: the pseudocode shares no code with `emu`).
 //!
 //! The integer WMMAs (`v_wmma_i32_16x16x16_iu8/iu4`, [`wmma_program`])

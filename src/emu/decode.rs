@@ -8,6 +8,21 @@
 //! tests/it/emu_decode_llvm.rs). Anything not in these tables decodes to
 //! [`Inst::Unsupported`], which is an error when executed and is counted by
 //! the coverage test — never skipped.
+//!
+//! The vector ALU is grouped by encoding, one op family and one
+//! [`Inst`] variant each: VOP1/VOP2/VOP3/VOP3SD are [`VOp`]
+//! ([`Inst::Valu`]: an e32 and its e64 promotion are one op), VOPC is
+//! [`Cmp`] ([`Inst::Vopc`]), VOP3P is [`P3Op`] ([`Inst::Vop3p`]), VOPD is
+//! [`VopdOp`] ([`Inst::Vopd`]). One exception, by operand model: the gfx11
+//! true16 16-bit integer ops of VOP1/VOP2/VOP3/VOPC are [`Op16`]
+//! ([`Inst::Valu16`]), because their operands are VGPR halves, chosen by
+//! bit 7 of an e32's VGPR field or a VOP3's op_sel (LLVM's real-true16
+//! `VGPR_16` operands), which no 32-bit op has; in `VOp` every op would
+//! carry half selects only they read. Which module runs an op is a
+//! property of the op, not of its family: `VOp`'s lane maps and the rest
+//! run in `wave::valu`, its lane permutes, M0-relative moves and quad
+//! SADs in `vext` ([`VOp::in_vext`]); `P3Op`'s packed and dot ops in
+//! `vop3p`, its WMMAs in `wmma`.
 
 use std::fmt;
 use std::sync::LazyLock;
@@ -476,7 +491,8 @@ impl Cond {
 
 ops!(
     $ vop_each;
-    /// Vector ALU operations (VOP1, VOP2, VOP3, VOP3SD; VOPC separately).
+    /// Vector ALU operations of VOP1, VOP2, VOP3 and VOP3SD (VOPC, VOP3P,
+    /// VOPD and the true16 ops are their own families: the module doc).
     VOp {
     MovB32 = "v_mov_b32", ReadfirstlaneB32 = "v_readfirstlane_b32", NotB32 = "v_not_b32",
     BfrevB32 = "v_bfrev_b32", ClzI32U32 = "v_clz_i32_u32", CtzI32B32 = "v_ctz_i32_b32",
@@ -510,7 +526,33 @@ ops!(
     CvtF32Ubyte2 = "v_cvt_f32_ubyte2", CvtF32Ubyte3 = "v_cvt_f32_ubyte3",
     MaxminI32 = "v_maxmin_i32", MaxminU32 = "v_maxmin_u32", MinmaxI32 = "v_minmax_i32",
     MinmaxU32 = "v_minmax_u32",
+    Permlane16B32 = "v_permlane16_b32", Permlanex16B32 = "v_permlanex16_b32",
+    Permlane64B32 = "v_permlane64_b32",
+    MovrelsB32 = "v_movrels_b32", MovreldB32 = "v_movreld_b32", MovrelsdB32 = "v_movrelsd_b32",
+    Movrelsd2B32 = "v_movrelsd_2_b32", SwaprelB32 = "v_swaprel_b32",
+    QsadPkU16U8 = "v_qsad_pk_u16_u8", MqsadPkU16U8 = "v_mqsad_pk_u16_u8",
+    MqsadU32U8 = "v_mqsad_u32_u8",
 });
+
+/// The VALU ops `emu::vext` executes (lane permutes, M0-relative VGPR
+/// moves, quad SADs): the one list of them, a pattern read by
+/// [`VOp::in_vext`] and by `valu_map`'s exhaustive match.
+macro_rules! vext_ops {
+    () => {
+        VOp::Permlane16B32
+            | VOp::Permlanex16B32
+            | VOp::Permlane64B32
+            | VOp::MovrelsB32
+            | VOp::MovreldB32
+            | VOp::MovrelsdB32
+            | VOp::Movrelsd2B32
+            | VOp::SwaprelB32
+            | VOp::QsadPkU16U8
+            | VOp::MqsadPkU16U8
+            | VOp::MqsadU32U8
+    };
+}
+pub(crate) use vext_ops;
 
 impl VOp {
     fn from_vop1(op: u32) -> Option<VOp> {
@@ -571,7 +613,68 @@ impl VOp {
     }
     /// Instructions that exist only in VOP3 form (printed without `_e64`).
     fn vop3_only(self) -> bool {
-        !(0..64).any(|op| VOp::from_vop1(op) == Some(self) || VOp::from_vop2(op) == Some(self))
+        !(0..0x80).any(|op| VOp::from_vop1(op) == Some(self) || VOp::from_vop2(op) == Some(self))
+    }
+    /// Instructions that exist only in VOP1 form (printed without `_e32`):
+    /// llvm-mc-22 refuses their `_e64` ("e64 variant of this instruction
+    /// is not supported"; VOP1Instructions.td's `VOP1Only`).
+    fn vop1_only(self) -> bool {
+        matches!(self, VOp::SwapB32 | VOp::Permlane64B32 | VOp::SwaprelB32)
+    }
+    /// Executed by `emu::vext` (lane permutes, M0-relative moves, quad SADs).
+    pub fn in_vext(self) -> bool {
+        matches!(self, vext_ops!())
+    }
+    /// An M0-relative VGPR move.
+    pub fn movrel(self) -> bool {
+        use VOp::*;
+        matches!(
+            self,
+            MovrelsB32 | MovreldB32 | MovrelsdB32 | Movrelsd2B32 | SwaprelB32
+        )
+    }
+    /// Dwords of each source and of the destination, from the row's operand
+    /// kinds (the quad SADs' "S0[63:0]", "S2[127:0]", "D0.b64"/"D0.b128").
+    pub fn widths(self) -> ([u32; 3], u32) {
+        static MAP: LazyLock<Vec<([u32; 3], u32)>> = LazyLock::new(|| {
+            let dwords = |k: Kind| match k {
+                Kind::V64 | Kind::Any64 | Kind::S64 | Kind::Sgpr64 => 2,
+                Kind::V128 => 4,
+                _ => 1,
+            };
+            VOp::ALL
+                .iter()
+                .map(|o| {
+                    let row = o.row();
+                    let mut sw = [1; 3];
+                    for (w, &k) in sw.iter_mut().zip(row.srcs) {
+                        *w = dwords(k);
+                    }
+                    (sw, dwords(row.dst))
+                })
+                .collect()
+        });
+        MAP[self as usize]
+    }
+    /// Operand rules the semantics rely on (and llvm-mc enforces): the
+    /// VGPR-only and scalar-only operands of the lane permutes, the
+    /// M0-relative moves and v_swap_b32 (VOP1Instructions.td VOP_SWAP_I32),
+    /// and the 128-bit S2 of v_mqsad_u32_u8.
+    fn operand_rules(self, s: &[Src; 3]) -> Result<(), String> {
+        use VOp::*;
+        let v = |x: &Src| matches!(x, Src::V(_));
+        match self {
+            Permlane16B32 | Permlanex16B32 if !v(&s[0]) || v(&s[1]) || v(&s[2]) => {
+                Err("v_permlane*16 needs a VGPR src0 and scalar lane selects (src1, src2)".into())
+            }
+            SwapB32 | Permlane64B32 | MovrelsB32 | MovrelsdB32 | Movrelsd2B32 | SwaprelB32
+                if !v(&s[0]) =>
+            {
+                Err(format!("{} src0 must be a VGPR", self.name()))
+            }
+            MqsadU32U8 if !v(&s[2]) => Err("v_mqsad_u32_u8 src2 must be a VGPR quad".into()),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -994,6 +1097,9 @@ pub enum Inst {
         vdst: u8,
         sdst: u8,
         src: [Src; 3],
+        /// The VOP3 op_sel field, which only v_permlane*16 may set (bit 0
+        /// fetch-inactive, bit 1 bound-ctrl); 0 otherwise.
+        op_sel: u8,
     },
     Vopc {
         cmp: Cmp,
@@ -1011,9 +1117,6 @@ pub enum Inst {
     Flat(Flat),
     /// A 16-bit integer VALU instruction (true16 halves; [`super::valu16`]).
     Valu16(Box<V16>),
-    /// The VOP1/VOP3 lane permutes, M0-relative moves and quad SADs
-    /// ([`XInst`], executed by `vext.rs`).
-    Vx(Box<XInst>),
     /// A VOP3P instruction ([`P3Inst`], executed by `vop3p.rs`).
     Vop3p(Box<P3Inst>),
     /// Not supported by the software device: an error if executed.
@@ -1065,7 +1168,6 @@ impl Inst {
             Inst::Valu { op, enc, .. } => Some(op.implicit(*enc)),
             Inst::Vopc { cmp, cmpx, enc, .. } => cmp.implicit(*cmpx, *enc),
             Inst::Valu16(v) => v.op.implicit(v.enc),
-            Inst::Vx(x) => Some(x.op.implicit()),
             Inst::Vop3p(p) => Some(p.op.implicit()),
             Inst::Vopd { x, y } => Some(x.op.implicit().with(y.op.implicit())),
             _ => None,
@@ -1092,13 +1194,11 @@ impl Inst {
             Inst::Smem { dwords, .. } => format!("s_load_b{}", *dwords as u32 * 32),
             Inst::Valu { op, enc, .. } => {
                 // llvm-objdump: `_e32`/`_e64` on forms that have both
-                // encodings, none on VOP3-only ones, none on v_nop and e32
-                // v_readfirstlane_b32.
+                // encodings, none on VOP3-only or VOP1-only ones, none on
+                // v_nop and e32 v_readfirstlane_b32.
                 match enc {
                     _ if *op == VOp::Nop => op.name().into(),
-                    VEnc::E32 if matches!(op, VOp::ReadfirstlaneB32 | VOp::SwapB32) => {
-                        op.name().into()
-                    }
+                    VEnc::E32 if *op == VOp::ReadfirstlaneB32 || op.vop1_only() => op.name().into(),
                     VEnc::E32 => format!("{}_e32", op.name()),
                     VEnc::E64 if op.vop3_only() => op.name().into(),
                     VEnc::E64 => format!("{}_e64", op.name()),
@@ -1112,7 +1212,6 @@ impl Inst {
             Inst::Ds(d) => d.name.into(),
             Inst::Flat(f) => f.name.into(),
             Inst::Valu16(v) => v.mnemonic(),
-            Inst::Vx(x) => x.mnemonic(),
             Inst::Vop3p(p) => p.op.name().into(),
             Inst::Unsupported(u) => u.mnemonic.clone().unwrap_or_else(|| "<unsupported>".into()),
         }
@@ -1344,6 +1443,8 @@ fn vgpr_extent(inst: &Inst) -> usize {
     };
     let r = |x: u8| x as usize + 4;
     match inst {
+        // An M0-relative move may touch any VGPR.
+        Inst::Valu { op, .. } if op.movrel() => super::wave::VGPRS,
         Inst::Valu { vdst, src, .. } => r(*vdst).max(src.iter().map(v).max().unwrap_or(0)),
         Inst::Vopc { src0, src1, .. } => v(src0).max(v(src1)),
         Inst::Valu16(x) => {
@@ -1373,9 +1474,6 @@ fn vgpr_extent(inst: &Inst) -> usize {
             .into_iter()
             .max()
             .unwrap_or(0),
-        // An M0-relative move may touch any VGPR.
-        Inst::Vx(x) if x.op.movrel() => super::wave::VGPRS,
-        Inst::Vx(x) => r(x.vdst).max(x.src.iter().map(v).max().unwrap_or(0)),
         // A wave32 WMMA's C and D are 8 VGPRs.
         Inst::Vop3p(p) if p.op.kind() == P3Kind::Wmma => {
             (p.vdst as usize + 8).max(p.src.iter().map(v).max().unwrap_or(0) + 4)
@@ -1872,46 +1970,41 @@ fn decode_vop1(w: &[u32]) -> (Inst, usize) {
         return d;
     }
     let Some(vop) = VOp::from_vop1(op) else {
-        if let Some(x) = decode_vop1_x(w, op) {
-            return x;
-        }
         return (
             unsupported("VOP1", op, None, "opcode not modelled", &w[..1]),
             1,
         );
     };
     let mut lit = None;
-    match src_scalar(w0 & 0x1ff, &mut lit, w.get(1).copied()) {
-        // v_swap_b32 exchanges two VGPRs: its src0 must be one (VOP1Instructions.td VOP_SWAP_I32).
-        Ok(s0) if vop == VOp::SwapB32 && !matches!(s0, Src::V(_)) => (
-            unsupported(
-                "VOP1",
-                op,
-                Some(vop.name().into()),
-                "v_swap_b32 src0 must be a VGPR",
-                &w[..1],
-            ),
-            1,
-        ),
-        Ok(s0) => {
-            let vdst = ((w0 >> 17) & 0xff) as u8;
-            let n = if lit.is_some() { 2 } else { 1 };
-            (
-                Inst::Valu {
-                    op: vop,
-                    enc: VEnc::E32,
-                    vdst,
-                    sdst: vdst,
-                    src: [s0, Src::Const(128), Src::Const(128)],
-                },
-                n,
+    let n = |lit: &Option<u32>| if lit.is_some() { 2 } else { 1 };
+    let src = match src_scalar(w0 & 0x1ff, &mut lit, w.get(1).copied()) {
+        Ok(s0) => [s0, Src::Const(128), Src::Const(128)],
+        Err(e) => {
+            return (
+                unsupported("VOP1", op, Some(vop.name().into()), e, &w[..1]),
+                1,
             )
         }
-        Err(e) => (
-            unsupported("VOP1", op, Some(vop.name().into()), e, &w[..1]),
-            1,
-        ),
+    };
+    let n = n(&lit);
+    if let Err(e) = vop.operand_rules(&src) {
+        return (
+            unsupported("VOP1", op, Some(vop.name().into()), e, &w[..n]),
+            n,
+        );
     }
+    let vdst = ((w0 >> 17) & 0xff) as u8;
+    (
+        Inst::Valu {
+            op: vop,
+            enc: VEnc::E32,
+            vdst,
+            sdst: vdst,
+            src,
+            op_sel: 0,
+        },
+        n,
+    )
 }
 
 fn decode_vop2(w: &[u32]) -> (Inst, usize) {
@@ -1937,6 +2030,7 @@ fn decode_vop2(w: &[u32]) -> (Inst, usize) {
                     vdst,
                     sdst: VCC_LO,
                     src: [s0, vsrc1, Src::S(VCC_LO)],
+                    op_sel: 0,
                 },
                 n,
             )
@@ -1994,9 +2088,6 @@ fn decode_vop3(w: &[u32]) -> (Inst, usize) {
     if let Some(d) = decode16_vop3(w, op) {
         return d;
     }
-    if let Some(x) = decode_vop3_x(w, op) {
-        return x;
-    }
     let vdst = (w0 & 0xff) as u8;
     let codes = [w1 & 0x1ff, (w1 >> 9) & 0x1ff, (w1 >> 18) & 0x1ff];
     let neg = w1 >> 29;
@@ -2011,8 +2102,7 @@ fn decode_vop3(w: &[u32]) -> (Inst, usize) {
     } else if op < 0x180 {
         VOp::from_vop2(op - 0x100)
     } else if op < 0x200 {
-        // v_swap_b32 has no VOP3 form (VOP1Instructions.td: VOP1Only).
-        VOp::from_vop1(op - 0x180).filter(|v| *v != VOp::SwapB32)
+        VOp::from_vop1(op - 0x180).filter(|v| !v.vop1_only())
     } else {
         VOp::from_vop3(op)
     };
@@ -2045,6 +2135,12 @@ fn decode_vop3(w: &[u32]) -> (Inst, usize) {
     let sd = vop.is_some_and(|v| v.is_vop3sd());
     // abs/opsel live in 14:8 except for VOP3SD, where that field is sdst.
     let abs_opsel = if sd { 0 } else { (w0 >> 8) & 0x7f };
+    // v_permlane*16's op_sel bits 0/1 are fetch-inactive and bound-ctrl
+    // (LLVM: the intrinsic's `fi` and `bound_control` operands, encoded
+    // in op_sel); no other modifier means anything for these integer ops.
+    let permlane = matches!(vop, Some(VOp::Permlane16B32 | VOp::Permlanex16B32));
+    let op_sel = if permlane { (abs_opsel >> 3) & 3 } else { 0 };
+    let abs_opsel = abs_opsel & !(op_sel << 3);
     if neg != 0 || omod != 0 || clamp != 0 || abs_opsel != 0 {
         return fail(
             "neg/abs/opsel/omod/clamp modifiers are not modelled for integer operations".into(),
@@ -2089,6 +2185,9 @@ fn decode_vop3(w: &[u32]) -> (Inst, usize) {
             return fail(e, n);
         }
     }
+    if let Err(e) = vop.operand_rules(&srcs) {
+        return fail(e, n);
+    }
     (
         Inst::Valu {
             op: vop,
@@ -2096,6 +2195,7 @@ fn decode_vop3(w: &[u32]) -> (Inst, usize) {
             vdst,
             sdst,
             src: srcs,
+            op_sel: op_sel as u8,
         },
         n,
     )
@@ -3046,206 +3146,6 @@ fn wmma_operand_rules(x: &P3Inst, lit: bool) -> Result<(), String> {
     Ok(())
 }
 
-// ---------------------------------------------------------------------------
-// The VOP1/VOP3 operations whose operands are not one dword per lane: the
-// lane permutes, the M0-relative VGPR moves and the quad SADs ([`XInst`],
-// executed by `vext.rs`). Opcodes: the table's rows (LLVM 22's
-// VOP3Instructions.td and VOP1Instructions.td).
-// ---------------------------------------------------------------------------
-
-ops!(
-    /// The instructions of [`XInst`].
-    XOp {
-    Permlane16B32 = "v_permlane16_b32", Permlanex16B32 = "v_permlanex16_b32",
-    Permlane64B32 = "v_permlane64_b32",
-    MovrelsB32 = "v_movrels_b32", MovreldB32 = "v_movreld_b32", MovrelsdB32 = "v_movrelsd_b32",
-    Movrelsd2B32 = "v_movrelsd_2_b32", SwaprelB32 = "v_swaprel_b32",
-    QsadPkU16U8 = "v_qsad_pk_u16_u8", MqsadPkU16U8 = "v_mqsad_pk_u16_u8",
-    MqsadU32U8 = "v_mqsad_u32_u8",
-});
-
-impl XOp {
-    /// VOP1 opcodes (bits 16:9); the VOP3 form of a VOP1 is 0x180 + this.
-    fn from_vop1_x(op: u32) -> Option<XOp> {
-        static MAP: LazyLock<Vec<Option<XOp>>> =
-            LazyLock::new(|| opcode_map(XOp::ALL, XOp::name, Format::Vop1, 0..0x80));
-        MAP.get(op as usize).copied().flatten()
-    }
-    /// VOP3 opcodes (bits 25:16).
-    fn from_vop3_x(op: u32) -> Option<XOp> {
-        static MAP: LazyLock<Vec<Option<XOp>>> =
-            LazyLock::new(|| opcode_map(XOp::ALL, XOp::name, Format::Vop3, 0x100..0x400));
-        MAP.get(op as usize).copied().flatten()
-    }
-    /// SCC, VCC, EXEC and M0 as the table's row has them (the e32 and e64
-    /// rows of the VOP1 ones agree: nothing of theirs is a mask operand).
-    pub fn implicit(self) -> Implicit {
-        use Format::*;
-        static MAP: LazyLock<Vec<Implicit>> =
-            LazyLock::new(|| implicit_map(XOp::ALL, XOp::name, &[Vop1, Vop3]));
-        MAP[self as usize]
-    }
-    /// An M0-relative VGPR move (VOP1 / its VOP3 form).
-    pub fn movrel(self) -> bool {
-        use XOp::*;
-        match self {
-            MovrelsB32 | MovreldB32 | MovrelsdB32 | Movrelsd2B32 | SwaprelB32 => true,
-            Permlane16B32 | Permlanex16B32 | Permlane64B32 | QsadPkU16U8 | MqsadPkU16U8
-            | MqsadU32U8 => false,
-        }
-    }
-    /// Number of source operands.
-    pub fn arity(self) -> usize {
-        use XOp::*;
-        match self {
-            Permlane16B32 | Permlanex16B32 | QsadPkU16U8 | MqsadPkU16U8 | MqsadU32U8 => 3,
-            Permlane64B32 | MovrelsB32 | MovreldB32 | MovrelsdB32 | Movrelsd2B32 | SwaprelB32 => 1,
-        }
-    }
-    /// Dwords of source `k` and of the destination (the quad SADs' wide
-    /// operands: "S0[63:0]", "S2[127:0]", "D0.b64"/"D0.b128").
-    pub fn widths(self) -> ([u32; 3], u32) {
-        use XOp::*;
-        match self {
-            QsadPkU16U8 | MqsadPkU16U8 => ([2, 1, 2], 2),
-            MqsadU32U8 => ([2, 1, 4], 4),
-            _ => ([1, 1, 1], 1),
-        }
-    }
-}
-
-/// Which encoding an [`XInst`] came in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum XEnc {
-    Vop1,
-    Vop3,
-}
-
-/// A decoded instruction of [`XOp`] (VOP3: op_sel 14:11, which only
-/// v_permlane*16 may set).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct XInst {
-    pub op: XOp,
-    pub enc: XEnc,
-    pub vdst: u8,
-    pub src: [Src; 3],
-    /// The VOP3 op_sel field (v_permlane*16: bit 0 fetch-inactive, bit 1
-    /// bound-ctrl).
-    pub op_sel: u8,
-}
-
-impl XInst {
-    /// The mnemonic as llvm-objdump prints it.
-    pub fn mnemonic(&self) -> String {
-        match self.enc {
-            XEnc::Vop1 if matches!(self.op, XOp::Permlane64B32 | XOp::SwaprelB32) => {
-                self.op.name().into()
-            }
-            XEnc::Vop1 => format!("{}_e32", self.op.name()),
-            XEnc::Vop3 if self.op.movrel() => format!("{}_e64", self.op.name()),
-            XEnc::Vop3 => self.op.name().into(),
-        }
-    }
-}
-
-/// Operand rules the semantics rely on (and llvm-mc enforces): VGPR-only
-/// and scalar-only operands, the 128-bit S2 of v_mqsad_u32_u8.
-fn x_operand_rules(op: XOp, s: &[Src; 3]) -> Result<(), String> {
-    use XOp::*;
-    let v = |x: &Src| matches!(x, Src::V(_));
-    match op {
-        Permlane16B32 | Permlanex16B32 if !v(&s[0]) || v(&s[1]) || v(&s[2]) => {
-            Err("v_permlane*16 needs a VGPR src0 and scalar lane selects (src1, src2)".into())
-        }
-        Permlane64B32 | MovrelsB32 | MovrelsdB32 | Movrelsd2B32 | SwaprelB32 if !v(&s[0]) => {
-            Err(format!("{} src0 must be a VGPR", op.name()))
-        }
-        MqsadU32U8 if !v(&s[2]) => Err("v_mqsad_u32_u8 src2 must be a VGPR quad".into()),
-        _ => Ok(()),
-    }
-}
-
-/// The VOP1 encodings of [`XOp`]; None when `op` is not one.
-fn decode_vop1_x(w: &[u32], op: u32) -> Option<(Inst, usize)> {
-    let xop = XOp::from_vop1_x(op)?;
-    let w0 = w[0];
-    let mut lit = None;
-    let s0 = match src_scalar(w0 & 0x1ff, &mut lit, w.get(1).copied()) {
-        Ok(s) => s,
-        Err(e) => {
-            return Some((
-                unsupported("VOP1", op, Some(xop.name().into()), e, &w[..1]),
-                1,
-            ))
-        }
-    };
-    let n = if lit.is_some() { 2 } else { 1 };
-    let src = [s0, Src::Const(128), Src::Const(128)];
-    if let Err(e) = x_operand_rules(xop, &src) {
-        return Some((
-            unsupported("VOP1", op, Some(xop.name().into()), e, &w[..n]),
-            n,
-        ));
-    }
-    let x = XInst {
-        op: xop,
-        enc: XEnc::Vop1,
-        vdst: ((w0 >> 17) & 0xff) as u8,
-        src,
-        op_sel: 0,
-    };
-    Some((Inst::Vx(Box::new(x)), n))
-}
-
-/// The VOP3 encodings of [`XOp`]; None when `op` is not one.
-fn decode_vop3_x(w: &[u32], op: u32) -> Option<(Inst, usize)> {
-    let xop = XOp::from_vop3_x(op)?;
-    let (w0, w1) = (w[0], w[1]);
-    let codes = [w1 & 0x1ff, (w1 >> 9) & 0x1ff, (w1 >> 18) & 0x1ff];
-    let (src, lit) = match x_srcs(codes, xop.arity(), w.get(2).copied()) {
-        Ok(x) => x,
-        Err(e) => {
-            return Some((
-                unsupported("VOP3", op, Some(xop.name().into()), e, &w[..2]),
-                2,
-            ))
-        }
-    };
-    let n = if lit { 3 } else { 2 };
-    let fail = |why: String| {
-        Some((
-            unsupported("VOP3", op, Some(xop.name().into()), why, &w[..n]),
-            n,
-        ))
-    };
-    if let Err(e) = x_operand_rules(xop, &src) {
-        return fail(e);
-    }
-    let x = XInst {
-        op: xop,
-        enc: XEnc::Vop3,
-        vdst: w0 as u8,
-        src,
-        op_sel: ((w0 >> 11) & 0xf) as u8,
-    };
-    let abs = (w0 >> 8) & 7;
-    let (neg, omod, clamp) = (w1 >> 29, (w1 >> 27) & 3, (w0 >> 15) & 1);
-    // v_permlane*16's op_sel bits 0/1 are fetch-inactive and bound-ctrl
-    // (LLVM: the intrinsic's `fi` and `bound_control` operands, encoded
-    // in op_sel); no other modifier means anything for these integer ops.
-    let sel_ok = if matches!(xop, XOp::Permlane16B32 | XOp::Permlanex16B32) {
-        x.op_sel & !3 == 0
-    } else {
-        x.op_sel == 0
-    };
-    if abs != 0 || neg != 0 || omod != 0 || clamp != 0 || !sel_ok {
-        return fail(
-            "neg/abs/opsel/omod/clamp modifiers are not modelled for this integer operation".into(),
-        );
-    }
-    Some((Inst::Vx(Box::new(x)), n))
-}
-
 #[cfg(test)]
 mod table_tests {
     use super::*;
@@ -3359,7 +3259,6 @@ mod table_tests {
             VOp::ALL,
             &[&VOp::from_vop1, &VOp::from_vop2, &VOp::from_vop3],
         );
-        all_found(XOp::ALL, &[&XOp::from_vop1_x, &XOp::from_vop3_x]);
         all_found(P3Op::ALL, &[&P3Op::from_op]);
         for &o in P3Op::ALL {
             // Panics (naming it) if a VOP3P op has no row.
@@ -3390,9 +3289,6 @@ mod table_tests {
             let _ = o.implicit();
         }
         for &o in Sopk::ALL {
-            let _ = o.implicit();
-        }
-        for &o in XOp::ALL {
             let _ = o.implicit();
         }
         for &o in P3Op::ALL {

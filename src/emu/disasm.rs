@@ -5,7 +5,7 @@
 
 use super::decode::{
     Ds, DsKind, Flat, FlatKind, HwregOp, Inst, P3Inst, P3Kind, Sop1, Sop2, Sopc, Sopk, Src, VEnc,
-    VOp, VopdHalf, VopdOp, XEnc, XInst,
+    VOp, VopdHalf, VopdOp,
 };
 
 pub(crate) fn sreg(r: u8, dwords: u32, _wave64: bool) -> String {
@@ -172,16 +172,20 @@ pub(crate) fn sop1_widths(op: Sop1) -> (u32, u32) {
     (d, s)
 }
 
-fn valu(op: VOp, enc: VEnc, vdst: u8, sdst: u8, s: &[Src; 3], wave64: bool) -> String {
+fn valu(inst: &Inst, wave64: bool) -> String {
     use VOp::*;
-    let name = Inst::Valu {
+    let Inst::Valu {
         op,
-        enc,
         vdst,
         sdst,
-        src: *s,
-    }
-    .mnemonic();
+        src: s,
+        op_sel,
+        ..
+    } = *inst
+    else {
+        return inst.mnemonic();
+    };
+    let name = inst.mnemonic();
     let v = |r: u8| vreg(r, 1);
     let a = |i: usize| src(s[i], 1);
     match op {
@@ -230,8 +234,17 @@ fn valu(op: VOp, enc: VEnc, vdst: u8, sdst: u8, s: &[Src; 3], wave64: bool) -> S
         LshlrevB64 | LshrrevB64 | AshrrevI64 => {
             format!("{name} {}, {}, {}", vreg(vdst, 2), a(0), src(s[1], 2))
         }
-        _ if op.arity() == 3 => format!("{name} {}, {}, {}, {}", v(vdst), a(0), a(1), a(2)),
-        _ => format!("{name} {}, {}, {}", v(vdst), a(0), a(1)),
+        _ => {
+            // The table's widths: one dword each but the quad SADs' wide
+            // operands.
+            let (sw, dw) = op.widths();
+            let srcs: Vec<String> = (0..op.arity()).map(|k| src(s[k], sw[k])).collect();
+            let mut out = format!("{name} {}, {}", vreg(vdst, dw), srcs.join(", "));
+            if op_sel != 0 {
+                out += &format!(" op_sel:[{},{}]", op_sel & 1, op_sel >> 1 & 1);
+            }
+            out
+        }
     }
 }
 
@@ -488,13 +501,7 @@ pub fn disasm(inst: &Inst, wave64: bool) -> String {
                 (Some(s), o) => format!("{base}, {} offset:0x{o:x}", sreg(*s, 1, false)),
             }
         }
-        Inst::Valu {
-            op,
-            enc,
-            vdst,
-            sdst,
-            src,
-        } => valu(*op, *enc, *vdst, *sdst, src, wave64),
+        Inst::Valu { .. } => valu(inst, wave64),
         Inst::Vopc {
             cmp,
             cmpx,
@@ -517,7 +524,6 @@ pub fn disasm(inst: &Inst, wave64: bool) -> String {
         Inst::Valu16(v) => valu16(v, wave64),
         Inst::Ds(d) => ds(d),
         Inst::Flat(f) => flat(f),
-        Inst::Vx(x) => vx(x),
         Inst::Vop3p(p) => vop3p(p, wave64),
         Inst::Unsupported(u) => format!("<unsupported: {u}>"),
     }
@@ -558,42 +564,12 @@ pub fn sopp_text(name: &str, simm16: u16) -> Option<String> {
     }
 }
 
-/// A dst of `dw` dwords at VGPR `vdst`.
-fn vdst_text(vdst: u8, dw: u32) -> String {
-    if dw == 1 {
-        format!("v{vdst}")
-    } else {
-        format!("v[{}:{}]", vdst, vdst as u32 + dw - 1)
-    }
-}
-
-/// The instruction in LLVM's syntax (as `llvm-objdump -d` prints it).
-fn vx(x: &XInst) -> String {
-    let (sw, dw) = x.op.widths();
-    let srcs: Vec<String> = (0..x.op.arity()).map(|k| src(x.src[k], sw[k])).collect();
-    let mut out = format!(
-        "{} {}, {}",
-        x.mnemonic(),
-        vdst_text(x.vdst, dw),
-        srcs.join(", ")
-    );
-    if x.enc == XEnc::Vop3 && x.op_sel != 0 {
-        out += &format!(" op_sel:[{},{}]", x.op_sel & 1, x.op_sel >> 1 & 1);
-    }
-    out
-}
-
 /// The instruction in LLVM's syntax (as `llvm-objdump -d` prints it).
 fn vop3p(x: &P3Inst, wave64: bool) -> String {
     let (sw, dw) = x.op.widths_in(wave64);
     let n = x.op.arity();
     let srcs: Vec<String> = (0..n).map(|k| src(x.src[k], sw[k])).collect();
-    let mut out = format!(
-        "{} {}, {}",
-        x.op.name(),
-        vdst_text(x.vdst, dw),
-        srcs.join(", ")
-    );
+    let mut out = format!("{} {}, {}", x.op.name(), vreg(x.vdst, dw), srcs.join(", "));
     let bits = |v: u8| {
         (0..n)
             .map(|k| (v >> k & 1).to_string())

@@ -181,7 +181,6 @@ fn uses(inst: &Inst, wave64: bool, m0: u32) -> (Regs, Regs) {
         Inst::Valu { .. }
             | Inst::Vopc { .. }
             | Inst::Valu16(_)
-            | Inst::Vx(_)
             | Inst::Vop3p(_)
             | Inst::Vopd { .. }
     );
@@ -261,12 +260,30 @@ fn uses(inst: &Inst, wave64: bool, m0: u32) -> (Regs, Regs) {
             vdst,
             sdst,
             src,
+            op_sel,
         } => {
             use VOp::*;
             // An e32's carry and mask are the implicit VCC (the column,
             // after the match); an e64's are operands.
             let e64 = *enc == VEnc::E64;
             match op {
+                // The M0 of an M0-relative move is listed by vext::uses,
+                // from the same column (`VOp::implicit`).
+                _ if op.in_vext() => {
+                    let x = super::vext::Operands {
+                        op: *op,
+                        vdst: *vdst,
+                        src,
+                        op_sel: *op_sel,
+                    };
+                    let (r, w) = super::vext::uses(&x, m0);
+                    for (s, n) in r {
+                        rd.src(s, n);
+                    }
+                    for (v, n) in w {
+                        wr.v(v, n);
+                    }
+                }
                 Nop => {}
                 ReadfirstlaneB32 => {
                     rd.src(src[0], 1);
@@ -434,17 +451,6 @@ fn uses(inst: &Inst, wave64: bool, m0: u32) -> (Regs, Regs) {
             match f.kind {
                 FlatKind::Load { bytes, .. } => wr.v(f.vdst, (bytes as u32).div_ceil(4)),
                 FlatKind::Store { bytes } => rd.v(f.vdata, (bytes as u32).div_ceil(4)),
-            }
-        }
-        // The M0 of an M0-relative move is listed by vext::uses, from the
-        // same column (`XOp::implicit`).
-        Inst::Vx(x) => {
-            let (r, w) = super::vext::uses(x, m0);
-            for (s, n) in r {
-                rd.src(s, n);
-            }
-            for (v, n) in w {
-                wr.v(v, n);
             }
         }
         Inst::Vop3p(p) => {

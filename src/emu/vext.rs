@@ -1,6 +1,6 @@
 //! The VOP1/VOP3 lane-permute, M0-relative and quad-SAD VALU instructions
-//! of gfx11 ([`XInst`], decoded in `decode.rs`): their semantics and the
-//! registers they use.
+//! of gfx11 (the [`VOp`]s of [`VOp::in_vext`], decoded in `decode.rs` as
+//! `Inst::Valu`): their semantics and the registers they use.
 //!
 //! Semantics are the RDNA3 ISA guide's pseudocode ("RDNA3 Instruction Set
 //! Architecture Reference Guide", chapter 16 "Instructions": "VOP3 & VOP3SD
@@ -19,7 +19,7 @@
 //! through [`WaveView`] (implemented by `wave::Wave`), as `ds.rs`,
 //! `valu16.rs`, `vop3p.rs` and `wmma.rs` do.
 
-use super::decode::{Src, XInst, XOp, M0};
+use super::decode::{Src, VEnc, VOp, M0};
 use super::view::WaveView;
 
 /// Policy: the guide's v_permlane*16 pseudocode reads every lane's S0
@@ -61,13 +61,28 @@ fn sad(s0: u32, s1: u32, acc: u32, masked: bool) -> u32 {
     })
 }
 
+/// An instruction of this file: the fields of its `Inst::Valu`.
+#[derive(Clone, Copy, Debug)]
+pub struct Operands<'a> {
+    pub op: VOp,
+    pub vdst: u8,
+    pub src: &'a [Src; 3],
+    /// v_permlane*16's op_sel: bit 0 fetch-inactive, bit 1 bound-ctrl.
+    pub op_sel: u8,
+}
+
 /// Why an instruction of this file could not run.
 #[derive(Debug)]
-pub struct VxError(pub String);
+pub enum VxError {
+    /// An opcode this file has no arm for (its mnemonic).
+    NotHere(&'static str),
+    /// The instruction's own stop (an M0-relative index past v255).
+    Stop(String),
+}
 
 /// Execute `x` on `w`.
-pub fn exec<W: WaveView + ?Sized>(w: &mut W, x: &XInst) -> Result<(), VxError> {
-    use XOp::*;
+pub fn exec<W: WaveView + ?Sized>(w: &mut W, x: &Operands) -> Result<(), VxError> {
+    use VOp::*;
     let lanes = w.lanes() as usize;
     let exec = w.exec();
     let active = |l: usize| exec >> l & 1 == 1;
@@ -82,7 +97,7 @@ pub fn exec<W: WaveView + ?Sized>(w: &mut W, x: &XInst) -> Result<(), VxError> {
             // ~row[0] }", tmp[64'B(altrow.i32 * 16) + ...]).
             let sel = (w.s32(x.src[2]) as u64) << 32 | w.s32(x.src[1]) as u64;
             let Src::V(s0) = x.src[0] else {
-                return Err(VxError("v_permlane*16 src0 is not a VGPR".into()));
+                return Err(VxError::Stop("v_permlane*16 src0 is not a VGPR".into()));
             };
             let tmp: Vec<u32> = w.vrow(s0 as usize)[..lanes].to_vec();
             let (fi, bc) = (x.op_sel & 1 == 1, x.op_sel & 2 == 2);
@@ -135,7 +150,7 @@ pub fn exec<W: WaveView + ?Sized>(w: &mut W, x: &XInst) -> Result<(), VxError> {
                 let masked = op != QsadPkU16U8;
                 if op == MqsadU32U8 {
                     let Src::V(r) = x.src[2] else {
-                        return Err(VxError("v_mqsad_u32_u8 src2 is not a VGPR".into()));
+                        return Err(VxError::Stop("v_mqsad_u32_u8 src2 is not a VGPR".into()));
                     };
                     for (k, o) in out.iter_mut().enumerate() {
                         let acc = w.vrow(r as usize + k)[l];
@@ -155,6 +170,7 @@ pub fn exec<W: WaveView + ?Sized>(w: &mut W, x: &XInst) -> Result<(), VxError> {
             }
             w.write_rows(x.vdst, &out, exec);
         }
+        other => return Err(VxError::NotHere(other.name())),
     }
     Ok(())
 }
@@ -163,8 +179,8 @@ pub fn exec<W: WaveView + ?Sized>(w: &mut W, x: &XInst) -> Result<(), VxError> {
 /// M0: `from` is None when SRC0 is read as an operand (V_MOVRELD). One
 /// function for the interpreter and the hazard checker ([`uses`]), so both
 /// see the same registers.
-pub fn movrel_indices(x: &XInst, m0: u32) -> Result<(Option<usize>, usize), VxError> {
-    use XOp::*;
+pub fn movrel_indices(x: &Operands, m0: u32) -> Result<(Option<usize>, usize), VxError> {
+    use VOp::*;
     let src = match x.src[0] {
         Src::V(r) => Some(r as u32),
         _ => None,
@@ -179,13 +195,14 @@ pub fn movrel_indices(x: &XInst, m0: u32) -> Result<(Option<usize>, usize), VxEr
     let idx = |base: u32, off: u32, what: &str| -> Result<usize, VxError> {
         match base.checked_add(off) {
             Some(a) if a < 256 => Ok(a as usize),
-            _ => Err(VxError(format!(
+            _ => Err(VxError::Stop(format!(
                 "{}: M0-relative {what} index v{base} + {off} is past v255 (policy {MOVREL_OUT_OF_RANGE})",
                 x.op.name()
             ))),
         }
     };
-    let need_src = || src.ok_or_else(|| VxError(format!("{} src0 is not a VGPR", x.op.name())));
+    let need_src =
+        || src.ok_or_else(|| VxError::Stop(format!("{} src0 is not a VGPR", x.op.name())));
     let vdst = x.vdst as u32;
     Ok(match x.op {
         // V_MOVRELS_B32: "addr = SRC0.u32; addr += M0.u32[31 : 0]; D0.b32 = VGPR[laneId][addr].b32"
@@ -205,11 +222,11 @@ pub fn movrel_indices(x: &XInst, m0: u32) -> Result<(Option<usize>, usize), VxEr
 /// The M0-relative moves.
 fn movrel<W: WaveView + ?Sized>(
     w: &mut W,
-    x: &XInst,
+    x: &Operands,
     exec: u64,
     lanes: usize,
 ) -> Result<(), VxError> {
-    use XOp::*;
+    use VOp::*;
     let (from, to) = movrel_indices(x, w.s32(Src::S(M0)))?;
     let mut vals = [0u32; 64];
     for (l, v) in vals.iter_mut().enumerate().take(lanes) {
@@ -233,22 +250,21 @@ pub type Uses = (Vec<(Src, u32)>, Vec<(u8, u32)>);
 
 /// Registers `x` reads (operand, dwords) and VGPRs it writes (first,
 /// dwords), for the hazard checker, with `m0` the wave's M0 as `x` is
-/// about to run: a movrel lists M0 and the
-/// registers the index lands on (as [`movrel_indices`] gives them; an index
-/// past v255 lists only M0 and the static operands, and the move itself
-/// stops the wave).
-pub fn uses(x: &XInst, m0: u32) -> Uses {
+/// about to run: a movrel lists M0 and the registers the index lands on
+/// (as [`movrel_indices`] gives them; an index past v255 lists only M0 and
+/// the static operands, and the move itself stops the wave).
+pub fn uses(x: &Operands, m0: u32) -> Uses {
     let (sw, dw) = x.op.widths();
     let mut rd: Vec<(Src, u32)> = (0..x.op.arity()).map(|k| (x.src[k], sw[k])).collect();
     let mut wr = vec![(x.vdst, dw)];
     // M0 as the table's column has it (LLVM `Uses = [M0, EXEC]` on the
     // M0-relative moves); EXEC the hazard checker adds itself.
-    if x.op.implicit().reads_m0() {
+    if x.op.implicit(VEnc::E64).reads_m0() {
         rd.push((Src::S(M0), 1));
     }
     match x.op {
         // The destination's old value is kept in lanes that do not write it.
-        XOp::Permlane16B32 | XOp::Permlanex16B32 => rd.push((Src::V(x.vdst), 1)),
+        VOp::Permlane16B32 | VOp::Permlanex16B32 => rd.push((Src::V(x.vdst), 1)),
         _ if x.op.movrel() => {
             if let Ok((from, to)) = movrel_indices(x, m0) {
                 if let Some(f) = from {
@@ -256,7 +272,7 @@ pub fn uses(x: &XInst, m0: u32) -> Uses {
                 }
                 wr = vec![(to as u8, 1)];
                 // V_SWAPREL writes both and reads both.
-                if x.op == XOp::SwaprelB32 {
+                if x.op == VOp::SwaprelB32 {
                     if let Some(f) = from {
                         rd.push((Src::V(to as u8), 1));
                         wr.push((f as u8, 1));

@@ -1028,7 +1028,266 @@ const VALU_CASES: &[(&str, u32, u32, u32, u32)] = &[
     ),
     // V_SWAP_B32 v3, v0: tmp = D0; D0 = S0; S0 = tmp (v3 = old v0).
     ("v_swap_b32 v3, v0", 77, 0, 0, 77),
+    // V_MOV_B32: D0.b32 = S0.b32; V_NOP changes nothing after it.
+    ("v_mov_b32 v3, v0\nv_nop", 0x1234_5678, 0, 0, 0x1234_5678),
+    // V_AND_B32 / V_OR_B32 / V_XOR_B32: D0.u32 = S0.u32 & | ^ S1.u32.
+    (
+        "v_and_b32 v3, v0, v1",
+        0xff00_ff00,
+        0x0ff0_0ff0,
+        0,
+        0x0f00_0f00,
+    ),
+    (
+        "v_or_b32 v3, v0, v1",
+        0xff00_ff00,
+        0x0ff0_0ff0,
+        0,
+        0xfff0_fff0,
+    ),
+    (
+        "v_xor_b32 v3, v0, v1",
+        0xff00_ff00,
+        0x0ff0_0ff0,
+        0,
+        0xf0f0_f0f0,
+    ),
+    // V_MIN_U32 unsigned (-2 is the larger); V_MAX_I32 signed (-2 < 5).
+    ("v_min_u32 v3, v0, v1", 0xffff_fffe, 5, 0, 5),
+    ("v_max_i32 v3, v0, v1", 0xffff_fffe, 5, 0, 5),
+    // V_ASHRREV_I32: D0.i32 = S1.i32 >> S0[4 : 0].u32 (sign fills).
+    ("v_ashrrev_i32 v3, v0, v1", 4, 0x8000_0000, 0, 0xf800_0000),
+    // V_LSHLREV_B32: D0.u32 = S1.u32 << S0[4 : 0].u32 (36 & 31 = 4).
+    ("v_lshlrev_b32 v3, v0, v1", 36, 1, 0, 0x10),
+    // V_ASHRREV_I64: D0.i64 = S1.i64 >> S0[5 : 0].u32; v3 = the low dword
+    // of 0x8000_0000_0000_0000 >> 36.
+    (
+        "v_ashrrev_i64 v[3:4], v0, v[1:2]",
+        36,
+        0,
+        0x8000_0000,
+        0xf800_0000,
+    ),
+    // V_PERM_B32: byte k = BYTE_PERMUTE({ S0.u32, S1.u32 }, S2[8k + 7 : 8k]):
+    // select 4 = S0 byte 0, 0 = S1 byte 0, 7 = S0 byte 3, 12 = 0x00.
+    (
+        "v_perm_b32 v3, v0, v1, v2",
+        0xaabb_ccdd,
+        0x1122_3344,
+        0x0c07_0004,
+        0x00aa_44dd,
+    ),
+    // V_MAD_I32_I24: D0.i32 = 32'I(S0.i24) * 32'I(S1.i24) + S2.i32 (-1 * 5 + 100).
+    ("v_mad_i32_i24 v3, v0, v1, v2", 0x00ff_ffff, 5, 100, 95),
+    // V_MIN3_U32 / V_MAX3_I32 / V_MED3_U32 on (7, 0xffffffff, 3).
+    ("v_min3_u32 v3, v0, v1, v2", 7, 0xffff_ffff, 3, 3),
+    ("v_max3_i32 v3, v0, v1, v2", 7, 0xffff_ffff, 3, 7),
+    ("v_med3_u32 v3, v0, v1, v2", 7, 0xffff_ffff, 3, 7),
+    // V_MAXMIN_I32: D0.i32 = v_min_i32(v_max_i32(S0.i32, S1.i32), S2.i32);
+    // V_MINMAX_*: v_max(v_min(S0, S1), S2); on (-16, -8, 2) and unsigned.
+    (
+        "v_maxmin_i32 v3, v0, v1, v2",
+        0xffff_fff0,
+        0xffff_fff8,
+        2,
+        0xffff_fff8,
+    ),
+    (
+        "v_maxmin_u32 v3, v0, v1, v2",
+        0xffff_fff0,
+        0xffff_fff8,
+        2,
+        2,
+    ),
+    (
+        "v_minmax_i32 v3, v0, v1, v2",
+        0xffff_fff0,
+        0xffff_fff8,
+        2,
+        2,
+    ),
+    (
+        "v_minmax_u32 v3, v0, v1, v2",
+        0xffff_fff0,
+        0xffff_fff8,
+        2,
+        0xffff_fff0,
+    ),
+    // V_MBCNT_HI_U32_B32: S1 + countbits(S0 & ThreadMask[63 : 32]); in wave32
+    // every lane's ThreadMask[63 : 32] is 0.
+    ("v_mbcnt_hi_u32_b32 v3, v0, v1", 0xffff_ffff, 7, 0, 7),
+    // V_CNDMASK_B32 with VCC all set: D0 = S1.
+    (
+        "s_mov_b32 vcc_lo, -1\nv_cndmask_b32 v3, v0, v1, vcc_lo",
+        1,
+        2,
+        0,
+        2,
+    ),
+    // The carry-in forms with VCC all set: V_ADD_CO_CI_U32 S0 + S1 + 1,
+    // V_SUB_CO_CI_U32 S0 - S1 - 1, V_SUBREV_CO_CI_U32 S1 - S0 - 1.
+    (
+        "s_mov_b32 vcc_lo, -1\nv_add_co_ci_u32 v3, vcc_lo, v0, v1, vcc_lo",
+        10,
+        3,
+        0,
+        14,
+    ),
+    (
+        "s_mov_b32 vcc_lo, -1\nv_sub_co_ci_u32 v3, vcc_lo, v0, v1, vcc_lo",
+        10,
+        3,
+        0,
+        6,
+    ),
+    (
+        "s_mov_b32 vcc_lo, -1\nv_subrev_co_ci_u32 v3, vcc_lo, v0, v1, vcc_lo",
+        10,
+        3,
+        0,
+        0xffff_fff8,
+    ),
+    // V_SUB_CO_U32 S0 - S1; V_SUBREV_CO_U32 S1 - S0 (wraps).
+    ("v_sub_co_u32 v3, s5, v0, v1", 10, 3, 0, 7),
+    ("v_subrev_co_u32 v3, s5, v0, v1", 10, 3, 0, 0xffff_fff9),
+    // The high dword of V_MAD_U64_U32 (0xffffffff * 2 = 0x1_ffff_fffe) and
+    // V_MAD_I64_I32 (-1 * 2 = -2), S2 = 0.
+    ("v_mad_u64_u32 v[2:3], s5, v0, v1, 0", 0xffff_ffff, 2, 0, 1),
+    (
+        "v_mad_i64_i32 v[2:3], s5, v0, v1, 0",
+        0xffff_ffff,
+        2,
+        0,
+        0xffff_ffff,
+    ),
 ];
+
+/// The VOP1/VOP2/VOP3 ops whose results the shape of [`VALU_CASES`] (one
+/// value in v3, the same in every lane) does not hold: lane reads and
+/// writes, 64-bit shifts and carries checked in full, lane permutes,
+/// M0-relative moves and quad SADs. Each names the test (file, function)
+/// that runs it against values worked out from the pseudocode.
+const RUN_ELSEWHERE: &[(&str, &str, &str)] = &[
+    (
+        "v_readfirstlane_b32",
+        "emu_exec_llvm.rs",
+        "lane_operations_readfirstlane_readlane_writelane_mbcnt_cndmask",
+    ),
+    (
+        "v_readlane_b32",
+        "emu_exec_llvm.rs",
+        "lane_operations_readfirstlane_readlane_writelane_mbcnt_cndmask",
+    ),
+    (
+        "v_writelane_b32",
+        "emu_exec_llvm.rs",
+        "lane_operations_readfirstlane_readlane_writelane_mbcnt_cndmask",
+    ),
+    (
+        "v_mbcnt_lo_u32_b32",
+        "emu_exec_llvm.rs",
+        "lane_operations_readfirstlane_readlane_writelane_mbcnt_cndmask",
+    ),
+    (
+        "v_add_co_u32",
+        "emu_exec_llvm.rs",
+        "v_add_co_u32_carry_chain_64bit",
+    ),
+    (
+        "v_lshlrev_b64",
+        "emu_exec_llvm.rs",
+        "vector_shifts_and_64bit_shift",
+    ),
+    (
+        "v_lshrrev_b64",
+        "emu_exec_llvm.rs",
+        "vector_shifts_and_64bit_shift",
+    ),
+    (
+        "v_permlane16_b32",
+        "emu_vext_llvm.rs",
+        "permlane16_and_permlanex16_lane_selects_wave32",
+    ),
+    (
+        "v_permlanex16_b32",
+        "emu_vext_llvm.rs",
+        "permlane16_and_permlanex16_lane_selects_wave32",
+    ),
+    (
+        "v_permlane64_b32",
+        "emu_vext_llvm.rs",
+        "permlanes_wave64_rows_and_permlane64",
+    ),
+    ("v_movrels_b32", "emu_vext_llvm.rs", "m0_relative_moves"),
+    ("v_movreld_b32", "emu_vext_llvm.rs", "m0_relative_moves"),
+    ("v_movrelsd_b32", "emu_vext_llvm.rs", "m0_relative_moves"),
+    ("v_movrelsd_2_b32", "emu_vext_llvm.rs", "m0_relative_moves"),
+    ("v_swaprel_b32", "emu_vext_llvm.rs", "m0_relative_moves"),
+    ("v_qsad_pk_u16_u8", "emu_vext_llvm.rs", "quad_sads"),
+    ("v_mqsad_pk_u16_u8", "emu_vext_llvm.rs", "quad_sads"),
+    ("v_mqsad_u32_u8", "emu_vext_llvm.rs", "quad_sads"),
+];
+
+/// Whether `text` names instruction `name` (alone, or with its `_e32` /
+/// `_e64` suffix; `v_movrels_b32` is not named by `v_movrelsd_b32`).
+fn names(text: &str, name: &str) -> bool {
+    text.match_indices(name).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = &text[at + name.len()..];
+        // A program line starts the string or follows a `\n` escape.
+        let starts = match before {
+            Some(c) => !(c.is_ascii_alphanumeric() || c == '_') || text[..at].ends_with("\\n"),
+            None => true,
+        };
+        let ends = after.starts_with("_e32")
+            || after.starts_with("_e64")
+            || !after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+        starts && ends
+    })
+}
+
+/// Every VOP1/VOP2/VOP3 op the software device decodes (`VOp`) runs in an
+/// execution test against a value from the pseudocode: a [`VALU_CASES`]
+/// case, or the test [`RUN_ELSEWHERE`] names for it, whose body must name
+/// it. (The qualify suite also compares every op with an independent
+/// pseudocode on random programs; this holds each op to a hand-worked
+/// edge value as well.)
+#[test]
+fn every_vector_alu_op_runs_in_an_execution_case() {
+    use dsxor::emu::decode::VOp;
+    let files = [
+        ("emu_exec_llvm.rs", include_str!("emu_exec_llvm.rs")),
+        ("emu_vext_llvm.rs", include_str!("emu_vext_llvm.rs")),
+    ];
+    let body = |file: &str, test: &str| -> Option<&'static str> {
+        let (_, text) = files.iter().find(|(f, _)| *f == file)?;
+        let start = text.find(&format!("\nfn {test}("))?;
+        let end = text[start..].find("\n}\n")? + start;
+        Some(&text[start..end])
+    };
+    let mut missing = Vec::new();
+    for op in VOp::ALL {
+        let name = op.name();
+        let cased = VALU_CASES.iter().any(|(asm, ..)| names(asm, name));
+        let elsewhere = RUN_ELSEWHERE
+            .iter()
+            .filter(|(n, ..)| *n == name)
+            .any(|(_, file, test)| body(file, test).is_some_and(|b| names(b, name)));
+        if !cased && !elsewhere {
+            missing.push(name);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "VALU ops with no execution case (add one to VALU_CASES, or name the test in RUN_ELSEWHERE): {missing:?}"
+    );
+    for (name, ..) in RUN_ELSEWHERE {
+        assert!(
+            VOp::ALL.iter().any(|o| o.name() == *name),
+            "RUN_ELSEWHERE names {name}, which is no VOp"
+        );
+    }
+}
 
 #[test]
 fn vector_alu_table_from_the_pseudocode() {

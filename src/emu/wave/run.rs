@@ -3,6 +3,7 @@
 //! generic path, which executes one instruction by its decoded form.
 
 use super::operand::ResolvedSrc;
+use super::valu::ValuStop;
 use super::{no_semantics, Env, Status, Wave};
 use crate::emu::decode::{Cond, DsKind, FlatKind, Inst, Sopc, Sopk, Src, M0, NULL, VCC_LO};
 use crate::emu::ds::{exec_ds, Lds, Part};
@@ -454,10 +455,17 @@ impl Wave {
                 vdst,
                 sdst,
                 src,
+                op_sel,
                 ..
             } => self
-                .valu(*op, *vdst, *sdst, src)
-                .map_err(|e| no_semantics(Wave::pc_addr(prog, i), e.0))?,
+                .valu(*op, *vdst, *sdst, src, *op_sel)
+                .map_err(|e| match e {
+                    ValuStop::NoSemantics(n) => no_semantics(Wave::pc_addr(prog, i), n.0),
+                    ValuStop::Stop(detail) => WaveError::Unsupported {
+                        pc: Wave::pc_addr(prog, i),
+                        detail,
+                    },
+                })?,
             Inst::Vopc {
                 cmp,
                 cmpx,
@@ -502,10 +510,6 @@ impl Wave {
                 }
             }
             Inst::Valu16(v) => crate::emu::valu16::exec(self, v),
-            Inst::Vx(x) => crate::emu::vext::exec(self, x).map_err(|e| WaveError::Unsupported {
-                pc: Wave::pc_addr(prog, i),
-                detail: e.0,
-            })?,
             Inst::Vop3p(p) => {
                 crate::emu::vop3p::exec(self, p).map_err(|e| WaveError::Unsupported {
                     pc: Wave::pc_addr(prog, i),

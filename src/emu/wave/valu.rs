@@ -5,15 +5,28 @@
 use super::bits::{bfe_i, bfe_u, mask32};
 use super::operand::Operand;
 use super::{NoSemantics, Wave};
-use crate::emu::decode::{Cmp, Src, VOp, VopdHalf, VopdOp, VCC_LO};
+use crate::emu::vext;
+
+/// Why a VALU instruction stopped the wave.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum ValuStop {
+    /// An opcode with no semantic arm.
+    NoSemantics(NoSemantics),
+    /// The instruction's own stop (`emu::vext`'s M0-relative index past
+    /// v255), its text.
+    Stop(String),
+}
+use crate::emu::decode::{vext_ops, Cmp, Src, VOp, VopdHalf, VopdOp, VCC_LO};
 
 /// The VALU opcodes that are not per-lane maps (lane reads and writes,
-/// 64-bit results, carry-outs): `valu_other` runs them, and they have no
-/// pre-resolved handler. The one list of them, a pattern read by
+/// 64-bit results, carry-outs): `valu_other` runs them, or `emu::vext`
+/// those of `vext_ops!` (the run loop sends those there), and they have
+/// no pre-resolved handler. The one list of them, a pattern read by
 /// `valu_map`'s exhaustive match and by [`is_lane_map`].
 macro_rules! not_lane_maps {
     () => {
-        VOp::Nop
+        vext_ops!()
+            | VOp::Nop
             | VOp::SwapB32
             | VOp::ReadfirstlaneB32
             | VOp::ReadlaneB32
@@ -116,17 +129,33 @@ impl Wave {
         }
     }
 
+    /// Run one `Inst::Valu`: a lane map, one of `valu_other`'s, or one
+    /// of `emu::vext`'s (`op_sel` is only theirs).
     pub(super) fn valu(
         &mut self,
         op: VOp,
         vdst: u8,
         sdst: u8,
         src: &[Src; 3],
-    ) -> Result<(), NoSemantics> {
+        op_sel: u8,
+    ) -> Result<(), ValuStop> {
+        if op.in_vext() {
+            let x = vext::Operands {
+                op,
+                vdst,
+                src,
+                op_sel,
+            };
+            return vext::exec(self, &x).map_err(|e| match e {
+                vext::VxError::NotHere(name) => ValuStop::NoSemantics(NoSemantics(name)),
+                vext::VxError::Stop(why) => ValuStop::Stop(why),
+            });
+        }
         if self.valu_map(op, vdst, src) {
             return Ok(());
         }
         self.valu_other(op, vdst, sdst, src)
+            .map_err(ValuStop::NoSemantics)
     }
 
     /// The pure per-lane VALU operations (`vdst = f(src...)` in the lanes of

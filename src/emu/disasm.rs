@@ -451,11 +451,11 @@ pub fn disasm(inst: &Inst, wave64: bool) -> String {
         Inst::Call { sdst, simm16, .. } => {
             format!("{name} {}, {}", sreg(*sdst, 2, false), *simm16 as u16)
         }
-        // Both operands as wide as the row's SGPR-only kind (an SGPR or
-        // an even pair).
+        // Both operands as wide as the row's destination (an SGPR or an
+        // even pair); a constant or literal source as any SOP1 source's.
         Inst::SMovrel { op, sdst, s0 } => {
             let n = op.dwords() as u32;
-            format!("{name} {}, {}", sreg(*sdst, n, false), sreg(*s0, n, false))
+            format!("{name} {}, {}", sreg(*sdst, n, false), src(*s0, n))
         }
         Inst::Sendmsg { simm16 } => match simm16 {
             3 => "s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)".into(),

@@ -715,16 +715,18 @@ pub const ALU_OPS: &[AluOp] = &[
     // s_movrels' source and destination (`SOP1_32R`, `SOP1_64R`), and
     // s_movreld's destination, which LLVM lists as a use (`SOP1_32_movreld`:
     // "sdst is treated as a use operand"). s_movreld's source is a value
-    // ("SGPR[addr].b32 = S0.b32"; LLVM `SSrc_b32`/`SSrc_b64`, so llvm-mc
-    // takes a constant there) and s_movrelsd_2's an index that LLVM types
-    // `SSrc_b32` (`SOP1_32`) though the pseudocode reads it as a register
-    // number ("SGPR[addrd].b32 = SGPR[addrs].b32"); the software device
-    // decodes both as SGPRs only, so they are SGPR-only kinds here too.
+    // ("SGPR[addr].b32 = S0.b32"; LLVM `SSrc_b32`/`SSrc_b64`: llvm-mc-22
+    // takes an SGPR, an inline constant or a literal), so a scalar source
+    // kind. s_movrelsd_2's is LLVM's `SSrc_b32` too (`SOP1_32`), which
+    // llvm-mc-22 takes a constant or literal for, though the pseudocode
+    // reads its raw field as a register number ("addrs = SRC0.u32 // Raw
+    // value from instruction"; `emu::decode::SMovrel::indices`): a scalar
+    // source kind, as LLVM has it.
     op("s_movrels_b32", Sop1, 0x40, Sgpr32, G1, R_M0),
     op("s_movrels_b64", Sop1, 0x41, Sgpr64, G64, R_M0),
-    op("s_movreld_b32", Sop1, 0x42, Sgpr32, G1, R_M0),
-    op("s_movreld_b64", Sop1, 0x43, Sgpr64, G64, R_M0),
-    op("s_movrelsd_2_b32", Sop1, 0x44, Sgpr32, G1, R_M0),
+    op("s_movreld_b32", Sop1, 0x42, Sgpr32, S1, R_M0),
+    op("s_movreld_b64", Sop1, 0x43, Sgpr64, S64ONE, R_M0),
+    op("s_movrelsd_2_b32", Sop1, 0x44, Sgpr32, S1, R_M0),
     // v_nop, and the M0-relative VGPR moves (VOP1; the VOP3 form is
     // 0x180 + the VOP1 opcode, none for v_swaprel_b32).
     op("v_nop", Vop1, 0x00, None, &[], EXEC),

@@ -52,6 +52,9 @@ pub fn src(s: Src, dwords: u32) -> String {
     match s {
         Src::S(r) => sreg(r, dwords, false),
         Src::V(r) => vreg(r, dwords),
+        // 1/(2π) in a 64-bit operand is the f64 constant, which
+        // llvm-objdump-22 prints to double precision.
+        Src::Const(248) if dwords == 2 => "0.15915494309189532".into(),
         Src::Const(c) => konst(c),
         Src::Lit(v) => format!("0x{v:x}"),
         Src::Scc => "src_scc".into(),

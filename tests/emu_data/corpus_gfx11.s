@@ -189,6 +189,8 @@ s_movreld_b64 s[2:3], 64
 s_movreld_b64 s[2:3], -1.0
 s_movreld_b64 s[2:3], 0x12345678
 s_movreld_b64 s[2:3], vcc
+s_movreld_b64 s[2:3], 0.15915494309189532
+s_mov_b64 s[2:3], 0.15915494309189532
 s_movrelsd_2_b32 s2, 5
 s_movrelsd_2_b32 s2, 4.0
 s_movrelsd_2_b32 s2, 0x12345678

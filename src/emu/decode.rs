@@ -48,6 +48,24 @@ pub enum Src {
     Scc,
 }
 
+impl Src {
+    /// The 9-bit source field this operand was decoded from (VGPRs from
+    /// 256; a literal's is 255), the inverse of the decoder's mapping. An
+    /// instruction whose pseudocode reads a "raw value from instruction"
+    /// reads this.
+    pub fn code(self) -> u16 {
+        match self {
+            Src::S(r) => r as u16,
+            Src::V(r) => 256 + r as u16,
+            Src::Const(c) => c as u16,
+            Src::Lit(_) => 255,
+            Src::Vccz => 251,
+            Src::Execz => 252,
+            Src::Scc => 253,
+        }
+    }
+}
+
 pub const VCC_LO: u8 = 106;
 pub const NULL: u8 = 124;
 pub const M0: u8 = 125;
@@ -348,19 +366,39 @@ impl SMovrel {
         });
         MAP[self as usize]
     }
+    /// Whether the row's source is of an SGPR-only kind ([`Kind::Sgpr32`],
+    /// [`Kind::Sgpr64`]: s_movrels'), not any scalar source.
+    pub fn sgpr_only_source(self) -> bool {
+        static MAP: LazyLock<Vec<bool>> = LazyLock::new(|| {
+            SMovrel::ALL
+                .iter()
+                .map(|o| match row_of(o.name(), Format::Sop1).map(|r| r.srcs) {
+                    Some(srcs) => matches!(srcs.first(), Some(Kind::Sgpr32 | Kind::Sgpr64)),
+                    None => panic!("{} has no row in isa::alu::ALU_OPS", o.name()),
+                })
+                .collect()
+        });
+        MAP[self as usize]
+    }
     /// The SGPRs `(from, to)` the move reads and writes for this M0: the
-    /// encoded numbers plus the index (RDNA3 guide, S_MOVRELS_B32: "addr =
-    /// SRC0.u32; addr += M0.u32[31 : 0]"; S_MOVRELD: the same on SDST;
-    /// S_MOVRELSD_2_B32: "addrs += M0.u32[9 : 0]; addrd += M0.u32[25 :
-    /// 16]"). Unbounded: the caller checks the range. One function for
-    /// the interpreter and the hazard checker, so both see the same
-    /// registers.
-    pub fn indices(self, sdst: u8, s0: u8, m0: u32) -> (u64, u64) {
+    /// encoded numbers plus the index (RDNA4 guide §16.3, whose SOP1
+    /// opcodes 64-68 are gfx11's: S_MOVRELS_B32 "addr = SRC0.u32 // Raw
+    /// value from instruction; addr += M0.u32[31 : 0]"; S_MOVRELD the same
+    /// on DST; S_MOVRELSD_2_B32 "addrs += M0.u32[9 : 0]; addrd +=
+    /// M0.u32[25 : 16]"). `from` is `None` for s_movreld, whose source is
+    /// a value ("SGPR[addr].b32 = S0.b32"), read as any scalar operand.
+    /// S_MOVRELSD_2_B32's source index is the raw field, so a constant or
+    /// literal there (llvm-mc takes one: LLVM `SOP1_32`, `SSrc_b32`)
+    /// indexes from its code, 128 up: past the SGPRs. Unbounded: the
+    /// caller checks the range. One function for the interpreter and the
+    /// hazard checker, so both see the same registers.
+    pub fn indices(self, sdst: u8, s0: Src, m0: u32) -> (Option<u64>, u64) {
         let m0 = m0 as u64;
+        let (d, s) = (sdst as u64, s0.code() as u64);
         match self {
-            SMovrel::MovrelsB32 | SMovrel::MovrelsB64 => (s0 as u64 + m0, sdst as u64),
-            SMovrel::MovreldB32 | SMovrel::MovreldB64 => (s0 as u64, sdst as u64 + m0),
-            SMovrel::MovrelsdTwoB32 => (s0 as u64 + (m0 & 0x3ff), sdst as u64 + (m0 >> 16 & 0x3ff)),
+            SMovrel::MovrelsB32 | SMovrel::MovrelsB64 => (Some(s + m0), d),
+            SMovrel::MovreldB32 | SMovrel::MovreldB64 => (None, d + m0),
+            SMovrel::MovrelsdTwoB32 => (Some(s + (m0 & 0x3ff)), d + (m0 >> 16 & 0x3ff)),
         }
     }
 }
@@ -1072,12 +1110,14 @@ pub enum Inst {
         simm16: i16,
         target: Option<u32>,
     },
-    /// SGPR-relative moves indexed by M0 (SOP1 64..68): `sdst` and `s0`
-    /// are the SGPR numbers the index is added to.
+    /// SGPR-relative moves indexed by M0 (SOP1 64..68): `sdst` is the
+    /// SGPR number the index is added to, as is `s0`'s field for
+    /// s_movrels and s_movrelsd_2 ([`SMovrel::indices`]); s_movreld's `s0`
+    /// is the value moved.
     SMovrel {
         op: SMovrel,
         sdst: u8,
-        s0: u8,
+        s0: Src,
     },
     /// Executing it is a fault (s_trap, s_code_end padding, s_sethalt).
     Trap {
@@ -1660,30 +1700,35 @@ fn decode_sop1(w: &[u32]) -> (Inst, usize) {
         );
     }
     if let Some(m) = SMovrel::from_op(op) {
-        // The fields are SGPR numbers the index is added to (the rows'
-        // SGPR-only kinds, `isa::alu::Kind::Sgpr32`/`Sgpr64`: a constant
-        // there is no register to index from).
-        let (sdst, s0) = ((w0 >> 16) & 0x7f, w0 & 0xff);
-        if sdst >= VCC_LO as u32 || s0 >= VCC_LO as u32 {
-            return (
-                unsupported(
-                    "SOP1",
-                    op,
-                    Some(m.name().into()),
-                    "operand is not an SGPR",
-                    &w[..1],
-                ),
+        // An operand of an SGPR-only kind in the row
+        // (`isa::alu::Kind::Sgpr32`/`Sgpr64`: the destination, s_movrels'
+        // source) is an SGPR number the index is added to: a constant
+        // there is no register to index from. The other sources
+        // (s_movreld's value, s_movrelsd_2's `SSrc_b32`) take what any
+        // SOP1 source takes, a literal included.
+        let sgpr_only = m.sgpr_only_source();
+        let sdst = (w0 >> 16) & 0x7f;
+        let s0 = w0 & 0xff;
+        let not_sgpr = sdst >= VCC_LO as u32 || (sgpr_only && s0 >= VCC_LO as u32);
+        let decoded = if not_sgpr {
+            Err("operand is not an SGPR".to_string())
+        } else {
+            scalar_srcs(w, &[s0])
+        };
+        return match decoded {
+            Ok((s, n)) => (
+                Inst::SMovrel {
+                    op: m,
+                    sdst: sdst as u8,
+                    s0: s[0],
+                },
+                n,
+            ),
+            Err(e) => (
+                unsupported("SOP1", op, Some(m.name().into()), e, &w[..1]),
                 1,
-            );
-        }
-        return (
-            Inst::SMovrel {
-                op: m,
-                sdst: sdst as u8,
-                s0: s0 as u8,
-            },
-            1,
-        );
+            ),
+        };
     }
     let Some(sop) = Sop1::from_op(op) else {
         return (
@@ -3283,7 +3328,7 @@ mod table_tests {
             let _ = o.implicit();
         }
         for &o in SMovrel::ALL {
-            let _ = (o.implicit(), o.dwords());
+            let _ = (o.implicit(), o.dwords(), o.sgpr_only_source());
         }
         for &o in Sopc::ALL {
             let _ = o.implicit();

@@ -52,6 +52,9 @@ pub fn src(s: Src, dwords: u32) -> String {
     match s {
         Src::S(r) => sreg(r, dwords, false),
         Src::V(r) => vreg(r, dwords),
+        // 1/(2π) in a 64-bit operand is the f64 constant, which
+        // llvm-objdump-22 prints to double precision.
+        Src::Const(248) if dwords == 2 => "0.15915494309189532".into(),
         Src::Const(c) => konst(c),
         Src::Lit(v) => format!("0x{v:x}"),
         Src::Scc => "src_scc".into(),
@@ -464,11 +467,11 @@ pub fn disasm(inst: &Inst, wave64: bool) -> String {
         Inst::Call { sdst, simm16, .. } => {
             format!("{name} {}, {}", sreg(*sdst, 2, false), *simm16 as u16)
         }
-        // Both operands as wide as the row's SGPR-only kind (an SGPR or
-        // an even pair).
+        // Both operands as wide as the row's destination (an SGPR or an
+        // even pair); a constant or literal source as any SOP1 source's.
         Inst::SMovrel { op, sdst, s0 } => {
             let n = op.dwords() as u32;
-            format!("{name} {}, {}", sreg(*sdst, n, false), sreg(*s0, n, false))
+            format!("{name} {}, {}", sreg(*sdst, n, false), src(*s0, n))
         }
         Inst::Sendmsg { simm16 } => match simm16 {
             3 => "s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)".into(),

@@ -466,17 +466,21 @@ fn uses(inst: &Inst, wave64: bool, m0: u32) -> (Regs, Regs) {
             HwregOp::SetImm32 => {}
         },
         Inst::Call { sdst, .. } => wr.s(*sdst, 2),
-        // M0 as the row's column has it (LLVM `Uses = [M0]`), and the
-        // SGPRs the index lands on (an index past the SGPRs lists only M0:
-        // the move itself stops the wave).
+        // M0 as the row's column has it (LLVM `Uses = [M0]`), the SGPRs
+        // the index lands on, and s_movreld's source as any operand (an
+        // index past the SGPRs lists only M0: the move itself stops the
+        // wave).
         Inst::SMovrel { op, sdst, s0 } => {
             if imp.reads_m0() {
                 rd.s(M0, 1);
             }
             let n = op.dwords() as u64;
             let (from, to) = op.indices(*sdst, *s0, m0);
-            if from + n <= MOVREL_SGPRS && to + n <= MOVREL_SGPRS {
-                rd.s(from as u8, n as u32);
+            if from.unwrap_or(0) + n <= MOVREL_SGPRS && to + n <= MOVREL_SGPRS {
+                match from {
+                    Some(f) => rd.s(f as u8, n as u32),
+                    None => rd.src(*s0, n as u32),
+                }
                 wr.s(to as u8, n as u32);
             }
         }
@@ -811,5 +815,39 @@ mod tests {
                 hazard(&m0, &movrel)
             );
         }
+    }
+
+    /// The SGPRs an M0-relative SALU move reads and writes: s_movreld's
+    /// source is a value, read as itself (an SGPR) or not at all (a
+    /// constant or literal), its destination indexed; s_movrelsd_2's
+    /// source field is an index even when it encodes a constant, which
+    /// lands past the SGPRs, so only M0 is listed.
+    #[test]
+    fn movrel_sources_are_values_or_indices() {
+        let listed = |i: &Inst, m0: u32| {
+            let (rd, wr) = uses(i, false, m0);
+            let all = |r: &Regs| r.iter().map(|g| (g.first, g.count)).collect::<Vec<_>>();
+            (all(&rd), all(&wr))
+        };
+        let m0 = (M0 as u16, 1);
+        let d = inst("s_movreld_b32", Some(S(4)), None, vec![S(9)]);
+        assert_eq!(listed(&d, 3), (vec![m0, (9, 1)], vec![(7, 1)]));
+        let k = inst("s_movreld_b32", Some(S(4)), None, vec![Opnd::Int(-3)]);
+        assert_eq!(listed(&k, 3), (vec![m0], vec![(7, 1)]));
+        let l = inst(
+            "s_movreld_b32",
+            Some(S(4)),
+            None,
+            vec![Opnd::Lit(0x1234_5678)],
+        );
+        assert_eq!(listed(&l, 3), (vec![m0], vec![(7, 1)]));
+        let p = inst("s_movreld_b64", Some(S(4)), None, vec![Opnd::Int(7)]);
+        assert_eq!(listed(&p, 2), (vec![m0], vec![(6, 2)]));
+        // s_movrelsd_2's register source: indexed by M0[9:0].
+        let r = inst("s_movrelsd_2_b32", Some(S(4)), None, vec![S(9)]);
+        assert_eq!(listed(&r, 0x2_0001), (vec![m0, (10, 1)], vec![(6, 1)]));
+        // Inline constant 5 is code 133: s133 and up, past s105.
+        let c = inst("s_movrelsd_2_b32", Some(S(4)), None, vec![Opnd::Int(5)]);
+        assert_eq!(listed(&c, 0), (vec![m0], vec![]));
     }
 }

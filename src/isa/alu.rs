@@ -10,10 +10,10 @@
 //! `VOP1Instructions.td`, `VOP2Instructions.td`, `VOP3Instructions.td`,
 //! `VOPCInstructions.td`, `VOPDInstructions.td` for GFX11); the table was
 //! read from `llvm-mc-22 -mcpu=gfx1100 -show-encoding`, and
-//! `tests/it/host_isa_llvm.rs` assembles every op's text with llvm-mc (but
-//! the split `s_waitcnt_*cnt`, whose SGPR field llvm-mc takes only as
-//! `null`) and compares its bytes with [`ProgramInst::encode`]'s, in both
-//! wave sizes. Layouts:
+//! `tests/it/host_isa_llvm.rs` assembles every op's text with llvm-mc (the
+//! split `s_waitcnt_*cnt` with their SGPR field `null`, the only operand
+//! llvm-mc takes there: [`Kind::Null`]) and compares its bytes with
+//! [`ProgramInst::encode`]'s, in both wave sizes. Layouts:
 //!
 //! | format | word 0 |
 //! | --- | --- |
@@ -125,6 +125,11 @@ pub enum Kind {
     /// SOPK's 16-bit immediate (SIMM16), given as [`Opnd::Lit`] `0..=0xffff`
     /// and printed in hex as LLVM prints it.
     Imm16,
+    /// An SGPR field only `null` may fill, given as [`Opnd::Null`]: the
+    /// split waitcnts' (`s_waitcnt_vscnt`, `_vmcnt`, `_expcnt`,
+    /// `_lgkmcnt`, SOPK), where llvm-mc-22 refuses any other register
+    /// ("src0 must be null": LLVM `test/MC/AMDGPU/gfx11_asm_sopk_err.s`).
+    Null,
     /// A WMMA's D: 8 VGPRs in wave32, 4 in wave64 (LLVM
     /// VOP3PInstructions.td `VOPProfileWMMA`: `VDst_256` / `VDst_128`).
     Acc,
@@ -316,6 +321,7 @@ const VSS: &[Kind] = &[V32, S32, S32];
 const V1: &[Kind] = &[V32];
 const K1: &[Kind] = &[Imm16];
 const SK: &[Kind] = &[S32, Imm16];
+const NK: &[Kind] = &[Null, Imm16];
 const VS: &[Kind] = &[V32, S32];
 const A64A64: &[Kind] = &[Any64, Any64];
 const QSAD: &[Kind] = &[Any64, Any32, Any64];
@@ -696,12 +702,13 @@ pub const ALU_OPS: &[AluOp] = &[
     op("s_mulk_i32", Sopk, 0x10, S32, K1, PURE),
     // SOPK/SOP1 forms the software device decodes that have no program of
     // qualify's corpus: s_version (its SIMM16 only), the split waitcnts
-    // (an SGPR, usually null, and SIMM16), and the program-counter moves.
+    // (an SGPR field llvm-mc takes only as `null`, and SIMM16), and the
+    // program-counter moves.
     op("s_version", Sopk, 0x01, None, K1, PURE),
-    op("s_waitcnt_vscnt", Sopk, 0x18, None, SK, PURE),
-    op("s_waitcnt_vmcnt", Sopk, 0x19, None, SK, PURE),
-    op("s_waitcnt_expcnt", Sopk, 0x1a, None, SK, PURE),
-    op("s_waitcnt_lgkmcnt", Sopk, 0x1b, None, SK, PURE),
+    op("s_waitcnt_vscnt", Sopk, 0x18, None, NK, PURE),
+    op("s_waitcnt_vmcnt", Sopk, 0x19, None, NK, PURE),
+    op("s_waitcnt_expcnt", Sopk, 0x1a, None, NK, PURE),
+    op("s_waitcnt_lgkmcnt", Sopk, 0x1b, None, NK, PURE),
     op("s_getpc_b64", Sop1, 0x47, S64, &[], PURE),
     // S_SETPC_B64's source is `SOP1_1`'s `SReg_64` (a register only);
     // S_SWAPPC_B64's is `SOP1_64`'s `SSrc_b64`.
@@ -715,16 +722,18 @@ pub const ALU_OPS: &[AluOp] = &[
     // s_movrels' source and destination (`SOP1_32R`, `SOP1_64R`), and
     // s_movreld's destination, which LLVM lists as a use (`SOP1_32_movreld`:
     // "sdst is treated as a use operand"). s_movreld's source is a value
-    // ("SGPR[addr].b32 = S0.b32"; LLVM `SSrc_b32`/`SSrc_b64`, so llvm-mc
-    // takes a constant there) and s_movrelsd_2's an index that LLVM types
-    // `SSrc_b32` (`SOP1_32`) though the pseudocode reads it as a register
-    // number ("SGPR[addrd].b32 = SGPR[addrs].b32"); the software device
-    // decodes both as SGPRs only, so they are SGPR-only kinds here too.
+    // ("SGPR[addr].b32 = S0.b32"; LLVM `SSrc_b32`/`SSrc_b64`: llvm-mc-22
+    // takes an SGPR, an inline constant or a literal), so a scalar source
+    // kind. s_movrelsd_2's is LLVM's `SSrc_b32` too (`SOP1_32`), which
+    // llvm-mc-22 takes a constant or literal for, though the pseudocode
+    // reads its raw field as a register number ("addrs = SRC0.u32 // Raw
+    // value from instruction"; `emu::decode::SMovrel::indices`): a scalar
+    // source kind, as LLVM has it.
     op("s_movrels_b32", Sop1, 0x40, Sgpr32, G1, R_M0),
     op("s_movrels_b64", Sop1, 0x41, Sgpr64, G64, R_M0),
-    op("s_movreld_b32", Sop1, 0x42, Sgpr32, G1, R_M0),
-    op("s_movreld_b64", Sop1, 0x43, Sgpr64, G64, R_M0),
-    op("s_movrelsd_2_b32", Sop1, 0x44, Sgpr32, G1, R_M0),
+    op("s_movreld_b32", Sop1, 0x42, Sgpr32, S1, R_M0),
+    op("s_movreld_b64", Sop1, 0x43, Sgpr64, S64ONE, R_M0),
+    op("s_movrelsd_2_b32", Sop1, 0x44, Sgpr32, S1, R_M0),
     // v_nop, and the M0-relative VGPR moves (VOP1; the VOP3 form is
     // 0x180 + the VOP1 opcode, none for v_swaprel_b32).
     op("v_nop", Vop1, 0x00, None, &[], EXEC),
@@ -973,6 +982,8 @@ pub enum Opnd {
     Int(i8),
     /// A 32-bit literal.
     Lit(u32),
+    /// The `null` SGPR (code 124), for a [`Kind::Null`] operand only.
+    Null,
 }
 
 /// Modifiers of a VOP3P (and VOP3 op_sel) instruction: bit k of each mask
@@ -1058,6 +1069,7 @@ fn opnd_text(o: Opnd, k: Kind, wave64: bool) -> String {
         Opnd::Vcc => "vcc_lo".into(),
         Opnd::Int(n) => n.to_string(),
         Opnd::Lit(v) => format!("{v:#x}"),
+        Opnd::Null => "null".into(),
     }
 }
 
@@ -1116,6 +1128,7 @@ fn src_code(
         // A 16-bit literal: the value in the low half of the literal dword
         // (llvm-mc: `0x1234` -> 0x00001234).
         Opnd::Lit(v) if k == Any16 && v <= 0xffff => Ok((255, Some(v))),
+        Opnd::Null if k == Null => Ok((124, Option::None)),
         other => Err(bad(format!("{other:?} cannot be a {k:?} operand"))),
     }
 }
@@ -1297,24 +1310,27 @@ impl AluInst {
         if op.format == Sopk {
             // The SGPR is the destination (s_movk_i32, s_cmovk_i32,
             // s_addk_i32, s_mulk_i32, which also read it) or, for
-            // s_cmpk_*, the first source; SIMM16 fills bits 15:0.
-            let (reg, imm) = match (self.dst, self.srcs.as_slice()) {
-                (Some(d), [Opnd::Lit(v)]) => (d, *v),
-                (Option::None, [r, Opnd::Lit(v)]) => (*r, *v),
+            // s_cmpk_* and the split waitcnts, the first source; SIMM16
+            // fills bits 15:0.
+            let first = op.srcs.first().copied().unwrap_or(None);
+            let (reg, kind, imm) = match (self.dst, self.srcs.as_slice()) {
+                (Some(d), [Opnd::Lit(v)]) => (d, op.dst, *v),
+                (Option::None, [r, Opnd::Lit(v)]) => (*r, first, *v),
                 // s_version: SIMM16 alone; llvm-mc writes 0 in the SGPR
                 // field (`s_version 0x1234` is [0x34,0x12,0x80,0xb0]).
-                (Option::None, [Opnd::Lit(v)]) => (Opnd::S(0), *v),
+                (Option::None, [Opnd::Lit(v)]) => (Opnd::S(0), S32, *v),
                 _ => return Err(rule("SOPK takes an SGPR and a 16-bit immediate")),
             };
-            let Opnd::S(r) = reg else {
-                return Err(rule("the SOPK register is not an SGPR"));
+            let r = match (reg, kind) {
+                (Opnd::S(r), S32) if r <= 105 => r as u32,
+                (Opnd::Null, Null) => 124,
+                (_, Null) => return Err(rule("the SOPK register must be null")),
+                _ => return Err(rule("the SOPK register is not an SGPR s0..s105")),
             };
-            if r > 105 || imm > 0xffff || self.mods != Mods::default() {
-                return Err(rule("SOPK: an SGPR s0..s105 and an immediate 0..=0xffff"));
+            if imm > 0xffff || self.mods != Mods::default() {
+                return Err(rule("SOPK: an immediate 0..=0xffff, no modifiers"));
             }
-            return Ok(vec![
-                0xb000_0000 | (op.opcode as u32) << 23 | (r as u32) << 16 | imm,
-            ]);
+            return Ok(vec![0xb000_0000 | (op.opcode as u32) << 23 | r << 16 | imm]);
         }
         if self.is16() && self.mods.clamp && !(op.clamp && op.format == Vop3) {
             return Err(rule("clamp on an instruction without it"));

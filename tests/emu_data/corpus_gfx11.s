@@ -178,6 +178,23 @@ s_movrels_b64 s[2:3], s[4:5]
 s_movreld_b32 s2, s4
 s_movreld_b64 s[2:3], s[4:5]
 s_movrelsd_2_b32 s2, s4
+s_movreld_b32 s2, 5
+s_movreld_b32 s2, -16
+s_movreld_b32 s2, 0.5
+s_movreld_b32 s2, 0x12345678
+s_movreld_b32 s2, vcc_lo
+s_movreld_b32 s2, m0
+s_movreld_b32 s2, src_scc
+s_movreld_b64 s[2:3], 64
+s_movreld_b64 s[2:3], -1.0
+s_movreld_b64 s[2:3], 0x12345678
+s_movreld_b64 s[2:3], vcc
+s_movreld_b64 s[2:3], 0.15915494309189532
+s_mov_b64 s[2:3], 0.15915494309189532
+s_movrelsd_2_b32 s2, 5
+s_movrelsd_2_b32 s2, 4.0
+s_movrelsd_2_b32 s2, 0x12345678
+s_movrelsd_2_b32 s2, vcc_lo
 s_barrier
 s_waitcnt 0x0
 s_sethalt 0x0

@@ -238,6 +238,93 @@ fn decoder_agrees_with_llvm_mc_on_the_corpus_of_supported_forms() {
     );
 }
 
+/// The M0-relative SALU moves with a constant source: the device decodes
+/// exactly the forms llvm-mc takes. s_movreld's source is a value and
+/// s_movrelsd_2's is LLVM's `SSrc_b32`: llvm-mc takes an inline constant or
+/// a literal there, and the device decodes its bytes, printing them as
+/// llvm-mc does; s_movrels' source is an index (`SReg`): llvm-mc refuses a
+/// constant, and the device leaves the same encoding unsupported.
+#[test]
+fn movrel_sources_take_a_constant_where_llvm_mc_does() {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let Some(mc) = common::llvm_mc() else { return };
+    let assemble = |line: &str| -> Option<(String, Vec<u8>)> {
+        let mut child = Command::new(&mc)
+            .args(["-arch=amdgcn", "-mcpu=gfx1100", "-show-encoding"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run llvm-mc");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(format!("{line}\n").as_bytes())
+            .expect("write to llvm-mc");
+        let out = child.wait_with_output().expect("llvm-mc output");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let (asm, enc) = text.lines().find_map(|l| l.split_once("; encoding: ["))?;
+        let bytes = enc
+            .trim_end_matches(']')
+            .split(',')
+            .map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).expect("hex"))
+            .collect();
+        Some((asm.trim().to_string(), bytes))
+    };
+    let ops = [
+        (0x40u32, "s_movrels_b32", "s4"),
+        (0x41, "s_movrels_b64", "s[4:5]"),
+        (0x42, "s_movreld_b32", "s4"),
+        (0x43, "s_movreld_b64", "s[4:5]"),
+        (0x44, "s_movrelsd_2_b32", "s4"),
+    ];
+    // Each source's code in the SSRC0 field, and its text.
+    let srcs = [
+        (0x85u32, "5"),
+        (0xd0, "-16"),
+        (0xf2, "1.0"),
+        (0xff, "0x12345678"),
+    ];
+    let (mut accepted, mut refused) = (0, 0);
+    for (op, name, dst) in ops {
+        for (code, text) in srcs {
+            let line = format!("{name} {dst}, {text}");
+            // SOP1: 101111101 sdst[22:16] op[15:8] ssrc0[7:0], s4 the sdst.
+            let mut bytes = (0xbe80_0000u32 | 4 << 16 | op << 8 | code)
+                .to_le_bytes()
+                .to_vec();
+            if code == 0xff {
+                bytes.extend_from_slice(&0x1234_5678u32.to_le_bytes());
+            }
+            let dec = decode_text(&bytes, 0);
+            let inst = &dec.insts[0];
+            match assemble(&line) {
+                Some((asm, theirs)) => {
+                    accepted += 1;
+                    assert_eq!(theirs, bytes, "`{line}`: llvm-mc's bytes");
+                    assert!(
+                        !matches!(inst, Inst::Unsupported(_)),
+                        "`{line}` unsupported: {inst:?}"
+                    );
+                    assert_eq!(norm(&disasm(inst, false)), norm(&asm), "`{line}`");
+                    assert_eq!(dec.sizes[0] as usize, bytes.len(), "size of `{line}`");
+                }
+                None => {
+                    refused += 1;
+                    assert!(
+                        matches!(inst, Inst::Unsupported(_)),
+                        "`{line}`: llvm-mc refuses it, the device decodes {inst:?}"
+                    );
+                }
+            }
+        }
+    }
+    // s_movreld_b32/_b64 and s_movrelsd_2_b32 take all four; s_movrels none.
+    assert_eq!((accepted, refused), (12, 8));
+}
+
 #[test]
 fn ds_names_agree_with_the_isa_module() {
     // emu keeps its own DS semantics table; its names must be the isa

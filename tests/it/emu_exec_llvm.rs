@@ -178,6 +178,73 @@ fn s_movrel_index_sgprs_by_m0() {
 }
 
 #[test]
+fn s_movreld_moves_a_constant_or_a_literal() {
+    // S_MOVRELD_B32: "addr = DST.u32; addr += M0.u32[31 : 0];
+    // SGPR[addr].b32 = S0.b32" (RDNA4 guide §16.3, gfx11's opcode 66): S0
+    // is a value, here an inline constant or a literal, which llvm-mc
+    // takes (LLVM `SSrc_b32`/`SSrc_b64`). The B64 form reads a 64-bit
+    // constant: an integer sign-extended, 1.0 as the f64 bit pattern.
+    let Some(w) = run(
+        "s_mov_b32 m0, 3\ns_movreld_b32 s4, -5\ns_movreld_b32 s5, 0x12345678\n\
+         s_movreld_b32 s6, 0.5\ns_mov_b32 m0, 4\ns_movreld_b64 s[10:11], -16\n\
+         s_movreld_b64 s[12:13], 1.0\ns_movreld_b64 s[20:21], 0x12345678\ns_endpgm\n",
+        |w| {
+            for i in 0..32 {
+                w.s[i] = 0xdead_0000 + i as u32;
+            }
+        },
+    ) else {
+        return;
+    };
+    // The named destinations are index bases, left alone.
+    assert_eq!(
+        (w.s[4], w.s[5], w.s[6]),
+        (0xdead_0004, 0xdead_0005, 0xdead_0006)
+    );
+    assert_eq!(
+        (w.s[7], w.s[8], w.s[9]),
+        (0xffff_fffb, 0x1234_5678, 0x3f00_0000)
+    );
+    assert_eq!((w.s[14], w.s[15]), (0xffff_fff0, 0xffff_ffff));
+    assert_eq!((w.s[16], w.s[17]), (0, 0x3ff0_0000));
+    assert_eq!((w.s[24], w.s[25]), (0x1234_5678, 0));
+    assert_eq!(
+        (w.s[10], w.s[12], w.s[20]),
+        (0xdead_000a, 0xdead_000c, 0xdead_0014)
+    );
+}
+
+#[test]
+fn s_movrelsd_2_with_a_constant_indexes_from_its_code_past_the_sgprs() {
+    // S_MOVRELSD_2_B32: "addrs = SRC0.u32 // Raw value from instruction;
+    // addrs += M0.u32[9 : 0]": llvm-mc takes a constant there (LLVM
+    // `SSrc_b32`), whose raw field is its code: inline 5 is 133, a
+    // literal 255, past s105 (policy movrel-past-sgprs-faults).
+    for (src, at, pc) in [("5", "s133", 0x1004), ("0x12345678", "s256", 0x1004)] {
+        let Some((got, detail)) = unsupported(&format!(
+            "s_mov_b32 m0, {}\ns_movrelsd_2_b32 s4, {src}\ns_endpgm\n",
+            if src == "5" { 0 } else { 1 }
+        )) else {
+            return;
+        };
+        assert_eq!(got, pc, "{src}");
+        assert!(
+            detail.contains(at) && detail.contains("movrel-past-sgprs-faults"),
+            "{src}: {detail}"
+        );
+    }
+    // Past the literal: the next instruction is 8 bytes on, and runs
+    // when the move needs no register (s_movreld's value is the literal).
+    let Some(w) = run(
+        "s_movreld_b32 s4, 0x12345678\ns_mov_b32 s5, 7\ns_endpgm\n",
+        |_| {},
+    ) else {
+        return;
+    };
+    assert_eq!((w.s[4], w.s[5]), (0x1234_5678, 7));
+}
+
+#[test]
 fn s_movrel_b64_with_an_odd_index_stops_the_wave() {
     let Some((pc, detail)) =
         unsupported("s_mov_b32 m0, 1\ns_movrels_b64 s[0:1], s[10:11]\ns_endpgm\n")

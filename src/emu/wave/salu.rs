@@ -387,26 +387,33 @@ impl Wave {
     ///
     /// For the B64 forms "the index in M0.u and the operand address ... must
     /// be even"; an odd one stops the wave with an error rather than guess.
+    /// S_MOVRELD's S0 is a value: an SGPR, constant or literal, read as
+    /// any SOP1 source is (`Wave::s32`/`s64`); s_movrelsd_2's source field
+    /// is an index even when it encodes a constant ([`SMovrel::indices`]).
     pub(super) fn smovrel(
         &mut self,
         op: SMovrel,
         sdst: u8,
-        s0: u8,
+        s0: Src,
         pc: u64,
     ) -> Result<(), WaveError> {
         let m0 = self.s[M0 as usize];
         let n = op.dwords() as u64;
         let (from, to) = op.indices(sdst, s0, m0);
-        if n == 2 && (from | to) & 1 == 1 {
+        if n == 2 && (from.unwrap_or(0) | to) & 1 == 1 {
+            let moved = match from {
+                Some(f) => format!("s{f} to s{to}"),
+                None => format!("to s{to}"),
+            };
             return Err(WaveError::Unsupported {
                 pc,
                 detail: format!(
-                    "{} with an odd index (s{from} to s{to}, M0 = {m0:#x}): the guide requires M0 and the operand to be even",
+                    "{} with an odd index ({moved}, M0 = {m0:#x}): the guide requires M0 and the operand to be even",
                     op.name()
                 ),
             });
         }
-        for at in [from, to] {
+        for at in from.into_iter().chain([to]) {
             if at + n > MOVREL_SGPRS {
                 return Err(WaveError::Unsupported {
                     pc,
@@ -419,8 +426,15 @@ impl Wave {
             }
         }
         // Read before writing: the ranges may overlap.
-        let (f, t) = (from as usize, to as u8);
-        let v = [self.s[f], self.s[f + 1]];
+        let t = to as u8;
+        let v = match from {
+            Some(f) => [self.s[f as usize], self.s[f as usize + 1]],
+            None if n == 2 => {
+                let x = self.s64(s0);
+                [x as u32, (x >> 32) as u32]
+            }
+            None => [self.s32(s0), 0],
+        };
         for (k, x) in v.into_iter().take(n as usize).enumerate() {
             self.sw(t + k as u8, x);
         }

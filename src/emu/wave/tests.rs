@@ -635,6 +635,7 @@ fn salu_semantics_agree_with_the_tables_scc_columns() {
             .zip([20u8, 22])
             .map(|(k, s)| match k {
                 Kind::Imm16 => Opnd::Lit(0x1234),
+                Kind::Null => Opnd::Null,
                 _ => Opnd::S(s),
             })
             .collect();

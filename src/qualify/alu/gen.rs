@@ -194,6 +194,9 @@ fn source(rng: &mut ChaCha8Rng, kind: Kind, wave64: bool, lit_ok: &mut bool) -> 
         Mask => mask(rng, wave64),
         // SOPK's SIMM16.
         Imm16 => imm16(rng),
+        // The split waitcnts' SGPR field (their programs are llvm-mc's
+        // check of the encoder, never run).
+        Null => Opnd::Null,
         // The WMMAs' C / D (their programs come from `wmma_program`).
         Acc | AccSrc => Opnd::V(V_BASE + 4),
         None | Vcc => Opnd::Vcc,

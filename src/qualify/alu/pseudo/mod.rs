@@ -51,6 +51,8 @@ impl Machine<'_> {
             // complement (guide "Scalar operands", inline constants).
             Opnd::Int(n) => n as i32 as u32,
             Opnd::Lit(v) => v,
+            // Only the split waitcnts' field takes it, none in the corpus.
+            Opnd::Null => return Err("a null operand is not in the corpus".into()),
         })
     }
     /// S0.u64 of lane `l`: a register pair, or a constant sign-extended to
@@ -71,6 +73,7 @@ impl Machine<'_> {
             Opnd::Vcc => self.st.vcc,
             Opnd::Int(n) => n as i64 as u64,
             Opnd::Lit(_) => return Err("a literal in a 64-bit operand is not in the corpus".into()),
+            Opnd::Null => return Err("a null operand is not in the corpus".into()),
         })
     }
     /// S0.u16 of lane `l`: half `hi` of a VGPR; the low 16 bits of an

@@ -572,6 +572,30 @@ pub fn without_kernel(dir: &Path, name: &str, kernel: &str) -> PathBuf {
     user
 }
 
+/// Run llvm-mc with `args` on `text` given on its stdin (written from a
+/// thread, so a large input cannot deadlock against its output), and
+/// return what it printed.
+pub fn llvm_mc_stdin(mc: &Path, args: &[&str], text: &str) -> Output {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let mut child = Command::new(mc)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("llvm-mc starts");
+    let mut stdin = child.stdin.take().expect("stdin piped");
+    let text = text.to_string();
+    let writer = std::thread::spawn(move || stdin.write_all(text.as_bytes()));
+    let out = child.wait_with_output().expect("llvm-mc runs");
+    writer
+        .join()
+        .expect("writer thread")
+        .expect("write to llvm-mc");
+    out
+}
+
 /// Assemble gfx1100 source with llvm-mc and return the machine code bytes
 /// (from `-show-encoding`, so no ELF reader is involved); None (skipped)
 /// without llvm-mc.

@@ -246,24 +246,13 @@ fn decoder_agrees_with_llvm_mc_on_the_corpus_of_supported_forms() {
 /// constant, and the device leaves the same encoding unsupported.
 #[test]
 fn movrel_sources_take_a_constant_where_llvm_mc_does() {
-    use std::io::Write as _;
-    use std::process::Stdio;
     let Some(mc) = common::llvm_mc() else { return };
     let assemble = |line: &str| -> Option<(String, Vec<u8>)> {
-        let mut child = Command::new(&mc)
-            .args(["-arch=amdgcn", "-mcpu=gfx1100", "-show-encoding"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("run llvm-mc");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(format!("{line}\n").as_bytes())
-            .expect("write to llvm-mc");
-        let out = child.wait_with_output().expect("llvm-mc output");
+        let out = common::llvm_mc_stdin(
+            &mc,
+            &["-arch=amdgcn", "-mcpu=gfx1100", "-show-encoding"],
+            &format!("{line}\n"),
+        );
         let text = String::from_utf8_lossy(&out.stdout);
         let (asm, enc) = text.lines().find_map(|l| l.split_once("; encoding: ["))?;
         let bytes = enc

@@ -699,17 +699,11 @@ fn split_waitcnts_take_null_alone_as_llvm_mc_does() {
     use dsxor::isa::alu::{AluInst, Opnd, ProgramInst};
     let Some(mc) = common::llvm_mc() else { return };
     let accepts = |line: &str| {
-        let mut child = Command::new(&mc)
-            .args(["-arch=amdgcn", "-mcpu=gfx1100", "-show-encoding"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("llvm-mc starts");
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
-        drop(stdin);
-        let out = child.wait_with_output().unwrap();
+        let out = common::llvm_mc_stdin(
+            &mc,
+            &["-arch=amdgcn", "-mcpu=gfx1100", "-show-encoding"],
+            &format!("{line}\n"),
+        );
         String::from_utf8_lossy(&out.stdout).contains("encoding:")
     };
     for name in [
@@ -800,24 +794,17 @@ fn alu_encodings_are_llvm_mcs() {
         } else {
             "+wavefrontsize32"
         };
-        let mut child = Command::new(&mc)
-            .args([
+        let out = common::llvm_mc_stdin(
+            &mc,
+            &[
                 "-arch=amdgcn",
                 "-mcpu=gfx1100",
                 // +real-true16: the 16-bit forms name `.l`/`.h` halves.
                 &format!("-mattr={attr},+real-true16"),
                 "-show-encoding",
-            ])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("llvm-mc starts");
-        let mut stdin = child.stdin.take().unwrap();
-        let text = lines.join("\n") + "\n";
-        let writer = std::thread::spawn(move || stdin.write_all(text.as_bytes()));
-        let out = child.wait_with_output().unwrap();
-        writer.join().unwrap().unwrap();
+            ],
+            &(lines.join("\n") + "\n"),
+        );
         let stderr = String::from_utf8_lossy(&out.stderr);
         let refused: Vec<&String> = stderr
             .lines()

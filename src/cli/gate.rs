@@ -94,126 +94,93 @@ fn judge_check(name: &str, code: Option<i32>, stdout: &str, stderr: &str, ms: u6
     }
 }
 
-pub(crate) fn cmd_gate(args: GateArgs) -> Outcome {
-    let budget = args.budget;
-    let started = Instant::now();
-    let placement = dsxor::backend::Placement::current();
-    let print = |v: &GateVerdict| {
-        let text = serde_json::to_string_pretty(v).unwrap_or_default();
-        dsxor::report::console::machine_text(&format!("{text}\n"));
-        if !v.reason.is_empty() {
-            eprintln!("{}", v.reason);
-        }
-        v.exit_code
+/// Milliseconds since `s`.
+fn ms_since(s: Instant) -> u64 {
+    u64::try_from(s.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Device `i`'s entry, with each of its checks started as a child of this
+/// binary into `running` (a device whose properties cannot be read, or a
+/// check that cannot start, gets its failed check here instead).
+fn start_checks(
+    i: usize,
+    p: &Result<dsxor::hip::DeviceProps, dsxor::hip::HipError>,
+    exe: &std::path::Path,
+    out_dir: &std::path::Path,
+    running: &mut Vec<Running>,
+) -> GateDevice {
+    let index = u32::try_from(i).unwrap_or(u32::MAX);
+    let mut d = GateDevice {
+        index,
+        uuid: None,
+        pci_bus_id: None,
+        name: String::new(),
+        target_id: String::new(),
+        verdict: Status::Passed,
+        reason: String::new(),
+        checks: Vec::new(),
     };
-    let elapsed = |s: Instant| u64::try_from(s.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let budget_ms = u64::try_from(budget.as_millis()).unwrap_or(u64::MAX);
-    let report = match dsxor::hip::probe() {
-        Ok(r) => r,
-        Err(e) => {
-            let v = GateVerdict::new(
-                placement,
-                Vec::new(),
-                Some(format!("no HIP runtime: {}", e.one_line())),
-                budget_ms,
-                elapsed(started),
-            );
-            return Ok(print(&v));
-        }
-    };
-    let props = match &report.devices {
-        dsxor::hip::Devices::Found(list) => list,
-        dsxor::hip::Devices::None { .. } => {
-            let v = GateVerdict::new(
-                placement,
-                Vec::new(),
-                Some(
-                    report
-                        .no_device_reason()
-                        .unwrap_or_else(|| "no HIP device".into()),
-                ),
-                budget_ms,
-                elapsed(started),
-            );
-            return Ok(print(&v));
-        }
-    };
-    let tmp;
-    let out_dir = match &args.out {
-        Some(d) => d.clone(),
-        None => {
-            tmp = tempfile::tempdir().map_err(environment)?;
-            tmp.path().to_path_buf()
-        }
-    };
-    let exe = std::env::current_exe().map_err(environment)?;
-    let mut devices: Vec<GateDevice> = Vec::new();
-    let mut running: Vec<Running> = Vec::new();
-    for (i, p) in props.iter().enumerate() {
-        let index = u32::try_from(i).unwrap_or(u32::MAX);
-        let mut d = GateDevice {
-            index,
-            uuid: None,
-            pci_bus_id: None,
-            name: String::new(),
-            target_id: String::new(),
-            verdict: Status::Passed,
-            reason: String::new(),
-            checks: Vec::new(),
-        };
-        match p {
-            Ok(p) => {
-                d.uuid = p.uuid.clone();
-                d.pci_bus_id = Some(p.pci_bus_id.clone());
-                d.name = p.name.clone();
-                d.target_id = p.gcn_arch_name.clone();
-                for (c, check) in CHECKS.iter().enumerate() {
-                    let dir = out_dir.join(format!("device{i}-{}", check.name));
-                    let spawned = Command::new(&exe)
-                        .args(check.args)
-                        .arg("--device")
-                        .arg(index.to_string())
-                        .arg("--json")
-                        .arg("--out")
-                        .arg(&dir)
-                        .stdin(Stdio::null())
-                        .stdout(Stdio::piped())
-                        .stderr(Stdio::piped())
-                        .spawn();
-                    match spawned {
-                        Ok(mut child) => {
-                            let stdout = drain(child.stdout.take().expect("piped"));
-                            let stderr = drain(child.stderr.take().expect("piped"));
-                            running.push(Running {
-                                device: i,
-                                check: c,
-                                child,
-                                stdout,
-                                stderr,
-                                started: Instant::now(),
-                            });
-                        }
-                        Err(e) => d.checks.push(CheckResult {
-                            name: check.name.into(),
-                            verdict: Status::Aborted,
-                            exit_code: None,
-                            elapsed_ms: 0,
-                            detail: format!("cannot start {}: {e}", exe.display()),
-                        }),
+    match p {
+        Ok(p) => {
+            d.uuid = p.uuid.clone();
+            d.pci_bus_id = Some(p.pci_bus_id.clone());
+            d.name = p.name.clone();
+            d.target_id = p.gcn_arch_name.clone();
+            for (c, check) in CHECKS.iter().enumerate() {
+                let dir = out_dir.join(format!("device{i}-{}", check.name));
+                let spawned = Command::new(exe)
+                    .args(check.args)
+                    .arg("--device")
+                    .arg(index.to_string())
+                    .arg("--json")
+                    .arg("--out")
+                    .arg(&dir)
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn();
+                match spawned {
+                    Ok(mut child) => {
+                        let stdout = drain(child.stdout.take().expect("piped"));
+                        let stderr = drain(child.stderr.take().expect("piped"));
+                        running.push(Running {
+                            device: i,
+                            check: c,
+                            child,
+                            stdout,
+                            stderr,
+                            started: Instant::now(),
+                        });
                     }
+                    Err(e) => d.checks.push(CheckResult {
+                        name: check.name.into(),
+                        verdict: Status::Aborted,
+                        exit_code: None,
+                        elapsed_ms: 0,
+                        detail: format!("cannot start {}: {e}", exe.display()),
+                    }),
                 }
             }
-            Err(e) => d.checks.push(CheckResult {
-                name: "properties".into(),
-                verdict: Status::Failed,
-                exit_code: None,
-                elapsed_ms: 0,
-                detail: format!("its properties cannot be read: {}", e.one_line()),
-            }),
         }
-        devices.push(d);
+        Err(e) => d.checks.push(CheckResult {
+            name: "properties".into(),
+            verdict: Status::Failed,
+            exit_code: None,
+            elapsed_ms: 0,
+            detail: format!("its properties cannot be read: {}", e.one_line()),
+        }),
     }
-    let deadline = started + budget;
+    d
+}
+
+/// Wait for the running checks, each until it ends or the gate's deadline
+/// passes (then it is killed and failed), and add its result to its device.
+fn wait_for_checks(
+    mut running: Vec<Running>,
+    devices: &mut [GateDevice],
+    deadline: Instant,
+    budget: Duration,
+) -> Result<(), Failure> {
     while !running.is_empty() {
         let mut i = 0;
         while i < running.len() {
@@ -234,7 +201,7 @@ pub(crate) fn cmd_gate(args: GateArgs) -> Outcome {
             };
             let stdout = r.stdout.join().unwrap_or_default();
             let stderr = r.stderr.join().unwrap_or_default();
-            let ms = elapsed(r.started);
+            let ms = ms_since(r.started);
             let name = CHECKS[r.check].name;
             let result = match status {
                 None => CheckResult {
@@ -253,6 +220,67 @@ pub(crate) fn cmd_gate(args: GateArgs) -> Outcome {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+    Ok(())
+}
+
+pub(crate) fn cmd_gate(args: GateArgs) -> Outcome {
+    let budget = args.budget;
+    let started = Instant::now();
+    let placement = dsxor::backend::Placement::current();
+    let print = |v: &GateVerdict| {
+        let text = serde_json::to_string_pretty(v).unwrap_or_default();
+        dsxor::report::console::machine_text(&format!("{text}\n"));
+        if !v.reason.is_empty() {
+            eprintln!("{}", v.reason);
+        }
+        v.exit_code
+    };
+    let budget_ms = u64::try_from(budget.as_millis()).unwrap_or(u64::MAX);
+    let report = match dsxor::hip::probe() {
+        Ok(r) => r,
+        Err(e) => {
+            let v = GateVerdict::new(
+                placement,
+                Vec::new(),
+                Some(format!("no HIP runtime: {}", e.one_line())),
+                budget_ms,
+                ms_since(started),
+            );
+            return Ok(print(&v));
+        }
+    };
+    let props = match &report.devices {
+        dsxor::hip::Devices::Found(list) => list,
+        dsxor::hip::Devices::None { .. } => {
+            let v = GateVerdict::new(
+                placement,
+                Vec::new(),
+                Some(
+                    report
+                        .no_device_reason()
+                        .unwrap_or_else(|| "no HIP device".into()),
+                ),
+                budget_ms,
+                ms_since(started),
+            );
+            return Ok(print(&v));
+        }
+    };
+    let tmp;
+    let out_dir = match &args.out {
+        Some(d) => d.clone(),
+        None => {
+            tmp = tempfile::tempdir().map_err(environment)?;
+            tmp.path().to_path_buf()
+        }
+    };
+    let exe = std::env::current_exe().map_err(environment)?;
+    let mut devices: Vec<GateDevice> = Vec::new();
+    let mut running: Vec<Running> = Vec::new();
+    for (i, p) in props.iter().enumerate() {
+        devices.push(start_checks(i, p, &exe, &out_dir, &mut running));
+    }
+    wait_for_checks(running, &mut devices, started + budget, budget)?;
     for d in &mut devices {
         // In CHECKS order, whichever finished first: the verdict and its
         // reason read the same on every node.
@@ -264,6 +292,6 @@ pub(crate) fn cmd_gate(args: GateArgs) -> Outcome {
         });
         d.judge();
     }
-    let v = GateVerdict::new(placement, devices, None, budget_ms, elapsed(started));
+    let v = GateVerdict::new(placement, devices, None, budget_ms, ms_since(started));
     Ok(print(&v))
 }

@@ -51,41 +51,13 @@ fn qualify_err(e: dsxor::qualify::QualifyError) -> Failure {
 /// record of what ran before is written, saying `aborted`).
 pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
     use dsxor::backend::{emu::EmuBackend, Backend, BackendError};
-    use dsxor::case::WaveSize;
-    use dsxor::codeobj::find_embedded;
 
     let seed = parse_seed(&args.seed)?;
     let timeout = args.timeout;
     if args.cases == 0 {
         return Err(bad_input(anyhow::anyhow!("--cases 0: expected at least 1")));
     }
-    let alu_corpus = dsxor::qualify::alu::corpus_names();
-    let corpus: Vec<&'static str> = dsxor::qualify::DS_ATOMICS
-        .iter()
-        .copied()
-        .chain(alu_corpus.iter().copied())
-        .collect();
-    let chosen: Vec<&'static str> = if args.instructions.is_empty() {
-        corpus.clone()
-    } else {
-        let mut chosen = Vec::new();
-        for name in &args.instructions {
-            match corpus.iter().find(|c| **c == name.as_str()) {
-                Some(c) if !chosen.contains(c) => chosen.push(*c),
-                Some(_) => {}
-                None => {
-                    return Err(bad_input(anyhow::anyhow!(
-                        "--instruction {name}: not in the corpus; it holds {}",
-                        corpus.join(", ")
-                    )))
-                }
-            }
-        }
-        chosen
-    };
-    let (instructions, alu_names): (Vec<&'static str>, Vec<&'static str>) = chosen
-        .into_iter()
-        .partition(|n| dsxor::qualify::DS_ATOMICS.contains(n));
+    let (instructions, alu_names) = chosen_instructions(&args.instructions)?;
     let backend_err = |e: BackendError| {
         if e.is_bad_input() {
             bad_input(e)
@@ -125,18 +97,7 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
             device.info().name
         )));
     }
-    let objects: Vec<(WaveSize, &[u8])> = device
-        .info()
-        .wave_sizes
-        .iter()
-        .filter_map(|&w| WaveSize::from_lanes(w))
-        .filter_map(|w| find_embedded(&target, w).map(|o| (w, o.bytes)))
-        .collect();
-    if objects.is_empty() {
-        return Err(environment(anyhow::anyhow!(
-            "no embedded conformance kernel for {target}"
-        )));
-    }
+    let objects = embedded_objects(device.info(), &target)?;
     outln!(
         "qualify: {} programs per instruction and wave size, seed {seed}, on {} ({}, HIP runtime {}, driver {}) against the software device{}",
         args.cases,
@@ -184,41 +145,8 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
         // What ran is recorded below, then the run ends with the error.
         record.aborted = Some(e.to_string());
     }
-    for d in &record.alu_disagreements {
-        outln!(
-            "disagreement: {} wave{} exec {:?}: {}\n{}",
-            d.instruction,
-            d.wave.lanes(),
-            d.exec,
-            d.summary,
-            d.program.trim_end()
-        );
-    }
-    for d in &record.disagreements {
-        outln!(
-            "disagreement: {} wave{} exec {:?}{}: {}",
-            d.instruction,
-            d.wave.lanes(),
-            d.exec,
-            if d.contended {
-                " (contended: the order of lanes on one address is unspecified)"
-            } else {
-                ""
-            },
-            d.summary
-        );
-    }
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| environment(anyhow::anyhow!("cannot create {}: {e}", args.out.display())))?;
-    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
-        .to_string()
-        .replace(['-', ':'], "");
-    let path = args.out.join(format!(
-        "qualify-{stamp}-{}-{}.json",
-        record.device.backend.name(),
-        target
-    ));
-    dsxor::report::results::write_atomic(&path, &record).map_err(unwritten)?;
+    print_disagreements(&record);
+    let path = write_record(&args.out, &record, &target)?;
     let qualified = record.instructions.iter().filter(|i| i.qualified).count();
     let alu_qualified = record
         .alu_instructions
@@ -245,6 +173,108 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
     } else {
         dsxor::exit::FAIL
     })
+}
+
+/// The embedded conformance kernel of `target` for each wave size the
+/// device runs; an error when it has none.
+fn embedded_objects(
+    info: &dsxor::backend::DeviceInfo,
+    target: &str,
+) -> Result<Vec<(dsxor::case::WaveSize, &'static [u8])>, Failure> {
+    let objects: Vec<(dsxor::case::WaveSize, &'static [u8])> = info
+        .wave_sizes
+        .iter()
+        .filter_map(|&w| dsxor::case::WaveSize::from_lanes(w))
+        .filter_map(|w| dsxor::codeobj::find_embedded(target, w).map(|o| (w, o.bytes)))
+        .collect();
+    if objects.is_empty() {
+        return Err(environment(anyhow::anyhow!(
+            "no embedded conformance kernel for {target}"
+        )));
+    }
+    Ok(objects)
+}
+
+/// The DS atomics and the ALU instructions to qualify: those named (in the
+/// corpus, each once), or the whole corpus.
+fn chosen_instructions(
+    names: &[String],
+) -> Result<(Vec<&'static str>, Vec<&'static str>), Failure> {
+    let alu_corpus = dsxor::qualify::alu::corpus_names();
+    let corpus: Vec<&'static str> = dsxor::qualify::DS_ATOMICS
+        .iter()
+        .copied()
+        .chain(alu_corpus.iter().copied())
+        .collect();
+    let chosen: Vec<&'static str> = if names.is_empty() {
+        corpus.clone()
+    } else {
+        let mut chosen = Vec::new();
+        for name in names {
+            match corpus.iter().find(|c| **c == name.as_str()) {
+                Some(c) if !chosen.contains(c) => chosen.push(*c),
+                Some(_) => {}
+                None => {
+                    return Err(bad_input(anyhow::anyhow!(
+                        "--instruction {name}: not in the corpus; it holds {}",
+                        corpus.join(", ")
+                    )))
+                }
+            }
+        }
+        chosen
+    };
+    Ok(chosen
+        .into_iter()
+        .partition(|n| dsxor::qualify::DS_ATOMICS.contains(n)))
+}
+
+/// Each disagreement, with its program for the ALU ones.
+fn print_disagreements(record: &dsxor::qualify::QualifyRecord) {
+    for d in &record.alu_disagreements {
+        outln!(
+            "disagreement: {} wave{} exec {:?}: {}\n{}",
+            d.instruction,
+            d.wave.lanes(),
+            d.exec,
+            d.summary,
+            d.program.trim_end()
+        );
+    }
+    for d in &record.disagreements {
+        outln!(
+            "disagreement: {} wave{} exec {:?}{}: {}",
+            d.instruction,
+            d.wave.lanes(),
+            d.exec,
+            if d.contended {
+                " (contended: the order of lanes on one address is unspecified)"
+            } else {
+                ""
+            },
+            d.summary
+        );
+    }
+}
+
+/// Write the record as `OUT/qualify-<UTC>-<backend>-<target>.json`.
+fn write_record(
+    out: &std::path::Path,
+    record: &dsxor::qualify::QualifyRecord,
+    target: &str,
+) -> Result<std::path::PathBuf, Failure> {
+    std::fs::create_dir_all(out)
+        .map_err(|e| environment(anyhow::anyhow!("cannot create {}: {e}", out.display())))?;
+    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+        .to_string()
+        .replace(['-', ':'], "");
+    let path = out.join(format!(
+        "qualify-{stamp}-{}-{}.json",
+        record.device.backend.name(),
+        target
+    ));
+    dsxor::report::results::write_atomic(&path, record).map_err(unwritten)?;
+    Ok(path)
 }
 
 /// Where the HIP side of `qualify` runs.

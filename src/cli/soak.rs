@@ -185,61 +185,7 @@ pub(crate) fn cmd_soak(args: SoakArgs) -> Outcome {
     }
     dsxor::suite::stop::watch_signals().map_err(environment)?;
     let mut opened = open_device(&req)?;
-    let spec = match &resume {
-        Some(r) => {
-            let info = opened.device.info();
-            let was = &r.environment.device;
-            if (was.backend, &was.target_id) != (info.backend, &info.target_id) {
-                return Err(bad_input(anyhow::anyhow!(
-                    "--resume: the record is of a {} device ({}), this one is {} ({})",
-                    was.backend.name(),
-                    was.target_id,
-                    info.backend.name(),
-                    info.target_id
-                )));
-            }
-            let modes = dsxor::suite::device::modes_for(
-                opened.device.kernel_objects(),
-                &r.chunk_spec.modes,
-            )
-            .map_err(|e| bad_input(anyhow::anyhow!(e)))?;
-            if modes != r.chunk_spec.modes || opened.selection.waves != r.chunk_spec.waves {
-                return Err(bad_input(anyhow::anyhow!(
-                    "--resume: this device's kernels do not offer the record's waves {:?} and modes {:?}",
-                    r.chunk_spec.waves,
-                    r.chunk_spec.modes
-                )));
-            }
-            r.chunk_spec.clone()
-        }
-        None => {
-            let patterns = args
-                .pattern
-                .iter()
-                .map(|p| dsxor::gen::suite::parse_pattern(&value_name(p)))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(bad_input)?;
-            let seed = match &args.seed {
-                Some(s) => parse_seed(s)?,
-                None => rand::random::<u64>(),
-            };
-            let asked: Vec<dsxor::case::Mode> = args.mode.iter().map(|&m| m.into()).collect();
-            let modes = dsxor::suite::device::modes_for(opened.device.kernel_objects(), &asked)
-                .map_err(|e| bad_input(anyhow::anyhow!(e)))?;
-            let wgps = dsxor::suite::device::wgps_for(opened.device.info());
-            dsxor::gen::suite::SuiteSpec::new(
-                seed,
-                args.chunk_cases,
-                &patterns,
-                &[],
-                &opened.selection.waves,
-                dsxor::gen::Shard::WHOLE,
-            )
-            .and_then(|s| s.with_modes(&modes))
-            .map(|s| s.with_wgps(wgps))
-            .map_err(bad_input)?
-        }
-    };
+    let spec = soak_spec(&args, resume.as_ref(), &opened)?;
     let record_path = match (&args.results, &args.resume) {
         (Some(p), _) => p.clone(),
         (None, Some(p)) => p.clone(),
@@ -309,6 +255,78 @@ pub(crate) fn cmd_soak(args: SoakArgs) -> Outcome {
             dsxor::suite::soak::SoakError::Write(e) => unwritten(e),
             e => environment(e),
         })?;
+    print_summary(&out);
+    Ok(out.exit_code)
+}
+
+/// The chunks' spec: a resumed record's own (after checking that this
+/// device offers its backend, target, waves and modes), or a new one from
+/// the flags.
+fn soak_spec(
+    args: &SoakArgs,
+    resume: Option<&dsxor::suite::soak::SoakRecord>,
+    opened: &dsxor::suite::device::Opened,
+) -> Result<dsxor::gen::suite::SuiteSpec, Failure> {
+    Ok(match resume {
+        Some(r) => {
+            let info = opened.device.info();
+            let was = &r.environment.device;
+            if (was.backend, &was.target_id) != (info.backend, &info.target_id) {
+                return Err(bad_input(anyhow::anyhow!(
+                    "--resume: the record is of a {} device ({}), this one is {} ({})",
+                    was.backend.name(),
+                    was.target_id,
+                    info.backend.name(),
+                    info.target_id
+                )));
+            }
+            let modes = dsxor::suite::device::modes_for(
+                opened.device.kernel_objects(),
+                &r.chunk_spec.modes,
+            )
+            .map_err(|e| bad_input(anyhow::anyhow!(e)))?;
+            if modes != r.chunk_spec.modes || opened.selection.waves != r.chunk_spec.waves {
+                return Err(bad_input(anyhow::anyhow!(
+                "--resume: this device's kernels do not offer the record's waves {:?} and modes {:?}",
+                r.chunk_spec.waves,
+                r.chunk_spec.modes
+            )));
+            }
+            r.chunk_spec.clone()
+        }
+        None => {
+            let patterns = args
+                .pattern
+                .iter()
+                .map(|p| dsxor::gen::suite::parse_pattern(&value_name(p)))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(bad_input)?;
+            let seed = match &args.seed {
+                Some(s) => parse_seed(s)?,
+                None => rand::random::<u64>(),
+            };
+            let asked: Vec<dsxor::case::Mode> = args.mode.iter().map(|&m| m.into()).collect();
+            let modes = dsxor::suite::device::modes_for(opened.device.kernel_objects(), &asked)
+                .map_err(|e| bad_input(anyhow::anyhow!(e)))?;
+            let wgps = dsxor::suite::device::wgps_for(opened.device.info());
+            dsxor::gen::suite::SuiteSpec::new(
+                seed,
+                args.chunk_cases,
+                &patterns,
+                &[],
+                &opened.selection.waves,
+                dsxor::gen::Shard::WHOLE,
+            )
+            .and_then(|s| s.with_modes(&modes))
+            .map(|s| s.with_wgps(wgps))
+            .map_err(bad_input)?
+        }
+    })
+}
+
+/// The soak's closing lines: its totals, what a pass rules out, the repro
+/// files and the record (stdout); an abort's reason (stderr).
+fn print_summary(out: &dsxor::suite::soak::SoakOutcome) {
     let r = &out.record;
     let t = &r.totals;
     outln!(
@@ -355,7 +373,6 @@ pub(crate) fn cmd_soak(args: SoakArgs) -> Outcome {
             r.stop_reason.as_deref().unwrap_or("")
         );
     }
-    Ok(out.exit_code)
 }
 
 /// `OUT/soak-<UTC>-<backend>-<target>.json`, `-2`, `-3`… when taken.

@@ -34,12 +34,25 @@ pub fn render(records: &[BenchRecord], baseline: Option<&BaselineSection<'_>>) -
         md.push_str("No bench record given.\n");
         return md;
     };
-    let d = &latest.environment.device;
     let (unit, bytes) = if latest.is_emulated() {
         ("emulated lane-ops/s", "emulated LDS bytes/s")
     } else {
         ("lane-ops/s", "LDS bytes/s")
     };
+    latest_header(&mut md, latest);
+    runs_table(&mut md, latest, unit, bytes);
+    if sorted.len() > 1 {
+        across_records(&mut md, &sorted, latest, unit);
+    }
+    if let Some(b) = baseline {
+        against_baseline(&mut md, b);
+    }
+    md
+}
+
+/// The latest record's device, metric, settings, ceiling and verdict.
+fn latest_header(md: &mut String, latest: &BenchRecord) {
+    let d = &latest.environment.device;
     let _ = writeln!(md, "## Latest record, {}\n", latest.created_utc);
     let _ = writeln!(
         md,
@@ -104,6 +117,10 @@ pub fn render(records: &[BenchRecord], baseline: Option<&BaselineSection<'_>>) -
             "**some run failed** (its rate is not counted)"
         }
     );
+}
+
+/// The latest record's runs, one row each, and what it skipped.
+fn runs_table(md: &mut String, latest: &BenchRecord, unit: &str, bytes: &str) {
     let _ = writeln!(
         md,
         "| run | groups × waves | lane-ops/launch | median {unit} | min | max | IQR/median time | {bytes} | % of ceiling | check |"
@@ -161,72 +178,75 @@ pub fn render(records: &[BenchRecord], baseline: Option<&BaselineSection<'_>>) -
             escape(&sk.reason)
         );
     }
-    if sorted.len() > 1 {
+}
+
+/// The latest record's runs across all records, oldest to newest.
+fn across_records(md: &mut String, sorted: &[&BenchRecord], latest: &BenchRecord, unit: &str) {
+    let _ = writeln!(
+    md,
+    "\n## Across {} records (median {unit}, oldest to newest; — where a record has no run of the same geometry)\n",
+    sorted.len()
+);
+    md.push_str("| run |");
+    for r in sorted {
+        let _ = write!(md, " {} |", escape(&r.created_utc));
+    }
+    md.push_str(" newest / oldest |\n| --- |");
+    for _ in sorted {
+        md.push_str(" ---: |");
+    }
+    md.push_str(" ---: |\n");
+    for run in &latest.runs {
+        let series: Vec<Option<f64>> = sorted
+            .iter()
+            .map(|r| {
+                r.comparable_run(run)
+                    .and_then(|x| x.lane_ops_per_second)
+                    .map(|x| x.median)
+            })
+            .collect();
+        let _ = write!(md, "| `{}` |", escape(&run.name));
+        for v in &series {
+            let _ = write!(md, " {} |", opt_si(*v));
+        }
+        let change = match (
+            series.first().copied().flatten(),
+            series.last().copied().flatten(),
+        ) {
+            (Some(a), Some(b)) if a > 0.0 => format!("{:.1} %", b / a * 100.0),
+            _ => "—".into(),
+        };
+        let _ = writeln!(md, " {change} |");
+    }
+}
+
+/// The comparison with a baseline record, run by run.
+fn against_baseline(md: &mut String, b: &BaselineSection<'_>) {
+    let _ = writeln!(
+        md,
+        "\n## Against baseline {} (fail below {} %)\n",
+        escape(&b.baseline.created_utc),
+        b.fail_below_pct
+    );
+    md.push_str("| run | baseline | current | % of baseline | verdict |\n| --- | ---: | ---: | ---: | --- |\n");
+    for c in b.comparisons {
+        let verdict = match c.verdict {
+            Verdict::Ok => "ok",
+            Verdict::Regressed => "**regressed**",
+            Verdict::Failed => "**failed its check**",
+            Verdict::NotCompared => "not compared",
+        };
         let _ = writeln!(
             md,
-            "\n## Across {} records (median {unit}, oldest to newest; — where a record has no run of the same geometry)\n",
-            sorted.len()
+            "| `{}` | {} | {} | {} | {verdict} |",
+            escape(&c.name),
+            opt_si(c.baseline),
+            opt_si(c.current),
+            c.percent
+                .map(|p| format!("{p:.1} %"))
+                .unwrap_or_else(|| "—".into())
         );
-        md.push_str("| run |");
-        for r in &sorted {
-            let _ = write!(md, " {} |", escape(&r.created_utc));
-        }
-        md.push_str(" newest / oldest |\n| --- |");
-        for _ in &sorted {
-            md.push_str(" ---: |");
-        }
-        md.push_str(" ---: |\n");
-        for run in &latest.runs {
-            let series: Vec<Option<f64>> = sorted
-                .iter()
-                .map(|r| {
-                    r.comparable_run(run)
-                        .and_then(|x| x.lane_ops_per_second)
-                        .map(|x| x.median)
-                })
-                .collect();
-            let _ = write!(md, "| `{}` |", escape(&run.name));
-            for v in &series {
-                let _ = write!(md, " {} |", opt_si(*v));
-            }
-            let change = match (
-                series.first().copied().flatten(),
-                series.last().copied().flatten(),
-            ) {
-                (Some(a), Some(b)) if a > 0.0 => format!("{:.1} %", b / a * 100.0),
-                _ => "—".into(),
-            };
-            let _ = writeln!(md, " {change} |");
-        }
     }
-    if let Some(b) = baseline {
-        let _ = writeln!(
-            md,
-            "\n## Against baseline {} (fail below {} %)\n",
-            escape(&b.baseline.created_utc),
-            b.fail_below_pct
-        );
-        md.push_str("| run | baseline | current | % of baseline | verdict |\n| --- | ---: | ---: | ---: | --- |\n");
-        for c in b.comparisons {
-            let verdict = match c.verdict {
-                Verdict::Ok => "ok",
-                Verdict::Regressed => "**regressed**",
-                Verdict::Failed => "**failed its check**",
-                Verdict::NotCompared => "not compared",
-            };
-            let _ = writeln!(
-                md,
-                "| `{}` | {} | {} | {} | {verdict} |",
-                escape(&c.name),
-                opt_si(c.baseline),
-                opt_si(c.current),
-                c.percent
-                    .map(|p| format!("{p:.1} %"))
-                    .unwrap_or_else(|| "—".into())
-            );
-        }
-    }
-    md
 }
 
 /// Render conformance results (`dsxor-results/1`; sorted by start time

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::gen::Shard;
+use crate::gen::{Shard, SuiteSpec};
 use crate::report::results::{PatternCounts, Results, ResultsError, Status};
 
 #[derive(Debug, thiserror::Error)]
@@ -169,97 +169,11 @@ fn difference(first: &Results, r: &Results) -> Option<String> {
 
 /// Merge the shard results at `paths` into one report over the whole run.
 pub fn merge(paths: &[PathBuf]) -> Result<Results, MergeError> {
-    let mut loaded: Vec<(PathBuf, Results)> = Vec::new();
-    for p in paths {
-        let r = Results::read_or_recover(p)?;
-        if let Some(why) = inconsistency(&r) {
-            return Err(MergeError::Inconsistent {
-                path: p.clone(),
-                why,
-            });
-        }
-        if !r.merged_from.is_empty() {
-            return Err(MergeError::AlreadyMerged { path: p.clone() });
-        }
-        loaded.push((p.clone(), r));
-    }
-    let Some((first_path, first)) = loaded.first().cloned() else {
-        return Err(MergeError::NoFiles);
-    };
-    let mut seen: Vec<(u32, &Path)> = Vec::new();
-    for (p, r) in &loaded {
-        if let Some(why) = difference(&first, r) {
-            return Err(MergeError::DifferentRun {
-                path: p.clone(),
-                first: first_path.clone(),
-                why,
-            });
-        }
-        if let Some((_, other)) = seen.iter().find(|(k, _)| *k == r.spec.shard.index) {
-            return Err(MergeError::DuplicateShard {
-                path: p.clone(),
-                other: other.to_path_buf(),
-                shard: r.spec.shard,
-            });
-        }
-        seen.push((r.spec.shard.index, p));
-    }
-    let count = first.spec.shard.count;
-    // Shard indices are distinct and at most `count` (checked above), so
-    // the number missing is a subtraction; only the first few are named
-    // (a declared count of 4294967295 must not build a list that long).
-    let missing_count = u64::from(count) - seen.len() as u64;
-    if missing_count > 0 {
-        const NAMED: usize = 10;
-        let mut missing: Vec<String> = (1..=count)
-            .filter(|k| !seen.iter().any(|(s, _)| s == k))
-            .take(NAMED)
-            .map(|k| format!("{k}/{count}"))
-            .collect();
-        if missing_count > NAMED as u64 {
-            missing.push(format!("… {} more", missing_count - NAMED as u64));
-        }
-        return Err(MergeError::MissingShards {
-            count,
-            missing: missing.join(", "),
-        });
-    }
-
+    let loaded = load_shards(paths)?;
+    let (first_path, first) = &loaded[0];
     let mut merged = first.clone();
     merged.spec.shard = Shard::WHOLE;
-    merged.patterns = merged
-        .spec
-        .cells()
-        .into_iter()
-        .map(|(pattern, wave, mode)| {
-            let mut c = PatternCounts::empty(pattern, wave, mode);
-            for (_, r) in &loaded {
-                for p in r
-                    .patterns
-                    .iter()
-                    .filter(|p| p.pattern == pattern && p.wave == wave && p.mode == mode)
-                {
-                    // Each shard's counts are at most its shard_len (checked
-                    // above), so these sums are at most spec.cases; checked
-                    // all the same.
-                    c.cases = c.cases.checked_add(p.cases)?;
-                    c.passed = c.passed.checked_add(p.passed)?;
-                    c.failed = c.failed.checked_add(p.failed)?;
-                    c.wall_ms = c.wall_ms.saturating_add(p.wall_ms);
-                    c.halves_observed = c.halves_observed.checked_add(p.halves_observed)?;
-                    c.halves_split = c.halves_split.checked_add(p.halves_split)?;
-                }
-            }
-            Some(c)
-        })
-        .collect::<Option<Vec<_>>>()
-        .ok_or_else(|| MergeError::Inconsistent {
-            path: first_path.clone(),
-            why: "the shards' counts overflow 64 bits".into(),
-        })?
-        .into_iter()
-        .filter(|c| c.cases > 0)
-        .collect();
+    merged.patterns = merged_cells(&merged.spec, &loaded, first_path)?;
     merged.failures = loaded
         .iter()
         .flat_map(|(_, r)| r.failures.clone())
@@ -332,4 +246,107 @@ pub fn merge(paths: &[PathBuf]) -> Result<Results, MergeError> {
     merged.cases_file = None;
     merged.merged_from = paths.iter().map(|p| p.display().to_string()).collect();
     Ok(merged)
+}
+
+/// The shard results at `paths`, read and checked to be the shards of one
+/// run, each once, none missing; the first is the run's.
+fn load_shards(paths: &[PathBuf]) -> Result<Vec<(PathBuf, Results)>, MergeError> {
+    let mut loaded: Vec<(PathBuf, Results)> = Vec::new();
+    for p in paths {
+        let r = Results::read_or_recover(p)?;
+        if let Some(why) = inconsistency(&r) {
+            return Err(MergeError::Inconsistent {
+                path: p.clone(),
+                why,
+            });
+        }
+        if !r.merged_from.is_empty() {
+            return Err(MergeError::AlreadyMerged { path: p.clone() });
+        }
+        loaded.push((p.clone(), r));
+    }
+    let Some((first_path, first)) = loaded.first().cloned() else {
+        return Err(MergeError::NoFiles);
+    };
+    let mut seen: Vec<(u32, &Path)> = Vec::new();
+    for (p, r) in &loaded {
+        if let Some(why) = difference(&first, r) {
+            return Err(MergeError::DifferentRun {
+                path: p.clone(),
+                first: first_path.clone(),
+                why,
+            });
+        }
+        if let Some((_, other)) = seen.iter().find(|(k, _)| *k == r.spec.shard.index) {
+            return Err(MergeError::DuplicateShard {
+                path: p.clone(),
+                other: other.to_path_buf(),
+                shard: r.spec.shard,
+            });
+        }
+        seen.push((r.spec.shard.index, p));
+    }
+    let count = first.spec.shard.count;
+    // Shard indices are distinct and at most `count` (checked above), so
+    // the number missing is a subtraction; only the first few are named
+    // (a declared count of 4294967295 must not build a list that long).
+    let missing_count = u64::from(count) - seen.len() as u64;
+    if missing_count > 0 {
+        const NAMED: usize = 10;
+        let mut missing: Vec<String> = (1..=count)
+            .filter(|k| !seen.iter().any(|(s, _)| s == k))
+            .take(NAMED)
+            .map(|k| format!("{k}/{count}"))
+            .collect();
+        if missing_count > NAMED as u64 {
+            missing.push(format!("… {} more", missing_count - NAMED as u64));
+        }
+        return Err(MergeError::MissingShards {
+            count,
+            missing: missing.join(", "),
+        });
+    }
+
+    Ok(loaded)
+}
+
+/// The run's (pattern, wave, mode) cells, each the sum of the shards' counts
+/// (cells no shard ran left out).
+fn merged_cells(
+    spec: &SuiteSpec,
+    loaded: &[(PathBuf, Results)],
+    first_path: &Path,
+) -> Result<Vec<PatternCounts>, MergeError> {
+    Ok(spec
+        .cells()
+        .into_iter()
+        .map(|(pattern, wave, mode)| {
+            let mut c = PatternCounts::empty(pattern, wave, mode);
+            for (_, r) in loaded {
+                for p in r
+                    .patterns
+                    .iter()
+                    .filter(|p| p.pattern == pattern && p.wave == wave && p.mode == mode)
+                {
+                    // Each shard's counts are at most its shard_len (checked
+                    // above), so these sums are at most spec.cases; checked
+                    // all the same.
+                    c.cases = c.cases.checked_add(p.cases)?;
+                    c.passed = c.passed.checked_add(p.passed)?;
+                    c.failed = c.failed.checked_add(p.failed)?;
+                    c.wall_ms = c.wall_ms.saturating_add(p.wall_ms);
+                    c.halves_observed = c.halves_observed.checked_add(p.halves_observed)?;
+                    c.halves_split = c.halves_split.checked_add(p.halves_split)?;
+                }
+            }
+            Some(c)
+        })
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| MergeError::Inconsistent {
+            path: first_path.to_path_buf(),
+            why: "the shards' counts overflow 64 bits".into(),
+        })?
+        .into_iter()
+        .filter(|c| c.cases > 0)
+        .collect())
 }

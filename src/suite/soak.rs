@@ -310,41 +310,7 @@ pub fn soak(
 ) -> Result<SoakOutcome, SoakError> {
     let started = Instant::now();
     let deadline = opts.duration.map(|d| started + d);
-    let mut record = match &opts.resume {
-        Some(r) => {
-            let mut r = r.clone();
-            r.sessions += 1;
-            r.status = SoakStatus::Running;
-            r.stop_reason = None;
-            r.environment = environment;
-            r.parameters = opts.run.parameters.clone();
-            r.confidence = opts.confidence;
-            r
-        }
-        None => SoakRecord {
-            format: SOAK_FORMAT.into(),
-            dsxor_version: env!("CARGO_PKG_VERSION").into(),
-            status: SoakStatus::Running,
-            stop_reason: None,
-            started_utc: rfc3339(SystemTime::now()),
-            updated_utc: rfc3339(SystemTime::now()),
-            seed: opts.run.spec.seed,
-            chunk_spec: opts.run.spec.clone(),
-            next_chunk: 0,
-            kernel_share: opts.kernel_share,
-            next_launch: 0,
-            sessions: 1,
-            elapsed_ms: 0,
-            totals: SoakTotals::default(),
-            confidence: opts.confidence,
-            rules_out: None,
-            failures: Vec::new(),
-            kernel_failures: Vec::new(),
-            repros: Vec::new(),
-            environment,
-            parameters: opts.run.parameters.clone(),
-        },
-    };
+    let mut record = open_record(opts, environment);
     let elapsed_before = record.elapsed_ms;
     let stem = opts
         .record_path
@@ -397,22 +363,7 @@ pub fn soak(
         let local = p.index % per_chunk;
         generate_on(chunk_seed(base, k), p.id, local, wgps)
     };
-    // The soak kernel's objects: one per (wave, mode) of the selection
-    // whose code object holds it, taken in turn launch by launch.
-    let objects: Vec<(WaveSize, Mode, Vec<u8>)> = device
-        .kernel_objects()
-        .iter()
-        .filter(|o| {
-            record.chunk_spec.waves.contains(&o.wave) && record.chunk_spec.modes.contains(&o.mode)
-        })
-        .filter(|o| {
-            crate::codeobj::CodeObject::parse(&o.bytes)
-                .ok()
-                .and_then(|co| co.mode_of(kernel::SOAK_KERNEL))
-                .is_some()
-        })
-        .map(|o| (o.wave, o.mode, o.bytes.clone()))
-        .collect();
+    let objects = soak_objects(device, &record.chunk_spec);
     let share = record.kernel_share;
     let first_launch = record.next_launch;
     let stop = with_workers(
@@ -577,7 +528,78 @@ pub fn soak(
     )?;
     progress_line(&record, started, elapsed_before, &session);
     let failed = record.totals.failed > 0 || record.totals.kernel.failed > 0;
-    let (status, reason, code) = match stop {
+    let (status, reason, code) = closing(stop, failed, opts);
+    record.status = status;
+    record.stop_reason = Some(reason);
+    write(&mut record, opts, started, elapsed_before)?;
+    Ok(SoakOutcome {
+        record,
+        path: opts.record_path.clone(),
+        exit_code: code,
+    })
+}
+
+/// The record this session writes: the resumed one, its session counted
+/// and its status, environment and parameters this session's, or a new one.
+fn open_record(opts: &SoakOptions, environment: Environment) -> SoakRecord {
+    match &opts.resume {
+        Some(r) => {
+            let mut r = r.clone();
+            r.sessions += 1;
+            r.status = SoakStatus::Running;
+            r.stop_reason = None;
+            r.environment = environment;
+            r.parameters = opts.run.parameters.clone();
+            r.confidence = opts.confidence;
+            r
+        }
+        None => SoakRecord {
+            format: SOAK_FORMAT.into(),
+            dsxor_version: env!("CARGO_PKG_VERSION").into(),
+            status: SoakStatus::Running,
+            stop_reason: None,
+            started_utc: rfc3339(SystemTime::now()),
+            updated_utc: rfc3339(SystemTime::now()),
+            seed: opts.run.spec.seed,
+            chunk_spec: opts.run.spec.clone(),
+            next_chunk: 0,
+            kernel_share: opts.kernel_share,
+            next_launch: 0,
+            sessions: 1,
+            elapsed_ms: 0,
+            totals: SoakTotals::default(),
+            confidence: opts.confidence,
+            rules_out: None,
+            failures: Vec::new(),
+            kernel_failures: Vec::new(),
+            repros: Vec::new(),
+            environment,
+            parameters: opts.run.parameters.clone(),
+        },
+    }
+}
+
+/// The soak kernel's objects: one per (wave, mode) of the selection whose
+/// code object holds it, taken in turn launch by launch.
+fn soak_objects(device: &dyn CaseDevice, spec: &SuiteSpec) -> Vec<(WaveSize, Mode, Vec<u8>)> {
+    device
+        .kernel_objects()
+        .iter()
+        .filter(|o| spec.waves.contains(&o.wave) && spec.modes.contains(&o.mode))
+        .filter(|o| {
+            crate::codeobj::CodeObject::parse(&o.bytes)
+                .ok()
+                .and_then(|co| co.mode_of(kernel::SOAK_KERNEL))
+                .is_some()
+        })
+        .map(|o| (o.wave, o.mode, o.bytes.clone()))
+        .collect()
+}
+
+/// The record's status, stop reason and exit code for how the session
+/// stopped and whether anything failed.
+fn closing(stop: Stop, failed: bool, opts: &SoakOptions) -> (SoakStatus, String, u8) {
+    match stop {
         Stop::Aborted(a) if !failed => (SoakStatus::Aborted, a.reason, a.code),
         Stop::Aborted(a) => (SoakStatus::Failed, a.reason, exit::FAIL),
         Stop::FirstFailure => (SoakStatus::Failed, "first failure".into(), exit::FAIL),
@@ -596,15 +618,7 @@ pub fn soak(
                 (SoakStatus::Passed, reason, exit::PASS)
             }
         }
-    };
-    record.status = status;
-    record.stop_reason = Some(reason);
-    write(&mut record, opts, started, elapsed_before)?;
-    Ok(SoakOutcome {
-        record,
-        path: opts.record_path.clone(),
-        exit_code: code,
-    })
+    }
 }
 
 /// Rounds of a failed kernel launch's replay as a conformance case: odd,

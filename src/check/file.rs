@@ -305,57 +305,7 @@ impl ObservationFile {
         let mut seen = HashSet::new();
         let mut lanes = Vec::with_capacity(raw_lanes.len());
         for (i, l) in raw_lanes.iter().enumerate() {
-            let f = |k: &str| format!("lanes[{i}].{k}");
-            let Value::Object(m) = l else {
-                return Err(c.err(format!("lanes[{i}]"), "expected an object"));
-            };
-            let get = |k: &str| m.get(k).ok_or_else(|| c.err(f(k), "missing"));
-            let wave = c.uint(&f("wave"), get("wave")?, 1023)? as u32;
-            let lane = c.uint(&f("lane"), get("lane")?, 63)? as u32;
-            if !seen.insert((wave, lane)) {
-                return Err(c.err(
-                    format!("lanes[{i}]"),
-                    format!("wave {wave} lane {lane} is listed twice"),
-                ));
-            }
-            let addr = c.hex(&f("addr"), get("addr")?, u64::from(u32::MAX))? as u32;
-            let data = c.hex(&f("data"), get("data")?, u64::MAX)?;
-            let ret = match m.get("ret") {
-                Some(v) => Some(c.hex(&f("ret"), v, u64::MAX)?),
-                None if fault.is_some() => None,
-                None => {
-                    return Err(c.err(
-                        f("ret"),
-                        "missing (only a file recording a fault may omit it)",
-                    ))
-                }
-            };
-            let active = match m.get("active") {
-                None => true,
-                Some(Value::Bool(b)) => *b,
-                Some(v) => {
-                    return Err(c.err(f("active"), format!("expected true or false, got {v}")))
-                }
-            };
-            let vdst_init = match m.get("vdst_init") {
-                None => None,
-                Some(v) => Some(c.hex(&f("vdst_init"), v, u64::MAX)?),
-            };
-            let extra = m
-                .iter()
-                .filter(|(k, _)| !KNOWN_LANE.contains(&k.as_str()))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
-            lanes.push(FileLane {
-                wave,
-                lane,
-                addr,
-                data,
-                ret,
-                active,
-                vdst_init,
-                extra,
-            });
+            lanes.push(Self::lane_from(&c, i, l, fault.is_some(), &mut seen)?);
         }
         let extra = top
             .iter()
@@ -369,6 +319,67 @@ impl ObservationFile {
             lanes,
             final_,
             fault,
+            extra,
+        })
+    }
+
+    /// Lane `i` of the file's `lanes` (`has_fault`: the file records a
+    /// fault, so the lane may lack `ret`); `seen` holds the (wave, lane)
+    /// pairs before it, none listed twice.
+    fn lane_from(
+        c: &Ctx<'_>,
+        i: usize,
+        l: &Value,
+        has_fault: bool,
+        seen: &mut HashSet<(u32, u32)>,
+    ) -> Result<FileLane, FileError> {
+        let f = |k: &str| format!("lanes[{i}].{k}");
+        let Value::Object(m) = l else {
+            return Err(c.err(format!("lanes[{i}]"), "expected an object"));
+        };
+        let get = |k: &str| m.get(k).ok_or_else(|| c.err(f(k), "missing"));
+        let wave = c.uint(&f("wave"), get("wave")?, 1023)? as u32;
+        let lane = c.uint(&f("lane"), get("lane")?, 63)? as u32;
+        if !seen.insert((wave, lane)) {
+            return Err(c.err(
+                format!("lanes[{i}]"),
+                format!("wave {wave} lane {lane} is listed twice"),
+            ));
+        }
+        let addr = c.hex(&f("addr"), get("addr")?, u64::from(u32::MAX))? as u32;
+        let data = c.hex(&f("data"), get("data")?, u64::MAX)?;
+        let ret = match m.get("ret") {
+            Some(v) => Some(c.hex(&f("ret"), v, u64::MAX)?),
+            None if has_fault => None,
+            None => {
+                return Err(c.err(
+                    f("ret"),
+                    "missing (only a file recording a fault may omit it)",
+                ))
+            }
+        };
+        let active = match m.get("active") {
+            None => true,
+            Some(Value::Bool(b)) => *b,
+            Some(v) => return Err(c.err(f("active"), format!("expected true or false, got {v}"))),
+        };
+        let vdst_init = match m.get("vdst_init") {
+            None => None,
+            Some(v) => Some(c.hex(&f("vdst_init"), v, u64::MAX)?),
+        };
+        let extra = m
+            .iter()
+            .filter(|(k, _)| !KNOWN_LANE.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        Ok(FileLane {
+            wave,
+            lane,
+            addr,
+            data,
+            ret,
+            active,
+            vdst_init,
             extra,
         })
     }

@@ -77,25 +77,7 @@ pub(crate) fn cmd_mutate(args: MutateArgs) -> Outcome {
         )));
     }
     if let Some(path) = &args.from {
-        let text =
-            dsxor::json::read_bounded(path, dsxor::json::MAX_DOCUMENT_BYTES, "mutate record")
-                .map_err(|e| bad_input(anyhow::anyhow!("{}: {e}", path.display())))?;
-        dsxor::json::refuse_duplicate_keys(&text)
-            .map_err(|e| bad_input(anyhow::anyhow!("{}: {e}", path.display())))?;
-        let record: mutate::MutateRecord = serde_json::from_str(&text).map_err(|e| {
-            bad_input(anyhow::anyhow!(
-                "{}: not a dsxor-mutate/1 record: {e}",
-                path.display()
-            ))
-        })?;
-        if record.format != mutate::MUTATE_FORMAT {
-            return Err(bad_input(anyhow::anyhow!(
-                "{}: format {:?}, expected {}",
-                path.display(),
-                record.format,
-                mutate::MUTATE_FORMAT
-            )));
-        }
+        let record = read_mutate_record(path)?;
         let budget = record
             .scores
             .first()
@@ -167,6 +149,31 @@ pub(crate) fn cmd_mutate(args: MutateArgs) -> Outcome {
         );
     }
     write_record(&args.out, &record, true)
+}
+
+/// A `dsxor-mutate/1` record read back (`--from`): bounded, without
+/// duplicate keys, of this format.
+fn read_mutate_record(path: &std::path::Path) -> Result<dsxor::mutate::MutateRecord, Failure> {
+    use dsxor::mutate;
+    let text = dsxor::json::read_bounded(path, dsxor::json::MAX_DOCUMENT_BYTES, "mutate record")
+        .map_err(|e| bad_input(anyhow::anyhow!("{}: {e}", path.display())))?;
+    dsxor::json::refuse_duplicate_keys(&text)
+        .map_err(|e| bad_input(anyhow::anyhow!("{}: {e}", path.display())))?;
+    let record: mutate::MutateRecord = serde_json::from_str(&text).map_err(|e| {
+        bad_input(anyhow::anyhow!(
+            "{}: not a dsxor-mutate/1 record: {e}",
+            path.display()
+        ))
+    })?;
+    if record.format != mutate::MUTATE_FORMAT {
+        return Err(bad_input(anyhow::anyhow!(
+            "{}: format {:?}, expected {}",
+            path.display(),
+            record.format,
+            mutate::MUTATE_FORMAT
+        )));
+    }
+    Ok(record)
 }
 
 /// Write the record's JSON (when `json`), Markdown and SVG into `out`.

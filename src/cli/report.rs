@@ -82,7 +82,7 @@ pub(crate) fn write_report_file(path: &std::path::Path, text: &str) -> Result<()
 }
 
 pub(crate) fn report_cmd(args: ReportArgs) -> Outcome {
-    use dsxor::report::bench_record::{compare, BenchRecord, Verdict};
+    use dsxor::report::bench_record::{compare, BenchRecord};
     use dsxor::report::{markdown, svg};
 
     // Bad output paths are refused before any work (exit 2).
@@ -109,23 +109,8 @@ pub(crate) fn report_cmd(args: ReportArgs) -> Outcome {
         )));
     }
     if !conformance.is_empty() {
-        if args.fail_below.is_some() {
-            return Err(bad_input(anyhow::anyhow!(
-                "--fail-below compares bench records; the files given are conformance results \
-                 (their failures are in the report and in dsxor run's exit code)"
-            )));
-        }
         let results: Vec<_> = conformance.into_iter().map(|(_, r)| r).collect();
-        if let Some(path) = &args.svg {
-            let picture = svg::render_conformance(&results).map_err(bad_input)?;
-            write_report_file(path, &picture)?;
-        }
-        let md = markdown::render_conformance(&results);
-        match &args.markdown {
-            Some(path) => write_report_file(path, &md)?,
-            None => out!("{md}"),
-        }
-        return Ok(dsxor::exit::PASS);
+        return report_conformance(&args, &results);
     }
     let records: Vec<BenchRecord> = records.into_iter().map(|(_, r)| r).collect();
     let baseline = match (&args.baseline, args.fail_below) {
@@ -171,42 +156,72 @@ pub(crate) fn report_cmd(args: ReportArgs) -> Outcome {
         None => out!("{md}"),
     }
     if let Some(c) = &comparisons {
-        let bad: Vec<_> = c
-            .iter()
-            .filter(|x| matches!(x.verdict, Verdict::Regressed | Verdict::Failed))
-            .collect();
-        let compared = c
-            .iter()
-            .filter(|x| x.verdict != Verdict::NotCompared)
-            .count();
-        for x in &bad {
-            eprintln!(
-                "dsxor: {} {}: {} of baseline",
-                x.name,
-                if x.verdict == Verdict::Failed {
-                    "FAILED its check"
-                } else {
-                    "REGRESSED"
-                },
-                x.percent
-                    .map(|p| format!("{p:.1} %"))
-                    .unwrap_or_else(|| "-".into())
-            );
-        }
+        return judge_comparisons(c);
+    }
+    Ok(dsxor::exit::PASS)
+}
+
+/// Conformance results rendered: the SVG and the Markdown summary.
+fn report_conformance(args: &ReportArgs, results: &[dsxor::report::results::Results]) -> Outcome {
+    use dsxor::report::{markdown, svg};
+    if args.fail_below.is_some() {
+        return Err(bad_input(anyhow::anyhow!(
+            "--fail-below compares bench records; the files given are conformance results \
+             (their failures are in the report and in dsxor run's exit code)"
+        )));
+    }
+    if let Some(path) = &args.svg {
+        let picture = svg::render_conformance(results).map_err(bad_input)?;
+        write_report_file(path, &picture)?;
+    }
+    let md = markdown::render_conformance(results);
+    match &args.markdown {
+        Some(path) => write_report_file(path, &md)?,
+        None => out!("{md}"),
+    }
+    Ok(dsxor::exit::PASS)
+}
+
+/// The exit code of a comparison with a baseline: FAIL when a run
+/// regressed or failed its check (each named on stderr), bad input when
+/// the threshold judged nothing.
+fn judge_comparisons(c: &[dsxor::report::bench_record::Comparison]) -> Outcome {
+    use dsxor::report::bench_record::Verdict;
+    let bad: Vec<_> = c
+        .iter()
+        .filter(|x| matches!(x.verdict, Verdict::Regressed | Verdict::Failed))
+        .collect();
+    let compared = c
+        .iter()
+        .filter(|x| x.verdict != Verdict::NotCompared)
+        .count();
+    for x in &bad {
         eprintln!(
-            "dsxor: {compared} of {} runs compared with the baseline, {} below threshold or failed",
-            c.len(),
-            bad.len()
+            "dsxor: {} {}: {} of baseline",
+            x.name,
+            if x.verdict == Verdict::Failed {
+                "FAILED its check"
+            } else {
+                "REGRESSED"
+            },
+            x.percent
+                .map(|p| format!("{p:.1} %"))
+                .unwrap_or_else(|| "-".into())
         );
-        if !bad.is_empty() {
-            return Ok(dsxor::exit::FAIL);
-        }
-        // A threshold that judged nothing must not pass silently in CI.
-        if compared == 0 {
-            return Err(bad_input(anyhow::anyhow!(
-                "no run of the newest record matches a run of the baseline (name and geometry)"
-            )));
-        }
+    }
+    eprintln!(
+        "dsxor: {compared} of {} runs compared with the baseline, {} below threshold or failed",
+        c.len(),
+        bad.len()
+    );
+    if !bad.is_empty() {
+        return Ok(dsxor::exit::FAIL);
+    }
+    // A threshold that judged nothing must not pass silently in CI.
+    if compared == 0 {
+        return Err(bad_input(anyhow::anyhow!(
+            "no run of the newest record matches a run of the baseline (name and geometry)"
+        )));
     }
     Ok(dsxor::exit::PASS)
 }

@@ -330,25 +330,7 @@ pub fn render_conformance(results: &[Results]) -> String {
         );
     }
     if !r.failures.is_empty() {
-        let _ = writeln!(md, "\n### Failures ({})\n", r.failures.len());
-        md.push_str("| index | pattern | wave | kind | summary | repro |\n");
-        md.push_str("| ---: | --- | --- | --- | --- | --- |\n");
-        for f in &r.failures {
-            let repro = match (&f.repro, f.same_kind_as) {
-                (Some(p), _) => format!("`{}`", escape(p)),
-                (None, Some(i)) => format!("same kind as {i}"),
-                (None, None) => "—".into(),
-            };
-            let _ = writeln!(
-                md,
-                "| {} | `{}` | {} | `{}` | {} | {repro} |",
-                f.index,
-                f.pattern.name(),
-                f.wave.lanes(),
-                escape(&f.kind),
-                escape(&f.summary)
-            );
-        }
+        failures_table(&mut md, r);
     }
     if sorted.len() > 1 {
         let _ = writeln!(md, "\n## Across {} runs (oldest to newest)\n", sorted.len());
@@ -374,4 +356,27 @@ pub fn render_conformance(results: &[Results]) -> String {
         }
     }
     md
+}
+
+/// A conformance run's failures, one row each, with its repro.
+fn failures_table(md: &mut String, r: &Results) {
+    let _ = writeln!(md, "\n### Failures ({})\n", r.failures.len());
+    md.push_str("| index | pattern | wave | kind | summary | repro |\n");
+    md.push_str("| ---: | --- | --- | --- | --- | --- |\n");
+    for f in &r.failures {
+        let repro = match (&f.repro, f.same_kind_as) {
+            (Some(p), _) => format!("`{}`", escape(p)),
+            (None, Some(i)) => format!("same kind as {i}"),
+            (None, None) => "—".into(),
+        };
+        let _ = writeln!(
+            md,
+            "| {} | `{}` | {} | `{}` | {} | {repro} |",
+            f.index,
+            f.pattern.name(),
+            f.wave.lanes(),
+            escape(&f.kind),
+            escape(&f.summary)
+        );
+    }
 }

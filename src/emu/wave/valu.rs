@@ -20,7 +20,7 @@ use crate::emu::decode::{vext_ops, Cmp, Src, VOp, VopdHalf, VopdOp, VCC_LO};
 
 /// The VALU opcodes that are not per-lane maps (lane reads and writes,
 /// 64-bit results, carry-outs): `valu_other` runs them, or `emu::vext`
-/// those of `vext_ops!` (the run loop sends those there), and they have
+/// those of `vext_ops!` (`Wave::valu` sends those there), and they have
 /// no pre-resolved handler. The one list of them, a pattern read by
 /// `valu_map`'s exhaustive match and by [`is_lane_map`].
 macro_rules! not_lane_maps {

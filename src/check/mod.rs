@@ -20,10 +20,12 @@
 //! Which order the device used, when unambiguous, is reported as evidence
 //! ([`OrderEvidence`]), never as a verdict.
 //!
-//! The judge is here; the verdict types and their text are `check/verdict.rs`
-//! (re-exported), rounds judged in place `check/round.rs`, observation
-//! files `check/file.rs`.
+//! The judge of a dispatch's groups and addresses is here; a case's rounds,
+//! each from a derived start, are `check/case.rs`, a round judged in place
+//! `check/round.rs`; the verdict types and their text are `check/verdict.rs`
+//! (re-exported), observation files `check/file.rs`.
 
+mod case;
 pub mod file;
 mod round;
 mod serial;
@@ -35,9 +37,9 @@ pub use verdict::{
 };
 
 use crate::case::Case;
-use crate::model::{calc_ds_addr16, validate_case, Policy};
+use crate::model::{calc_ds_addr16, Policy};
+pub(crate) use case::judge_with;
 use serial::{TrailFailure, TrailScratch};
-use traffic::judge_traffic;
 
 /// One lane as the judge sees it, whatever its source.
 #[derive(Clone, Copy, Debug)]
@@ -135,28 +137,19 @@ pub(crate) fn in_range_keys(lanes: &[LaneView], offset: u16, alloc_q: usize, out
 /// Reusable buffers for judging many groups.
 #[derive(Default)]
 pub(crate) struct Judge {
-    lanes: Vec<LaneView>,
     wave_edges: Vec<(u64, u64)>,
     trail: TrailScratch,
     /// (qword << 32 | lane index) of the in-range active lanes, sorted.
     keys: Vec<u64>,
-    /// Per group of the case being judged: its [`in_range_keys`].
-    case_keys: Vec<Vec<u64>>,
     sorted: Vec<u32>,
     edges: Vec<(u64, u64)>,
     /// The order the returns fix ([`halves_split`]), and the (wave, lane)
     /// of each edge ([`Judge::fill_edges`]).
     order: Vec<u32>,
     who: Vec<(u32, u32)>,
-    /// Per group, the current round's start image and the round's DATA
-    /// per qword (`judge_with`): kept from case to case, as the rest.
-    cur: Vec<Vec<u64>>,
-    deltas: Vec<Vec<(u32, u64)>>,
-    /// The lanes an in-place round does not walk ([`round::Special`]), and
-    /// round 0's DATA and VDST-before as arrays (later rounds have theirs).
-    special: Vec<round::Special>,
-    data0: Vec<u64>,
-    vdst0: Vec<u64>,
+    /// The case being judged ([`case::judge_with`]): kept from case to
+    /// case, as the rest.
+    case: case::CaseScratch,
     /// Every round the full way: the tests compare the two paths.
     full_only: bool,
     /// Rounds judged in place (the tests show that path is taken).
@@ -360,6 +353,8 @@ impl Judge {
         }
     }
 
+    /// One qword of the request that active lanes hit: one lane is an
+    /// exact comparison, several the serializability check.
     fn judge_address(
         &mut self,
         g: &GroupView<'_>,
@@ -369,136 +364,163 @@ impl Judge {
         bucket: &[u32],
         v: &mut Verdict,
     ) {
-        let lane = |i: u32| g.lanes.get(i as usize);
-        let refs = |idx: &mut dyn Iterator<Item = u32>| -> Vec<LaneRef> {
-            idx.filter_map(|i| g.lanes.get(i as usize).map(|l| l.r))
-                .collect()
-        };
-        let poisoned = |i: &u32| lane(*i).is_some_and(|l| l.vdst_init == Some(l.ret));
         if let [only] = bucket {
-            let Some(l) = lane(*only) else { return };
-            if let Some(s) = start {
-                if l.ret != s {
-                    let not_written = l.vdst_init == Some(l.ret);
-                    v.findings.push(Finding {
-                        kind: if not_written {
-                            FindingKind::NotWritten
-                        } else {
-                            FindingKind::WrongReturn
-                        },
-                        group: g.group,
-                        address: Some(address),
-                        lanes: vec![l.r],
-                        why: if not_written {
-                            format!("the only lane here must return {s:#x}, but VDST still holds its poison {:#x}", l.ret)
-                        } else {
-                            format!("the only lane here must return the initial {s:#x}, it returned {:#x}", l.ret)
-                        },
-                    });
-                }
-            }
-            if let (Some(s), Some(f)) = (start, fin) {
-                if f != s ^ l.data {
-                    v.findings.push(Finding {
-                        kind: FindingKind::WrongFinal,
-                        group: g.group,
-                        address: Some(address),
-                        lanes: vec![l.r],
-                        why: format!(
-                            "final must be {s:#x} ^ {:#x} = {:#x}, it is {f:#x}",
-                            l.data,
-                            s ^ l.data
-                        ),
-                    });
-                }
+            if let Some(l) = g.lanes.get(*only as usize) {
+                judge_one_lane(g, address, start, fin, l, v);
             }
             return;
         }
         let both_halves = self.fill_edges(
             bucket
                 .iter()
-                .filter_map(|&i| lane(i))
+                .filter_map(|&i| g.lanes.get(i as usize))
                 .map(|l| (l.ret, l.data, l.r.wave, l.r.lane)),
         );
         match self.order_of(start, fin, both_halves) {
             Ok(evidence) => v.order.add(evidence),
-            Err(fail) => {
-                let n = bucket.len();
-                let poison: Vec<u32> = bucket.iter().copied().filter(poisoned).collect();
-                if !poison.is_empty() {
-                    v.findings.push(Finding {
-                        kind: FindingKind::NotWritten,
-                        group: g.group,
-                        address: Some(address),
-                        lanes: refs(&mut poison.iter().copied()),
-                        why: format!(
-                            "{} of the {n} lanes here still hold their VDST poison and no serialization explains that",
-                            poison.len()
-                        ),
-                    });
-                    return;
-                }
-                let (kind, lanes, why) = match fail {
-                    TrailFailure::LostUpdate { expected_final } => (
-                        FindingKind::LostUpdate,
-                        refs(&mut bucket.iter().copied()),
-                        format!(
-                            "{n} lanes XOR into it, so under any order the final must be {:#x}, it is {:#x}: an update was lost or applied twice",
-                            expected_final,
-                            fin.unwrap_or(0)
-                        ),
-                    ),
-                    TrailFailure::BrokenChain {
-                        value,
-                        leaves,
-                        enters,
-                    } => {
-                        let who: Vec<u32> = bucket
-                            .iter()
-                            .copied()
-                            .filter(|&i| lane(i).is_some_and(|l| l.ret == value || l.ret ^ l.data == value))
-                            .collect();
-                        let ends = match (start == Some(value), fin == Some(value)) {
-                            (true, true) => " (the initial and the final value)",
-                            (true, false) => " (the initial value)",
-                            (false, true) => " (the final value)",
-                            (false, false) => "",
-                        };
-                        let how = if leaves > enters {
-                            format!(
-                                "is read {leaves} time(s) (lanes returning it, plus the final value's claim) but left behind only {enters} time(s) (by the initial value or some lane's ret ^ data)"
-                            )
-                        } else {
-                            format!(
-                                "is left behind {enters} time(s) (by the initial value or some lane's ret ^ data) but read only {leaves} time(s) (lanes returning it, plus the final value's claim)"
-                            )
-                        };
-                        (
-                            FindingKind::BrokenChain,
-                            refs(&mut who.into_iter()),
-                            format!(
-                                "the {n} returns do not chain: value {value:#x}{ends} {how}, so no serialization yields these returns (permuted, duplicated or invented)"
-                            ),
-                        )
-                    }
-                    TrailFailure::Detached { edges } => (
-                        FindingKind::DetachedCycle,
-                        refs(&mut edges.iter().filter_map(|&e| bucket.get(e).copied())),
-                        format!(
-                            "these lanes' returns form a cycle of values never reachable from the initial value{}; degrees balance, but no serialization reads them",
-                            start.map(|s| format!(" {s:#x}")).unwrap_or_default()
-                        ),
-                    ),
-                };
-                v.findings.push(Finding {
-                    kind,
-                    group: g.group,
-                    address: Some(address),
-                    lanes,
-                    why,
-                });
-            }
+            Err(fail) => v
+                .findings
+                .push(contended_finding(g, address, start, fin, bucket, fail)),
         }
+    }
+}
+
+/// The only lane at an address must return the initial value and leave
+/// the initial XOR its DATA.
+fn judge_one_lane(
+    g: &GroupView<'_>,
+    address: u64,
+    start: Option<u64>,
+    fin: Option<u64>,
+    l: &LaneView,
+    v: &mut Verdict,
+) {
+    if let Some(s) = start {
+        if l.ret != s {
+            let not_written = l.vdst_init == Some(l.ret);
+            v.findings.push(Finding {
+                kind: if not_written {
+                    FindingKind::NotWritten
+                } else {
+                    FindingKind::WrongReturn
+                },
+                group: g.group,
+                address: Some(address),
+                lanes: vec![l.r],
+                why: if not_written {
+                    format!("the only lane here must return {s:#x}, but VDST still holds its poison {:#x}", l.ret)
+                } else {
+                    format!("the only lane here must return the initial {s:#x}, it returned {:#x}", l.ret)
+                },
+            });
+        }
+    }
+    if let (Some(s), Some(f)) = (start, fin) {
+        if f != s ^ l.data {
+            v.findings.push(Finding {
+                kind: FindingKind::WrongFinal,
+                group: g.group,
+                address: Some(address),
+                lanes: vec![l.r],
+                why: format!(
+                    "final must be {s:#x} ^ {:#x} = {:#x}, it is {f:#x}",
+                    l.data,
+                    s ^ l.data
+                ),
+            });
+        }
+    }
+}
+
+/// The finding for a contended address whose returns no serialization
+/// explains: lanes still holding their poison first (not written), else
+/// what the trail check found.
+fn contended_finding(
+    g: &GroupView<'_>,
+    address: u64,
+    start: Option<u64>,
+    fin: Option<u64>,
+    bucket: &[u32],
+    fail: TrailFailure,
+) -> Finding {
+    let lane = |i: u32| g.lanes.get(i as usize);
+    let refs = |idx: &mut dyn Iterator<Item = u32>| -> Vec<LaneRef> {
+        idx.filter_map(|i| lane(i).map(|l| l.r)).collect()
+    };
+    let n = bucket.len();
+    let finding = |kind, lanes, why| Finding {
+        kind,
+        group: g.group,
+        address: Some(address),
+        lanes,
+        why,
+    };
+    let poison: Vec<u32> = bucket
+        .iter()
+        .copied()
+        .filter(|&i| lane(i).is_some_and(|l| l.vdst_init == Some(l.ret)))
+        .collect();
+    if !poison.is_empty() {
+        return finding(
+            FindingKind::NotWritten,
+            refs(&mut poison.iter().copied()),
+            format!(
+                "{} of the {n} lanes here still hold their VDST poison and no serialization explains that",
+                poison.len()
+            ),
+        );
+    }
+    match fail {
+        TrailFailure::LostUpdate { expected_final } => finding(
+            FindingKind::LostUpdate,
+            refs(&mut bucket.iter().copied()),
+            format!(
+                "{n} lanes XOR into it, so under any order the final must be {:#x}, it is {:#x}: an update was lost or applied twice",
+                expected_final,
+                fin.unwrap_or(0)
+            ),
+        ),
+        TrailFailure::BrokenChain {
+            value,
+            leaves,
+            enters,
+        } => {
+            let who: Vec<u32> = bucket
+                .iter()
+                .copied()
+                .filter(|&i| lane(i).is_some_and(|l| l.ret == value || l.ret ^ l.data == value))
+                .collect();
+            let ends = match (start == Some(value), fin == Some(value)) {
+                (true, true) => " (the initial and the final value)",
+                (true, false) => " (the initial value)",
+                (false, true) => " (the final value)",
+                (false, false) => "",
+            };
+            let how = if leaves > enters {
+                format!(
+                    "is read {leaves} time(s) (lanes returning it, plus the final value's claim) but left behind only {enters} time(s) (by the initial value or some lane's ret ^ data)"
+                )
+            } else {
+                format!(
+                    "is left behind {enters} time(s) (by the initial value or some lane's ret ^ data) but read only {leaves} time(s) (lanes returning it, plus the final value's claim)"
+                )
+            };
+            finding(
+                FindingKind::BrokenChain,
+                refs(&mut who.into_iter()),
+                format!(
+                    "the {n} returns do not chain: value {value:#x}{ends} {how}, so no serialization yields these returns (permuted, duplicated or invented)"
+                ),
+            )
+        }
+        TrailFailure::Detached { edges } => finding(
+            FindingKind::DetachedCycle,
+            refs(&mut edges.iter().filter_map(|&e| bucket.get(e).copied())),
+            format!(
+                "these lanes' returns form a cycle of values never reachable from the initial value{}; degrees balance, but no serialization reads them",
+                start.map(|s| format!(" {s:#x}")).unwrap_or_default()
+            ),
+        ),
     }
 }
 
@@ -720,295 +742,6 @@ pub fn judge(
 ) -> Result<Verdict, CheckError> {
     let mut j = Judge::default();
     judge_with(&mut j, case, outcome, policy)
-}
-
-pub(crate) fn judge_with(
-    j: &mut Judge,
-    case: &Case,
-    outcome: DeviceOutcome<'_>,
-    policy: &Policy,
-) -> Result<Verdict, CheckError> {
-    validate_case(case)?;
-    policy.validate()?;
-    let shape = |why: String| CheckError::Shape {
-        pattern: case.pattern.clone(),
-        index: case.index,
-        why,
-    };
-    let (obs, fault) = match outcome {
-        DeviceOutcome::Completed(o) => (Some(o), None),
-        DeviceOutcome::Fault(m) => (None, Some(m)),
-    };
-    let rounds = case.rounds();
-    let n = case.lanes.len();
-    if let Some(o) = obs {
-        if o.ret.len() != n * rounds {
-            return Err(shape(if rounds == 1 {
-                format!("{} returns for {n} lanes", o.ret.len())
-            } else {
-                format!("{} returns for {n} lanes x {rounds} rounds", o.ret.len())
-            }));
-        }
-        if o.lds_final.len() != case.lds_init.len() {
-            return Err(shape(format!(
-                "{} final LDS images for {} groups",
-                o.lds_final.len(),
-                case.lds_init.len()
-            )));
-        }
-        if let Some((g, img)) = o
-            .lds_final
-            .iter()
-            .enumerate()
-            .find(|(_, img)| img.len() != case.lds_qwords())
-        {
-            return Err(shape(format!(
-                "final LDS of group {g} has {} qwords, the case has {}",
-                img.len(),
-                case.lds_qwords()
-            )));
-        }
-    }
-    let ws = case.geometry.wave_size.lanes() as usize;
-    let per_group = case.geometry.lanes_per_group() as usize;
-    let empty: Vec<u64> = Vec::new();
-    // Round r starts where round r-1 ended. For XOR that end is known
-    // without the device: the start XOR every in-range active lane's DATA,
-    // whatever the order. So each round gets the full check from a derived
-    // start to a derived end; the last round ends at the observed image.
-    // `cur` is the current round's start, updated in place by `deltas`
-    // (per group: qword, XOR of the round's DATA there; sorted).
-    let mut cur = std::mem::take(&mut j.cur);
-    if rounds > 1 {
-        cur.resize_with(case.lds_init.len(), Vec::new);
-        for (c, init) in cur.iter_mut().zip(&case.lds_init) {
-            c.clear();
-            c.extend_from_slice(init);
-        }
-    }
-    let mut deltas = std::mem::take(&mut j.deltas);
-    deltas.resize_with(case.lds_init.len(), Vec::new);
-    let mut total: Option<Verdict> = None;
-    // The lane views are built once; a round changes only DATA, VDST-before
-    // and the return. Addresses and EXEC are the same every round, so is
-    // each group's sort of its lanes by qword.
-    let mut lanes = std::mem::take(&mut j.lanes);
-    lanes.clear();
-    lanes.extend(case.lanes.iter().enumerate().map(|(i, l)| {
-        let local = i % per_group;
-        LaneView {
-            r: LaneRef {
-                index: i,
-                wave: (local / ws) as u32,
-                lane: (local % ws) as u32,
-            },
-            addr: l.addr,
-            data: l.data,
-            active: l.active,
-            vdst_init: Some(l.vdst_init),
-            ret: l.vdst_init,
-        }
-    }));
-    let alloc_q = (policy.allocated_bytes(case.lds_bytes) / 8) as usize;
-    let req_q = case.lds_qwords();
-    let mut case_keys = std::mem::take(&mut j.case_keys);
-    case_keys.resize_with(case.lds_init.len(), Vec::new);
-    for (g, keys) in case_keys.iter_mut().enumerate() {
-        let group = lanes.get(g * per_group..(g + 1) * per_group).unwrap_or(&[]);
-        in_range_keys(group, case.offset, alloc_q, keys);
-    }
-    // A round is judged in place (`round.rs`) unless the dispatch faulted
-    // or a lane is misaligned (both decide it in round 0, the full way) or
-    // the round has a finding; it is then judged the full way. Addresses
-    // and EXEC are the same every round, so the lanes the in-place walk
-    // does not see are found once.
-    let mut special = std::mem::take(&mut j.special);
-    special.clear();
-    let mut misaligned = false;
-    let mut active_lanes = 0;
-    for (i, l) in case.lanes.iter().enumerate() {
-        let a = calc_ds_addr16(l.addr, case.offset);
-        misaligned |= l.active && a & 7 != 0;
-        active_lanes += usize::from(l.active);
-        if !l.active || a >= alloc_q as u64 * 8 {
-            special.push(round::Special {
-                index: i as u32,
-                active: l.active,
-            });
-        }
-    }
-    let in_place = obs.is_some() && !misaligned && !j.full_only;
-    let (mut data0, mut vdst0) = (std::mem::take(&mut j.data0), std::mem::take(&mut j.vdst0));
-    data0.clear();
-    vdst0.clear();
-    if in_place {
-        data0.extend(case.lanes.iter().map(|l| l.data));
-        vdst0.extend(case.lanes.iter().map(|l| l.vdst_init));
-    }
-    for r in 0..rounds {
-        let last = r + 1 == rounds;
-        if let (true, Some(o)) = (in_place, obs) {
-            let (data, vdst) = match r.checked_sub(1).and_then(|k| case.more_rounds.get(k)) {
-                Some(m) => (m.data.as_slice(), m.vdst_init.as_slice()),
-                None => (data0.as_slice(), vdst0.as_slice()),
-            };
-            let c = round::CaseIn {
-                per_group,
-                wave_lanes: ws as u32,
-                req_q,
-                inits: if rounds == 1 { &case.lds_init } else { &cur },
-                keys: &case_keys,
-                special: &special,
-            };
-            let rin = round::RoundIn {
-                data,
-                vdst,
-                ret: o.ret.get(r * n..(r + 1) * n).unwrap_or(&[]),
-                last_final: last.then_some(o.lds_final.as_slice()),
-            };
-            if let Some((order, addresses)) = j.round_in_place(&c, &rin, policy, &mut deltas) {
-                #[cfg(test)]
-                {
-                    j.in_place_rounds += 1;
-                }
-                add_round(
-                    &mut total,
-                    Verdict {
-                        findings: Vec::new(),
-                        order,
-                        device_faulted: false,
-                        active_lanes,
-                        addresses,
-                        policy: *policy,
-                    },
-                );
-                if last {
-                    break;
-                }
-                apply_deltas(&mut cur, &deltas);
-                continue;
-            }
-        }
-        // This round's inputs and returns read in step with the lanes (the
-        // case was validated above: every round has every lane).
-        let rets = obs.and_then(|o| o.ret.get(r * n..(r + 1) * n));
-        for (i, (lv, (data, vdst_init))) in lanes.iter_mut().zip(case.round_inputs(r)).enumerate() {
-            lv.data = data;
-            lv.vdst_init = Some(vdst_init);
-            lv.ret = rets.and_then(|s| s.get(i).copied()).unwrap_or(vdst_init);
-        }
-        if !last {
-            // Per group, per qword inside the request, the XOR of the
-            // round's DATA there: the sorted keys already group the lanes
-            // by qword. (A misaligned lane's floor qword is harmless: such
-            // a dispatch is decided in round 0, before any delta is used.)
-            for ((g, d), keys) in deltas.iter_mut().enumerate().zip(&case_keys) {
-                d.clear();
-                let group = lanes.get(g * per_group..(g + 1) * per_group).unwrap_or(&[]);
-                for &k in keys {
-                    let q = (k >> 32) as u32;
-                    if q as usize >= req_q {
-                        break;
-                    }
-                    let Some(l) = group.get(k as u32 as usize) else {
-                        continue;
-                    };
-                    match d.last_mut() {
-                        Some(last) if last.0 == q => last.1 ^= l.data,
-                        _ => d.push((q, l.data)),
-                    }
-                }
-            }
-        }
-        let inits: &[Vec<u64>] = if rounds == 1 { &case.lds_init } else { &cur };
-        let groups: Vec<GroupView<'_>> = inits
-            .iter()
-            .enumerate()
-            .map(|(g, init)| GroupView {
-                group: g as u32,
-                lds_bytes: case.lds_bytes,
-                offset: case.offset,
-                init,
-                final_: if last {
-                    FinalView::Dense(
-                        obs.and_then(|o| o.lds_final.get(g))
-                            .map_or(empty.as_slice(), |v| v.as_slice()),
-                    )
-                } else {
-                    FinalView::Derived(init, deltas.get(g).map_or(&[][..], |d| d.as_slice()))
-                },
-                lanes: lanes.get(g * per_group..(g + 1) * per_group).unwrap_or(&[]),
-                keys: case_keys.get(g).map(|k| k.as_slice()),
-            })
-            .collect();
-        let mut verdict = j.judge_groups(&groups, fault, policy);
-        if rounds > 1 {
-            for f in &mut verdict.findings {
-                f.why = format!("round {r} of {rounds}: {}", f.why);
-            }
-        }
-        // A fault or a misaligned lane decides the whole dispatch, and
-        // every round has the same addresses: round 0's verdict is final.
-        let decided = fault.is_some()
-            || verdict
-                .findings
-                .iter()
-                .any(|f| f.kind == FindingKind::MisalignedNoFault);
-        add_round(&mut total, verdict);
-        if decided || last {
-            break;
-        }
-        apply_deltas(&mut cur, &deltas);
-    }
-    j.special = special;
-    j.data0 = data0;
-    j.vdst0 = vdst0;
-    j.lanes = lanes;
-    j.case_keys = case_keys;
-    j.cur = cur;
-    j.deltas = deltas;
-    let mut total = total.unwrap_or(Verdict {
-        findings: Vec::new(),
-        order: OrderEvidence::default(),
-        device_faulted: fault.is_some(),
-        active_lanes: 0,
-        addresses: 0,
-        policy: *policy,
-    });
-    if let (Some(t), Some(o)) = (&case.traffic, obs) {
-        if o.traffic_verdicts.len() != n {
-            return Err(shape(format!(
-                "{} traffic verdicts for {n} lanes of a case with background traffic",
-                o.traffic_verdicts.len()
-            )));
-        }
-        judge_traffic(case, t, o, &mut total.findings);
-    }
-    Ok(total)
-}
-
-/// Fold one round's verdict into the case's.
-fn add_round(total: &mut Option<Verdict>, mut verdict: Verdict) {
-    match total.as_mut() {
-        None => *total = Some(verdict),
-        Some(t) => {
-            t.findings.append(&mut verdict.findings);
-            t.order.add(verdict.order);
-            t.active_lanes += verdict.active_lanes;
-            t.addresses += verdict.addresses;
-        }
-    }
-}
-
-/// The next round's start images: this round's, XOR its DATA per qword.
-fn apply_deltas(cur: &mut [Vec<u64>], deltas: &[Vec<(u32, u64)>]) {
-    for (img, d) in cur.iter_mut().zip(deltas) {
-        for &(q, x) in d {
-            if let Some(v) = img.get_mut(q as usize) {
-                *v ^= x;
-            }
-        }
-    }
 }
 
 /// A reusable judge for many cases (keeps its buffers between calls).

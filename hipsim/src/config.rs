@@ -203,29 +203,7 @@ impl Config {
                 }
             },
         };
-        // The UUID is the silicon's: from the configured device, before any
-        // override of its target.
-        let all_uuids: Vec<[u8; 16]> = devices
-            .iter()
-            .enumerate()
-            .map(|(i, t)| simulated_uuid(i, t, cus, clock_khz))
-            .collect();
-        // The override is libhsakmt's, below ROCr and clr: it applies to
-        // every GPU node before ROCR_VISIBLE_DEVICES (ROCr) and then
-        // HIP_VISIBLE_DEVICES (clr) pick among them.
-        let devices = gfx_override(devices, &get);
-        // A refused override leaves no device at all (ROCm's initialisation
-        // fails), so no UUID either.
-        let mut all_uuids = all_uuids;
-        all_uuids.truncate(devices.len());
-        let rocr = rocr_visible(&all_uuids, get(ENV_ROCR_VISIBLE).as_deref());
-        let hip = visible_ordinals(
-            rocr.len(),
-            get("HIP_VISIBLE_DEVICES").or_else(|| get("CUDA_VISIBLE_DEVICES")),
-        );
-        let physical: Vec<usize> = hip.into_iter().map(|i| rocr[i]).collect();
-        let uuids = physical.iter().map(|&i| all_uuids[i]).collect();
-        let devices: Vec<TargetId> = physical.iter().map(|&i| devices[i].clone()).collect();
+        let (devices, physical, uuids) = visible(devices, cus, clock_khz, &get);
         let fault_devices = match get(ENV_FAULT_DEVICES).filter(|v| !v.trim().is_empty()) {
             None => None,
             Some(v) => Some(
@@ -251,48 +229,18 @@ impl Config {
             Some("sticky") => OnFault::Sticky,
             Some(o) => return Err(format!("{ENV_ON_FAULT}={o}: expected abort or sticky")),
         };
-        let mut emu = EmuConfig::default();
-        if let Some(f) = get(ENV_FAULT).filter(|f| !f.trim().is_empty()) {
-            // The emulator's own parser (whatever syntax it accepts, the
-            // variable accepts), into the emulator's own field.
-            emu.fault = Some(
-                f.trim()
-                    .parse()
-                    .map_err(|e| format!("{ENV_FAULT}={f}: {e}"))?,
-            );
-        }
-        emu.unused_lanes = match get(ENV_UNUSED_LANES).as_deref().map(str::trim) {
-            None | Some("") | Some("kept") => dsxor::emu::UnusedLanes::Kept,
-            Some("restored") => dsxor::emu::UnusedLanes::Restored,
-            Some(o) => return Err(format!("{ENV_UNUSED_LANES}={o}: expected kept or restored")),
-        };
-        emu.waitcnt = match get(ENV_WAITCNT).as_deref().map(str::trim) {
-            None | Some("") | Some("exact") => dsxor::emu::WaitCount::Exact,
-            Some("one-short") => dsxor::emu::WaitCount::OneShort,
-            Some(o) => return Err(format!("{ENV_WAITCNT}={o}: expected exact or one-short")),
-        };
-        emu.vdst_range = match get(ENV_VDST_RANGE).as_deref().map(str::trim) {
-            None | Some("") | Some("nullified") => dsxor::emu::VdstRange::Nullified,
-            Some("unchecked") => dsxor::emu::VdstRange::Unchecked,
-            Some(o) => {
-                return Err(format!(
-                    "{ENV_VDST_RANGE}={o}: expected nullified or unchecked"
-                ))
-            }
-        };
+        let emu = emu_config(&get)?;
         let hang = get(ENV_HANG).filter(|h| !h.trim().is_empty());
-        let fail = match get(ENV_FAIL).filter(|f| !f.trim().is_empty()) {
-            None => None,
-            Some(f) => Some(parse_nth_call(ENV_FAIL, &f)?),
-        };
-        let stall = match get(ENV_STALL).filter(|f| !f.trim().is_empty()) {
-            None => None,
-            Some(f) => Some(parse_nth_call(ENV_STALL, &f)?),
-        };
-        let device_fault = match get(ENV_DEVICE_FAULT).filter(|f| !f.trim().is_empty()) {
-            None => None,
-            Some(f) => Some(parse_nth_launch(&f)?),
-        };
+        let set = |var| get(var).filter(|f| !f.trim().is_empty());
+        let fail = set(ENV_FAIL)
+            .map(|f| parse_nth_call(ENV_FAIL, &f))
+            .transpose()?;
+        let stall = set(ENV_STALL)
+            .map(|f| parse_nth_call(ENV_STALL, &f))
+            .transpose()?;
+        let device_fault = set(ENV_DEVICE_FAULT)
+            .map(|f| parse_nth_launch(&f))
+            .transpose()?;
         let runtime_version = match get(ENV_RUNTIME_VERSION) {
             None => DEFAULT_RUNTIME_VERSION,
             Some(s) => parse_version(&s)
@@ -326,6 +274,76 @@ impl Config {
             wgp_mode,
         })
     }
+}
+
+/// The devices `HIP_VISIBLE_DEVICES` leaves of those `ROCR_VISIBLE_DEVICES`
+/// leaves of the configured ones (after any gfx override), with each one's
+/// physical ordinal and UUID: the runtimes' layers in their order.
+fn visible(
+    devices: Vec<TargetId>,
+    cus: u32,
+    clock_khz: u32,
+    get: &impl Fn(&str) -> Option<String>,
+) -> (Vec<TargetId>, Vec<usize>, Vec<[u8; 16]>) {
+    // The UUID is the silicon's: from the configured device, before any
+    // override of its target.
+    let all_uuids: Vec<[u8; 16]> = devices
+        .iter()
+        .enumerate()
+        .map(|(i, t)| simulated_uuid(i, t, cus, clock_khz))
+        .collect();
+    // The override is libhsakmt's, below ROCr and clr: it applies to
+    // every GPU node before ROCR_VISIBLE_DEVICES (ROCr) and then
+    // HIP_VISIBLE_DEVICES (clr) pick among them.
+    let devices = gfx_override(devices, get);
+    // A refused override leaves no device at all (ROCm's initialisation
+    // fails), so no UUID either.
+    let mut all_uuids = all_uuids;
+    all_uuids.truncate(devices.len());
+    let rocr = rocr_visible(&all_uuids, get(ENV_ROCR_VISIBLE).as_deref());
+    let hip = visible_ordinals(
+        rocr.len(),
+        get("HIP_VISIBLE_DEVICES").or_else(|| get("CUDA_VISIBLE_DEVICES")),
+    );
+    let physical: Vec<usize> = hip.into_iter().map(|i| rocr[i]).collect();
+    let uuids = physical.iter().map(|&i| all_uuids[i]).collect();
+    let devices: Vec<TargetId> = physical.iter().map(|&i| devices[i].clone()).collect();
+    (devices, physical, uuids)
+}
+
+/// The software device's configuration from its variables: the fault and
+/// the emulator's policies.
+fn emu_config(get: &impl Fn(&str) -> Option<String>) -> Result<EmuConfig, String> {
+    let mut emu = EmuConfig::default();
+    if let Some(f) = get(ENV_FAULT).filter(|f| !f.trim().is_empty()) {
+        // The emulator's own parser (whatever syntax it accepts, the
+        // variable accepts), into the emulator's own field.
+        emu.fault = Some(
+            f.trim()
+                .parse()
+                .map_err(|e| format!("{ENV_FAULT}={f}: {e}"))?,
+        );
+    }
+    emu.unused_lanes = match get(ENV_UNUSED_LANES).as_deref().map(str::trim) {
+        None | Some("") | Some("kept") => dsxor::emu::UnusedLanes::Kept,
+        Some("restored") => dsxor::emu::UnusedLanes::Restored,
+        Some(o) => return Err(format!("{ENV_UNUSED_LANES}={o}: expected kept or restored")),
+    };
+    emu.waitcnt = match get(ENV_WAITCNT).as_deref().map(str::trim) {
+        None | Some("") | Some("exact") => dsxor::emu::WaitCount::Exact,
+        Some("one-short") => dsxor::emu::WaitCount::OneShort,
+        Some(o) => return Err(format!("{ENV_WAITCNT}={o}: expected exact or one-short")),
+    };
+    emu.vdst_range = match get(ENV_VDST_RANGE).as_deref().map(str::trim) {
+        None | Some("") | Some("nullified") => dsxor::emu::VdstRange::Nullified,
+        Some("unchecked") => dsxor::emu::VdstRange::Unchecked,
+        Some(o) => {
+            return Err(format!(
+                "{ENV_VDST_RANGE}={o}: expected nullified or unchecked"
+            ))
+        }
+    };
+    Ok(emu)
 }
 
 impl Config {

@@ -36,7 +36,8 @@ use std::time::Instant;
 use crate::backend::{Backend, BackendError, BackendKind, Completion, DeviceInfo, Dispatch};
 use crate::case::WaveSize;
 use crate::codeobj::{
-    build_kernarg, embedded, find_embedded, CodeObject, EmbeddedObject, LaunchDims, TargetId,
+    build_kernarg, embedded, find_embedded, CodeObject, EmbeddedObject, KernelMetadata, LaunchDims,
+    TargetId,
 };
 use crate::hip::{
     probe, DeviceBuffer, DeviceProps, Event, Function, Hip, HipError, HipReport, Module, Stream,
@@ -471,6 +472,34 @@ impl HipBackend {
         }
         Ok(key)
     }
+
+    /// Keep a launch that outlived its timeout, with everything it may
+    /// still touch, out of reach of later launches; the timeout error.
+    fn quarantine_launch(
+        &mut self,
+        d: &Dispatch<'_>,
+        key: u128,
+        events: (Event, Event),
+        kernarg: Vec<u8>,
+    ) -> BackendError {
+        if let Some(stream) = self.stream.take() {
+            self.quarantine.push(Quarantined {
+                kernel: d.kernel.to_string(),
+                object: key,
+                since: Instant::now(),
+                stream,
+                // The kernel may still write them: they leave the pool.
+                _buffers: std::mem::take(&mut self.pool),
+                _events: events,
+                _kernarg: kernarg,
+            });
+        }
+        BackendError::Timeout {
+            kernel: d.kernel.to_string(),
+            limit: d.timeout,
+            pc: None,
+        }
+    }
 }
 
 impl Backend for HipBackend {
@@ -500,73 +529,14 @@ impl Backend for HipBackend {
                 "code object cache lost an entry just inserted".into(),
             ));
         };
-        let meta = obj
-            .code
-            .kernel(d.kernel)
-            .map_err(|e| BackendError::Invalid(e.to_string()))?
-            .metadata
-            .clone()
-            .ok_or_else(|| {
-                BackendError::Invalid(format!(
-                    "kernel `{}` has no NT_AMDGPU_METADATA entry: its kernarg layout is unknown",
-                    d.kernel
-                ))
-            })?;
-        if !obj.functions.contains_key(d.kernel) {
-            let f = obj
-                .module
-                .function(d.kernel)
-                .map_err(|e| classify(e, Phase::Load))?;
-            obj.functions.insert(d.kernel.to_string(), f);
-        }
-        let Some(function) = obj.functions.get(d.kernel) else {
-            return Err(BackendError::Environment(
-                "kernel handle cache lost an entry just inserted".into(),
-            ));
-        };
+        let (meta, function) = kernel_of(obj, d, &self.device)?;
 
-        // From ROCm 6.3 the runtime no longer checks static + dynamic LDS at
-        // launch (ROCm/clr hipamd/src/hip_module.cpp, ihipLaunchKernel_validate
-        // lost the check); an oversize request then faults in the dispatch
-        // packet. Refuse it here with the numbers.
-        let static_lds = obj
-            .code
-            .kernel(d.kernel)
-            .map(|k| k.descriptor.group_segment_fixed_size)
-            .unwrap_or(meta.group_segment_fixed_size);
-        let lds_total = u64::from(static_lds) + u64::from(d.dynamic_lds);
-        if lds_total > u64::from(self.device.lds_per_block) {
-            return Err(BackendError::Invalid(format!(
-                "kernel `{}`: group_segment_fixed_size {static_lds} + dynamic LDS {} = {lds_total} bytes exceeds device {}'s {} bytes per workgroup (hipDeviceAttributeMaxSharedMemoryPerBlock)",
-                d.kernel, d.dynamic_lds, self.device.index, self.device.lds_per_block
-            )));
-        }
         // Current clr refuses a non-empty `extra` for a kernel without
         // explicit arguments (hipErrorLaunchOutOfResources): pass none then.
         let explicit_args = meta.args.iter().any(|a| !a.value_kind.is_hidden());
 
-        // Buffers in, each whole (the pool's buffers hold the last launch's
-        // data); the kernarg segment laid out with their device addresses.
-        for (i, b) in d.buffers.iter().enumerate() {
-            // Positions fill in order, so `i` is at most the pool's length.
-            if self.pool.get(i).is_none_or(|p| p.len() < b.len()) {
-                let dev = hip
-                    .alloc(pooled_len(b.len()))
-                    .map_err(|e| classify(e, Phase::Setup))?;
-                if i < self.pool.len() {
-                    self.pool[i] = dev;
-                } else {
-                    self.pool.push(dev);
-                }
-            }
-            self.pool[i]
-                .copy_from_host(b)
-                .map_err(|e| classify(e, Phase::Setup))?;
-        }
-        let addresses: Vec<u64> = self.pool[..d.buffers.len()]
-            .iter()
-            .map(|b| b.device_address())
-            .collect();
+        // Buffers in; the kernarg segment laid out with their device addresses.
+        let addresses = upload(&hip, &mut self.pool, &d.buffers)?;
         let launch = LaunchDims::linear(d.groups, d.block, d.dynamic_lds);
         let mut kernarg = build_kernarg(&meta, &d.args, &addresses, &launch)
             .map_err(|e| BackendError::Invalid(e.to_string()))?
@@ -604,41 +574,14 @@ impl Backend for HipBackend {
             .wait(d.timeout)
             .map_err(|e| classify(e, Phase::Execute))?;
         if !done {
-            if let Some(stream) = self.stream.take() {
-                self.quarantine.push(Quarantined {
-                    kernel: d.kernel.to_string(),
-                    object: key,
-                    since: Instant::now(),
-                    stream,
-                    // The kernel may still write them: they leave the pool.
-                    _buffers: std::mem::take(&mut self.pool),
-                    _events: (start, stop),
-                    _kernarg: kernarg,
-                });
-            }
-            return Err(BackendError::Timeout {
-                kernel: d.kernel.to_string(),
-                limit: d.timeout,
-                pc: None,
-            });
+            return Err(self.quarantine_launch(d, key, (start, stop), kernarg));
         }
 
         let elapsed = start
             .elapsed_until(&stop)
             .map_err(|e| classify(e, Phase::Execute))?;
         self.events = Some((start, stop));
-        let mut out = Vec::with_capacity(d.buffers.len());
-        for (i, (dev, host)) in self.pool.iter().zip(&d.buffers).enumerate() {
-            if !d.read_back.wants(i) {
-                out.push(Vec::new());
-                continue;
-            }
-            // The launch's own length, not the pooled buffer's.
-            let mut b = vec![0u8; host.len()];
-            dev.copy_to_host(&mut b)
-                .map_err(|e| classify(e, Phase::Execute))?;
-            out.push(b);
-        }
+        let out = read_back(&self.pool, d)?;
         Ok(Completion {
             buffers: out,
             elapsed,
@@ -646,6 +589,105 @@ impl Backend for HipBackend {
             wgp_mode: None,
         })
     }
+}
+
+/// The kernel's metadata and function handle (loaded once per object),
+/// after refusing a launch whose LDS the device cannot give.
+fn kernel_of<'o>(
+    obj: &'o mut LoadedObject,
+    d: &Dispatch<'_>,
+    device: &DeviceProps,
+) -> Result<(KernelMetadata, &'o Function), BackendError> {
+    let meta = obj
+        .code
+        .kernel(d.kernel)
+        .map_err(|e| BackendError::Invalid(e.to_string()))?
+        .metadata
+        .clone()
+        .ok_or_else(|| {
+            BackendError::Invalid(format!(
+                "kernel `{}` has no NT_AMDGPU_METADATA entry: its kernarg layout is unknown",
+                d.kernel
+            ))
+        })?;
+    if !obj.functions.contains_key(d.kernel) {
+        let f = obj
+            .module
+            .function(d.kernel)
+            .map_err(|e| classify(e, Phase::Load))?;
+        obj.functions.insert(d.kernel.to_string(), f);
+    }
+    let Some(function) = obj.functions.get(d.kernel) else {
+        return Err(BackendError::Environment(
+            "kernel handle cache lost an entry just inserted".into(),
+        ));
+    };
+
+    // From ROCm 6.3 the runtime no longer checks static + dynamic LDS at
+    // launch (ROCm/clr hipamd/src/hip_module.cpp, ihipLaunchKernel_validate
+    // lost the check); an oversize request then faults in the dispatch
+    // packet. Refuse it here with the numbers.
+    let static_lds = obj
+        .code
+        .kernel(d.kernel)
+        .map(|k| k.descriptor.group_segment_fixed_size)
+        .unwrap_or(meta.group_segment_fixed_size);
+    let lds_total = u64::from(static_lds) + u64::from(d.dynamic_lds);
+    if lds_total > u64::from(device.lds_per_block) {
+        return Err(BackendError::Invalid(format!(
+            "kernel `{}`: group_segment_fixed_size {static_lds} + dynamic LDS {} = {lds_total} bytes exceeds device {}'s {} bytes per workgroup (hipDeviceAttributeMaxSharedMemoryPerBlock)",
+            d.kernel, d.dynamic_lds, device.index, device.lds_per_block
+        )));
+    }
+    Ok((meta, function))
+}
+
+/// Copy each of the launch's buffers in whole (the pool's buffers hold the
+/// last launch's data), growing the pool where one is too small; their
+/// device addresses, in order.
+fn upload(
+    hip: &Hip,
+    pool: &mut Vec<DeviceBuffer>,
+    buffers: &[Vec<u8>],
+) -> Result<Vec<u64>, BackendError> {
+    for (i, b) in buffers.iter().enumerate() {
+        // Positions fill in order, so `i` is at most the pool's length.
+        if pool.get(i).is_none_or(|p| p.len() < b.len()) {
+            let dev = hip
+                .alloc(pooled_len(b.len()))
+                .map_err(|e| classify(e, Phase::Setup))?;
+            if i < pool.len() {
+                pool[i] = dev;
+            } else {
+                pool.push(dev);
+            }
+        }
+        pool[i]
+            .copy_from_host(b)
+            .map_err(|e| classify(e, Phase::Setup))?;
+    }
+    Ok(pool[..buffers.len()]
+        .iter()
+        .map(|b| b.device_address())
+        .collect())
+}
+
+/// The buffers `d.read_back` names, copied out at the launch's own lengths;
+/// an empty one in the place of each other.
+fn read_back(pool: &[DeviceBuffer], d: &Dispatch<'_>) -> Result<Vec<Vec<u8>>, BackendError> {
+    let mut out = Vec::with_capacity(d.buffers.len());
+    for (i, (dev, host)) in pool.iter().zip(&d.buffers).enumerate() {
+        if !d.read_back.wants(i) {
+            out.push(Vec::new());
+            continue;
+        }
+        // The launch's own length, not the pooled buffer's.
+        let mut b = vec![0u8; host.len()];
+        dev.copy_to_host(&mut b)
+            .map_err(|e| classify(e, Phase::Execute))?;
+        out.push(b);
+    }
+    Ok(out)
 }
 
 impl Drop for HipBackend {

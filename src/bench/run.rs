@@ -273,7 +273,13 @@ fn run_one(
     let data_bytes = u64s_to_bytes(data.iter().copied());
     let fold_poison = u64s_to_bytes(std::iter::repeat_n(POISON, n_lanes));
     let lds_poison = u64s_to_bytes(std::iter::repeat_n(POISON, groups * qwords));
+    let inputs = [addr_bytes, data_bytes, fold_poison, lds_poison];
     let kernel = spec.chain.kernel();
+    let backend_err = |cause| BenchError::Backend {
+        run: spec.name.clone(),
+        kernel: kernel.to_string(),
+        cause,
+    };
 
     let mut check = CheckRecord {
         expected_all_zero: expect::all_exact_zero(layout, groups, spec.chain, &data, issued),
@@ -283,33 +289,7 @@ fn run_one(
     let mut outcome = "pass";
     let mut error = None;
     for launch in 0..settings.warmup + settings.reps {
-        let dispatch = Dispatch {
-            code_object: object.bytes,
-            kernel,
-            groups: spec.groups,
-            block: spec.lanes_per_group(),
-            dynamic_lds: layout.lds_qwords * 8,
-            buffers: vec![
-                addr_bytes.clone(),
-                data_bytes.clone(),
-                fold_poison.clone(),
-                lds_poison.clone(),
-            ],
-            args: vec![
-                ArgValue::Buffer(0),
-                ArgValue::Buffer(1),
-                ArgValue::Buffer(2),
-                ArgValue::Buffer(3),
-                ArgValue::U32(spec.iters),
-                // dep_mask: the ABI's host passes 0 (DATA stays fixed).
-                ArgValue::U64(0),
-                ArgValue::U32(layout.lds_qwords),
-            ],
-            timeout,
-            // The check reads fold and LDS out; ADDR and DATA are inputs.
-            // (Through worker processes, only these cross the pipe back.)
-            read_back: ReadBack::Only(&[2, 3]),
-        };
+        let dispatch = launch_of(object, spec, layout, &inputs, timeout);
         let completion = match backend.dispatch(&dispatch) {
             Ok(c) => c,
             Err(e @ BackendError::Timeout { .. }) => {
@@ -322,45 +302,24 @@ fn run_one(
                 error = Some(e.to_string());
                 break;
             }
-            Err(source) => {
-                return Err(BenchError::Backend {
-                    run: spec.name.clone(),
-                    kernel: kernel.to_string(),
-                    cause: source,
-                });
-            }
+            Err(source) => return Err(backend_err(source)),
         };
         let (fold, lds_out) = match completion.buffers.as_slice() {
             [_, _, fold, lds] => (bytes_to_u64s(fold), bytes_to_u64s(lds)),
             other => {
-                return Err(BenchError::Backend {
-                    run: spec.name.clone(),
-                    kernel: kernel.to_string(),
-                    cause: BackendError::Invalid(format!(
-                        "backend returned {} buffers, 4 were sent",
-                        other.len()
-                    )),
-                })
+                return Err(backend_err(BackendError::Invalid(format!(
+                    "backend returned {} buffers, 4 were sent",
+                    other.len()
+                ))))
             }
         };
         let c: CheckOutcome =
             expect::check(layout, groups, spec.chain, &data, issued, &fold, &lds_out);
-        check.launches_checked += 1;
-        check.lds_qwords_checked += c.lds_qwords_checked;
-        check.folds_exact += c.folds_exact;
-        check.folds_in_span += c.folds_in_span;
-        check.mismatches += c.mismatches;
-        let passed = c.passed();
-        for m in c.first_mismatches {
-            if check.first_mismatches.len() < 8 {
-                check.first_mismatches.push(format!("launch {launch}: {m}"));
-            }
-        }
-        if !passed {
+        let mismatches = c.mismatches;
+        if !tally(&mut check, c, launch) {
             outcome = "wrong-result";
             error = Some(format!(
-                "{} output values differ from the expected ones",
-                c.mismatches
+                "{mismatches} output values differ from the expected ones"
             ));
             break;
         }
@@ -369,6 +328,92 @@ fn run_one(
         }
     }
 
+    let launched = Launched {
+        check,
+        samples,
+        outcome,
+        error,
+    };
+    Ok(run_record(spec, layout, ceiling_rate, launched))
+}
+
+/// One launch of the run's kernel: ADDR, DATA and the poisoned fold and
+/// LDS buffers (`inputs`, in that order) copied in, fold and LDS read back.
+fn launch_of<'a>(
+    object: &KernelObject<'a>,
+    spec: &RunSpec,
+    layout: &Layout,
+    inputs: &[Vec<u8>; 4],
+    timeout: Duration,
+) -> Dispatch<'a> {
+    Dispatch {
+        code_object: object.bytes,
+        kernel: spec.chain.kernel(),
+        groups: spec.groups,
+        block: spec.lanes_per_group(),
+        dynamic_lds: layout.lds_qwords * 8,
+        // A copy each (the Dispatch owns its buffers).
+        buffers: inputs.to_vec(),
+        args: vec![
+            ArgValue::Buffer(0),
+            ArgValue::Buffer(1),
+            ArgValue::Buffer(2),
+            ArgValue::Buffer(3),
+            ArgValue::U32(spec.iters),
+            // dep_mask: the ABI's host passes 0 (DATA stays fixed).
+            ArgValue::U64(0),
+            ArgValue::U32(layout.lds_qwords),
+        ],
+        timeout,
+        // The check reads fold and LDS out; ADDR and DATA are inputs.
+        // (Through worker processes, only these cross the pipe back.)
+        read_back: ReadBack::Only(&[2, 3]),
+    }
+}
+/// What a run's launches gave: the check's counts, the timed launches'
+/// seconds, and the outcome (`pass`, `timeout`, `fault`, `wrong-result`)
+/// with its error.
+struct Launched {
+    check: CheckRecord,
+    samples: Vec<f64>,
+    outcome: &'static str,
+    error: Option<String>,
+}
+
+/// Add one launch's check to the run's; whether the launch passed. The
+/// first 8 mismatches of the run are kept, each naming its launch.
+fn tally(check: &mut CheckRecord, c: CheckOutcome, launch: u32) -> bool {
+    check.launches_checked += 1;
+    check.lds_qwords_checked += c.lds_qwords_checked;
+    check.folds_exact += c.folds_exact;
+    check.folds_in_span += c.folds_in_span;
+    check.mismatches += c.mismatches;
+    let passed = c.passed();
+    for m in c.first_mismatches {
+        if check.first_mismatches.len() < 8 {
+            check.first_mismatches.push(format!("launch {launch}: {m}"));
+        }
+    }
+    passed
+}
+
+/// The run's record: its shape, what its launches gave, and its rate when
+/// it passed.
+fn run_record(
+    spec: &RunSpec,
+    layout: &Layout,
+    ceiling_rate: Option<f64>,
+    launched: Launched,
+) -> RunRecord {
+    let Launched {
+        check,
+        samples,
+        outcome,
+        mut error,
+    } = launched;
+    let n_lanes = spec.groups as usize * layout.lanes_per_group();
+    let issued = spec.chain.issued(spec.iters);
+    let kernel = spec.chain.kernel();
     let lane_ops = n_lanes as u64 * issued as u64;
     let summary = Summary::of(&samples);
     // A rate counts only for a run that passed every check, with a nonzero
@@ -383,7 +428,7 @@ fn run_one(
     if outcome == "pass" && rate.is_none() {
         error = Some("launch time below the timer's resolution: no rate".into());
     }
-    Ok(RunRecord {
+    RunRecord {
         name: spec.name.clone(),
         sweep: spec.sweep.to_string(),
         pattern: spec.pattern.name(),
@@ -415,5 +460,5 @@ fn run_one(
         lds_bytes_per_second: rate.map(|r| r.median * ceiling::BYTES_PER_LANE_OP as f64),
         fraction_of_ceiling: rate.and_then(|r| ceiling_rate.map(|c| r.median / c)),
         lane_ops_per_second: rate,
-    })
+    }
 }

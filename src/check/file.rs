@@ -440,7 +440,7 @@ impl ObservationFile {
     /// Every lane is listed (inactive ones with `active: false`), each with
     /// its `vdst_init`. `init` lists the nonzero qwords (absent ones are 0);
     /// `final` claims every qword an active lane addressed and every qword
-    /// nonzero before or after (see the comment inside for why that is
+    /// nonzero before or after (`addressed_qwords` says why that is
     /// enough).
     pub fn from_case_group(
         case: &Case,
@@ -462,8 +462,6 @@ impl ObservationFile {
                 case.rounds()
             )));
         }
-        let per_group = case.geometry.lanes_per_group() as usize;
-        let ws = case.geometry.wave_size.lanes() as usize;
         let init_img = case
             .lds_init
             .get(group)
@@ -481,33 +479,7 @@ impl ObservationFile {
             ),
             None => None,
         };
-        // `final` claims the touched set, not the whole allocation (which
-        // would be up to 8192 entries): every qword an active lane of the
-        // group addressed (each qword the 8 bytes at ADDR + offset overlap,
-        // so a misaligned lane's neighbours count too), plus every qword
-        // nonzero before or after. Every qword left out is then 0 before,
-        // 0 after and addressed by no lane, where the model expects 0 under
-        // any policy, so the file judges exactly as the full image would.
-        // Claiming addressed qwords even when 0 → 0 is what keeps a lost
-        // update that leaves 0 where 0 was in the file.
-        let mut addressed = vec![false; init_img.len()];
-        for local in 0..per_group {
-            let i = group * per_group + local;
-            let l = case
-                .lanes
-                .get(i)
-                .ok_or_else(|| shape(format!("no lane {i}")))?;
-            if !l.active {
-                continue;
-            }
-            let eff = calc_ds_addr16(l.addr, case.offset);
-            // First and last qword of bytes eff..=eff + 7 ((eff + 7) / 8).
-            for q in [eff / 8, eff.div_ceil(8)] {
-                if let Some(a) = usize::try_from(q).ok().and_then(|q| addressed.get_mut(q)) {
-                    *a = true;
-                }
-            }
-        }
+        let addressed = addressed_qwords(case, group, init_img.len(), &shape)?;
         let mut init = BTreeMap::new();
         let mut final_ = BTreeMap::new();
         for (q, &v) in init_img.iter().enumerate() {
@@ -520,32 +492,7 @@ impl ObservationFile {
                 }
             }
         }
-        let mut lanes = Vec::with_capacity(per_group);
-        for local in 0..per_group {
-            let i = group * per_group + local;
-            let l = case
-                .lanes
-                .get(i)
-                .ok_or_else(|| shape(format!("no lane {i}")))?;
-            let ret = match observation {
-                Some(o) => Some(
-                    *o.ret
-                        .get(i)
-                        .ok_or_else(|| shape(format!("no return for lane {i}")))?,
-                ),
-                None => None,
-            };
-            lanes.push(FileLane {
-                wave: (local / ws) as u32,
-                lane: (local % ws) as u32,
-                addr: l.addr,
-                data: l.data,
-                ret,
-                active: l.active,
-                vdst_init: Some(l.vdst_init),
-                extra: Map::new(),
-            });
-        }
+        let lanes = group_lanes(case, observation, group, &shape)?;
         let mut extra = Map::new();
         extra.insert("pattern".into(), case.pattern.clone().into());
         extra.insert("case_index".into(), case.index.into());
@@ -614,4 +561,81 @@ impl ObservationFile {
         };
         Ok(Judge::default().judge_groups(std::slice::from_ref(&g), self.fault.as_deref(), policy))
     }
+}
+
+/// The qwords an active lane of workgroup `group` addresses (in an image
+/// of `len` qwords), which `final` claims even when 0 before and after.
+fn addressed_qwords(
+    case: &Case,
+    group: usize,
+    len: usize,
+    shape: &impl Fn(String) -> CheckError,
+) -> Result<Vec<bool>, CheckError> {
+    let per_group = case.geometry.lanes_per_group() as usize;
+    // `final` claims the touched set, not the whole allocation (which
+    // would be up to 8192 entries): every qword an active lane of the
+    // group addressed (each qword the 8 bytes at ADDR + offset overlap,
+    // so a misaligned lane's neighbours count too), plus every qword
+    // nonzero before or after. Every qword left out is then 0 before,
+    // 0 after and addressed by no lane, where the model expects 0 under
+    // any policy, so the file judges exactly as the full image would.
+    // Claiming addressed qwords even when 0 → 0 is what keeps a lost
+    // update that leaves 0 where 0 was in the file.
+    let mut addressed = vec![false; len];
+    for local in 0..per_group {
+        let i = group * per_group + local;
+        let l = case
+            .lanes
+            .get(i)
+            .ok_or_else(|| shape(format!("no lane {i}")))?;
+        if !l.active {
+            continue;
+        }
+        let eff = calc_ds_addr16(l.addr, case.offset);
+        // First and last qword of bytes eff..=eff + 7 ((eff + 7) / 8).
+        for q in [eff / 8, eff.div_ceil(8)] {
+            if let Some(a) = usize::try_from(q).ok().and_then(|q| addressed.get_mut(q)) {
+                *a = true;
+            }
+        }
+    }
+    Ok(addressed)
+}
+
+/// Every lane of workgroup `group`, with its return when observed.
+fn group_lanes(
+    case: &Case,
+    observation: Option<&Observation>,
+    group: usize,
+    shape: &impl Fn(String) -> CheckError,
+) -> Result<Vec<FileLane>, CheckError> {
+    let per_group = case.geometry.lanes_per_group() as usize;
+    let ws = case.geometry.wave_size.lanes() as usize;
+    let mut lanes = Vec::with_capacity(per_group);
+    for local in 0..per_group {
+        let i = group * per_group + local;
+        let l = case
+            .lanes
+            .get(i)
+            .ok_or_else(|| shape(format!("no lane {i}")))?;
+        let ret = match observation {
+            Some(o) => Some(
+                *o.ret
+                    .get(i)
+                    .ok_or_else(|| shape(format!("no return for lane {i}")))?,
+            ),
+            None => None,
+        };
+        lanes.push(FileLane {
+            wave: (local / ws) as u32,
+            lane: (local % ws) as u32,
+            addr: l.addr,
+            data: l.data,
+            ret,
+            active: l.active,
+            vdst_init: Some(l.vdst_init),
+            extra: Map::new(),
+        });
+    }
+    Ok(lanes)
 }

@@ -50,7 +50,7 @@ fn qualify_err(e: dsxor::qualify::QualifyError) -> Failure {
 /// 2 bad input; 3 no device, or a launch failed for the environment (the
 /// record of what ran before is written, saying `aborted`).
 pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
-    use dsxor::backend::{emu::EmuBackend, Backend, BackendError};
+    use dsxor::backend::Backend;
 
     let seed = parse_seed(&args.seed)?;
     let timeout = args.timeout;
@@ -58,17 +58,6 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
         return Err(bad_input(anyhow::anyhow!("--cases 0: expected at least 1")));
     }
     let (instructions, alu_names) = chosen_instructions(&args.instructions)?;
-    let backend_err = |e: BackendError| {
-        if e.is_bad_input() {
-            bad_input(e)
-        } else {
-            environment(e)
-        }
-    };
-    let emu_config = || dsxor::emu::EmuConfig {
-        threads: Some(1),
-        ..Default::default()
-    };
     // HIP runs in worker processes of this binary (suite::worker): on ROCm
     // 6.x a device fault abort()s the process that saw it (ROCm/clr
     // rocclr/device/rocm/rocdevice.cpp, callbackQueue), and current clr
@@ -76,9 +65,7 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
     // faults must not take the run, or the programs after it, with it.
     let mut device_kind = match args.backend.as_str() {
         "hip" => open_hip(args.device, timeout)?,
-        "emu" => QualifyDevice::Here(Box::new(
-            EmuBackend::new(emu_config()).map_err(backend_err)?,
-        )),
+        "emu" => QualifyDevice::Here(Box::new(emu_backend()?)),
         other => {
             return Err(bad_input(anyhow::anyhow!(
                 "--backend {other:?}: expected hip or emu"
@@ -89,7 +76,7 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
         QualifyDevice::Here(b) => b.as_mut(),
         QualifyDevice::Workers(w) => w.as_mut(),
     };
-    let mut emu = EmuBackend::new(emu_config()).map_err(backend_err)?;
+    let mut emu = emu_backend()?;
     let target = device.info().target_id.clone();
     if !target.starts_with("gfx11") {
         return Err(environment(anyhow::anyhow!(
@@ -98,19 +85,7 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
         )));
     }
     let objects = embedded_objects(device.info(), &target)?;
-    outln!(
-        "qualify: {} programs per instruction and wave size, seed {seed}, on {} ({}, HIP runtime {}, driver {}) against the software device{}",
-        args.cases,
-        device.info().name,
-        target,
-        device.info().runtime_version.as_deref().unwrap_or("-"),
-        device.info().driver_version.as_deref().unwrap_or("-"),
-        if device.info().is_software_device() {
-            " (both sides the software device: plumbing only)"
-        } else {
-            ""
-        }
-    );
+    announce(&args, device.info(), seed);
     let mut record = dsxor::qualify::QualifyRecord::new(device.info(), emu.info(), seed);
     let opts = dsxor::qualify::Options {
         objects: &objects,
@@ -147,6 +122,57 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
     }
     print_disagreements(&record);
     let path = write_record(&args.out, &record, &target)?;
+    print_totals(&record, &path);
+    if let Err(e) = ran {
+        outln!(
+            "the run ended early; the record holds what ran before: {}",
+            path.display()
+        );
+        return Err(qualify_err(e));
+    }
+    Ok(if record.all_agreed() {
+        dsxor::exit::PASS
+    } else {
+        dsxor::exit::FAIL
+    })
+}
+
+/// The software device on one thread: the side every program is held
+/// against, and the device itself under `--backend emu`.
+fn emu_backend() -> Result<dsxor::backend::emu::EmuBackend, Failure> {
+    dsxor::backend::emu::EmuBackend::new(dsxor::emu::EmuConfig {
+        threads: Some(1),
+        ..Default::default()
+    })
+    .map_err(|e| {
+        if e.is_bad_input() {
+            bad_input(e)
+        } else {
+            environment(e)
+        }
+    })
+}
+
+/// The opening line: programs, seed, and the device qualified.
+fn announce(args: &QualifyArgs, info: &dsxor::backend::DeviceInfo, seed: u64) {
+    let target = &info.target_id;
+    outln!(
+        "qualify: {} programs per instruction and wave size, seed {seed}, on {} ({}, HIP runtime {}, driver {}) against the software device{}",
+        args.cases,
+        info.name,
+        target,
+        info.runtime_version.as_deref().unwrap_or("-"),
+        info.driver_version.as_deref().unwrap_or("-"),
+        if info.is_software_device() {
+            " (both sides the software device: plumbing only)"
+        } else {
+            ""
+        }
+    );
+}
+
+/// The closing line: instructions qualified and disagreements, DS and ALU.
+fn print_totals(record: &dsxor::qualify::QualifyRecord, path: &std::path::Path) {
     let qualified = record.instructions.iter().filter(|i| i.qualified).count();
     let alu_qualified = record
         .alu_instructions
@@ -161,18 +187,6 @@ pub(crate) fn cmd_qualify(args: QualifyArgs) -> Outcome {
         record.alu_disagreements.len(),
         path.display()
     );
-    if let Err(e) = ran {
-        outln!(
-            "the run ended early; the record holds what ran before: {}",
-            path.display()
-        );
-        return Err(qualify_err(e));
-    }
-    Ok(if record.all_agreed() {
-        dsxor::exit::PASS
-    } else {
-        dsxor::exit::FAIL
-    })
 }
 
 /// The embedded conformance kernel of `target` for each wave size the

@@ -313,48 +313,13 @@ fn run_mutant(
     let n = workers.len();
     let limit = stream.len().min(opts.max_cases as usize);
     let stream = &stream[..limit];
-    let mut per: Vec<PatternKills> = patterns
-        .iter()
-        .map(|&p| PatternKills {
-            pattern: p,
-            cases: 0,
-            seconds: 0.0,
-            kills: 0,
-            kill_rate_per_s: 0.0,
-        })
-        .collect();
-    let mut first_kill = None;
-    let mut cases_run = 0u64;
-    let mut seconds_run = 0.0f64;
+    let mut tally = Tally::new(patterns);
     let mut abort: Option<MutateError> = None;
     std::thread::scope(|scope| {
         let mut rxs = Vec::with_capacity(n);
-        for (k, (mut device, judge)) in workers.into_iter().enumerate() {
+        for (k, worker) in workers.into_iter().enumerate() {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Done, String>>(8);
-            scope.spawn(move || {
-                for planned in stream.iter().skip(k).step_by(n) {
-                    let t0 = thread_cpu_seconds();
-                    let g = suite.generate(*planned);
-                    let r = device
-                        .run_case(&g.case)
-                        .map_err(|e| e.to_string())
-                        .and_then(|o| judge.judge(&g.case, &o).map_err(|e| e.to_string()))
-                        .map(|j| Done {
-                            planned: *planned,
-                            variant: g.variant.clone(),
-                            seconds: thread_cpu_seconds() - t0,
-                            kind: if j.passed {
-                                None
-                            } else {
-                                Some(j.kind.unwrap_or_else(|| "unknown".into()))
-                            },
-                        });
-                    let stop = r.is_err();
-                    if tx.send(r).is_err() || stop {
-                        break;
-                    }
-                }
-            });
+            scope.spawn(move || serve_stream(worker, suite, stream, (k, n), tx));
             rxs.push(rx);
         }
         for position in 0..stream.len() {
@@ -371,32 +336,7 @@ fn run_mutant(
                     break;
                 }
             };
-            cases_run += 1;
-            seconds_run += done.seconds;
-            if let Some(p) = per
-                .iter_mut()
-                .find(|p| p.pattern == done.planned.id.pattern)
-            {
-                p.cases += 1;
-                p.seconds += done.seconds;
-                if done.kind.is_some() {
-                    p.kills += 1;
-                }
-            }
-            if let (None, Some(kind)) = (&first_kill, &done.kind) {
-                first_kill = Some(FirstKill {
-                    cases_before: cases_run - 1,
-                    seconds: seconds_run,
-                    pattern: done.planned.id.pattern,
-                    variant: done.variant.clone(),
-                    wave: done.planned.id.wave,
-                    index: done.planned.index,
-                    kind: kind.clone(),
-                });
-            }
-            let all_killed =
-                opts.kills_per_pattern > 0 && per.iter().all(|p| p.kills >= opts.kills_per_pattern);
-            if seconds_run >= opts.max_seconds || all_killed {
+            if tally.count(done, opts) {
                 break;
             }
         }
@@ -406,32 +346,137 @@ fn run_mutant(
     if let Some(e) = abort {
         return Err(e);
     }
-    for p in &mut per {
-        p.kill_rate_per_s = if p.seconds > 0.0 {
-            p.kills as f64 / p.seconds
-        } else {
-            0.0
-        };
+    Ok(tally.record(spec))
+}
+
+/// Worker `k` of `n`: run every `n`-th case of `stream` from the `k`-th and
+/// send each result on `tx`, until the receiver is gone or a case errs.
+fn serve_stream(
+    (mut device, judge): Worker,
+    suite: &SuiteSpec,
+    stream: &[Planned],
+    (k, n): (usize, usize),
+    tx: std::sync::mpsc::SyncSender<Result<Done, String>>,
+) {
+    for planned in stream.iter().skip(k).step_by(n) {
+        let t0 = thread_cpu_seconds();
+        let g = suite.generate(*planned);
+        let r = device
+            .run_case(&g.case)
+            .map_err(|e| e.to_string())
+            .and_then(|o| judge.judge(&g.case, &o).map_err(|e| e.to_string()))
+            .map(|j| Done {
+                planned: *planned,
+                variant: g.variant.clone(),
+                seconds: thread_cpu_seconds() - t0,
+                kind: if j.passed {
+                    None
+                } else {
+                    Some(j.kind.unwrap_or_else(|| "unknown".into()))
+                },
+            });
+        let stop = r.is_err();
+        if tx.send(r).is_err() || stop {
+            break;
+        }
     }
-    let fastest_pattern = per
-        .iter()
-        .filter(|p| p.kills > 0)
-        .max_by(|a, b| a.kill_rate_per_s.total_cmp(&b.kill_rate_per_s))
-        .map(|p| p.pattern);
-    Ok(MutantRecord {
-        fault: spec.to_string(),
-        class: spec.fault.name().to_string(),
-        rate: spec.probability(),
-        conditions: spec.conditions.to_string(),
-        killed: first_kill.is_some(),
-        first_kill,
-        cases_run,
-        seconds_run,
-        patterns: per,
-        fastest_pattern,
-        floor_tries: Vec::new(),
-        detection_floor: None,
-    })
+}
+
+/// A mutant's counts so far, over its results in stream order.
+struct Tally {
+    per: Vec<PatternKills>,
+    first_kill: Option<FirstKill>,
+    cases_run: u64,
+    seconds_run: f64,
+}
+
+impl Tally {
+    fn new(patterns: &[Pattern]) -> Tally {
+        Tally {
+            per: patterns
+                .iter()
+                .map(|&p| PatternKills {
+                    pattern: p,
+                    cases: 0,
+                    seconds: 0.0,
+                    kills: 0,
+                    kill_rate_per_s: 0.0,
+                })
+                .collect(),
+            first_kill: None,
+            cases_run: 0,
+            seconds_run: 0.0,
+        }
+    }
+
+    /// Count one case's result; whether the mutant is done (its time
+    /// budget spent, or every pattern has killed it often enough).
+    fn count(&mut self, done: Done, opts: &MutateOptions) -> bool {
+        self.cases_run += 1;
+        self.seconds_run += done.seconds;
+        if let Some(p) = self
+            .per
+            .iter_mut()
+            .find(|p| p.pattern == done.planned.id.pattern)
+        {
+            p.cases += 1;
+            p.seconds += done.seconds;
+            if done.kind.is_some() {
+                p.kills += 1;
+            }
+        }
+        if let (None, Some(kind)) = (&self.first_kill, &done.kind) {
+            self.first_kill = Some(FirstKill {
+                cases_before: self.cases_run - 1,
+                seconds: self.seconds_run,
+                pattern: done.planned.id.pattern,
+                variant: done.variant.clone(),
+                wave: done.planned.id.wave,
+                index: done.planned.index,
+                kind: kind.clone(),
+            });
+        }
+        let all_killed = opts.kills_per_pattern > 0
+            && self.per.iter().all(|p| p.kills >= opts.kills_per_pattern);
+        self.seconds_run >= opts.max_seconds || all_killed
+    }
+
+    /// The mutant's record: the counts, each pattern's kill rate and the
+    /// fastest-killing pattern.
+    fn record(self, spec: FaultSpec) -> MutantRecord {
+        let Tally {
+            mut per,
+            first_kill,
+            cases_run,
+            seconds_run,
+        } = self;
+        for p in &mut per {
+            p.kill_rate_per_s = if p.seconds > 0.0 {
+                p.kills as f64 / p.seconds
+            } else {
+                0.0
+            };
+        }
+        let fastest_pattern = per
+            .iter()
+            .filter(|p| p.kills > 0)
+            .max_by(|a, b| a.kill_rate_per_s.total_cmp(&b.kill_rate_per_s))
+            .map(|p| p.pattern);
+        MutantRecord {
+            fault: spec.to_string(),
+            class: spec.fault.name().to_string(),
+            rate: spec.probability(),
+            conditions: spec.conditions.to_string(),
+            killed: first_kill.is_some(),
+            first_kill,
+            cases_run,
+            seconds_run,
+            patterns: per,
+            fastest_pattern,
+            floor_tries: Vec::new(),
+            detection_floor: None,
+        }
+    }
 }
 
 /// Cases the stream holds: enough for the largest budget at a generous

@@ -40,7 +40,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::gen::Pattern;
-use crate::report::bench_record::{BenchRecord, RunRecord};
+use crate::report::bench_record::{BenchRecord, CeilingRecord, RunRecord};
 use crate::report::results::{PatternCounts, Results, Status};
 
 const WIDTH: u32 = 1200;
@@ -353,17 +353,11 @@ fn draw_patterns(
         .x_desc(rate_axis_label(r, "linear, from 0"))
         .draw()
         .map_err(draw_err)?;
-    let palette = |run: &RunRecord| {
-        if run.chain == "dep" {
-            OI_BLUE
-        } else {
-            OI_ORANGE
-        }
+    let mut legend = PatternLegend {
+        dep: true,
+        indep: true,
+        whisker: true,
     };
-    // Each kind of mark gets one legend entry, at its first use.
-    let mut legend_dep = true;
-    let mut legend_indep = true;
-    let mut legend_whisker = true;
     for (i, run) in runs.iter().enumerate() {
         let y = n - i as f64 - 0.5;
         let (px, py) = to_area(area, chart.backend_coord(&(lo, y)));
@@ -381,51 +375,7 @@ fn draw_patterns(
         ))
         .map_err(draw_err)?;
         match passing(run) {
-            Some((median, min, max)) => {
-                let colour = palette(run);
-                let bar = chart
-                    .draw_series(std::iter::once(Rectangle::new(
-                        [(lo, y - 0.35), (median, y + 0.35)],
-                        colour.filled(),
-                    )))
-                    .map_err(draw_err)?;
-                let first = if run.chain == "dep" {
-                    std::mem::take(&mut legend_dep)
-                } else {
-                    std::mem::take(&mut legend_indep)
-                };
-                if first {
-                    bar.label(if run.chain == "dep" {
-                        "median rate, dependent chain (1 in flight)"
-                    } else {
-                        "median rate, independent chain (4 in flight)"
-                    })
-                    .legend(move |(x, y)| {
-                        Rectangle::new([(x, y - 5), (x + 14, y + 5)], colour.filled())
-                    });
-                }
-                let whisker = chart
-                    .draw_series(std::iter::once(PathElement::new(
-                        vec![(min, y), (max, y)],
-                        BLACK.stroke_width(2),
-                    )))
-                    .map_err(draw_err)?;
-                if std::mem::take(&mut legend_whisker) {
-                    whisker.label(WHISKER_LEGEND).legend(|(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 14, y)], BLACK.stroke_width(2))
-                    });
-                }
-                chart
-                    .draw_series(std::iter::once(Text::new(
-                        si(median),
-                        (max, y),
-                        ("sans-serif", 12)
-                            .into_font()
-                            .into_text_style(area)
-                            .pos(Pos::new(HPos::Left, VPos::Center)),
-                    )))
-                    .map_err(draw_err)?;
-            }
+            Some(rate) => draw_pattern_bar(&mut chart, area, run, (lo, y), rate, &mut legend)?,
             None => {
                 let why = run.error.clone().unwrap_or_default();
                 chart
@@ -443,37 +393,7 @@ fn draw_patterns(
         }
     }
     if let Some(c) = &r.ceiling {
-        let x = c.lane_ops_per_second;
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(x, 0.0), (x, n)],
-                OI_VERMILLION.stroke_width(2),
-            )))
-            .map_err(draw_err)?
-            .label("ceiling derived from the device's attributes")
-            .legend(|(x, y)| {
-                PathElement::new(
-                    vec![(x + 7, y - 6), (x + 7, y + 6)],
-                    OI_VERMILLION.stroke_width(2),
-                )
-            });
-        chart
-            .draw_series(std::iter::once(Text::new(
-                format!(
-                    "ceiling {} ({} CUs x {} kHz x {}/clk/CU)",
-                    si(x),
-                    c.compute_units,
-                    c.clock_khz,
-                    c.lanes_per_clock_per_cu
-                ),
-                (x, n),
-                ("sans-serif", 12)
-                    .into_font()
-                    .into_text_style(area)
-                    .color(&OI_VERMILLION)
-                    .pos(Pos::new(HPos::Right, VPos::Top)),
-            )))
-            .map_err(draw_err)?;
+        draw_ceiling(&mut chart, area, c, n)?;
     }
     chart
         .configure_series_labels()
@@ -482,6 +402,115 @@ fn draw_patterns(
         .border_style(BLACK)
         .label_font(("sans-serif", 12))
         .draw()
+        .map_err(draw_err)?;
+    Ok(())
+}
+
+/// The pattern panel's legend entries still to give: each kind of mark
+/// gets one, at its first use.
+struct PatternLegend {
+    dep: bool,
+    indep: bool,
+    whisker: bool,
+}
+
+/// One passing pattern run at row `y`: its bar to the median `rate`, its
+/// slowest-to-fastest whisker and the median's value, with a legend entry
+/// for each kind of mark at its first use.
+fn draw_pattern_bar(
+    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    area: &DrawingArea<SVGBackend, Shift>,
+    run: &RunRecord,
+    (lo, y): (f64, f64),
+    (median, min, max): (f64, f64, f64),
+    legend: &mut PatternLegend,
+) -> Result<(), SvgError> {
+    let colour = if run.chain == "dep" {
+        OI_BLUE
+    } else {
+        OI_ORANGE
+    };
+    let bar = chart
+        .draw_series(std::iter::once(Rectangle::new(
+            [(lo, y - 0.35), (median, y + 0.35)],
+            colour.filled(),
+        )))
+        .map_err(draw_err)?;
+    let first = if run.chain == "dep" {
+        std::mem::take(&mut legend.dep)
+    } else {
+        std::mem::take(&mut legend.indep)
+    };
+    if first {
+        bar.label(if run.chain == "dep" {
+            "median rate, dependent chain (1 in flight)"
+        } else {
+            "median rate, independent chain (4 in flight)"
+        })
+        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], colour.filled()));
+    }
+    let whisker = chart
+        .draw_series(std::iter::once(PathElement::new(
+            vec![(min, y), (max, y)],
+            BLACK.stroke_width(2),
+        )))
+        .map_err(draw_err)?;
+    if std::mem::take(&mut legend.whisker) {
+        whisker
+            .label(WHISKER_LEGEND)
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], BLACK.stroke_width(2)));
+    }
+    chart
+        .draw_series(std::iter::once(Text::new(
+            si(median),
+            (max, y),
+            ("sans-serif", 12)
+                .into_font()
+                .into_text_style(area)
+                .pos(Pos::new(HPos::Left, VPos::Center)),
+        )))
+        .map_err(draw_err)?;
+    Ok(())
+}
+
+/// The device's ceiling across the pattern panel's `n` rows, with how it
+/// was derived.
+fn draw_ceiling(
+    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    area: &DrawingArea<SVGBackend, Shift>,
+    c: &CeilingRecord,
+    n: f64,
+) -> Result<(), SvgError> {
+    let x = c.lane_ops_per_second;
+    chart
+        .draw_series(std::iter::once(PathElement::new(
+            vec![(x, 0.0), (x, n)],
+            OI_VERMILLION.stroke_width(2),
+        )))
+        .map_err(draw_err)?
+        .label("ceiling derived from the device's attributes")
+        .legend(|(x, y)| {
+            PathElement::new(
+                vec![(x + 7, y - 6), (x + 7, y + 6)],
+                OI_VERMILLION.stroke_width(2),
+            )
+        });
+    chart
+        .draw_series(std::iter::once(Text::new(
+            format!(
+                "ceiling {} ({} CUs x {} kHz x {}/clk/CU)",
+                si(x),
+                c.compute_units,
+                c.clock_khz,
+                c.lanes_per_clock_per_cu
+            ),
+            (x, n),
+            ("sans-serif", 12)
+                .into_font()
+                .into_text_style(area)
+                .color(&OI_VERMILLION)
+                .pos(Pos::new(HPos::Right, VPos::Top)),
+        )))
         .map_err(draw_err)?;
     Ok(())
 }

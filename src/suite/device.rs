@@ -219,26 +219,7 @@ pub fn open(req: &DeviceRequest) -> Result<Opened, OpenError> {
         ));
     }
     // A user's code object fixes the wave size (that of its kernels).
-    let file: Option<KernelObject> = match &req.code_object {
-        None => None,
-        Some(path) => {
-            Some(file_object(path, EMU_TARGET, req.allow_mutant).map_err(OpenError::Usage)?)
-        }
-    };
-    if let Some(f) = &file {
-        if !req.waves.is_empty() && !req.waves.contains(&f.wave) {
-            return Err(OpenError::Usage(format!(
-                "{} holds wave{} kernels; --wave asks for {}",
-                f.source,
-                f.wave.lanes(),
-                req.waves
-                    .iter()
-                    .map(|w| w.lanes().to_string())
-                    .collect::<Vec<_>>()
-                    .join(",")
-            )));
-        }
-    }
+    let file = user_object(req)?;
     let file_wave = file.as_ref().map(|f| f.wave);
     let has_kernel = |processor: &str, wave: WaveSize| match file_wave {
         Some(w) => w == wave,
@@ -299,17 +280,56 @@ pub fn open(req: &DeviceRequest) -> Result<Opened, OpenError> {
             .filter(|o| selection.waves.contains(&o.wave))
             .collect(),
     };
+    let report = probe.as_ref().and_then(|p| p.as_ref().ok());
+    opened(req, selection, report, objects)
+}
+
+/// The user's `--code-object`, when given (read for the software device's
+/// target first), refused when it holds no kernels of the `--wave` asked.
+fn user_object(req: &DeviceRequest) -> Result<Option<KernelObject>, OpenError> {
+    let file: Option<KernelObject> = match &req.code_object {
+        None => None,
+        Some(path) => {
+            Some(file_object(path, EMU_TARGET, req.allow_mutant).map_err(OpenError::Usage)?)
+        }
+    };
+    if let Some(f) = &file {
+        if !req.waves.is_empty() && !req.waves.contains(&f.wave) {
+            return Err(OpenError::Usage(format!(
+                "{} holds wave{} kernels; --wave asks for {}",
+                f.source,
+                f.wave.lanes(),
+                req.waves
+                    .iter()
+                    .map(|w| w.lanes().to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )));
+        }
+    }
+    Ok(file)
+}
+
+/// The case device for `selection` (HIP worker processes, HIP in this
+/// process, or the software device) running `objects`, with the software
+/// device's template and its LDS granule said in the notice.
+fn opened(
+    req: &DeviceRequest,
+    mut selection: Selection,
+    report: Option<&crate::hip::HipReport>,
+    objects: Vec<KernelObject>,
+) -> Result<Opened, OpenError> {
     let mut emu = None;
     let mut hip_workers = Vec::new();
-    let device: Box<dyn CaseDevice> = match (selection.hip_device, &probe) {
-        (Some(index), Some(Ok(report))) if req.worker_exe.is_some() => {
+    let device: Box<dyn CaseDevice> = match (selection.hip_device, report) {
+        (Some(index), Some(report)) if req.worker_exe.is_some() => {
             hip_workers = worker_plans(req, report, index, &objects)?;
             let first = hip_workers.first().cloned().ok_or_else(|| {
                 OpenError::Environment(format!("HIP device {index} vanished from the probe"))
             })?;
             Box::new(WorkerDevice::new(first))
         }
-        (Some(index), Some(Ok(report))) => {
+        (Some(index), Some(report)) => {
             let backend = HipBackend::from_report(report, Some(index)).map_err(from_backend)?;
             Box::new(
                 ConformanceDevice::with_codeobj(backend, objects, req.timeout)

@@ -589,38 +589,8 @@ fn run_plan(
 ) -> Result<RunOutcome, RunError> {
     let started_at = SystemTime::now();
     let started = Instant::now();
-    let spec = &opts.spec;
-    let planned_len = spec.shard_len();
-    let info = device.info().clone();
-    let mut env = environment(device, &opts.selection);
-    if devices.len() > 1 {
-        env.devices = devices;
-    }
-    let mut writer = ResultsWriter::create_with(
-        &opts.out_dir,
-        started_at,
-        info.backend.name(),
-        &info.target_id,
-        spec,
-        Some((&opts.parameters, &env)),
-    )?
-    .with_final_path(opts.results_path.clone());
-    let mut progress = match opts.interactive {
-        Some(i) => Progress::with_mode(planned_len, i),
-        None => Progress::new(planned_len),
-    };
-    progress.println(&format!(
-        "dsxor run: seed {} ({:#x}), {} of {} cases (shard {}), {} on {} ({}), streaming to {}",
-        spec.seed,
-        spec.seed,
-        planned_len,
-        spec.cases,
-        spec.shard,
-        info.backend.name(),
-        info.name,
-        info.target_id,
-        writer.cases_path().display()
-    ));
+    let planned_len = opts.spec.shard_len();
+    let (mut writer, env, mut progress) = start_run(device, opts, devices, started_at)?;
 
     let mut cells: Vec<Cell> = Vec::new();
     let mut findings = Findings::default();
@@ -645,18 +615,7 @@ fn run_plan(
             }
         };
         let Generated { id, variant, case } = generated;
-        if cells
-            .last()
-            .map(|c| (c.counts.pattern, c.counts.wave, c.counts.mode))
-            != Some((id.pattern, id.wave, id.mode))
-        {
-            finish_cell(&mut progress, cells.last_mut());
-            cells.push(Cell {
-                counts: PatternCounts::empty(id.pattern, id.wave, id.mode),
-                started: Instant::now(),
-                name: format!("{}/wave{}/{}", id.pattern, id.wave.lanes(), id.mode),
-            });
-        }
+        enter_cell(&mut cells, &mut progress, &id);
         let (outcome, judgement) = match evaluated {
             Ok(x) => x,
             Err(a) => {
@@ -679,16 +638,7 @@ fn run_plan(
             });
             break;
         }
-        if let Some(cell) = cells.last_mut() {
-            cell.counts.cases += 1;
-            cell.counts.count_halves(judgement.halves_split);
-            if judgement.passed {
-                cell.counts.passed += 1;
-            } else {
-                cell.counts.failed += 1;
-            }
-            progress.case_done(&cell.name, judgement.passed);
-        }
+        count_in_cell(cells.last_mut(), &mut progress, &judgement);
         if judgement.passed {
             // A passed fault (a probe's MEMVIOL) verified no values.
             if matches!(outcome, DeviceOutcome::Completed { .. }) {
@@ -724,6 +674,80 @@ fn run_plan(
     };
     let times = (started_at, started);
     finish_run(opts, writer, env, times, counts, findings, abort)
+}
+
+/// Open the run's results stream and progress display, and say what runs:
+/// the writer, the run's environment and the progress.
+fn start_run(
+    device: &mut dyn CaseDevice,
+    opts: &RunOptions,
+    devices: Vec<crate::backend::DeviceInfo>,
+    started_at: SystemTime,
+) -> Result<(ResultsWriter, Environment, Progress), RunError> {
+    let spec = &opts.spec;
+    let planned_len = spec.shard_len();
+    let info = device.info().clone();
+    let mut env = environment(device, &opts.selection);
+    if devices.len() > 1 {
+        env.devices = devices;
+    }
+    let writer = ResultsWriter::create_with(
+        &opts.out_dir,
+        started_at,
+        info.backend.name(),
+        &info.target_id,
+        spec,
+        Some((&opts.parameters, &env)),
+    )?
+    .with_final_path(opts.results_path.clone());
+    let progress = match opts.interactive {
+        Some(i) => Progress::with_mode(planned_len, i),
+        None => Progress::new(planned_len),
+    };
+    progress.println(&format!(
+        "dsxor run: seed {} ({:#x}), {} of {} cases (shard {}), {} on {} ({}), streaming to {}",
+        spec.seed,
+        spec.seed,
+        planned_len,
+        spec.cases,
+        spec.shard,
+        info.backend.name(),
+        info.name,
+        info.target_id,
+        writer.cases_path().display()
+    ));
+    Ok((writer, env, progress))
+}
+
+/// Start a new cell when case `id` is not of the current one's (pattern,
+/// wave, mode), closing that one.
+fn enter_cell(cells: &mut Vec<Cell>, progress: &mut Progress, id: &CaseId) {
+    if cells
+        .last()
+        .map(|c| (c.counts.pattern, c.counts.wave, c.counts.mode))
+        != Some((id.pattern, id.wave, id.mode))
+    {
+        finish_cell(progress, cells.last_mut());
+        cells.push(Cell {
+            counts: PatternCounts::empty(id.pattern, id.wave, id.mode),
+            started: Instant::now(),
+            name: format!("{}/wave{}/{}", id.pattern, id.wave.lanes(), id.mode),
+        });
+    }
+}
+
+/// Count a judged case in its cell and on the progress display.
+fn count_in_cell(cell: Option<&mut Cell>, progress: &mut Progress, judgement: &Judgement) {
+    if let Some(cell) = cell {
+        cell.counts.cases += 1;
+        cell.counts.count_halves(judgement.halves_split);
+        if judgement.passed {
+            cell.counts.passed += 1;
+        } else {
+            cell.counts.failed += 1;
+        }
+        progress.case_done(&cell.name, judgement.passed);
+    }
 }
 
 /// One failed case, as `run_plan` hands it to [`Findings::add`].

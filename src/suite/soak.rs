@@ -37,7 +37,7 @@ use crate::report::console::Progress;
 use crate::report::results::{rfc3339, Environment, FailureRecord, Parameters, ResultsError};
 
 use super::repro::Repro;
-use super::run::{abort_from, with_workers, Abort, Failure, Findings, RunOptions, Worker};
+use super::run::{abort_from, with_workers, Abort, Failure, Feed, Findings, RunOptions, Worker};
 use super::Judge;
 
 /// The format tag of a soak record.
@@ -319,7 +319,7 @@ pub fn soak(
         .unwrap_or_else(|| "soak".into());
     let dir = opts.run.out_dir.clone();
     // Repro lines only: the soak's own progress is its lines below.
-    let mut progress = Progress::with_mode(0, false);
+    let progress = Progress::with_mode(0, false);
     let info = device.info().clone();
     progress.println(&format!(
         "dsxor soak: seed {} ({:#x}), the soak kernel {:.0} % of the cost from launch {}, chunks of {} cases from chunk {}, {} on {} ({}), {}; record {}",
@@ -336,197 +336,44 @@ pub fn soak(
         opts.record_path.display()
     ));
     write(&mut record, opts, started, elapsed_before)?;
-    let mut findings = Findings::default();
-    let mut last_checkpoint = Instant::now();
-    let mut last_progress = Instant::now();
-    let mut session = SoakTotals::default();
     let first = record.next_chunk;
     let per_chunk = record.chunk_spec.cases.max(1);
-    // One endless plan over the chunks, so the worker threads (and their
-    // allocator arenas) live for the whole soak: plan index k·per_chunk + i
-    // is case i of chunk k.
-    let template = record.chunk_spec.clone();
-    let base = record.seed;
-    let plan = (first..u64::MAX / per_chunk).flat_map(move |k| {
-        let spec = SuiteSpec {
-            seed: chunk_seed(base, k),
-            ..template.clone()
-        };
-        spec.plan_iter().map(move |p| Planned {
-            index: k * per_chunk + p.index,
-            id: p.id,
-        })
-    });
-    let wgps = record.chunk_spec.wgps;
+    let plan = chunk_plan(&record.chunk_spec, record.seed, first);
+    let (base, wgps) = (record.seed, record.chunk_spec.wgps);
     let generate = move |p: Planned| {
         let k = p.index / per_chunk;
         let local = p.index % per_chunk;
         generate_on(chunk_seed(base, k), p.id, local, wgps)
     };
     let objects = soak_objects(device, &record.chunk_spec);
-    let share = record.kernel_share;
-    let first_launch = record.next_launch;
+    let mut session = Session {
+        opts,
+        first_chunk: first,
+        first_launch: record.next_launch,
+        per_chunk,
+        record,
+        totals: SoakTotals::default(),
+        findings: Findings::default(),
+        progress,
+        objects,
+        dir,
+        stem,
+        started,
+        elapsed_before,
+        deadline,
+        last_checkpoint: Instant::now(),
+        last_progress: Instant::now(),
+    };
     let stop = with_workers(
         device,
         judge,
         plan,
         &generate,
         workers,
-        |device, judge, mut feed| -> Result<Stop, SoakError> {
-            let mut chunk = first;
-            let mut meter = ShareMeter::new(share);
-            if share > 0.0 && objects.is_empty() {
-                return Ok(Stop::Aborted(Abort {
-                    code: exit::ENVIRONMENT,
-                    reason: format!(
-                        "no code object of the selected waves and modes holds `{}`; \
-                         --kernel-share 0 soaks with conformance cases only",
-                        kernel::SOAK_KERNEL
-                    ),
-                }));
-            }
-            loop {
-                while meter.kernel_due() {
-                    if let Some(signal) = super::stop::requested() {
-                        return Ok(Stop::Aborted(Abort {
-                            code: exit::ENVIRONMENT,
-                            reason: format!(
-                                "stopped by {signal} at kernel launch {}",
-                                record.next_launch
-                            ),
-                        }));
-                    }
-                    if deadline.is_some_and(|d| Instant::now() >= d) {
-                        return Ok(Stop::Deadline);
-                    }
-                    if let Some(n) = opts
-                        .launches
-                        .filter(|&n| record.next_launch - first_launch >= n)
-                    {
-                        return Ok(Stop::Launches(n));
-                    }
-                    let launch = meter.start_launch(feed.ahead_cpu_seconds());
-                    let failed = kernel_step(
-                        device,
-                        judge,
-                        &objects,
-                        opts,
-                        &mut record,
-                        &mut session,
-                        (dir.as_path(), stem.as_str()),
-                        &mut progress,
-                    )?;
-                    meter.end_launch(launch, feed.ahead_cpu_seconds());
-                    if let Some(stop) = failed {
-                        return Ok(stop);
-                    }
-                    if last_checkpoint.elapsed() >= opts.checkpoint_every {
-                        last_checkpoint = Instant::now();
-                        write(&mut record, opts, started, elapsed_before)?;
-                    }
-                    if last_progress.elapsed() >= opts.progress_every {
-                        last_progress = Instant::now();
-                        progress_line(&record, started, elapsed_before, &session);
-                    }
-                }
-                let Some(next) = feed.next_planned() else {
-                    return Ok(Stop::Chunks(chunk - first));
-                };
-                let k = next.1.index / per_chunk;
-                if k != chunk {
-                    // The chunks before k are done.
-                    record.totals.chunks_completed += k - chunk;
-                    chunk = k;
-                    if let Some(n) = opts.chunks.filter(|&n| k - first >= n) {
-                        return Ok(Stop::Chunks(n));
-                    }
-                    if last_checkpoint.elapsed() >= opts.checkpoint_every {
-                        last_checkpoint = Instant::now();
-                        write(&mut record, opts, started, elapsed_before)?;
-                    }
-                }
-                if let Some(signal) = super::stop::requested() {
-                    return Ok(Stop::Aborted(Abort {
-                        code: exit::ENVIRONMENT,
-                        reason: format!("stopped by {signal} in chunk {k}"),
-                    }));
-                }
-                if deadline.is_some_and(|d| Instant::now() >= d) {
-                    return Ok(Stop::Deadline);
-                }
-                record.next_chunk = k + 1;
-                let (generated, facts, evaluated) = match feed.evaluate(device, judge, next) {
-                    Ok(x) => x,
-                    Err(a) => return Ok(Stop::Aborted(a)),
-                };
-                let (outcome, judgement) = match evaluated {
-                    Ok(x) => x,
-                    Err(a) => return Ok(Stop::Aborted(a)),
-                };
-                let t = &mut record.totals;
-                t.cases += 1;
-                session.cases += 1;
-                t.launches += u64::from(facts.opens_launch);
-                if judgement.passed {
-                    t.passed += 1;
-                    t.contended_lane_ops += facts.contended_lane_ops;
-                    // A passed fault (a probe's MEMVIOL) verified no values.
-                    if matches!(outcome, DeviceOutcome::Completed { .. }) {
-                        t.verified_lane_ops += facts.lane_ops;
-                        session.verified_lane_ops += facts.lane_ops;
-                    }
-                } else {
-                    t.failed += 1;
-                    let crate::gen::Generated { id, variant, case } = generated;
-                    let spec = SuiteSpec {
-                        seed: chunk_seed(base, k),
-                        ..record.chunk_spec.clone()
-                    };
-                    let chunk_opts = RunOptions {
-                        spec,
-                        ..opts.run.clone()
-                    };
-                    let failure = Failure {
-                        index: next.1.index % per_chunk,
-                        id,
-                        variant,
-                        case,
-                        facts,
-                        outcome,
-                        judgement,
-                    };
-                    let chunk_stem = format!("{stem}.chunk-{k}");
-                    let at = (dir.as_path(), chunk_stem.as_str());
-                    let before = findings.repros.len();
-                    let abort =
-                        findings.add(device, judge, &chunk_opts, at, &mut progress, failure);
-                    for f in findings.failures.drain(..) {
-                        record.failures.push(SoakFailure {
-                            chunk: k,
-                            chunk_seed: chunk_opts.spec.seed,
-                            failure: f,
-                        });
-                    }
-                    record.repros.extend(
-                        findings.repros[before..]
-                            .iter()
-                            .map(|p| p.display().to_string()),
-                    );
-                    if let Some(a) = abort {
-                        return Ok(Stop::Aborted(a));
-                    }
-                    if opts.stop_on_failure {
-                        return Ok(Stop::FirstFailure);
-                    }
-                }
-                if last_progress.elapsed() >= opts.progress_every {
-                    last_progress = Instant::now();
-                    progress_line(&record, started, elapsed_before, &session);
-                }
-            }
-        },
+        |device, judge, mut feed| session.run(device, judge, &mut feed),
     )?;
-    progress_line(&record, started, elapsed_before, &session);
+    session.progress_line();
+    let mut record = session.record;
     let failed = record.totals.failed > 0 || record.totals.kernel.failed > 0;
     let (status, reason, code) = closing(stop, failed, opts);
     record.status = status;
@@ -537,6 +384,266 @@ pub fn soak(
         path: opts.record_path.clone(),
         exit_code: code,
     })
+}
+
+/// One endless plan over the chunks from `first`, so the worker threads
+/// (and their allocator arenas) live for the whole soak: plan index
+/// k·per_chunk + i is case i of chunk k.
+fn chunk_plan(
+    spec: &SuiteSpec,
+    seed: u64,
+    first: u64,
+) -> impl Iterator<Item = Planned> + Clone + Send + 'static {
+    let per_chunk = spec.cases.max(1);
+    let template = spec.clone();
+    (first..u64::MAX / per_chunk).flat_map(move |k| {
+        let spec = SuiteSpec {
+            seed: chunk_seed(seed, k),
+            ..template.clone()
+        };
+        spec.plan_iter().map(move |p| Planned {
+            index: k * per_chunk + p.index,
+            id: p.id,
+        })
+    })
+}
+
+/// A soak session's loop state: the record, counters and clocks that the
+/// kernel launches and the case stream both update, so each step is a
+/// method rather than a function of a dozen borrowed pieces.
+struct Session<'a> {
+    opts: &'a SoakOptions,
+    record: SoakRecord,
+    /// This session's counts (the record's totals span every session).
+    totals: SoakTotals,
+    findings: Findings,
+    progress: Progress,
+    objects: Vec<(WaveSize, Mode, Vec<u8>)>,
+    /// Where repros go, and the record's file stem that names them.
+    dir: PathBuf,
+    stem: String,
+    started: Instant,
+    elapsed_before: u64,
+    deadline: Option<Instant>,
+    last_checkpoint: Instant,
+    last_progress: Instant,
+    first_chunk: u64,
+    first_launch: u64,
+    per_chunk: u64,
+}
+
+impl Session<'_> {
+    /// Interleave kernel launches (while the share meter says one is due)
+    /// with the case stream until something stops the session.
+    fn run(
+        &mut self,
+        device: &mut dyn CaseDevice,
+        judge: &dyn Judge,
+        feed: &mut Feed<'_>,
+    ) -> Result<Stop, SoakError> {
+        let share = self.record.kernel_share;
+        let mut chunk = self.first_chunk;
+        let mut meter = ShareMeter::new(share);
+        if share > 0.0 && self.objects.is_empty() {
+            return Ok(Stop::Aborted(Abort {
+                code: exit::ENVIRONMENT,
+                reason: format!(
+                    "no code object of the selected waves and modes holds `{}`; \
+                     --kernel-share 0 soaks with conformance cases only",
+                    kernel::SOAK_KERNEL
+                ),
+            }));
+        }
+        loop {
+            while meter.kernel_due() {
+                if let Some(stop) = self.kernel_turn(device, judge, feed, &mut meter)? {
+                    return Ok(stop);
+                }
+            }
+            let Some(next) = feed.next_planned() else {
+                return Ok(Stop::Chunks(chunk - self.first_chunk));
+            };
+            let k = next.1.index / self.per_chunk;
+            if k != chunk {
+                // The chunks before k are done.
+                self.record.totals.chunks_completed += k - chunk;
+                chunk = k;
+                if let Some(n) = self.opts.chunks.filter(|&n| k - self.first_chunk >= n) {
+                    return Ok(Stop::Chunks(n));
+                }
+                self.checkpoint_if_due()?;
+            }
+            if let Some(signal) = super::stop::requested() {
+                return Ok(Stop::Aborted(Abort {
+                    code: exit::ENVIRONMENT,
+                    reason: format!("stopped by {signal} in chunk {k}"),
+                }));
+            }
+            if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                return Ok(Stop::Deadline);
+            }
+            self.record.next_chunk = k + 1;
+            if let Some(stop) = self.case_turn(device, judge, feed, next) {
+                return Ok(stop);
+            }
+            self.progress_if_due();
+        }
+    }
+
+    /// One due kernel launch, unless a signal, the deadline or the launch
+    /// limit stops the session first; its cost goes to `meter`.
+    fn kernel_turn(
+        &mut self,
+        device: &mut dyn CaseDevice,
+        judge: &dyn Judge,
+        feed: &Feed<'_>,
+        meter: &mut ShareMeter,
+    ) -> Result<Option<Stop>, SoakError> {
+        if let Some(signal) = super::stop::requested() {
+            return Ok(Some(Stop::Aborted(Abort {
+                code: exit::ENVIRONMENT,
+                reason: format!(
+                    "stopped by {signal} at kernel launch {}",
+                    self.record.next_launch
+                ),
+            })));
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Ok(Some(Stop::Deadline));
+        }
+        if let Some(n) = self
+            .opts
+            .launches
+            .filter(|&n| self.record.next_launch - self.first_launch >= n)
+        {
+            return Ok(Some(Stop::Launches(n)));
+        }
+        let launch = meter.start_launch(feed.ahead_cpu_seconds());
+        let failed = kernel_step(self, device, judge)?;
+        meter.end_launch(launch, feed.ahead_cpu_seconds());
+        if failed.is_some() {
+            return Ok(failed);
+        }
+        self.checkpoint_if_due()?;
+        self.progress_if_due();
+        Ok(None)
+    }
+
+    /// Take the next case's result from `feed` and count it; a failure goes
+    /// to [`Session::add_failure`]. Some: what stops the session.
+    fn case_turn(
+        &mut self,
+        device: &mut dyn CaseDevice,
+        judge: &dyn Judge,
+        feed: &mut Feed<'_>,
+        next: (usize, Planned),
+    ) -> Option<Stop> {
+        let (generated, facts, evaluated) = match feed.evaluate(device, judge, next) {
+            Ok(x) => x,
+            Err(a) => return Some(Stop::Aborted(a)),
+        };
+        let (outcome, judgement) = match evaluated {
+            Ok(x) => x,
+            Err(a) => return Some(Stop::Aborted(a)),
+        };
+        let t = &mut self.record.totals;
+        t.cases += 1;
+        self.totals.cases += 1;
+        t.launches += u64::from(facts.opens_launch);
+        if judgement.passed {
+            t.passed += 1;
+            t.contended_lane_ops += facts.contended_lane_ops;
+            // A passed fault (a probe's MEMVIOL) verified no values.
+            if matches!(outcome, DeviceOutcome::Completed { .. }) {
+                t.verified_lane_ops += facts.lane_ops;
+                self.totals.verified_lane_ops += facts.lane_ops;
+            }
+            return None;
+        }
+        t.failed += 1;
+        let crate::gen::Generated { id, variant, case } = generated;
+        let failure = Failure {
+            index: next.1.index % self.per_chunk,
+            id,
+            variant,
+            case,
+            facts,
+            outcome,
+            judgement,
+        };
+        self.add_failure(device, judge, next.1.index / self.per_chunk, failure)
+    }
+
+    /// Record a failed case of chunk `k` as `run` would (shrunk, a repro
+    /// written) under the chunk's own seed, so `dsxor run` replays it.
+    fn add_failure(
+        &mut self,
+        device: &mut dyn CaseDevice,
+        judge: &dyn Judge,
+        k: u64,
+        failure: Failure,
+    ) -> Option<Stop> {
+        let spec = SuiteSpec {
+            seed: chunk_seed(self.record.seed, k),
+            ..self.record.chunk_spec.clone()
+        };
+        let chunk_opts = RunOptions {
+            spec,
+            ..self.opts.run.clone()
+        };
+        let chunk_stem = format!("{}.chunk-{k}", self.stem);
+        let at = (self.dir.as_path(), chunk_stem.as_str());
+        let findings = &mut self.findings;
+        let before = findings.repros.len();
+        let abort = findings.add(device, judge, &chunk_opts, at, &mut self.progress, failure);
+        for f in findings.failures.drain(..) {
+            self.record.failures.push(SoakFailure {
+                chunk: k,
+                chunk_seed: chunk_opts.spec.seed,
+                failure: f,
+            });
+        }
+        self.record.repros.extend(
+            findings.repros[before..]
+                .iter()
+                .map(|p| p.display().to_string()),
+        );
+        if let Some(a) = abort {
+            return Some(Stop::Aborted(a));
+        }
+        self.opts.stop_on_failure.then_some(Stop::FirstFailure)
+    }
+
+    /// Write the record when the checkpoint interval has passed.
+    fn checkpoint_if_due(&mut self) -> Result<(), SoakError> {
+        if self.last_checkpoint.elapsed() >= self.opts.checkpoint_every {
+            self.last_checkpoint = Instant::now();
+            write(
+                &mut self.record,
+                self.opts,
+                self.started,
+                self.elapsed_before,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Print the progress line when the progress interval has passed.
+    fn progress_if_due(&mut self) {
+        if self.last_progress.elapsed() >= self.opts.progress_every {
+            self.last_progress = Instant::now();
+            self.progress_line();
+        }
+    }
+
+    fn progress_line(&self) {
+        progress_line(
+            &self.record,
+            self.started,
+            self.elapsed_before,
+            &self.totals,
+        );
+    }
 }
 
 /// The record this session writes: the resumed one, its session counted
@@ -629,17 +736,23 @@ pub const REPLAY_ROUNDS: usize = 7;
 /// One soak kernel launch: the next layout, launched, checked, counted; a
 /// failure replayed as a conformance case and, when that fails too,
 /// minimized into a repro file. Some: what stops the soak.
-#[allow(clippy::too_many_arguments)]
 fn kernel_step(
+    state: &mut Session<'_>,
     device: &mut dyn CaseDevice,
     judge: &dyn Judge,
-    objects: &[(WaveSize, Mode, Vec<u8>)],
-    opts: &SoakOptions,
-    record: &mut SoakRecord,
-    session: &mut SoakTotals,
-    at: (&Path, &str),
-    progress: &mut Progress,
 ) -> Result<Option<Stop>, SoakError> {
+    let Session {
+        opts,
+        record,
+        totals: session,
+        progress,
+        objects,
+        dir,
+        stem,
+        ..
+    } = state;
+    let opts: &SoakOptions = opts;
+    let at = (dir.as_path(), stem.as_str());
     let k = record.next_launch;
     let Some((wave, mode, bytes)) = objects.get((k % objects.len().max(1) as u64) as usize) else {
         return Ok(Some(Stop::Aborted(Abort {

@@ -8,7 +8,8 @@ use std::time::Duration;
 use super::shared::Regions;
 use super::wire::{
     Blobs, CodeCache, FrameReader, FrameWriter, Framed, Payload, Request, Response, Setup,
-    WireBatch, WireError, WireInputs, WireLaunch, WireOutcome,
+    WireBatch, WireCase, WireDispatch, WireError, WireInputs, WireLaunch, WireOutcome,
+    WireThroughput,
 };
 use super::PARENT_PID;
 use crate::backend::conformance::{BatchOutcome, CaseDevice, ConformanceDevice, DeviceOutcome};
@@ -134,7 +135,6 @@ fn respond(
     code: &mut CodeCache,
     kept: &mut Vec<Vec<u8>>,
 ) -> Response {
-    let unreadable = |e: String| Response::Error(WireError::Invalid(format!("worker: {e}")));
     match (request, device.as_mut()) {
         (Request::Setup(setup), _) => match open_child(&setup, payload) {
             Ok(d) => {
@@ -154,107 +154,8 @@ fn respond(
         ) => Response::Error(WireError::Invalid(
             "worker: a case arrived before the setup".into(),
         )),
-        (Request::Throughput(w), Some(d)) => {
-            let bytes = match code.decode(&w.code, payload) {
-                Ok(b) => b,
-                Err(e) => return unreadable(e),
-            };
-            match &w.buffers {
-                WireInputs::Sent(sent) => {
-                    match sent
-                        .iter()
-                        .enumerate()
-                        .map(|(i, b)| Ok(payload.bytes(*b, &format!("buffer {i}"))?.to_vec()))
-                        .collect::<Result<Vec<_>, String>>()
-                    {
-                        Ok(b) => *kept = b,
-                        Err(e) => return unreadable(e),
-                    }
-                }
-                WireInputs::Kept if kept.is_empty() => {
-                    return unreadable(
-                        "a throughput launch of kept inputs, but none were sent to this process"
-                            .into(),
-                    )
-                }
-                WireInputs::Kept => {}
-            }
-            if let Some(&i) = w.read_back.iter().find(|&&i| i as usize >= kept.len()) {
-                return unreadable(format!(
-                    "read_back names buffer {i} of a launch of {}",
-                    kept.len()
-                ));
-            }
-            let dispatch = Dispatch {
-                code_object: &bytes,
-                kernel: &w.kernel,
-                groups: w.groups,
-                block: w.block,
-                dynamic_lds: w.dynamic_lds,
-                // A fresh copy per launch: what one launch wrote into its
-                // buffers must not be the next one's input.
-                buffers: kept.clone(),
-                args: w.args.iter().map(|a| a.to_arg()).collect(),
-                timeout: Duration::from_millis(w.timeout_ms),
-                // `ReadBack::Only` takes a static list; every buffer comes
-                // back from the device (after the timed events) and only
-                // those asked for cross the pipe.
-                read_back: ReadBack::All,
-            };
-            let result = d.backend_mut().dispatch(&dispatch).map(|mut done| {
-                for (i, b) in done.buffers.iter_mut().enumerate() {
-                    if !w.read_back.contains(&(i as u32)) {
-                        *b = Vec::new();
-                    }
-                }
-                done
-            });
-            match WireLaunch::from_result(result, blobs) {
-                Ok(outcome) => Response::Throughput {
-                    // A fault or a timeout: a sticky error or a kernel that
-                    // never ends; nothing more runs in this process.
-                    retire: !matches!(outcome, WireLaunch::Completed { .. }),
-                    outcome,
-                },
-                Err(e) => Response::Error(WireError::from_backend(e)),
-            }
-        }
-        (Request::Dispatch(w), Some(d)) => {
-            let bytes = match code.decode(&w.code, payload) {
-                Ok(b) => b,
-                Err(e) => return unreadable(e),
-            };
-            let buffers = match w
-                .buffers
-                .iter()
-                .enumerate()
-                .map(|(i, b)| Ok(payload.bytes(*b, &format!("buffer {i}"))?.to_vec()))
-                .collect::<Result<Vec<_>, String>>()
-            {
-                Ok(b) => b,
-                Err(e) => return unreadable(e),
-            };
-            let dispatch = Dispatch {
-                code_object: &bytes,
-                kernel: &w.kernel,
-                groups: w.groups,
-                block: w.block,
-                dynamic_lds: w.dynamic_lds,
-                buffers,
-                args: w.args.iter().map(|a| a.to_arg()).collect(),
-                timeout: Duration::from_millis(w.timeout_ms),
-                read_back: ReadBack::All,
-            };
-            match WireLaunch::from_result(d.backend_mut().dispatch(&dispatch), blobs) {
-                Ok(outcome) => Response::Launch {
-                    // A fault or a timeout: a sticky error or a kernel that
-                    // never ends; nothing more runs in this process.
-                    retire: !matches!(outcome, WireLaunch::Completed { .. }),
-                    outcome,
-                },
-                Err(e) => Response::Error(WireError::from_backend(e)),
-            }
-        }
+        (Request::Throughput(w), Some(d)) => throughput(&w, payload, blobs, d, code, kept),
+        (Request::Dispatch(w), Some(d)) => dispatch(&w, payload, blobs, d, code),
         (Request::Run(case), Some(d)) => {
             let case = match case.to_case(payload) {
                 Ok(c) => c,
@@ -271,30 +172,7 @@ fn respond(
                 Err(e) => Response::Error(WireError::from_backend(e)),
             }
         }
-        (Request::RunBatch(wire), Some(d)) => {
-            let cases = match wire
-                .iter()
-                .map(|c| c.to_case(payload))
-                .collect::<Result<Vec<_>, _>>()
-            {
-                Ok(c) => c,
-                Err(e) => return unreadable(e),
-            };
-            drop(wire);
-            let refs: Vec<&Case> = cases.iter().collect();
-            match d.run_batch(&refs) {
-                Ok(outcome) => {
-                    drop(refs);
-                    drop(cases);
-                    let retire = !matches!(outcome, BatchOutcome::Each(_));
-                    Response::Batch {
-                        outcome: WireBatch::from_batch(&outcome, blobs),
-                        retire,
-                    }
-                }
-                Err(e) => Response::Error(WireError::from_backend(e)),
-            }
-        }
+        (Request::RunBatch(wire), Some(d)) => run_batch(wire, payload, blobs, d),
         (Request::Identity(case), Some(d)) => match case.to_case(payload) {
             Ok(case) => match d.kernel_identity(&case) {
                 Ok(k) => Response::Identity(k),
@@ -303,6 +181,160 @@ fn respond(
             Err(e) => unreadable(e),
         },
     }
+}
+
+/// Answer a throughput launch (`dsxor bench`): its inputs sent now or kept
+/// from the last launch, only the buffers asked for sent back.
+fn throughput(
+    w: &WireThroughput,
+    payload: Payload<'_>,
+    blobs: &mut Blobs,
+    d: &mut ConformanceDevice<HipBackend>,
+    code: &mut CodeCache,
+    kept: &mut Vec<Vec<u8>>,
+) -> Response {
+    let bytes = match code.decode(&w.code, payload) {
+        Ok(b) => b,
+        Err(e) => return unreadable(e),
+    };
+    match &w.buffers {
+        WireInputs::Sent(sent) => {
+            match sent
+                .iter()
+                .enumerate()
+                .map(|(i, b)| Ok(payload.bytes(*b, &format!("buffer {i}"))?.to_vec()))
+                .collect::<Result<Vec<_>, String>>()
+            {
+                Ok(b) => *kept = b,
+                Err(e) => return unreadable(e),
+            }
+        }
+        WireInputs::Kept if kept.is_empty() => {
+            return unreadable(
+                "a throughput launch of kept inputs, but none were sent to this process".into(),
+            )
+        }
+        WireInputs::Kept => {}
+    }
+    if let Some(&i) = w.read_back.iter().find(|&&i| i as usize >= kept.len()) {
+        return unreadable(format!(
+            "read_back names buffer {i} of a launch of {}",
+            kept.len()
+        ));
+    }
+    let dispatch = Dispatch {
+        code_object: &bytes,
+        kernel: &w.kernel,
+        groups: w.groups,
+        block: w.block,
+        dynamic_lds: w.dynamic_lds,
+        // A fresh copy per launch: what one launch wrote into its
+        // buffers must not be the next one's input.
+        buffers: kept.clone(),
+        args: w.args.iter().map(|a| a.to_arg()).collect(),
+        timeout: Duration::from_millis(w.timeout_ms),
+        // `ReadBack::Only` takes a static list; every buffer comes
+        // back from the device (after the timed events) and only
+        // those asked for cross the pipe.
+        read_back: ReadBack::All,
+    };
+    let result = d.backend_mut().dispatch(&dispatch).map(|mut done| {
+        for (i, b) in done.buffers.iter_mut().enumerate() {
+            if !w.read_back.contains(&(i as u32)) {
+                *b = Vec::new();
+            }
+        }
+        done
+    });
+    match WireLaunch::from_result(result, blobs) {
+        Ok(outcome) => Response::Throughput {
+            // A fault or a timeout: a sticky error or a kernel that
+            // never ends; nothing more runs in this process.
+            retire: !matches!(outcome, WireLaunch::Completed { .. }),
+            outcome,
+        },
+        Err(e) => Response::Error(WireError::from_backend(e)),
+    }
+}
+
+/// Answer one raw launch (`dsxor qualify`'s programs).
+fn dispatch(
+    w: &WireDispatch,
+    payload: Payload<'_>,
+    blobs: &mut Blobs,
+    d: &mut ConformanceDevice<HipBackend>,
+    code: &mut CodeCache,
+) -> Response {
+    let bytes = match code.decode(&w.code, payload) {
+        Ok(b) => b,
+        Err(e) => return unreadable(e),
+    };
+    let buffers = match w
+        .buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| Ok(payload.bytes(*b, &format!("buffer {i}"))?.to_vec()))
+        .collect::<Result<Vec<_>, String>>()
+    {
+        Ok(b) => b,
+        Err(e) => return unreadable(e),
+    };
+    let dispatch = Dispatch {
+        code_object: &bytes,
+        kernel: &w.kernel,
+        groups: w.groups,
+        block: w.block,
+        dynamic_lds: w.dynamic_lds,
+        buffers,
+        args: w.args.iter().map(|a| a.to_arg()).collect(),
+        timeout: Duration::from_millis(w.timeout_ms),
+        read_back: ReadBack::All,
+    };
+    match WireLaunch::from_result(d.backend_mut().dispatch(&dispatch), blobs) {
+        Ok(outcome) => Response::Launch {
+            // A fault or a timeout: a sticky error or a kernel that
+            // never ends; nothing more runs in this process.
+            retire: !matches!(outcome, WireLaunch::Completed { .. }),
+            outcome,
+        },
+        Err(e) => Response::Error(WireError::from_backend(e)),
+    }
+}
+
+/// Answer a batch of cases run in one launch.
+fn run_batch(
+    wire: Vec<WireCase>,
+    payload: Payload<'_>,
+    blobs: &mut Blobs,
+    d: &mut ConformanceDevice<HipBackend>,
+) -> Response {
+    let cases = match wire
+        .iter()
+        .map(|c| c.to_case(payload))
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(c) => c,
+        Err(e) => return unreadable(e),
+    };
+    drop(wire);
+    let refs: Vec<&Case> = cases.iter().collect();
+    match d.run_batch(&refs) {
+        Ok(outcome) => {
+            drop(refs);
+            drop(cases);
+            let retire = !matches!(outcome, BatchOutcome::Each(_));
+            Response::Batch {
+                outcome: WireBatch::from_batch(&outcome, blobs),
+                retire,
+            }
+        }
+        Err(e) => Response::Error(WireError::from_backend(e)),
+    }
+}
+
+/// A request whose buffers or code the worker cannot read.
+fn unreadable(e: String) -> Response {
+    Response::Error(WireError::Invalid(format!("worker: {e}")))
 }
 
 fn open_child(

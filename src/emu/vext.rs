@@ -1,6 +1,6 @@
 //! The VOP1/VOP3 lane-permute, M0-relative and quad-SAD VALU instructions
-//! of gfx11 (the [`VOp`]s of [`VOp::in_vext`], decoded in `decode.rs` as
-//! `Inst::Valu`): their semantics and the registers they use.
+//! of gfx11 (the [`VOp`]s of [`VOp::in_vext`], decoded in `decode/vector.rs`
+//! as `Inst::Valu`): their semantics and the registers they use.
 //!
 //! Semantics are the RDNA3 ISA guide's pseudocode ("RDNA3 Instruction Set
 //! Architecture Reference Guide", chapter 16 "Instructions": "VOP3 & VOP3SD

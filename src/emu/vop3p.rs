@@ -1,4 +1,4 @@
-//! The VOP3P instructions of gfx11 ([`P3Inst`], decoded in `decode.rs`):
+//! The VOP3P instructions of gfx11 ([`P3Inst`], decoded in `decode/vop3p.rs`):
 //! the packed 16-bit integer ops and the dot products, executed here, and
 //! the integer WMMAs, which `wmma.rs` executes.
 //!
@@ -13,7 +13,7 @@
 //!   sources, and what an inline constant or literal is in a packed operand.
 //! - [`PACKED_CLAMP`]: clamp on v_pk_{add,sub}_{i,u}16 saturates each half;
 //!   on the other packed ops it is not modelled (decoded as unsupported).
-//! - `NEG_ON_PACKED_INTEGER` (decode.rs): neg_lo/neg_hi on a packed
+//! - `NEG_ON_PACKED_INTEGER` (decode/vop3p.rs): neg_lo/neg_hi on a packed
 //!   integer op are not modelled.
 //! - [`DOT_CLAMP`]: clamp on a dot product saturates the exact sum.
 //!

@@ -1,5 +1,5 @@
 //! The integer WMMA instructions of gfx11, `v_wmma_i32_16x16x16_iu8` and
-//! `v_wmma_i32_16x16x16_iu4` (decoded in `decode.rs` as [`P3Inst`]s, printed
+//! `v_wmma_i32_16x16x16_iu4` (decoded in `decode/vop3p.rs` as [`P3Inst`]s, printed
 //! by `disasm.rs`): D = A * B + C on 16x16 matrices held across the wave.
 //!
 //! The RDNA3 ISA guide's pseudocode ("VOP3P Instructions",

@@ -470,7 +470,7 @@ fn unreplicated_inputs_overlaps_and_unmodelled_fields_are_errors() {
 
 #[test]
 fn disassembly_agrees_with_llvm_objdump_in_both_wave_sizes() {
-    // The corpus test (emu_decode.rs) compares wave32 text with llvm-mc's;
+    // The corpus test (emu_decode_llvm.rs) compares wave32 text with llvm-mc's;
     // here llvm-objdump disassembles an object in each wave size, where C
     // and D are 8 or 4 VGPRs.
     let (Some(mc), Some(objdump)) = (common::llvm_mc(), common::llvm_objdump()) else {

@@ -396,6 +396,15 @@ fn file_edges(dir: &Path, edges: &mut std::collections::BTreeMap<String, BTreeSe
     let k = prefix.len();
     let child_of = |f: &Path| module_path(f).get(k).cloned();
     let children: BTreeSet<String> = files.iter().filter_map(|f| child_of(f)).collect();
+    // The directory's own mod.rs is not a node: its items are shared by
+    // its children, and it may call them. A name it imports from a child
+    // (`pub use child::Name;`) counts as that child's, so `super::Name`
+    // from a sibling is an edge to `child`.
+    let own = files
+        .iter()
+        .find(|f| child_of(f).is_none())
+        .map(|f| imported_from_children(f, &children))
+        .unwrap_or_default();
     for f in &files {
         let Some(child) = child_of(f) else {
             continue; // the directory's own mod.rs
@@ -404,8 +413,16 @@ fn file_edges(dir: &Path, edges: &mut std::collections::BTreeMap<String, BTreeSe
             .entry(format!("{}/{child}", prefix.join("/")))
             .or_default();
         for p in references(f) {
-            if p.len() > k && p[..k] == prefix[..] && p[k] != child && children.contains(&p[k]) {
-                to.insert(format!("{}/{}", prefix.join("/"), p[k]));
+            if p.len() <= k || p[..k] != prefix[..] {
+                continue;
+            }
+            let named = if children.contains(&p[k]) {
+                Some(&p[k])
+            } else {
+                own.get(&p[k])
+            };
+            if let Some(c) = named.filter(|c| **c != child) {
+                to.insert(format!("{}/{c}", prefix.join("/")));
             }
         }
     }
@@ -415,6 +432,56 @@ fn file_edges(dir: &Path, edges: &mut std::collections::BTreeMap<String, BTreeSe
             file_edges(&p, edges);
         }
     }
+}
+
+/// The names a directory's `mod.rs` imports from its `children`
+/// (`use child::{A, B as C}`, `pub` or not: both are visible to the
+/// children), each with the child it comes from. A glob import would hide
+/// which names those are, so a `mod.rs` may not have one.
+fn imported_from_children(
+    mod_rs: &Path,
+    children: &BTreeSet<String>,
+) -> std::collections::BTreeMap<String, String> {
+    fn leaves(tree: &syn::UseTree, path: &mut Vec<String>, out: &mut Vec<(Vec<String>, String)>) {
+        match tree {
+            syn::UseTree::Path(p) => {
+                path.push(p.ident.to_string());
+                leaves(&p.tree, path, out);
+                path.pop();
+            }
+            syn::UseTree::Name(n) => out.push((path.clone(), n.ident.to_string())),
+            syn::UseTree::Rename(r) => out.push((path.clone(), r.rename.to_string())),
+            syn::UseTree::Glob(_) => out.push((path.clone(), "*".into())),
+            syn::UseTree::Group(g) => g.items.iter().for_each(|t| leaves(t, path, out)),
+        }
+    }
+    let text = std::fs::read_to_string(mod_rs)
+        .unwrap_or_else(|e| panic!("read {}: {e}", mod_rs.display()));
+    let ast = syn::parse_file(&text).unwrap_or_else(|e| panic!("parse {}: {e}", mod_rs.display()));
+    let mut out = std::collections::BTreeMap::new();
+    for item in &ast.items {
+        let syn::Item::Use(u) = item else { continue };
+        if test_only(&u.attrs) {
+            continue;
+        }
+        let mut found = Vec::new();
+        leaves(&u.tree, &mut Vec::new(), &mut found);
+        for (path, name) in found {
+            let path = path
+                .strip_prefix(&["self".to_string()][..])
+                .unwrap_or(&path);
+            let Some(child) = path.first().filter(|c| children.contains(*c)) else {
+                continue;
+            };
+            assert!(
+                name != "*",
+                "{} imports `{child}::*`: name the items, so the file edges through it show",
+                mod_rs.display()
+            );
+            out.insert(name, child.clone());
+        }
+    }
+    out
 }
 
 #[test]
@@ -454,6 +521,11 @@ fn files_within_a_module_import_no_new_cycle() {
         edges["suite/worker/parent"].contains("suite/worker/wire"),
         "the scan misses the files of a module directory: {:?}",
         edges.get("suite/worker/parent")
+    );
+    assert!(
+        edges["check/traffic"].contains("check/verdict"),
+        "the scan misses a name mod.rs imports from a child (`super::Finding`): {:?}",
+        edges.get("check/traffic")
     );
     for (from, to) in &known {
         assert!(

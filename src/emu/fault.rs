@@ -550,6 +550,242 @@ pub struct Misaligned {
 
 const HI: u64 = 0xffff_ffff_0000_0000;
 
+/// Which lanes of one instruction a fault's conditions let it reach: the
+/// instruction-wide conditions decided once, the lane ones judged on the
+/// instruction's lanes (EXEC plus the lane asked about).
+struct Eligible<'a> {
+    i: &'a AtomicIn<'a>,
+    cond: Conditions,
+    lanes: usize,
+    offset16: u64,
+    bytes: u64,
+    instruction_ok: bool,
+}
+
+impl<'a> Eligible<'a> {
+    fn new(i: &'a AtomicIn<'a>, cond: Conditions, lanes: usize, full: u64) -> Eligible<'a> {
+        let offset16 = (u64::from(i.offset1) << 8) | u64::from(i.offset0);
+        let instruction_ok = (cond.offset.is_none_or(|o| u64::from(o) == offset16))
+            && (!cond.wave64 || lanes == 64)
+            && (!cond.exec_partial || (i.exec & full != 0 && i.exec & full != full));
+        Eligible {
+            i,
+            cond,
+            lanes,
+            offset16,
+            bytes: if i.wide { 8 } else { 4 },
+            instruction_ok,
+        }
+    }
+
+    /// Lane `l`'s effective address: ADDR + {offset1, offset0}.
+    fn address(&self, l: usize) -> u64 {
+        u64::from(self.i.addr[l]) + self.offset16
+    }
+
+    /// Whether the conditions hold for lane `l`.
+    fn lane(&self, l: usize) -> bool {
+        let cond = &self.cond;
+        if !self.instruction_ok {
+            return false;
+        }
+        let needs_peers = cond.within_wave || cond.same_address.is_some() || cond.bank_conflict;
+        if !needs_peers {
+            return true;
+        }
+        let a = self.address(l);
+        let banks = |a: u64| {
+            let b = (a / 4) % LDS_BANKS;
+            (
+                b,
+                if self.bytes == 8 {
+                    (b + 1) % LDS_BANKS
+                } else {
+                    b
+                },
+            )
+        };
+        let (b0, b1) = banks(a);
+        let (mut same, mut conflict) = (1u32, false);
+        for m in 0..self.lanes {
+            if m == l || (self.i.exec | 1 << l) >> m & 1 == 0 {
+                continue;
+            }
+            let am = self.address(m);
+            if am == a {
+                same += 1;
+            } else {
+                let (c0, c1) = banks(am);
+                conflict |= c0 == b0 || c0 == b1 || c1 == b0 || c1 == b1;
+            }
+        }
+        (!cond.within_wave || same >= 2)
+            && cond.same_address.is_none_or(|k| same >= u32::from(k))
+            && (!cond.bank_conflict || conflict)
+    }
+}
+
+/// The values a faulting lane sees: the qword now (`cur`) and the right
+/// update of it (`new`), the qword before the instruction (`start`, read
+/// only under `lost-update`), and before the last update of another wave
+/// or instruction (`before`, or `cur` without that history).
+#[derive(Clone, Copy)]
+struct Now {
+    cur: u64,
+    new: u64,
+    start: u64,
+    before: u64,
+}
+
+/// (return, memory after) as a device with fault `class` has them for one
+/// lane whose fault fires.
+fn fault_values(
+    class: Fault,
+    i: &AtomicIn<'_>,
+    v: Now,
+    data: u64,
+    data2: u64,
+    bits: u32,
+) -> (u64, u64) {
+    let new_from = |t: u64| atomic_new(i.op, t, data, data2, bits, i.mode);
+    match class {
+        Fault::LostUpdate => (v.start, new_from(v.start)),
+        Fault::ReturnNew => (v.new, v.new),
+        Fault::SwapDwords => (v.cur.rotate_left(32), v.new),
+        Fault::LowDwordOnly => (v.cur, (v.cur & HI) | (v.new & !HI)),
+        Fault::CrossWaveLostUpdate => (v.before, new_from(v.before)),
+        Fault::ReturnStale => (v.before, v.new),
+        Fault::Torn => {
+            let t = (v.before & HI) | (v.cur & !HI);
+            (t, new_from(t))
+        }
+        Fault::DropWrite => (v.cur, v.cur),
+        Fault::StrayWrite | Fault::IgnoreExec | Fault::DropOffset1 => (v.cur, v.new),
+    }
+}
+
+/// Whether lane `l` faults, given it is eligible: the rate's coin, from
+/// the launch's stream (`salt` separates decisions of one lane).
+struct Coin {
+    p: f64,
+    launch: u64,
+    group: u32,
+    wave: u32,
+    seq: u32,
+}
+
+impl Coin {
+    fn flip(&self, l: usize, salt: u64) -> bool {
+        if self.p >= 1.0 {
+            return true;
+        }
+        let h = mix(self.launch
+            ^ mix(u64::from(self.group) << 32 | u64::from(self.wave))
+            ^ mix(u64::from(self.seq) << 16 | (l as u64) << 8 | salt));
+        ((h >> 11) as f64 / (1u64 << 53) as f64) < self.p
+    }
+}
+
+/// Each performing lane's address (ADDR + offset0 alone where
+/// `drops_offset1` says the fault fires), every one checked for alignment
+/// before any lane writes.
+fn addresses(
+    i: &AtomicIn<'_>,
+    order: &[usize],
+    eligible: &Eligible<'_>,
+    drops_offset1: impl Fn(usize) -> bool,
+) -> Result<[u64; 64], Misaligned> {
+    let mut addrs = [0u64; 64];
+    for &l in order {
+        let a = if drops_offset1(l) {
+            u64::from(i.addr[l]) + u64::from(i.offset0)
+        } else {
+            eligible.address(l)
+        };
+        // DS_CONDXCHG32_RTN_B64 aligns its address down (ds.rs,
+        // POLICY_DS_CONDXCHG_ALIGNS_DOWN); the others must be aligned.
+        let condxchg = i.op == AtomicOp::CondXchg32;
+        let a = if condxchg { a & 0xfff8 } else { a };
+        if !condxchg && a % eligible.bytes != 0 {
+            return Err(Misaligned {
+                lane: l as u32,
+                addr: a,
+            });
+        }
+        addrs[l] = a;
+    }
+    Ok(addrs)
+}
+
+/// A fault class applied lane by lane, with the history of updates that
+/// the cross-wave, stale and torn classes read.
+struct Injected<H: Fn(usize) -> bool> {
+    class: Fault,
+    cond: Conditions,
+    /// Whether the class reads the history (kept per address).
+    track: bool,
+    /// This wave's bit in the history.
+    me: u64,
+    /// The lane conditions and the coin, for lane `l`.
+    hits: H,
+}
+
+impl<H: Fn(usize) -> bool> Injected<H> {
+    /// Lane `l`'s (return, memory after, a stray write to the next qword)
+    /// at address `a`, `now.before` unset (the history gives it).
+    fn lane(
+        &self,
+        i: &AtomicIn<'_>,
+        lds: &mut Lds,
+        l: usize,
+        a: u64,
+        now: Now,
+        bits: u32,
+    ) -> (u64, u64, bool) {
+        let (class, cond) = (self.class, self.cond);
+        let (cur, new_c) = (now.cur, now.new);
+        let (mut ret, mut write, mut stray) = (cur, new_c, false);
+        let prev = if self.track {
+            lds.fault.history.get(&a).copied()
+        } else {
+            None
+        };
+        let cross = prev.is_some_and(|u| u.waves & !self.me != 0);
+        // The class's own precondition, then the conditions, then the coin.
+        let can = match class {
+            Fault::SwapDwords | Fault::LowDwordOnly => i.wide,
+            Fault::CrossWaveLostUpdate => cross,
+            Fault::ReturnStale | Fault::Torn => prev.is_some(),
+            _ => true,
+        };
+        let hits = can
+            && (!cond.cross_wave || cross)
+            && class != Fault::IgnoreExec
+            && class != Fault::DropOffset1
+            && (self.hits)(l);
+        if hits {
+            stray = class == Fault::StrayWrite;
+            let now = Now {
+                before: prev.map_or(cur, |u| u.before),
+                ..now
+            };
+            let (ret_f, write_f) = fault_values(class, i, now, i.data[l], i.data2[l], bits);
+            if cond.high_dword {
+                ret = (ret_f & HI) | (cur & !HI);
+                write = (write_f & HI) | (new_c & !HI);
+            } else {
+                ret = ret_f;
+                write = write_f;
+            }
+        }
+        if self.track && a < lds.size() {
+            let waves = prev.map_or(0, |u| u.waves) | self.me;
+            lds.fault.history.insert(a, Update { before: cur, waves });
+        }
+        (ret, write, stray)
+    }
+}
+
 /// Perform one DS atomic for its lanes, one lane at a time (ascending, or
 /// shuffled by `rng`), each read-modify-write atomic (ISA pseudocode, as in
 /// `ds`), with `spec`'s fault where it applies. The alignment of every lane
@@ -568,7 +804,6 @@ pub fn atomic(
     };
     let bytes: u64 = if i.wide { 8 } else { 4 };
     let bits = if i.wide { 64 } else { 32 };
-    let offset16 = (u64::from(i.offset1) << 8) | u64::from(i.offset0);
     let size = lds.size();
     let class = spec.map(|s| s.fault);
     let cond = spec.map(|s| s.conditions).unwrap_or_default();
@@ -577,56 +812,17 @@ pub fn atomic(
     } else {
         0
     };
-    let (launch, group, wave) = (lds.fault.launch, lds.fault.group, lds.fault.wave);
-    // Whether lane `l` faults, given it is eligible: the rate's coin, from
-    // the launch's stream (`salt` separates decisions of one lane).
-    let coin = |l: usize, salt: u64| -> bool {
-        let p = spec.map_or(1.0, FaultSpec::probability);
-        if p >= 1.0 {
-            return true;
-        }
-        let h = mix(launch
-            ^ mix(u64::from(group) << 32 | u64::from(wave))
-            ^ mix(u64::from(seq) << 16 | (l as u64) << 8 | salt));
-        ((h >> 11) as f64 / (1u64 << 53) as f64) < p
+    let wave = lds.fault.wave;
+    let coin = Coin {
+        p: spec.map_or(1.0, FaultSpec::probability),
+        launch: lds.fault.launch,
+        group: lds.fault.group,
+        wave,
+        seq,
     };
-    // Instruction-wide conditions.
-    let static_ok = (cond.offset.is_none_or(|o| u64::from(o) == offset16))
-        && (!cond.wave64 || lanes == 64)
-        && (!cond.exec_partial || (i.exec & full != 0 && i.exec & full != full));
-    let ea = |l: usize| u64::from(i.addr[l]) + offset16;
-    // Lane conditions judged on the instruction's lanes (EXEC plus `l`).
-    let lane_ok = |l: usize| -> bool {
-        if !static_ok {
-            return false;
-        }
-        let needs_peers = cond.within_wave || cond.same_address.is_some() || cond.bank_conflict;
-        if !needs_peers {
-            return true;
-        }
-        let a = ea(l);
-        let banks = |a: u64| {
-            let b = (a / 4) % LDS_BANKS;
-            (b, if bytes == 8 { (b + 1) % LDS_BANKS } else { b })
-        };
-        let (b0, b1) = banks(a);
-        let (mut same, mut conflict) = (1u32, false);
-        for m in 0..lanes {
-            if m == l || (i.exec | 1 << l) >> m & 1 == 0 {
-                continue;
-            }
-            let am = ea(m);
-            if am == a {
-                same += 1;
-            } else {
-                let (c0, c1) = banks(am);
-                conflict |= c0 == b0 || c0 == b1 || c1 == b0 || c1 == b1;
-            }
-        }
-        (!cond.within_wave || same >= 2)
-            && cond.same_address.is_none_or(|k| same >= u32::from(k))
-            && (!cond.bank_conflict || conflict)
-    };
+    let coin = |l: usize, salt: u64| coin.flip(l, salt);
+    let eligible = Eligible::new(i, cond, lanes, full);
+    let lane_ok = |l: usize| eligible.lane(l);
 
     let part = i.part.mask() & full;
     let mut mask = i.exec & part;
@@ -641,26 +837,8 @@ pub fn atomic(
     if let Some(r) = rng {
         order.shuffle(r);
     }
-    let mut addrs = [0u64; 64];
-    for &l in &order {
-        let drop1 = class == Some(Fault::DropOffset1) && lane_ok(l) && coin(l, 2);
-        let a = if drop1 {
-            u64::from(i.addr[l]) + u64::from(i.offset0)
-        } else {
-            ea(l)
-        };
-        // DS_CONDXCHG32_RTN_B64 aligns its address down (ds.rs,
-        // POLICY_DS_CONDXCHG_ALIGNS_DOWN); the others must be aligned.
-        let condxchg = i.op == AtomicOp::CondXchg32;
-        let a = if condxchg { a & 0xfff8 } else { a };
-        if !condxchg && a % bytes != 0 {
-            return Err(Misaligned {
-                lane: l as u32,
-                addr: a,
-            });
-        }
-        addrs[l] = a;
-    }
+    let drops_offset1 = |l: usize| class == Some(Fault::DropOffset1) && lane_ok(l) && coin(l, 2);
+    let addrs = addresses(i, &order, &eligible, drops_offset1)?;
     let read = |lds: &Lds, a: u64| {
         if a < size {
             lds.read(a, bytes as usize)
@@ -677,6 +855,13 @@ pub fn atomic(
     }
     let track = spec.is_some_and(|s| s.needs_history());
     let me = 1u64 << wave.min(63);
+    let injected = class.map(|class| Injected {
+        class,
+        cond,
+        track,
+        me,
+        hits: |l: usize| lane_ok(l) && coin(l, 3),
+    });
     let mut out = AtomicOut { mask, ret: [0; 64] };
     for &l in &order {
         let a = addrs[l];
@@ -685,67 +870,18 @@ pub fn atomic(
         let data = i.data[l];
         let data2 = i.data2[l];
         let new_c = atomic_new(i.op, cur, data, data2, bits, i.mode);
-        let (mut ret, mut write) = (cur, new_c);
-        let mut stray = false;
-        if let Some(class) = class {
-            let prev = if track {
-                lds.fault.history.get(&a).copied()
-            } else {
-                None
-            };
-            let cross = prev.is_some_and(|u| u.waves & !me != 0);
-            // The class's own precondition, then the conditions, then the coin.
-            let can = match class {
-                Fault::SwapDwords | Fault::LowDwordOnly => i.wide,
-                Fault::CrossWaveLostUpdate => cross,
-                Fault::ReturnStale | Fault::Torn => prev.is_some(),
-                _ => true,
-            };
-            let hits = can
-                && (!cond.cross_wave || cross)
-                && class != Fault::IgnoreExec
-                && class != Fault::DropOffset1
-                && lane_ok(l)
-                && coin(l, 3);
-            if hits {
-                let before = prev.map_or(cur, |u| u.before);
-                // (return, memory after) as the faulty device has them.
-                let (ret_f, write_f) = match class {
-                    Fault::LostUpdate => {
-                        let t = starts[l];
-                        (t, atomic_new(i.op, t, data, data2, bits, i.mode))
-                    }
-                    Fault::ReturnNew => (new_c, new_c),
-                    Fault::SwapDwords => (cur.rotate_left(32), new_c),
-                    Fault::LowDwordOnly => (cur, (cur & HI) | (new_c & !HI)),
-                    Fault::CrossWaveLostUpdate => {
-                        (before, atomic_new(i.op, before, data, data2, bits, i.mode))
-                    }
-                    Fault::ReturnStale => (before, new_c),
-                    Fault::Torn => {
-                        let t = (before & HI) | (cur & !HI);
-                        (t, atomic_new(i.op, t, data, data2, bits, i.mode))
-                    }
-                    Fault::DropWrite => (cur, cur),
-                    Fault::StrayWrite => {
-                        stray = true;
-                        (cur, new_c)
-                    }
-                    Fault::IgnoreExec | Fault::DropOffset1 => (cur, new_c),
+        let (ret, write, stray) = match &injected {
+            Some(f) => {
+                let now = Now {
+                    cur,
+                    new: new_c,
+                    start: starts[l],
+                    before: cur,
                 };
-                if cond.high_dword {
-                    ret = (ret_f & HI) | (cur & !HI);
-                    write = (write_f & HI) | (new_c & !HI);
-                } else {
-                    ret = ret_f;
-                    write = write_f;
-                }
+                f.lane(i, lds, l, a, now, bits)
             }
-            if track && in_range {
-                let waves = prev.map_or(0, |u| u.waves) | me;
-                lds.fault.history.insert(a, Update { before: cur, waves });
-            }
-        }
+            None => (cur, new_c, false),
+        };
         if in_range {
             lds.write(a, bytes as usize, write);
         }

@@ -293,20 +293,11 @@ impl CaseScratch {
         }
     }
 
-    /// The round's start images: the case's own in a one-round case.
-    fn inits<'a>(&'a self, run: &CaseRun<'a>) -> &'a [Vec<u64>] {
-        if run.rounds == 1 {
-            &run.case.lds_init
-        } else {
-            &self.cur
-        }
-    }
-
     /// Each group as the full-way judge sees it in this round: the last
     /// round ends at the observed image, earlier ones at the derived one.
     fn group_views<'a>(&'a self, run: &CaseRun<'a>, last: bool) -> Vec<GroupView<'a>> {
         let per_group = run.per_group;
-        self.inits(run)
+        round_inits(run, &self.cur)
             .iter()
             .enumerate()
             .map(|(g, init)| GroupView {
@@ -347,11 +338,7 @@ impl Judge {
             per_group: run.per_group,
             wave_lanes: run.ws as u32,
             req_q: run.req_q,
-            inits: if run.rounds == 1 {
-                &run.case.lds_init
-            } else {
-                &s.cur
-            },
+            inits: round_inits(run, &s.cur),
             keys: &s.keys,
             special: &s.special,
         };
@@ -388,6 +375,17 @@ impl Judge {
             }
         }
         verdict
+    }
+}
+
+/// The round's start images: the case's own in a one-round case, else
+/// `cur` (a free function, so a caller can borrow `cur` beside the
+/// scratch's other fields).
+fn round_inits<'a>(run: &CaseRun<'a>, cur: &'a [Vec<u64>]) -> &'a [Vec<u64>] {
+    if run.rounds == 1 {
+        &run.case.lds_init
+    } else {
+        cur
     }
 }
 
